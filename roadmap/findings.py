@@ -1,0 +1,66 @@
+"""Findings: what a check returns. Renderers and the CLI consume these; checks never print."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Related:
+    path: str
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A safe fix: replace `old` with `new` on one line of a record file."""
+
+    path: str
+    line: int
+    old: str
+    new: str
+
+
+@dataclass
+class Finding:
+    code: str
+    name: str
+    severity: str
+    message: str
+    path: str
+    line: int
+    end_line: int
+    record_id: str | None = None
+    related: list[Related] = field(default_factory=list)
+    evidence: list[dict[str, Any]] = field(default_factory=list)  # {"kind": "commit"|"evidence"|"statement", ...}
+    fix: str | None = None
+    edits: list[Edit] = field(default_factory=list)
+    key: str = ""              # stable content the fingerprint is computed from (text, not line numbers)
+
+    @property
+    def fingerprint(self) -> str:
+        basis = "\x1f".join([self.code, self.path, self.record_id or "", self.key or self.message])
+        return hashlib.sha256(basis.encode()).hexdigest()[:16]
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.code, self.message)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "end_line": self.end_line,
+            "record_id": self.record_id,
+            "related": [{"path": r.path, "line": r.line, "message": r.message} for r in self.related],
+            "evidence": self.evidence,
+            "fix": self.fix,
+            "fingerprint": self.fingerprint,
+        }

@@ -1,0 +1,62 @@
+"""The tree the records are checked against: the working tree (default) or the tree of a commit (`--at REV`)."""
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from roadmap.history.git import run_git
+
+
+class Tree:
+    """Files at a revision. `rev=None` reads the working tree under `root`."""
+
+    def __init__(self, root: str | Path, rev: str | None = None):
+        self.root = Path(root)
+        self.rev = rev
+        self._cache: dict[str, bytes | None] = {}
+
+    @cached_property
+    def files(self) -> frozenset[str]:
+        """Repo-relative posix paths: tracked files plus untracked-not-ignored ones for the working tree."""
+        if self.rev is None:
+            out = run_git(self.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+            names = {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
+            return frozenset(p for p in names if (self.root / p).exists())
+        out = run_git(self.root, "ls-tree", "-r", "-z", "--name-only", "--end-of-options", self.rev)
+        return frozenset(p for p in out.decode("utf-8", "surrogateescape").split("\0") if p)
+
+    @cached_property
+    def dirs(self) -> frozenset[str]:
+        out: set[str] = set()
+        for f in self.files:
+            parts = f.split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                out.add("/".join(parts[:i]))
+        return frozenset(out)
+
+    def exists(self, path: str) -> bool:
+        path = path.strip("/")
+        return path in self.files or path in self.dirs
+
+    def is_dir(self, path: str) -> bool:
+        return path.strip("/") in self.dirs
+
+    def read_bytes(self, path: str) -> bytes | None:
+        if path not in self._cache:
+            data: bytes | None = None
+            if path in self.files:
+                if self.rev is None:
+                    try:
+                        data = (self.root / path).read_bytes()
+                    except OSError:
+                        data = None
+                else:
+                    data = run_git(self.root, "cat-file", "blob", f"{self.rev}:{path}", check=False) or None
+            self._cache[path] = data
+        return self._cache[path]
+
+    def read_lines(self, path: str) -> list[str] | None:
+        data = self.read_bytes(path)
+        if data is None:
+            return None
+        return data.decode("utf-8", "replace").splitlines()

@@ -1,0 +1,114 @@
+"""Typed statements parsed from markdown records: the only thing checks read about the records.
+
+Every statement carries its exact 1-based line span so findings, suppressions and fixes can point at it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A number the text quotes: `6831.71 tok/s`, `1.0283x`, `42.20 ms/call`, `+3.1%`."""
+
+    value: float
+    text: str                 # exactly as written, e.g. "1.0283x"
+    unit: str | None          # normalised unit: "tok/s", "x", "%", "ms", "s", "GiB", "req/s", ... or None
+    metric: str | None        # normalised metric words near it, e.g. "throughput", "ttft p50", or None
+    start: int = 0            # character offset in Statement.text
+
+
+@dataclass(frozen=True)
+class PathRef:
+    """A reference to a file in the repository, possibly to lines or a symbol in it."""
+
+    path: str                 # repo-relative posix path as written (no leading ./)
+    line: int | None = None   # first line referenced (1-based) or None
+    end_line: int | None = None
+    symbol: str | None = None # `path::Symbol`, or the code symbol written right beside a path:line
+    text: str = ""            # the reference exactly as written
+    form: str = "colon"       # "colon" (path:10-20), "hash" (path#L10-L20), "link" ([t](path#L10)), "symbol" (path::Sym), "bare" (path)
+
+
+@dataclass(frozen=True)
+class Mentions:
+    """Everything a statement names that a fact can confirm or contradict."""
+
+    ids: tuple[str, ...] = ()          # row ids, whole-token, by the configured id patterns
+    claims: tuple[str, ...] = ()       # claim ids (e.g. CLAIM-LOCAL-BF16-H32-AOT)
+    symbols: tuple[str, ...] = ()      # backticked code symbols / flags (`AsyncDeviceInputs`, `--no-async`)
+    env_vars: tuple[str, ...] = ()     # VT_ASYNC_DEVICE_MIRROR=0 -> "VT_ASYNC_DEVICE_MIRROR"
+    shas: tuple[str, ...] = ()         # 7..40 hex commit abbreviations, lower case
+    dates: tuple[str, ...] = ()        # ISO dates YYYY-MM-DD in text order
+    figures: tuple[Figure, ...] = ()
+    paths: tuple[PathRef, ...] = ()
+    evidence: tuple[str, ...] = ()     # evidence entries named (dir/file names under the evidence root, or bare 20260727-slug)
+
+
+@dataclass(frozen=True)
+class Statement:
+    path: str                  # repo-relative posix path of the record file
+    line: int                  # 1-based first line
+    end_line: int              # 1-based last line (inclusive)
+    kind: str                  # "cell" | "item" | "heading" | "paragraph"
+    text: str                  # plain text (markup removed, struck-through text removed)
+    raw: str                   # the source text of the lines/cell as written
+    section: tuple[str, ...] = ()       # enclosing heading titles, outermost first
+    row_id: str | None = None  # the row/claim this statement belongs to (id cell of its table row, or item title id)
+    column: str | None = None  # for table cells: the header name
+    table_row: int | None = None        # for table cells: index of the row within its table
+    item_number: int | None = None      # for ordered list items: the number as written
+    mentions: Mentions = field(default_factory=Mentions)
+    directive: bool = False    # asks for work (imperative start, directive column/section, "Next owner must", "Next:", TODO)
+    historical: bool = False   # explicitly past/superseded; never read as a current claim
+    as_of: "AsOf | None" = None  # what the record says it was written from (base sha or date), if it names one
+
+
+@dataclass(frozen=True)
+class AsOf:
+    """What a statement was written from: a base commit the record names, or a date."""
+
+    sha: str | None = None
+    date: str | None = None    # YYYY-MM-DD
+    source: str = ""           # "statement" | "section" | "preamble"
+
+
+@dataclass(frozen=True)
+class Table:
+    path: str
+    line: int                  # header line
+    end_line: int
+    section: tuple[str, ...]
+    headers: tuple[str, ...]
+    rows: tuple[tuple[Statement, ...], ...]  # the cell statements of each body row, in header order
+
+
+@dataclass(frozen=True)
+class Suppression:
+    """`<!-- roadmap: disable-next-line RL201 -- reason -->` and friends."""
+
+    path: str
+    line: int                  # line of the comment
+    action: str                # "disable-next-line" | "disable" | "enable" | "disable-file"
+    codes: tuple[str, ...]     # empty = all codes
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Input the parser could not read as intended: becomes a finding with a location, never a crash."""
+
+    path: str
+    line: int
+    message: str
+
+
+@dataclass
+class RecordFile:
+    path: str
+    text: str                  # decoded text ("" when unreadable)
+    statements: list[Statement] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    suppressions: list[Suppression] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    preamble_as_of: AsOf | None = None
