@@ -1,0 +1,111 @@
+"""Step inputs from a SchedulerOutput and the slot state, built with numpy (no per-token Python loops).
+
+Every integer array of the step travels in ONE host->device copy (pinned + non_blocking on CUDA), the
+float sampling settings in a second; the device then splices each decoding slot's last sampled token
+into input_ids, so sampled tokens are never read back on the host to build the next step.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from engine.core.sched_output import SchedulerOutput
+from engine.kernels.attention_metadata import AttentionMetadata
+from engine.worker.sampler import SamplingTensors
+from engine.worker.state import SlotState
+
+_NP = {torch.int64: np.int64, torch.float32: np.float32}
+
+
+class Uploader:
+    """Concatenate host arrays into one staging buffer and copy it to the device in one transfer."""
+
+    def __init__(self, device: torch.device) -> None:
+        self.device = device
+        self.pinned = device.type == "cuda"   # pinned host memory only where there is a GPU to copy to
+        self._bufs: dict[torch.dtype, torch.Tensor] = {}
+        self._copied: dict[torch.dtype, torch.cuda.Event] = {}
+
+    def __call__(self, arrays: list[np.ndarray], dtype: torch.dtype) -> list[torch.Tensor]:
+        sizes = [a.size for a in arrays]
+        total = sum(sizes)
+        if not self.pinned:
+            return list(torch.from_numpy(np.concatenate([a.ravel() for a in arrays]).astype(_NP[dtype])).split(sizes))
+        buf = self._bufs.get(dtype)
+        if buf is None or buf.numel() < total:
+            buf = self._bufs[dtype] = torch.empty(max(total, 2 * (0 if buf is None else buf.numel())),
+                                                  dtype=dtype, pin_memory=True)
+        elif dtype in self._copied:
+            self._copied[dtype].synchronize()   # the previous step's copy out of this buffer must be done
+        host = buf[:total]
+        np.concatenate([a.ravel() for a in arrays], out=host.numpy(), casting="unsafe")
+        dev = host.to(self.device, non_blocking=True)
+        event = self._copied.setdefault(dtype, torch.cuda.Event())
+        event.record()
+        return list(dev.split(sizes))
+
+
+@dataclass
+class StepInputs:
+    input_ids: torch.Tensor        # [T] int64
+    positions: torch.Tensor        # [T] int64
+    attn: AttentionMetadata
+    logits_indices: torch.Tensor   # [S] int64, last scheduled token of each row that samples
+    sample_slots: torch.Tensor     # [S] int64, slot of each sampling row
+    sample_slots_np: np.ndarray    # [S] host copy, to advance the host token counts
+    sample_req_ids: list[str]
+    sampling: SamplingTensors | None
+    row_slots: np.ndarray          # [B] slot of each batch row
+    row_q_lens: np.ndarray         # [B] tokens scheduled for each row
+
+
+def prepare_inputs(state: SlotState, sched: SchedulerOutput, block_size: int, upload: Uploader) -> StepInputs:
+    req_ids = list(sched.num_scheduled_tokens)
+    num_reqs = len(req_ids)
+    slots = np.fromiter((state.req_to_slot[r] for r in req_ids), dtype=np.int64, count=num_reqs)   # [B]
+    q_lens = np.fromiter(sched.num_scheduled_tokens.values(), dtype=np.int64, count=num_reqs)     # [B]
+    start = state.num_computed[slots]                                                               # [B]
+    seq_lens = start + q_lens                                                                       # [B]
+    cu = np.zeros(num_reqs + 1, dtype=np.int64)
+    np.cumsum(q_lens, out=cu[1:])
+    num_tokens = int(cu[-1])
+    row = np.repeat(np.arange(num_reqs), q_lens)                                                    # [T]
+    pos = start[row] + np.arange(num_tokens) - cu[:-1][row]                                         # [T]
+    tok_slot = slots[row]                                                                           # [T]
+    from_device = pos >= state.num_host_tokens[tok_slot]     # the token was sampled on the device
+    host_ids = state.token_ids[tok_slot, np.where(from_device, 0, pos)]
+    slot_mapping = state.block_table[tok_slot, pos // block_size].astype(np.int64) * block_size + pos % block_size
+    max_blocks = -(-int(seq_lens.max()) // block_size)
+    block_tables = state.block_table[slots, :max_blocks]                                            # [B, max_blocks]
+    samples = seq_lens >= state.num_tokens[slots]            # rows whose known tokens are all computed now
+    sample_slots = slots[samples]                                                                   # [S]
+    logits_idx = cu[1:][samples] - 1
+    (host_ids_d, from_dev_d, tok_slot_d, pos_d, slot_map_d, cu_d, seq_lens_d, bt_d, logits_idx_d, sample_slots_d,
+     top_k_d, seed_d, sample_pos_d) = upload(
+        [host_ids, from_device, tok_slot, pos, slot_mapping, cu, seq_lens, block_tables, logits_idx, sample_slots,
+         state.top_k[sample_slots], state.seed[sample_slots], seq_lens[samples]], torch.int64)
+    if from_device.any():
+        input_ids = torch.where(from_dev_d.bool(), state.last_sampled[tok_slot_d], host_ids_d)
+    else:
+        input_ids = host_ids_d
+    attn = AttentionMetadata(
+        cu_seqlens_q=cu_d.to(torch.int32), seq_lens=seq_lens_d.to(torch.int32),
+        block_tables=bt_d.view(num_reqs, max_blocks).to(torch.int32), slot_mapping=slot_map_d,
+        max_seqlen_q=int(q_lens.max()), max_seqlen_k=int(seq_lens.max()),
+        q_lens_cpu=q_lens.tolist(), seq_lens_cpu=seq_lens.tolist())
+    sampling = None
+    if sample_slots.size:
+        temperature = state.temperature[sample_slots]
+        top_k = state.top_k[sample_slots]
+        top_p = state.top_p[sample_slots]
+        temp_d, top_p_d = upload([temperature, top_p], torch.float32)
+        vocab_off = np.iinfo(np.int64).max   # top_k 0 = off: a k no vocabulary reaches
+        sampling = SamplingTensors(
+            temperature=temp_d, top_k=torch.where(top_k_d > 0, top_k_d, vocab_off), top_p=top_p_d,
+            seeds=seed_d, positions=sample_pos_d,
+            all_greedy=bool((temperature == 0).all()), any_greedy=bool((temperature == 0).any()),
+            need_top_k=bool((top_k > 0).any()), need_top_p=bool((top_p < 1).any()))
+    return StepInputs(input_ids, pos_d, attn, logits_idx_d, sample_slots_d, sample_slots,
+                      [r for r, s in zip(req_ids, samples) if s], sampling, slots, q_lens)

@@ -1,0 +1,133 @@
+"""ModelRunner: owns the KV cache and the slot state; turns a SchedulerOutput into sampled tokens.
+
+One step: apply the SchedulerOutput to the slot state -> build inputs (input_batch.py) -> run the model
+eagerly -> logits only for rows that finished their known tokens -> sample -> scatter the samples into
+the slot-indexed device tensor (next step's decode inputs) -> one batched device->host copy.
+"""
+from __future__ import annotations
+
+import torch
+
+from engine.config import EngineConfig
+from engine.core.kv_cache_manager import cdiv
+from engine.core.sched_output import ModelRunnerOutput, SchedulerOutput
+from engine.errors import EngineError
+from engine.kernels.attention_metadata import AttentionMetadata, kv_cache_shape
+from engine.worker.input_batch import Uploader, prepare_inputs
+from engine.worker.sampler import Sampler, SamplingTensors
+from engine.worker.state import SlotState
+
+
+class ModelRunner:
+    def __init__(self, config: EngineConfig, model: torch.nn.Module, model_config, keep_logits: bool = False) -> None:
+        assert config.max_model_len is not None, "resolve max_model_len before building the runner"
+        self.config = config
+        self.device = torch.device(config.device)
+        self.dtype = config.dtype
+        self.model = model
+        self.model_config = model_config
+        self.block_size = config.block_size
+        self.max_model_len = config.max_model_len
+        self.state = SlotState(config.max_num_seqs, self.max_model_len, cdiv(self.max_model_len, self.block_size),
+                               self.device)
+        self.upload = Uploader(self.device)
+        self.sampler = Sampler()
+        self.kv_caches: list[torch.Tensor] = []
+        self.num_blocks = 0
+        self.keep_logits = keep_logits   # tests: return each step's sampling-row logits
+
+    # ---- KV cache sizing ----------------------------------------------------------------------
+    @property
+    def bytes_per_block(self) -> int:
+        return self.model_config.kv_cache_bytes_per_token(self.dtype.itemsize) * self.block_size
+
+    def determine_num_blocks(self) -> int:
+        cfg = self.config
+        if cfg.num_blocks is not None:
+            return cfg.num_blocks
+        if self.device.type != "cuda":
+            wanted = cdiv(cfg.max_num_seqs * self.max_model_len, self.block_size)
+            return max(1, min(wanted, int(cfg.cpu_kv_cache_gib * 2**30) // self.bytes_per_block))
+        return self._profile_num_blocks()
+
+    @torch.inference_mode()
+    def _profile_num_blocks(self) -> int:
+        """Run the largest step once; what is left of gpu_memory_utilization after it becomes KV cache."""
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+        self._dummy_run(min(self.config.max_num_batched_tokens, self.config.max_num_seqs * self.max_model_len))
+        torch.cuda.synchronize()
+        peak = torch.cuda.max_memory_allocated()
+        torch.cuda.empty_cache()
+        activations = peak - torch.cuda.memory_allocated()
+        free, total = torch.cuda.mem_get_info()
+        budget = total * self.config.gpu_memory_utilization - (total - free) - activations
+        num_blocks = int(budget // self.bytes_per_block)
+        if num_blocks < 1:
+            raise EngineError(f"no GPU memory left for the KV cache: {total / 2**30:.1f} GiB total, "
+                              f"{(total - free) / 2**30:.1f} GiB in use, {activations / 2**30:.1f} GiB peak activations; "
+                              f"raise --gpu-memory-utilization or lower --max-num-batched-tokens")
+        return num_blocks
+
+    def _dummy_run(self, num_tokens: int) -> None:
+        """A prefill of num_tokens (split into max_model_len sequences) plus sampling of max_num_seqs rows."""
+        bs, dev = self.block_size, self.device
+        q_lens = [min(self.max_model_len, num_tokens - i) for i in range(0, num_tokens, self.max_model_len)]
+        blocks = [cdiv(q, bs) for q in q_lens]
+        caches = [torch.zeros(kv_cache_shape(sum(blocks), bs, self.model_config.num_key_value_heads,
+                                             self.model_config.head_dim), dtype=self.dtype, device=dev)
+                  for _ in range(self.model_config.num_hidden_layers)]
+        table = torch.zeros(len(q_lens), max(blocks), dtype=torch.int32)
+        first = 0
+        for i, nb in enumerate(blocks):
+            table[i, :nb] = torch.arange(first, first + nb, dtype=torch.int32)
+            first += nb
+        slot_mapping = torch.cat([table[i].repeat_interleave(bs)[:q].long() * bs + torch.arange(q) % bs
+                                  for i, q in enumerate(q_lens)])
+        cu = torch.zeros(len(q_lens) + 1, dtype=torch.int32)
+        cu[1:] = torch.tensor(q_lens).cumsum(0)
+        attn = AttentionMetadata(cu.to(dev), torch.tensor(q_lens, dtype=torch.int32, device=dev), table.to(dev),
+                                 slot_mapping.to(dev), max(q_lens), max(q_lens), list(q_lens), list(q_lens))
+        positions = torch.cat([torch.arange(q) for q in q_lens]).to(dev)
+        hidden = self.model.forward(torch.zeros(num_tokens, dtype=torch.int64, device=dev), positions, attn, caches)
+        rows = min(self.config.max_num_seqs, num_tokens)
+        logits = self.model.compute_logits(hidden[:rows])
+        ones = torch.ones(rows, device=dev)
+        self.sampler(logits.float(), SamplingTensors(
+            ones, torch.full((rows,), 50, dtype=torch.int64, device=dev), ones * 0.9,
+            torch.arange(rows, device=dev), torch.arange(rows, device=dev), False, False, True, True))
+        del caches, hidden, logits
+
+    def initialize_kv_cache(self, num_blocks: int) -> None:
+        mc = self.model_config
+        shape = kv_cache_shape(num_blocks, self.block_size, mc.num_key_value_heads, mc.head_dim)
+        # Zeros, not empty: padding lanes of a block may be loaded (and masked) by kernels; never NaN garbage.
+        self.kv_caches = [torch.zeros(shape, dtype=self.dtype, device=self.device) for _ in range(mc.num_hidden_layers)]
+        self.num_blocks = num_blocks
+
+    # ---- one step -------------------------------------------------------------------------------
+    def _update_states(self, sched: SchedulerOutput) -> None:
+        for rid in sched.finished_req_ids | sched.preempted_req_ids:
+            self.state.remove(rid)
+        for new in sched.scheduled_new_reqs:
+            self.state.add(new)
+        for cached in sched.scheduled_cached_reqs:
+            self.state.update(cached)
+
+    @torch.inference_mode()
+    def execute_model(self, sched: SchedulerOutput) -> ModelRunnerOutput:
+        self._update_states(sched)
+        if sched.is_empty:
+            return ModelRunnerOutput()
+        inputs = prepare_inputs(self.state, sched, self.block_size, self.upload)
+        self.state.num_computed[inputs.row_slots] += inputs.row_q_lens
+        hidden = self.model.forward(inputs.input_ids, inputs.positions, inputs.attn, self.kv_caches)
+        if inputs.sampling is None:
+            return ModelRunnerOutput()
+        logits = self.model.compute_logits(hidden[inputs.logits_indices]).float()   # [S, vocab]
+        sampled = self.sampler(logits, inputs.sampling)                              # [S] on the device
+        self.state.last_sampled[inputs.sample_slots] = sampled                       # next step's decode inputs
+        self.state.num_tokens[inputs.sample_slots_np] += 1
+        token_ids = sampled.tolist()   # the step's one device->host copy
+        return ModelRunnerOutput(inputs.sample_req_ids, token_ids, logits if self.keep_logits else None)
