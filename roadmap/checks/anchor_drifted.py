@@ -1,0 +1,79 @@
+"""RL303 anchor-drifted."""
+from __future__ import annotations
+
+from typing import Iterator
+
+from roadmap.checks.anchors import locate, repoint, symbol_parts
+from roadmap.checks.context import LintContext
+from roadmap.checks.refs import file_lines, path_refs, quote, record_lines, resolve
+from roadmap.checks.registry import rule
+from roadmap.findings import Edit, Finding
+
+
+def _span(start: int, end: int | None) -> str:
+    return f"{start}" if end in (None, start) else f"{start}-{end}"
+
+
+@rule("RL303", "anchor-drifted", "warning")
+def anchor_drifted(ctx: LintContext) -> Iterator[Finding]:
+    """What it does:
+    Checks that the symbol a reference names is still on the lines it points at: the symbol of a
+    `path::Symbol` reference, or a backticked symbol written right beside a `path:line` reference
+    (`` `GPUModelRunner::async_device_mirror()` (src/gpu/runner.cpp:2430-2455) ``). When the symbol moved, the
+    message says where it is now; when it is gone from the file, it says that.
+
+    Why:
+    Line numbers rot with every edit above them. A reference that still resolves but points at other code
+    is worse than a broken one: it looks right and misleads.
+
+    Example:
+    ```markdown
+    `async_device_mirror()` (src/gpu/runner.cpp:2430-2455) engages on any CUDA GPU.
+    ```
+    after 40 lines were added above the function:
+    `async_device_mirror is no longer on src/gpu/runner.cpp:2430-2455; it is defined at line 2470`.
+
+    Fix:
+    Safe fix (`roadmap lint --fix`): when the symbol's definition is found on exactly one line, the reference
+    is re-pointed there, keeping the length of the range (`:2430-2455` -> `:2470-2495`). When several lines
+    match equally, or the symbol is gone, there is no automatic fix: re-read the file and correct the record.
+    """
+    for site in path_refs(ctx):
+        ref = site.ref
+        if not ref.symbol:
+            continue
+        res = resolve(ctx, ref, site.rf.path)
+        if res.path is None:
+            continue
+        lines = file_lines(ctx, res.path)
+        if lines is None:
+            continue
+        loc = locate(lines, ref)
+        if loc.status == "on-lines":
+            continue
+        name, _ = symbol_parts(ref.symbol)
+        where = f"{res.path}:{_span(ref.line, ref.end_line)}" if ref.line else res.path
+        edits: list[Edit] = []
+        fix = None
+        if loc.status == "absent":
+            msg = f"`{name}` ({quote(ref)}) is no longer in {res.path}"
+            fix = "find where the symbol went (or what replaced it) and correct the record"
+        elif loc.status == "ambiguous":
+            shown = ", ".join(str(n) for n in loc.candidates[:5])
+            msg = (f"`{name}` is no longer on {where}; it appears on several lines now ({shown}"
+                   f"{', ...' if len(loc.candidates) > 5 else ''})")
+            fix = "re-point the reference at the right one of those lines"
+        else:
+            assert loc.line is not None
+            new_end = None if ref.end_line in (None, ref.line) else loc.line + (ref.end_line - ref.line)
+            msg = f"`{name}` is no longer on {where}; it is at {res.path}:{_span(loc.line, new_end)} now"
+            new_text = repoint(ref.text, ref, loc.line) if ref.text else None
+            lines_here = record_lines(ctx, site.rf)
+            if new_text and 1 <= site.line <= len(lines_here) and ref.text in lines_here[site.line - 1]:
+                edits.append(Edit(path=site.rf.path, line=site.line, old=ref.text, new=new_text))
+                fix = f"re-point `{ref.text}` to `{new_text}` (safe fix: roadmap lint --fix)"
+            else:
+                fix = f"re-point the reference at line {loc.line}"
+        yield anchor_drifted.rule.finding(
+            message=msg, path=site.rf.path, line=site.line, end_line=site.line, record_id=site.st.row_id,
+            fix=fix, edits=edits, key=f"{ref.path}::{name}")

@@ -1,0 +1,101 @@
+"""Where a symbol named beside a `path:line` reference is in the file now (shared by RL302 and RL303)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from roadmap.records.model import PathRef
+
+# A line that defines a name scores higher than one that merely uses it.
+_DEF_WORDS = r"(?:def|class|fn|func|function|struct|enum|union|interface|trait|type|namespace|macro|module|impl)"
+
+
+def symbol_parts(symbol: str) -> tuple[str, str | None]:
+    """`GPUModelRunner::async_device_mirror()` -> ("async_device_mirror", "GPUModelRunner")."""
+    s = symbol.strip().strip("`")
+    s = re.sub(r"\(.*\)\s*$", "", s).strip()          # call parentheses and arguments
+    parts = [p for p in re.split(r"::|\.(?=[A-Za-z_])|#", s) if p]
+    if not parts:
+        return "", None
+    qualifier = parts[-2] if len(parts) > 1 else None
+    return parts[-1], qualifier
+
+
+def _name_re(name: str) -> re.Pattern[str]:
+    left = r"(?<![\w-])" if name[:1] == "-" else r"(?<![\w$])"
+    right = r"(?![\w-])" if name[-1:].isalnum() or name[-1:] == "_" else ""
+    return re.compile(left + re.escape(name) + right)
+
+
+def _score(line: str, name: str, qualifier: str | None) -> int:
+    esc = re.escape(name)
+    score = 1
+    if re.search(rf"\b{_DEF_WORDS}\s+{esc}\b", line):
+        score = 4
+    elif qualifier and re.search(rf"\b{re.escape(qualifier)}::{esc}\s*\(", line) and not line.rstrip().endswith(";"):
+        score = 4   # C++ out-of-line definition
+    elif re.match(rf"^\s*(?:[\w:<>,*&\s]+\s+)?[*&]?{esc}\s*\([^;]*$", line) and not re.match(
+            r"^\s*(?:return|if|while|for|switch|else)\b", line):
+        score = 3   # a function header in a C-like language
+    elif re.match(rf"^\s*{esc}\s*[:=]", line) or re.match(rf"^#+\s.*{esc}", line):
+        score = 2
+    if qualifier and qualifier in line:
+        score += 1
+    return score
+
+
+@dataclass(frozen=True)
+class Location:
+    status: str                      # "on-lines" | "moved" | "ambiguous" | "absent"
+    line: int | None = None          # moved: the line the symbol is defined on now
+    candidates: tuple[int, ...] = ()  # ambiguous: the equally good lines
+
+
+def locate(lines: list[str], ref: PathRef) -> Location:
+    """Is the symbol on the referenced lines; if not, where is it (a unique best line, or several)?"""
+    name, qualifier = symbol_parts(ref.symbol or "")
+    if not name:
+        return Location("on-lines")
+    pat = _name_re(name)
+    start = ref.line or 1
+    end = max(start, ref.end_line or start)
+    if ref.line is not None and any(pat.search(l) for l in lines[start - 1:end]):
+        return Location("on-lines")
+    scored = [(_score(l, name, qualifier), n) for n, l in enumerate(lines, 1) if pat.search(l)]
+    if not scored:
+        return Location("absent")
+    if ref.line is None:
+        return Location("on-lines")      # `path::Symbol` without lines: being in the file is enough
+    best = max(s for s, _ in scored)
+    tops = tuple(n for s, n in scored if s == best)
+    if len(tops) == 1:
+        return Location("moved", line=tops[0])
+    return Location("ambiguous", candidates=tops)
+
+
+def relocate(lines: list[str], ref: PathRef) -> Location | None:
+    """The symbol's location when it is in the file but not on the referenced lines, else None."""
+    loc = locate(lines, ref)
+    return loc if loc.status in ("moved", "ambiguous") else None
+
+
+_COLON_RE = re.compile(r":(\d+)(?:(\s*[-–]\s*)(\d+))?(?!.*:\d)")
+_HASH_RE = re.compile(r"#L(\d+)(?:(-L?)(\d+))?")
+
+
+def repoint(text: str, ref: PathRef, new_start: int) -> str | None:
+    """`ref.text` with its line range moved to start at `new_start`, keeping the range length and style."""
+    old_start = ref.line or 0
+    new_end = new_start + ((ref.end_line or old_start) - old_start)
+    pattern = _HASH_RE if ref.form in ("hash", "link") else _COLON_RE
+    matches = list(pattern.finditer(text))
+    if not matches:
+        return None
+    m = matches[-1]
+    if int(m.group(1)) != old_start:
+        return None
+    if m.group(3) is not None:
+        new = f"{':' if pattern is _COLON_RE else '#L'}{new_start}{m.group(2)}{new_end}"
+    else:
+        new = f"{':' if pattern is _COLON_RE else '#L'}{new_start}"
+    return text[:m.start()] + new + text[m.end():]

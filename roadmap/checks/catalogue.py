@@ -1,0 +1,8 @@
+"""Every rule module, imported so it registers. Adding a rule = adding its module and one line here."""
+# ruff: noqa: F401
+import roadmap.checks.record_unreadable      # RL001
+import roadmap.checks.path_missing           # RL301
+import roadmap.checks.line_out_of_range      # RL302
+import roadmap.checks.anchor_drifted         # RL303
+import roadmap.checks.unknown_reference      # RL304
+import roadmap.checks.unused_suppression     # RL901

@@ -1,0 +1,55 @@
+"""RL302 line-out-of-range."""
+from __future__ import annotations
+
+from typing import Iterator
+
+from roadmap.checks.anchors import relocate
+from roadmap.checks.context import LintContext
+from roadmap.checks.refs import file_lines, path_refs, quote, resolve
+from roadmap.checks.registry import rule
+from roadmap.findings import Finding
+
+
+@rule("RL302", "line-out-of-range", "error")
+def line_out_of_range(ctx: LintContext) -> Iterator[Finding]:
+    """What it does:
+    Flags a `path:line`, `path:line-line`, `path#L10-L20` or `[text](path#L10)` reference whose lines run
+    past the end of the file in the linted tree.
+
+    Why:
+    The file shrank or was rewritten since the record was written, so the reference points at nothing and
+    whatever the record says about those lines can no longer be checked.
+
+    Example:
+    ```markdown
+    The fallback synchronize is at `engine/worker/runner.py:2687-2695`.
+    ```
+    when `engine/worker/runner.py` now has 2,100 lines.
+
+    Fix:
+    Re-point the reference at the lines that hold what the record means. When the reference also names a
+    symbol that is still in the file, RL303 reports it instead, with a safe fix.
+    """
+    relocating = "RL303" in ctx.selected
+    for site in path_refs(ctx):
+        ref = site.ref
+        if ref.line is None:
+            continue
+        res = resolve(ctx, ref, site.rf.path)
+        if res.path is None:
+            continue
+        lines = file_lines(ctx, res.path)
+        if lines is None:
+            continue
+        last = max(ref.line, ref.end_line or ref.line)
+        if last <= len(lines):
+            continue
+        if relocating and ref.symbol and relocate(lines, ref) is not None:
+            continue   # RL303 re-anchors it: one finding per stale reference
+        span = f"line {last}" if ref.end_line in (None, ref.line) else f"lines {ref.line}-{ref.end_line}"
+        yield line_out_of_range.rule.finding(
+            message=f"{quote(ref)} points past the end of {res.path}: it has {len(lines)} lines, the reference "
+                    f"needs {span}",
+            path=site.rf.path, line=site.line, end_line=site.line, record_id=site.st.row_id,
+            fix=f"re-point the reference at the lines of {res.path} that hold what the record means",
+            key=f"{ref.path}:{ref.line}-{ref.end_line}")

@@ -1,0 +1,181 @@
+"""Shared by the RL3xx rules: which path references are real references into this repository, where they
+point, and on which record line they are written.
+
+Precision before recall: text in fenced code blocks, historical statements, URLs, absolute or `~` paths
+and paths that climb out of the repository are not references, so they are never flagged.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+from roadmap.checks.context import LintContext
+from roadmap.records.model import PathRef, RecordFile, Statement
+
+FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# Extensions a bare `name.ext:12` (no directory) must have to count as a file reference; keeps
+# `example.com:443` and `127.0.0.1:8000` out.
+FILE_EXTS = frozenset("""py pyi md rst txt toml yaml yml json jsonl cfg ini c cc cpp cxx h hh hpp hxx cu cuh
+rs go java kt scala js mjs ts tsx jsx sh bash zsh ps1 rb php swift m mm cs lua pl r sql proto html css scss
+vue svelte cmake mk ipynb csv tsv lock gradle bzl bazel""".split())
+EXTENSIONLESS = frozenset({"Makefile", "Dockerfile", "CMakeLists.txt", "BUILD", "WORKSPACE", "LICENSE",
+                           "README", "Justfile", "Gemfile", "Rakefile", "Procfile"})
+HOSTLIKE_RE = re.compile(r"^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|dev|ai|co|gov|edu|app|sh)$", re.I)
+
+
+def fenced_lines(rf: RecordFile) -> frozenset[int]:
+    """1-based line numbers inside fenced code blocks (fences included)."""
+    out: set[int] = set()
+    fence: str | None = None
+    for n, line in enumerate(rf.text.splitlines(), 1):
+        m = FENCE_RE.match(line)
+        if fence is None:
+            if m:
+                fence = m.group(1)[0] * len(m.group(1))
+                out.add(n)
+        else:
+            out.add(n)
+            if m and m.group(1).startswith(fence) and not line.strip().strip(fence[0]):
+                fence = None
+    return frozenset(out)
+
+
+def record_lines(ctx: LintContext, rf: RecordFile) -> list[str]:
+    cache = ctx.extra.setdefault("_record_lines", {})
+    if rf.path not in cache:
+        cache[rf.path] = rf.text.splitlines()
+    return cache[rf.path]
+
+
+def live_statements(ctx: LintContext) -> Iterator[tuple[RecordFile, Statement]]:
+    """Statements that make current claims: not historical, not inside a fenced code block."""
+    for rf in ctx.records:
+        fences = fenced_lines(rf)
+        for st in rf.statements:
+            if st.historical or st.line in fences:
+                continue
+            yield rf, st
+
+
+def line_of(ctx: LintContext, rf: RecordFile, st: Statement, needle: str) -> int:
+    """The record line within the statement's span where `needle` is written (the first line otherwise)."""
+    if needle:
+        lines = record_lines(ctx, rf)
+        for n in range(st.line, min(st.end_line, len(lines)) + 1):
+            if needle in lines[n - 1]:
+                return n
+    return st.line
+
+
+def is_external(path: str) -> bool:
+    """A path that is clearly not in this repository: absolute, home, URL, or another repo's."""
+    first = path.split("/")[0]
+    return (path.startswith(("/", "~", "\\")) or "://" in path or path.startswith(("http:", "https:", "mailto:"))
+            or re.match(r"^[A-Za-z]:[\\/]", path) is not None or "@" in first
+            or ("/" in path and HOSTLIKE_RE.match(first) is not None))
+
+
+def normalise(path: str, base_dir: str = "") -> str | None:
+    """Repo-relative posix path, or None when it climbs out of the repository."""
+    path = path.replace("\\", "/")
+    joined = posixpath.normpath(posixpath.join(base_dir, path)) if base_dir else posixpath.normpath(path)
+    if joined == ".":
+        return ""
+    if joined.startswith("../") or joined == "..":
+        return None
+    return joined
+
+
+def looks_like_file(path: str) -> bool:
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    if name in EXTENSIONLESS:
+        return True
+    stem, dot, ext = name.rpartition(".")
+    return bool(dot and stem and ext.lower() in FILE_EXTS)
+
+
+@dataclass
+class Resolved:
+    path: str | None          # the existing file/dir it points at, or None
+    ambiguous: bool = False   # several files match a bare name: exists, but which one is unknown
+    candidates: tuple[str, ...] = ()   # repo-relative spellings to look up history with when missing
+
+
+def _suffix_index(ctx: LintContext) -> dict[str, list[str]]:
+    idx = ctx.extra.get("_basename_index")
+    if idx is None:
+        idx = {}
+        for f in ctx.tree.files:
+            idx.setdefault(f.rsplit("/", 1)[-1], []).append(f)
+        ctx.extra["_basename_index"] = idx
+    return idx
+
+
+def resolve(ctx: LintContext, ref: PathRef, record_path: str) -> Resolved:
+    """Where `ref` points in the linted tree: repo-relative first (the parser already resolves link targets
+    against the record's directory), then relative to the record's directory, then a unique file whose path
+    ends with it."""
+    record_dir = posixpath.dirname(record_path)
+    tries = [normalise(ref.path), normalise(ref.path, record_dir)]
+    cands = tuple(dict.fromkeys(t for t in tries if t))
+    for cand in cands:
+        if ctx.tree.exists(cand):
+            return Resolved(cand, candidates=cands)
+    rel = cands[0] if cands else None
+    if rel:
+        hits = [f for f in _suffix_index(ctx).get(rel.rsplit("/", 1)[-1], []) if f.endswith("/" + rel)]
+        if len(hits) == 1:
+            return Resolved(hits[0], candidates=cands)
+        if len(hits) > 1:
+            return Resolved(None, ambiguous=True, candidates=cands)
+    return Resolved(None, candidates=cands)
+
+
+@dataclass
+class RefSite:
+    rf: RecordFile
+    st: Statement
+    ref: PathRef
+    line: int                 # record line the reference is written on
+
+
+def path_refs(ctx: LintContext) -> list[RefSite]:
+    """Every path reference in live statements that could be a reference into this repository, once per
+    (record line, text) even when nested statements repeat their children's text."""
+    cached = ctx.extra.get("_path_refs")
+    if cached is not None:
+        return cached
+    seen: set[tuple[str, int, str]] = set()
+    out: list[RefSite] = []
+    for rf, st in live_statements(ctx):
+        for ref in st.mentions.paths:
+            if not ref.path or is_external(ref.path) or normalise(ref.path) is None:
+                continue
+            line = line_of(ctx, rf, st, ref.text or ref.path)
+            key = (rf.path, line, ref.text or ref.path)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(RefSite(rf, st, ref, line))
+    ctx.extra["_path_refs"] = out
+    return out
+
+
+def file_lines(ctx: LintContext, path: str) -> list[str] | None:
+    """Lines of a text file at the linted tree; None for directories, binaries and unreadable files."""
+    cache = ctx.extra.setdefault("_file_lines", {})
+    if path not in cache:
+        data = None if ctx.tree.is_dir(path) else ctx.tree.read_bytes(path)
+        cache[path] = None if data is None or b"\0" in data[:8192] else data.decode("utf-8", "replace").splitlines()
+    return cache[path]
+
+
+def anchored(ref: PathRef) -> bool:
+    """A reference to lines or a symbol: unmistakably meant as a file reference."""
+    return ref.line is not None or ref.symbol is not None
+
+
+def quote(ref: PathRef) -> str:
+    return f"`{ref.text or ref.path}`"

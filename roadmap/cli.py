@@ -1,0 +1,235 @@
+"""`roadmap`: lint engineering records against git history and evidence.
+
+Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage/config/git error (one line on stderr).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Callable, TextIO
+
+import roadmap
+from roadmap.render import FORMATS
+
+FAIL_ON = {"error": ("error",), "warning": ("error", "warning"), "info": ("error", "warning", "info"), "never": ()}
+
+LINT_EPILOG = """\
+examples:
+  roadmap lint                          lint the records of the repository containing the current directory
+  roadmap lint agents/roadmap.md        report findings in one record file (all records are still read)
+  roadmap lint --select RL3 --ignore RL303      only the reference rules, without anchor drift
+  roadmap lint --format sarif -o roadmap.sarif  for GitHub code scanning
+  roadmap lint --format github          annotations in a GitHub Actions log
+  roadmap lint --format markdown >> "$GITHUB_STEP_SUMMARY"
+  roadmap lint --since origin/main      only findings on record lines this branch changed
+  roadmap lint --at v1.2                the records (and history) as they were at a revision
+  roadmap lint --diff                   show the safe fixes as a diff; --fix applies them
+  roadmap lint --write-baseline .roadmap-baseline.json   accept today's findings ...
+  roadmap lint --baseline .roadmap-baseline.json         ... and fail only on new ones
+  roadmap rule RL303                    what a rule checks, why, and how to fix it
+
+exit status: 0 no finding at or above --fail-on, 1 findings, 2 usage, config or git error.
+suppress one finding with <!-- roadmap: disable-next-line RL301 -- reason --> on the line above it;
+also `disable CODES` ... `enable CODES`, and `disable-file CODES` (codes are prefixes; none = all).
+"""
+
+
+class CliError(Exception):
+    """A user mistake the CLI reports in one line (exit 2)."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="roadmap", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Lint engineering records (markdown roadmaps, punch-lists, coordination logs, benchmark "
+                    "records) against git history and benchmark evidence.",
+        epilog="run `roadmap lint --help` for the linter's options and examples, `roadmap rule` for the rules.")
+    p.add_argument("--version", action="version", version=f"roadmap {roadmap.__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    lint = sub.add_parser("lint", help="check the records and report stale or broken statements",
+                          formatter_class=argparse.RawDescriptionHelpFormatter, epilog=LINT_EPILOG,
+                          description="Check the records of a git repository and report findings.")
+    lint.add_argument("path", nargs="?", default=None, metavar="PATH",
+                      help="the repository (or a record file/directory inside it) to lint; default: the "
+                           "repository containing the current directory")
+    lint.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    lint.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    lint.add_argument("--select", metavar="CODES", help="comma-separated rule code prefixes to run, e.g. RL3,RL401")
+    lint.add_argument("--ignore", metavar="CODES", help="comma-separated rule code prefixes not to run")
+    lint.add_argument("--fail-on", choices=tuple(FAIL_ON), default=None,
+                      help="lowest severity that makes the exit status 1 (default: fail_on from config, else error)")
+    fix = lint.add_mutually_exclusive_group()
+    fix.add_argument("--fix", action="store_true", help="apply safe fixes to the record files (only the lines "
+                                                        "the fixes name), then report what is left")
+    fix.add_argument("--diff", action="store_true", help="print the safe fixes as a unified diff; change nothing "
+                                                         "(exit 1 when there is something to fix)")
+    lint.add_argument("--statistics", action="store_true", help="print the number of findings per rule code")
+    lint.add_argument("--at", metavar="REV", help="lint the records as they were at REV (a sha, branch or tag)")
+    lint.add_argument("--since", metavar="REV", help="report only findings on record lines changed since REV")
+    lint.add_argument("--baseline", metavar="FILE", help="hide findings recorded in FILE (by fingerprint)")
+    lint.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE and exit 0")
+    lint.add_argument("--no-cache", action="store_true", help="do not read or write the history cache")
+    lint.add_argument("--config", metavar="FILE", help="config file (roadmap.yaml, or a TOML file with "
+                                                       "[tool.roadmap]); default: roadmap.yaml or pyproject.toml")
+    lint.set_defaults(func=cmd_lint)
+
+    rule = sub.add_parser("rule", help="explain a rule (all rules listed without CODE)",
+                          formatter_class=argparse.RawDescriptionHelpFormatter,
+                          epilog="examples:\n  roadmap rule           list every rule\n  roadmap rule RL301     "
+                                 "what RL301 checks, why, an example and the fix")
+    rule.add_argument("code", nargs="?", metavar="CODE", help="a rule code such as RL301")
+    rule.set_defaults(func=cmd_rule)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:   # every expected failure becomes one line naming the fix
+        return _report_error(exc)
+
+
+def _report_error(exc: Exception) -> int:
+    from roadmap.baseline import BaselineError
+    from roadmap.config import ConfigError
+    from roadmap.history.git import GitError
+    from roadmap.lint import RuleCrashed, UsageError
+
+    if isinstance(exc, (CliError, UsageError, ConfigError, GitError, BaselineError)):
+        print(f"roadmap: error: {exc}", file=sys.stderr)
+    elif isinstance(exc, RuleCrashed):
+        if os.environ.get("ROADMAP_DEBUG"):
+            traceback.print_exception(exc.__cause__ or exc)
+        print(f"roadmap: internal error: {exc}; this is a bug in roadmap, please report it (set ROADMAP_DEBUG=1 "
+              f"for the traceback, or skip the rule with --ignore {exc.code})", file=sys.stderr)
+    elif isinstance(exc, OSError):
+        print(f"roadmap: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+    else:
+        raise exc
+    return 2
+
+
+def _find_root(path_arg: str | None) -> tuple[Path, tuple[str, ...]]:
+    from roadmap.history.git import toplevel
+
+    path = Path(path_arg) if path_arg else Path.cwd()
+    if not path.exists():
+        raise CliError(f"{path}: no such file or directory; pass a path inside a git repository")
+    base = path if path.is_dir() else path.parent
+    root = toplevel(base)
+    if root is None:
+        raise CliError(f"{base.resolve()} is not inside a git repository; run roadmap lint inside a git checkout "
+                       f"or pass its path (`roadmap lint path/to/repo`)")
+    rel = os.path.relpath(path.resolve(), root.resolve()).replace(os.sep, "/")
+    if rel.startswith(".."):
+        raise CliError(f"{path} is outside the repository {root}")
+    return root, (() if rel == "." else (rel,))
+
+
+def _open_output(args: argparse.Namespace) -> tuple[TextIO, bool, Callable[[], None]]:
+    if args.output:
+        fh = open(args.output, "w", encoding="utf-8")
+        return fh, False, fh.close
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    return sys.stdout, color, lambda: None
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from roadmap.baseline import filter_baseline, load_baseline, write_baseline
+    from roadmap.fix import plan_fixes, write_fixes
+    from roadmap.lint import LintOptions, lint, parse_codes
+    from roadmap.render import render
+
+    if (args.fix or args.diff) and args.at:
+        raise CliError("--fix/--diff change the working tree, --at reads a past revision; drop one of them")
+    root, only = _find_root(args.path)
+    options = LintOptions(select=parse_codes(args.select), ignore=parse_codes(args.ignore), at=args.at,
+                          since=args.since, only_paths=only, use_cache=not args.no_cache,
+                          config_file=Path(args.config) if args.config else None)
+    accepted = load_baseline(Path(args.baseline)) if args.baseline else None
+    result = lint(root, options)
+
+    if args.diff:
+        plan = plan_fixes(root, result.findings)
+        out, _, close = _open_output(args)
+        try:
+            out.write(plan.diff())
+        finally:
+            close()
+        return 1 if plan.files else 0
+    if args.fix:
+        plan = plan_fixes(root, result.findings)
+        write_fixes(root, plan)
+        fixed = {id(f) for f in plan.fixed}
+        result.findings = [f for f in result.findings if id(f) not in fixed]
+        print(f"roadmap: fixed {len(plan.fixed)} finding(s) in {len(plan.files)} file(s)"
+              + (f"; {len(plan.skipped)} fix(es) skipped (the line changed)" if plan.skipped else ""), file=sys.stderr)
+    if args.write_baseline:
+        write_baseline(Path(args.write_baseline), result.findings)
+        print(f"roadmap: wrote {len(result.findings)} finding(s) to baseline {args.write_baseline}", file=sys.stderr)
+        return 0
+    if accepted is not None:
+        result.findings, hidden = filter_baseline(result.findings, accepted)
+        if hidden:
+            print(f"roadmap: {hidden} finding(s) hidden by baseline {args.baseline}", file=sys.stderr)
+
+    out, color, close = _open_output(args)
+    try:
+        if args.statistics:
+            out.write(_statistics(result, args.format))
+        else:
+            out.write(render(result, args.format, color=color))
+    finally:
+        close()
+    fail_on = args.fail_on or getattr(result.context.config if result.context else None, "fail_on", "error")
+    levels = FAIL_ON.get(fail_on, FAIL_ON["error"])
+    return 1 if any(f.severity in levels for f in result.findings) else 0
+
+
+def _statistics(result, fmt: str) -> str:
+    import json
+
+    rows = result.statistics()
+    if fmt == "json":
+        return json.dumps([{"code": c, "name": n, "count": k} for c, n, k in rows], indent=2) + "\n"
+    fixable = {}
+    for f in result.findings:
+        if f.edits:
+            fixable[f.code] = fixable.get(f.code, 0) + 1
+    lines = [f"{k:>6}  {c:<6} {n}" + (f"  ({fixable[c]} fixable)" if c in fixable else "") for c, n, k in rows]
+    lines.append(f"{len(result.findings):>6}  total")
+    return "\n".join(lines) + "\n"
+
+
+def cmd_rule(args: argparse.Namespace) -> int:
+    from roadmap.checks.registry import all_rules
+
+    rules = all_rules()
+    if not args.code:
+        width = max(len(r.name) for r in rules)
+        for r in rules:
+            print(f"{r.code}  {r.name:<{width}}  {r.severity:<7}  {r.summary}")
+        print("\nrun `roadmap rule CODE` for what a rule checks, why, an example and the fix.")
+        return 0
+    code = args.code.strip().upper()
+    match = [r for r in rules if r.code == code]
+    if not match:
+        raise CliError(f"no rule {args.code!r}; run `roadmap rule` to list the rules")
+    r = match[0]
+    print(f"{r.code} {r.name} (default severity: {r.severity})\n")
+    print(r.doc)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

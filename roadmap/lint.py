@@ -1,0 +1,222 @@
+"""The lint runner: config -> records -> facts -> checks -> findings (suppressed, selected, filtered).
+
+    result = lint(Path("."), LintOptions(select=("RL3",), at="v1.2"))
+    for f in result.findings: ...
+
+History and evidence are built lazily (`ctx.get_history()`), so deselected history rules cost nothing.
+"""
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from roadmap.checks.context import LintContext
+from roadmap.checks.registry import Rule, all_rules, matches
+from roadmap.findings import SEVERITIES, Finding
+from roadmap.history.git import GitError, run_git
+from roadmap.history.tree import Tree
+from roadmap.suppress import apply_suppressions
+
+
+class UsageError(Exception):
+    """The command line asks for something impossible; the message names the fix."""
+
+
+class RuleCrashed(Exception):
+    """A rule raised: a bug in roadmap, reported with the rule's code (never silently dropped)."""
+
+    def __init__(self, code: str, exc: BaseException):
+        super().__init__(f"rule {code} crashed: {type(exc).__name__}: {exc}")
+        self.code = code
+        self.__cause__ = exc
+
+
+@dataclass(frozen=True)
+class LintOptions:
+    select: tuple[str, ...] = ()        # code prefixes to run (empty: all)
+    ignore: tuple[str, ...] = ()        # code prefixes not to run
+    at: str | None = None               # lint the records as they were at this revision
+    since: str | None = None            # only findings on record lines changed since this revision
+    only_paths: tuple[str, ...] = ()    # repo-relative files/dirs: report findings in these records only
+    use_cache: bool = True
+    config_file: Path | None = None
+
+
+@dataclass
+class LintResult:
+    root: Path
+    head: str | None
+    findings: list[Finding]
+    rules: list[Rule]                   # the rules that ran
+    records: int = 0
+    statements: int = 0
+    suppressed: int = 0
+    elapsed_s: float = 0.0
+    context: LintContext | None = field(default=None, repr=False)
+
+    def summary(self) -> dict[str, int]:
+        counts = Counter(f.severity for f in self.findings)
+        return {s: counts.get(s, 0) for s in SEVERITIES}
+
+    def statistics(self) -> list[tuple[str, str, int]]:
+        """(code, name, count) per code, most frequent first."""
+        counts = Counter((f.code, f.name) for f in self.findings)
+        return sorted(((c, n, k) for (c, n), k in counts.items()), key=lambda t: (-t[2], t[0]))
+
+
+def parse_codes(value: str | None) -> tuple[str, ...]:
+    """`RL3,rl401 , RL9` -> ("RL3", "RL401", "RL9")."""
+    return tuple(c.strip().upper() for c in (value or "").split(",") if c.strip())
+
+
+def select_rules(select: tuple[str, ...], ignore: tuple[str, ...]) -> list[Rule]:
+    rules = all_rules()
+    for code in (*select, *ignore):
+        if code != "ALL" and not any(r.code.startswith(code) for r in rules):
+            raise UsageError(f"no rule matches {code!r}; run `roadmap rule` to list the rule codes")
+    chosen = [r for r in rules if (not select or matches(r.code, select)) and not matches(r.code, ignore)]
+    if not chosen:
+        raise UsageError("--select/--ignore leave no rule to run; run `roadmap rule` to list the rule codes")
+    return chosen
+
+
+def head_sha(root: Path, at: str | None) -> str | None:
+    """The commit linted against: `at` resolved, else HEAD (None in a repository without commits)."""
+    from roadmap.history.git import resolve_rev
+
+    if at is not None:
+        return resolve_rev(root, at)
+    try:
+        return resolve_rev(root, "HEAD")
+    except GitError:
+        return None
+
+
+def lint(root: Path, options: LintOptions = LintOptions(), config: Any = None) -> LintResult:
+    from roadmap.config import load_config
+    from roadmap.records import load_records
+
+    started = time.perf_counter()
+    root = Path(root)
+    rules = select_rules(options.select, options.ignore)
+    if config is None:
+        config = load_config(root, options.config_file)
+    head = head_sha(root, options.at)
+    if options.at is not None and head is None:
+        raise UsageError(f"--at {options.at}: not a commit")
+    since = head_sha(root, options.since) if options.since is not None else None
+    tree = Tree(root, rev=head if options.at is not None else None)
+    records = load_records(tree, config)
+    ctx = LintContext(root=root, config=config, records=records, tree=tree, head=head,
+                      history_factory=build_history, evidence_factory=build_evidence,
+                      selected=frozenset(r.code for r in rules), use_cache=options.use_cache)
+    ctx.extra["at"] = options.at
+
+    findings = _run(ctx, [r for r in rules if r.phase == "check"])
+    sup = apply_suppressions(findings, records)
+    ctx.extra["suppressions_used"] = sup.used
+    late = apply_suppressions(_run(ctx, [r for r in rules if r.phase == "post"]), records)
+    kept = sup.kept + late.kept
+    if options.only_paths:
+        kept = [f for f in kept if _under(f.path, options.only_paths)]
+    if since is not None:
+        kept = filter_since(kept, changed_lines(root, since, head if options.at is not None else None,
+                                                sorted({rf.path for rf in records})))
+    kept = sorted(_dedupe(kept), key=Finding.sort_key)
+    return LintResult(root=root, head=head, findings=kept, rules=rules, records=len(records),
+                      statements=sum(len(rf.statements) for rf in records),
+                      suppressed=len(sup.suppressed) + len(late.suppressed),
+                      elapsed_s=time.perf_counter() - started, context=ctx)
+
+
+def _run(ctx: LintContext, rules: list[Rule]) -> list[Finding]:
+    out: list[Finding] = []
+    for r in rules:
+        try:
+            out.extend(r.func(ctx))
+        except (GitError, UsageError):
+            raise
+        except Exception as exc:  # a bug in a rule: name it instead of a bare traceback
+            raise RuleCrashed(r.code, exc) from exc
+    return out
+
+
+def _under(path: str, prefixes: tuple[str, ...]) -> bool:
+    return any(p in ("", ".") or path == p or path.startswith(p.rstrip("/") + "/") for p in prefixes)
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen: set[tuple] = set()
+    out = []
+    for f in findings:
+        k = (f.code, f.path, f.line, f.end_line, f.message)
+        if k not in seen:
+            seen.add(k)
+            out.append(f)
+    return out
+
+
+_HUNK_RE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+
+
+def changed_lines(root: Path, since: str, at: str | None, paths: list[str]) -> dict[str, list[tuple[int, int]] | None]:
+    """Record lines changed since `since` (in the working tree, or at `at`): path -> [(first, last)], or
+    None for a file that is new since then (every line counts)."""
+    if not paths:
+        return {}
+    before = set(run_git(root, "ls-tree", "-r", "-z", "--name-only", "--end-of-options", since)
+                 .decode("utf-8", "surrogateescape").split("\0"))
+    out: dict[str, list[tuple[int, int]] | None] = {p: None for p in paths if p not in before}
+    revs = [since] + ([at] if at else [])
+    diff = run_git(root, "diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--no-color", "-U0",
+                   "--end-of-options", *revs, "--", *[p for p in paths if p in before])
+    current: str | None = None
+    for line in diff.decode("utf-8", "surrogateescape").splitlines():
+        if line.startswith("+++ "):
+            name = line[4:]
+            if name.startswith('"'):
+                # C-quoted by git: octal escapes are UTF-8 bytes
+                name = name[1:-1].encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8", "replace")
+            current = name[2:] if name.startswith("b/") else None
+        elif line.startswith("@@") and current is not None:
+            m = _HUNK_RE.match(line)
+            if m:
+                start, count = int(m.group(1)), int(m.group(2) or "1")
+                if count:
+                    out.setdefault(current, [])
+                    ranges = out[current]
+                    if ranges is not None:
+                        ranges.append((start, start + count - 1))
+    return out
+
+
+def filter_since(findings: list[Finding], changed: dict[str, list[tuple[int, int]] | None]) -> list[Finding]:
+    kept = []
+    for f in findings:
+        if f.path not in changed:
+            continue
+        ranges = changed[f.path]
+        if ranges is None or any(a <= f.end_line and f.line <= b for a, b in ranges):
+            kept.append(f)
+    return kept
+
+
+def build_evidence(ctx: LintContext) -> Any:
+    from roadmap.evidence import load_evidence
+
+    return load_evidence(ctx.tree, ctx.config)
+
+
+def build_history(ctx: LintContext) -> Any:
+    """The history index for the linted revision: every symbol and env var the records name."""
+    from roadmap.history.index import HistoryIndex
+
+    if ctx.head is None:
+        raise GitError("the repository has no commits yet; commit the records first (`git commit`)")
+    symbols = sorted({s for st in ctx.statements() for s in (*st.mentions.symbols, *st.mentions.env_vars)})
+    cache_dir = ctx.root / ".roadmap_cache" if ctx.use_cache else None
+    return HistoryIndex.build(ctx.root, ctx.head, symbols, cache_dir=cache_dir)

@@ -1,0 +1,26 @@
+"""`--format json`: the DESIGN §3.3 contract (schema_version 1), sorted, no timestamps, byte-stable."""
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import roadmap
+
+if TYPE_CHECKING:
+    from roadmap.lint import LintResult
+
+SCHEMA_VERSION = 1
+
+
+def document(result: "LintResult") -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "roadmap", "version": roadmap.__version__},
+        "head": result.head,
+        "findings": [f.to_json() for f in sorted(result.findings, key=lambda f: f.sort_key())],
+        "summary": result.summary(),
+    }
+
+
+def render(result: "LintResult", color: bool = False) -> str:
+    return json.dumps(document(result), indent=2, ensure_ascii=False) + "\n"
