@@ -62,6 +62,8 @@ class Statement:
     directive: bool = False    # asks for work (imperative start, directive column/section, "Next owner must", "Next:", TODO)
     historical: bool = False   # explicitly past/superseded; never read as a current claim
     as_of: "AsOf | None" = None  # what the record says it was written from (base sha or date), if it names one
+    defines: str | None = None # the row/claim id this statement defines (id cell of a table row, id-led title)
+    directive_text: str | None = None  # the part that asks for work ("Next owner must ..."), when directive
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ class AsOf:
 
     sha: str | None = None
     date: str | None = None    # YYYY-MM-DD
-    source: str = ""           # "statement" | "section" | "preamble"
+    source: str = ""           # "statement" | "row" (a date/as-of column of the cell's row) | "section" | "preamble"
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,12 @@ class Table:
     section: tuple[str, ...]
     headers: tuple[str, ...]
     rows: tuple[tuple[Statement, ...], ...]  # the cell statements of each body row, in header order
+    id_column: int | None = None       # index of the header that names row ids (ID/Row/Key/...), if any
+
+    def column(self, *names: str) -> int | None:
+        """Index of the first header equal (case-insensitively) to one of `names`, else None."""
+        wanted = {n.strip().lower() for n in names}
+        return next((i for i, h in enumerate(self.headers) if h.strip().lower() in wanted), None)
 
 
 @dataclass(frozen=True)
@@ -92,6 +100,7 @@ class Suppression:
     action: str                # "disable-next-line" | "disable" | "enable" | "disable-file"
     codes: tuple[str, ...]     # empty = all codes
     reason: str = ""
+    target_line: int | None = None  # for disable-next-line: the next non-blank line, which it covers
 
 
 @dataclass(frozen=True)

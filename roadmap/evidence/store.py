@@ -1,0 +1,229 @@
+"""The evidence store: every evidence dir/file under the evidence root, read through a Tree (so `--at REV` works).
+
+`result.json` ("evident.bench/1") is parsed when present; foreign evidence (no result.json, or a plain file)
+gets its date and slug from the name (`20260727-slug` or `slug-20260727`) and series = the slug.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import TYPE_CHECKING, Any, Iterator
+
+from roadmap.evidence.schema import validate_result
+
+if TYPE_CHECKING:
+    from roadmap.config import Config
+    from roadmap.history.tree import Tree
+
+_DATE = r"(\d{8}|\d{4}-\d{2}-\d{2})"
+_FIRST = re.compile(rf"^{_DATE}(?:[-_](.+))?$")
+_LAST = re.compile(rf"^(.+?)[-_]{_DATE}$")
+_EXTS = {"md", "json", "jsonl", "txt", "csv", "tsv", "png", "svg", "log", "html", "yaml", "yml", "pdf"}
+_ROW_LINE = re.compile(r"(?im)^[\s>*-]*\**row(?: id)?\**\s*[:=]\s*\**`?([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)")
+_MAX_JSON = 16 * 1024 * 1024
+
+
+@dataclass
+class EvidenceEntry:
+    path: str                        # repo-relative path of the dir or file
+    name: str                        # its last path component
+    kind: str                        # "dir" | "file"
+    date: str | None                 # YYYY-MM-DD: from the name, else from result.json `created`
+    slug: str                        # the name without its date (and a file's extension)
+    series: str                      # result.json `series`, else the slug
+    row: str | None = None           # result.json `row`, else a `Row: ID` line in its markdown
+    commit: str | None = None
+    dirty: bool | None = None
+    created: str | None = None
+    metrics: dict[str, Any] = field(default_factory=dict)
+    runs: list[Any] = field(default_factory=list)
+    peers: list[Any] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    raw: dict[str, Any] | None = None    # the parsed result.json, when there is one
+    files: tuple[str, ...] = ()      # repo-relative files of a dir entry (the file itself for a file entry)
+
+    @property
+    def result_path(self) -> str | None:
+        want = f"{self.path}/result.json" if self.kind == "dir" else self.path
+        return want if want in self.files and want.endswith(".json") else None
+
+
+class EvidenceStore:
+    def __init__(self, root: str, entries: list[EvidenceEntry], ignored: list[str] | None = None):
+        self.root = root
+        self.entries = sorted(entries, key=lambda e: (e.date or "", e.name))
+        self.ignored = ignored or []     # names under the root that are not evidence (README.md, ...)
+        self._by_name = {e.name: e for e in self.entries}
+        self._by_name.update({e.path: e for e in self.entries})
+        self.by_series: dict[str, list[EvidenceEntry]] = {}
+        self.by_row: dict[str, list[EvidenceEntry]] = {}
+        for e in self.entries:
+            self.by_series.setdefault(e.series, []).append(e)
+            if e.row:
+                self.by_row.setdefault(e.row, []).append(e)
+
+    def __iter__(self) -> Iterator[EvidenceEntry]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __contains__(self, name: str) -> bool:
+        return self.get(name) is not None
+
+    def get(self, name: str) -> EvidenceEntry | None:
+        """By name (`20260727-slug`), repo path, or a name written with the root or a trailing slash."""
+        key = name.strip().rstrip("/")
+        return self._by_name.get(key) or self._by_name.get(key.rsplit("/", 1)[-1])
+
+    def after(self, date: str, *, series: str | None = None, row: str | None = None) -> list[EvidenceEntry]:
+        """Entries dated strictly after `date` (YYYY-MM-DD), optionally of one series or row."""
+        pool = self.by_series.get(series, []) if series else self.by_row.get(row, []) if row else self.entries
+        return [e for e in pool if e.date and e.date > date]
+
+    def latest(self, series: str) -> EvidenceEntry | None:
+        pool = self.by_series.get(series)
+        return pool[-1] if pool else None
+
+
+def parse_name(name: str, naming: str = "any", strip_ext: bool = False) -> tuple[str, str] | None:
+    """("YYYY-MM-DD", slug) from `20260727-slug` / `slug-20260727` (per `naming`), or None."""
+    stem = name
+    if strip_ext and "." in name and name.rsplit(".", 1)[1].lower() in _EXTS:
+        stem = name.rsplit(".", 1)[0]
+    candidates = []
+    if naming in ("any", "date-first"):
+        m = _FIRST.match(stem)
+        if m:
+            candidates.append((m.group(1), m.group(2) or ""))
+    if naming in ("any", "date-last"):
+        m = _LAST.match(stem)
+        if m:
+            candidates.append((m.group(2), m.group(1)))
+    for raw_date, slug in candidates:
+        iso = _iso(raw_date)
+        if iso:
+            return iso, slug
+    return None
+
+
+def _iso(d: str) -> str | None:
+    digits = d.replace("-", "")
+    if len(digits) != 8 or not digits.isdigit():
+        return None
+    try:
+        day = date(int(digits[:4]), int(digits[4:6]), int(digits[6:]))
+    except ValueError:
+        return None
+    return day.isoformat() if 1990 <= day.year <= 2199 else None
+
+
+def load_evidence(tree: "Tree", config: "Config") -> EvidenceStore:
+    root = config.evidence.root.strip("/")
+    prefix = root + "/"
+    groups: dict[str, list[str]] = {}
+    plain: list[str] = []
+    for f in sorted(tree.files):
+        if not f.startswith(prefix):
+            continue
+        rest = f[len(prefix):]
+        if "/" in rest:
+            groups.setdefault(rest.split("/", 1)[0], []).append(f)
+        else:
+            plain.append(f)
+    kinds = config.evidence.kinds
+    entries: list[EvidenceEntry] = []
+    ignored: list[str] = []
+    if kinds in ("any", "dir"):
+        for name, files in groups.items():
+            entry = _dir_entry(tree, prefix + name, name, files, config.evidence.naming)
+            (entries.append(entry) if entry else ignored.append(name))
+    if kinds in ("any", "file"):
+        for f in plain:
+            name = f[len(prefix):]
+            entry = _file_entry(tree, f, name, config.evidence.naming)
+            (entries.append(entry) if entry else ignored.append(name))
+    return EvidenceStore(root, entries, ignored)
+
+
+def _dir_entry(tree: "Tree", path: str, name: str, files: list[str], naming: str) -> EvidenceEntry | None:
+    parsed = parse_name(name, naming)
+    result_path = f"{path}/result.json"
+    if parsed is None and result_path not in files:
+        return None
+    date, slug = parsed if parsed else (None, name)
+    entry = EvidenceEntry(path=path, name=name, kind="dir", date=date, slug=slug, series=slug, files=tuple(files))
+    if result_path in files:
+        _read_result(tree, result_path, entry)
+    elif entry.row is None:
+        entry.row = _row_from_markdown(tree, [f for f in files if f.endswith(".md")])
+    return entry
+
+
+def _file_entry(tree: "Tree", path: str, name: str, naming: str) -> EvidenceEntry | None:
+    parsed = parse_name(name, naming, strip_ext=True)
+    if parsed is None:
+        return None
+    date, slug = parsed
+    entry = EvidenceEntry(path=path, name=name, kind="file", date=date, slug=slug, series=slug, files=(path,))
+    if name.endswith(".json"):
+        _read_result(tree, path, entry, foreign_ok=True)
+    elif name.endswith(".md"):
+        entry.row = _row_from_markdown(tree, [path])
+    return entry
+
+
+def _read_result(tree: "Tree", path: str, entry: EvidenceEntry, foreign_ok: bool = False) -> None:
+    data = tree.read_bytes(path)
+    if data is None:
+        entry.problems.append(f"{path}: cannot be read")
+        return
+    if len(data) > _MAX_JSON:
+        entry.problems.append(f"{path}: {len(data)} bytes, larger than {_MAX_JSON} bytes; not read")
+        return
+    try:
+        obj = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        entry.problems.append(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})")
+        return
+    except json.JSONDecodeError as exc:
+        entry.problems.append(f"{path}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})")
+        return
+    if foreign_ok and not (isinstance(obj, dict) and "schema" in obj):
+        return  # a plain JSON file that is not a benchmark result: foreign evidence, name only
+    entry.raw = obj if isinstance(obj, dict) else None
+    entry.problems.extend(f"{path}: {msg}" for msg in validate_result(obj))
+    if not isinstance(obj, dict):
+        return
+    if isinstance(obj.get("series"), str) and obj["series"].strip():
+        entry.series = obj["series"]
+    entry.row = obj["row"] if isinstance(obj.get("row"), str) and obj["row"] else None
+    entry.commit = obj.get("commit") if isinstance(obj.get("commit"), str) else None
+    entry.dirty = obj.get("dirty") if isinstance(obj.get("dirty"), bool) else None
+    entry.created = obj.get("created") if isinstance(obj.get("created"), str) else None
+    entry.metrics = obj.get("metrics") if isinstance(obj.get("metrics"), dict) else {}
+    entry.runs = obj.get("runs") if isinstance(obj.get("runs"), list) else []
+    entry.peers = obj.get("peers") if isinstance(obj.get("peers"), list) else []
+    created_date = _iso(entry.created[:10]) if entry.created else None
+    if entry.date is None:
+        entry.date = created_date
+    elif created_date and abs(_days(created_date) - _days(entry.date)) > 1:
+        entry.problems.append(f"{path}: created {entry.created} but the name says {entry.date}; "
+                              "rename the evidence to the date it was taken")
+
+
+def _days(iso: str) -> int:
+    return date.fromisoformat(iso).toordinal()
+
+
+def _row_from_markdown(tree: "Tree", paths: list[str]) -> str | None:
+    for p in paths[:4]:
+        data = tree.read_bytes(p)
+        if not data or len(data) > 256 * 1024:
+            continue
+        m = _ROW_LINE.search(data.decode("utf-8", "replace"))
+        if m:
+            return m.group(1)
+    return None

@@ -1,0 +1,147 @@
+"""markdown-it block tokens -> blocks (headings, paragraphs, list items, tables) with exact 1-based line spans.
+
+A list item's span is its own paragraphs (markdown-it's item map also covers nested items and trailing blanks);
+a table row's cells share the row's line.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from roadmap.records.inline import Inline, join, render
+from roadmap.records.model import AsOf
+
+MD = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+
+
+@dataclass(eq=False)
+class Heading:
+    level: int
+    title: str
+    line: int
+    row_id: str | None = None       # own title id, else the enclosing heading's
+    as_of: AsOf | None = None       # from the heading text or the paragraphs at the top of its section
+    preamble: bool = False          # the file's title heading: its as-of is the preamble's
+
+
+@dataclass(eq=False)
+class Cell:
+    inline: Inline
+    raw: str
+
+
+@dataclass(eq=False)
+class TableBlock:
+    headers: list[str]
+    rows: list[tuple[int, list[Cell]]]   # (1-based line, cells in header order)
+
+
+@dataclass(eq=False)
+class Block:
+    kind: str                       # "heading" | "paragraph" | "item" | "table"
+    line: int
+    end_line: int
+    order: int                      # document order of the opening token (items close after their children)
+    headings: tuple[Heading, ...]
+    inline: Inline = field(default_factory=lambda: Inline(text=""))
+    raw: str = ""
+    item_number: int | None = None
+    parent: "Block | None" = None   # enclosing list item, for nested items
+    table: TableBlock | None = None
+    heading: Heading | None = None  # for kind == "heading": the section it opens
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
+    """Blocks in document order and the 0-based line indices inside code blocks (not scanned for comments)."""
+    blocks: list[Block] = []
+    code_lines: set[int] = set()
+    headings: list[Heading] = []
+    items: list[tuple[Block, int, list[tuple[Inline, list[int]]]]] = []   # (block, level, own paragraphs)
+    order = 0
+    i, n = 0, len(tokens)
+    while i < n:
+        tok = tokens[i]
+        typ = tok.type
+        order += 1
+        if typ == "heading_open" and tok.map:
+            level = int(tok.tag[1:]) if tok.tag[1:].isdigit() else 1
+            while headings and headings[-1].level >= level:
+                headings.pop()
+            inl = render(tokens[i + 1].children)
+            h = Heading(level=level, title=inl.text.strip(), line=tok.map[0] + 1)
+            blocks.append(Block("heading", tok.map[0] + 1, tok.map[1], order, tuple(headings), inl,
+                                _raw(lines, tok.map), heading=h))
+            headings.append(h)
+            i += 3
+            continue
+        if typ == "list_item_open" and tok.map:
+            number = int(tok.info) if tok.info.isdigit() else None
+            parent = items[-1][0] if items else None
+            block = Block("item", tok.map[0] + 1, tok.map[0] + 1, order, tuple(headings), item_number=number,
+                          parent=parent)
+            items.append((block, tok.level, []))
+        elif typ == "list_item_close" and items:
+            block, _, paras = items.pop()
+            if paras:
+                block.inline = join([p for p, _ in paras])
+                block.end_line = max(m[1] for _, m in paras)
+                block.raw = "\n".join(lines[block.line - 1:block.end_line])
+                blocks.append(block)
+        elif typ == "paragraph_open" and tok.map:
+            inl = render(tokens[i + 1].children)
+            if items and tok.level == items[-1][1] + 1:
+                items[-1][2].append((inl, tok.map))
+            else:
+                blocks.append(Block("paragraph", tok.map[0] + 1, tok.map[1], order, tuple(headings), inl,
+                                    _raw(lines, tok.map), parent=items[-1][0] if items else None))
+            i += 3
+            continue
+        elif typ == "table_open" and tok.map:
+            i = _table(tokens, i, tok, lines, blocks, order, tuple(headings))
+            continue
+        elif typ in ("fence", "code_block") and tok.map:
+            code_lines.update(range(tok.map[0], tok.map[1]))
+        i += 1
+    blocks.sort(key=lambda b: (b.line, b.order))
+    return blocks, code_lines
+
+
+def _table(tokens: list[Token], i: int, open_tok: Token, lines: list[str], blocks: list[Block], order: int,
+           headings: tuple[Heading, ...]) -> int:
+    headers: list[str] = []
+    rows: list[tuple[int, list[Cell]]] = []
+    in_head = False
+    row_line = open_tok.map[0] + 1 if open_tok.map else 1
+    cells: list[Cell] | None = None
+    j = i + 1
+    while j < len(tokens) and tokens[j].type != "table_close":
+        t = tokens[j]
+        if t.type == "thead_open":
+            in_head = True
+        elif t.type == "thead_close":
+            in_head = False
+        elif t.type == "tr_open":
+            row_line = t.map[0] + 1 if t.map else row_line + 1
+            cells = []
+        elif t.type == "tr_close" and cells is not None:
+            if not in_head:
+                rows.append((row_line, cells))
+            cells = None
+        elif t.type == "inline" and cells is not None:
+            inl = render(t.children)
+            if in_head:
+                headers.append(inl.text.strip())
+            else:
+                cells.append(Cell(inl, t.content))
+        j += 1
+    end = open_tok.map[1] if open_tok.map else row_line
+    blocks.append(Block("table", open_tok.map[0] + 1, end, order, headings, table=TableBlock(headers, rows)))
+    return j + 1
+
+
+def _raw(lines: list[str], span: list[int]) -> str:
+    return "\n".join(lines[span[0]:span[1]])

@@ -1,0 +1,144 @@
+"""Is a statement a directive (asks for work), historical (never current), and what is it written as of?"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from roadmap.records.model import AsOf
+from roadmap.records.patterns import ISO_DATE
+
+if TYPE_CHECKING:
+    from roadmap.config import Config
+
+_HIST_ANY = re.compile(r"\((?:historical|superseded|obsolete|outdated)\b[^)]*\)|\[(?:historical|superseded|obsolete)\]"
+                       r"|\bsuperseded by\b|\bformerly\b|\bno longer (?:current|applies|true|accurate)\b", re.I)
+_HIST_START = re.compile(
+    r"^\W{0,3}(?:\[[xX]\]|✅|✔|☑|(?:historical|historically|superseded|obsolete|formerly|previously|was|were)\b"
+    r"|(?:done|landed|closed|fixed|resolved|shipped|merged|completed)\b\s*(?:[:—–(-]|(?:in|by|as|on|at|via)\b))",
+    re.I)
+_LEADING_DATE = re.compile(rf"^\W{{0,3}}({ISO_DATE})(?!\d)")
+_SHA_ASOF = re.compile(r"(?i:\b(?:base(?:\s+commit)?|based\s+on|as\s+of|as\s+at|authored\s+(?:from|at|on)|"
+                       r"written\s+(?:from|at|against)|at\s+commit|snapshot(?:\s+of)?)\s*[:=]?\s*"
+                       r"(?:(?:the\s+)?commit\s+)?)([0-9a-f]{7,40})(?![\w-])")
+_DATE_ASOF = re.compile(r"(?i:\b(?:as\s+of|as\s+at|(?:last\s+)?updated(?:\s+on)?|authored(?:\s+(?:from|on|at))?|"
+                        r"written(?:\s+(?:from|on|at))?|snapshot(?:\s+of)?|reconciled(?:\s+on)?|checkpoint(?:\s+of)?)"
+                        rf"\s*[:=]?\s*(?:the\s+)?)({ISO_DATE})(?!\d)")
+_NOT_PAST = frozenset({"need", "feed", "speed", "seed", "breed", "bleed", "embed", "shed", "proceed", "succeed",
+                       "exceed", "red", "bed", "wed", "bred", "fed", "led"})
+_IRREGULAR_PAST = frozenset({
+    "ran", "took", "found", "saw", "made", "wrote", "built", "began", "got", "did", "had", "was", "were", "kept",
+    "left", "lost", "sent", "spent", "won", "broke", "chose", "gave", "grew", "knew", "rose", "spoke", "threw",
+    "brought", "bought", "caught", "fought", "sought", "taught", "thought", "led", "held", "heard", "meant",
+    "shot", "stood", "struck", "understood", "fed", "became", "came", "went", "drew", "fell"})
+_EMPTY_VALUES = frozenset({"", "none", "n/a", "na", "nothing", "-", "—", "–", "tbd", "none.", "(none)", "nil"})
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    directive: bool
+    historical: bool
+    directive_text: str | None
+
+
+class Classifier:
+    """Config-derived regexes, compiled once per Config."""
+
+    def __init__(self, config: "Config"):
+        d = config.directives
+        self.columns = frozenset(_norm(c) for c in d.columns)
+        self.verbs = frozenset(v.lower() for v in d.verbs)
+        secs = "|".join(re.escape(s.lower()).replace(r"\-", "[- ]?").replace(r"\ ", "[- ]?") for s in d.sections)
+        self.section_re = re.compile(rf"(?<![\w])(?:{secs})(?![\w])", re.I) if secs else None
+        phr = "|".join(re.escape(p) for p in sorted(d.phrases, key=len, reverse=True))
+        self.phrase_re = re.compile(rf"(?<![\w])(?:{phr})(?!\w)") if phr else None
+        idp = "|".join(f"(?:{p})" for p in (*config.id_patterns, *config.claim_patterns)) or r"(?!x)x"
+        # What may precede the first real word of a directive: dates, ids, owners in parentheses, separators.
+        self.lead_re = re.compile(rf"^(?:\s*(?:{ISO_DATE}|{idp}|\[ \]|\([^)]{{0,80}}\)|[:—–\-*•|,.>→]))*\s*")
+        self.title_lead_re = re.compile(rf"^(?:\s*(?:§?\d+[a-z]?[.)]|{ISO_DATE}|(?i:row|claim|item)\s|[\[(#:—–-]))*\s*")
+
+    def is_directive_column(self, column: str | None) -> bool:
+        if not column:
+            return False
+        c = _norm(column)
+        return c in self.columns or any(c.startswith(k + " ") for k in self.columns)
+
+    def in_directive_section(self, sections: tuple[str, ...]) -> bool:
+        return self.section_re is not None and any(self.section_re.search(s) for s in sections)
+
+    def classify(self, text: str, kind: str, column: str | None, sections: tuple[str, ...],
+                 all_struck: bool) -> Verdict:
+        if all_struck:
+            return Verdict(False, True, None)
+        if kind == "heading":
+            return Verdict(False, bool(_HIST_ANY.search(text) or _HIST_START.match(text)), None)
+        if _HIST_ANY.search(text) or _HIST_START.match(text):
+            return Verdict(False, True, None)
+        phrase = self.phrase_re.search(text) if self.phrase_re else None
+        if phrase:
+            return Verdict(True, False, text[phrase.start():].strip())
+        rest = text[self.lead_re.match(text).end():]
+        first = _WORD.match(rest)
+        word = first.group(0).lower() if first else ""
+        if _LEADING_DATE.match(text) and _is_past(word):
+            return Verdict(False, True, None)  # a dated log entry in the past tense records what happened
+        meaningful = _norm(text) not in _EMPTY_VALUES
+        if not meaningful:
+            return Verdict(False, False, None)
+        if kind == "cell":
+            directive = self.is_directive_column(column)
+        elif kind == "item" and self.in_directive_section(sections):
+            directive = True
+        else:
+            directive = word in self.verbs
+        return Verdict(directive, False, text.strip() if directive else None)
+
+    def title_ids(self, text: str, config: "Config") -> tuple[str | None, str | None]:
+        """(row id the title names, id the title defines by starting with it) for a heading/item/paragraph."""
+        title = _title(text)
+        from roadmap.records.mentions import ids_in  # local: mentions imports figures/paths, keep import light
+
+        ids, claims = ids_in(title, config)
+        found = sorted(ids + claims)
+        if not found:
+            return None, None
+        start = self.title_lead_re.match(title).end()
+        defines = next((i for s, _, i in found if s == start), None)
+        return found[0][2], defines
+
+
+def _title(text: str) -> str:
+    """The title part of an item/heading: up to the first ': ', ' — ', '. ' or ';' (at most 160 chars)."""
+    cut = len(text)
+    for sep in (": ", " — ", " – ", " - ", ". ", "; "):
+        i = text.find(sep)
+        if 0 <= i < cut:
+            cut = i
+    return text[:min(cut, 160)]
+
+
+def _is_past(word: str) -> bool:
+    if word in _IRREGULAR_PAST:
+        return True
+    return len(word) >= 4 and word.endswith("ed") and word not in _NOT_PAST
+
+
+def _norm(s: str) -> str:
+    return " ".join(s.lower().replace("_", " ").replace("-", " ").replace("*", " ").split()).strip(" .:")
+
+
+def as_of_in(text: str, leading_date: bool) -> AsOf | None:
+    """The base sha and/or date `text` says it was written from; a leading date counts for dated entries."""
+    sha_m = _SHA_ASOF.search(text)
+    date_m = _DATE_ASOF.search(text)
+    date = date_m.group(1) if date_m else None
+    if date is None and leading_date:
+        lead = _LEADING_DATE.match(text)
+        date = lead.group(1) if lead else None
+    sha = sha_m.group(1) if sha_m else None
+    if sha and not (any(c.isdigit() for c in sha) and any(c.isalpha() for c in sha)):
+        sha = None
+    if sha is None and date is None:
+        return None
+    return AsOf(sha=sha, date=date)

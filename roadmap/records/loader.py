@@ -1,0 +1,53 @@
+"""Load every record file of a tree (working tree or `--at REV`) and index where ids are defined."""
+from __future__ import annotations
+
+import posixpath
+from typing import TYPE_CHECKING, Iterable
+
+from roadmap.config import glob_match
+from roadmap.records.model import Problem, RecordFile, Statement
+from roadmap.records.parser import parse_record
+
+if TYPE_CHECKING:
+    from roadmap.config import Config
+    from roadmap.history.tree import Tree
+
+_KIND_RANK = {"cell": 0, "heading": 1, "item": 2, "paragraph": 3}
+
+
+def record_paths(files: Iterable[str], config: "Config") -> list[str]:
+    """The repo-relative paths the `records` globs select, minus `exclude`, sorted."""
+    return sorted(p for p in files
+                  if any(glob_match(g, p) for g in config.records) and not any(glob_match(g, p) for g in config.exclude))
+
+
+def load_records(tree: "Tree", config: "Config") -> list[RecordFile]:
+    out: list[RecordFile] = []
+    for path in record_paths(tree.files, config):
+        data = tree.read_bytes(path)
+        if data is None:
+            out.append(RecordFile(path=path, text="", problems=[Problem(path, 1, "record could not be read")]))
+            continue
+        out.append(parse_record(path, data, config))
+    return out
+
+
+def defined_ids(records: list[RecordFile]) -> dict[str, Statement]:
+    """Where each row/claim id is defined: a table row's id cell first, then an id-led heading, then an item.
+
+    A record file named after an id (`.agents/claims/CLAIM-X.md`) defines it at its first statement.
+    """
+    best: dict[str, tuple[tuple[int, str, int], Statement]] = {}
+    for rf in records:
+        for st in rf.statements:
+            if st.defines:
+                key = (_KIND_RANK.get(st.kind, 9), st.path, st.line)
+                if st.defines not in best or key < best[st.defines][0]:
+                    best[st.defines] = (key, st)
+    out = {k: v[1] for k, v in best.items()}
+    for rf in records:
+        stem = posixpath.splitext(posixpath.basename(rf.path))[0]
+        if stem not in out and rf.statements and any(
+                stem in st.mentions.claims or stem in st.mentions.ids for st in rf.statements[:3]):
+            out[stem] = rf.statements[0]
+    return dict(sorted(out.items()))

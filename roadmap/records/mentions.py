@@ -1,0 +1,119 @@
+"""What a statement names: ids, claims, code symbols, env vars, shas, dates, figures, paths, evidence."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from roadmap.records import patterns as P
+from roadmap.records.figures import FIGURE_RE, find_figures
+from roadmap.records.inline import Inline
+from roadmap.records.model import Mentions, PathRef
+from roadmap.records.paths import find_paths, link_ref
+
+if TYPE_CHECKING:
+    from roadmap.config import Config
+
+
+def ids_in(text: str, config: "Config") -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
+    """(row ids, claim ids) found whole-token in `text`, each as (start, end, id); states are not ids."""
+    claims = [(m.start(), m.end(), m.group(0)) for m in config.claim_re.finditer(text)]
+    ids = [(m.start(), m.end(), m.group(0)) for m in config.id_re.finditer(text)
+           if m.group(0) not in config.state_set and not config.claim_re.fullmatch(m.group(0))]
+    return ids, claims
+
+
+def _classify_code(content: str, config: "Config") -> tuple[str, str] | None:
+    """("symbol", name) | ("env", name) for a code span; None when it is a sha, id, path, date or figure."""
+    c = content.strip()
+    if not c or len(c) > 200:
+        return None
+    env = P.FULL_ENV_RE.match(c)
+    if env:
+        return ("env", env.group(1))
+    if (P.FULL_SHA_RE.match(c) or config.id_re.fullmatch(c) or config.claim_re.fullmatch(c)
+            or P.DATE_RE.fullmatch(c) or FIGURE_RE.fullmatch(c)):
+        return None
+    refs, _ = find_paths(c, [], [])
+    if refs and refs[0].text == c:
+        return None
+    if c.endswith("()"):
+        c = c[:-2]
+    return ("symbol", c)
+
+
+def _symbols_in_command(content: str) -> list[str]:
+    """`engine bench --async-scheduling` -> ["--async-scheduling"]; `git log -S'Foo'` -> ["Foo"]."""
+    out = [m.group(1) or m.group(2) for m in P.PICKAXE_RE.finditer(content)]
+    out.extend(m.group(0) for m in P.FLAG_RE.finditer(content))
+    return out
+
+
+def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    if not spans:
+        return text
+    chars = list(text)
+    for s, e in spans:
+        chars[s:e] = " " * (e - s)
+    return "".join(chars)
+
+
+def extract(inline: Inline, config: "Config", record_path: str, header: str | None = None) -> Mentions:
+    text = inline.text
+    if not text:
+        return Mentions()
+    # Paths: markdown links first (resolved against the record), then references written in text.
+    paths: list[PathRef] = []
+    link_spans = []
+    for s, e, href in inline.links:
+        ref = link_ref(href, text[s:e], record_path)
+        if ref is not None:
+            paths.append(ref)
+            link_spans.append((s, e))
+    text_refs, path_spans = find_paths(text, inline.code, link_spans)
+    paths.extend(text_refs)
+    masked = _mask(text, path_spans)
+
+    ids, claims = ids_in(masked, config) if "-" in masked else ([], [])
+    shas = [(m.start(), m.end(), m.group(0)) for m in P.SHA_RE.finditer(masked)]
+    dates = [(m.start(), m.end(), m.group(1)) for m in P.DATE_RE.finditer(masked)]
+    evidence = []
+    for m in P.EVIDENCE_RE.finditer(masked):
+        d = m.group(1) or m.group(4)
+        if P.valid_compact_date(d):
+            evidence.append((m.start(), m.end(), m.group(0)))
+    root = config.evidence.root.strip("/") + "/"
+    for ref in paths:
+        if ref.path.startswith(root):
+            evidence.append((0, 0, ref.path[len(root):].split("/", 1)[0]))
+    envs = []
+    for m in P.ENV_RE.finditer(masked):
+        envs.append((m.start(), m.end(), m.group(1) or m.group(2)))
+
+    symbols: list[str] = []
+    code_spans = []
+    for s, e, content in inline.code:
+        code_spans.append((s, e))
+        kind = _classify_code(content, config)
+        if kind is None:
+            continue
+        if kind[0] == "env":
+            envs.append((s, e, kind[1]))
+        elif any(ch.isspace() for ch in kind[1]):
+            symbols.extend(_symbols_in_command(kind[1]))
+        else:
+            symbols.append(kind[1])
+    symbols.extend(m.group(0) for m in P.FLAG_RE.finditer(_mask(masked, code_spans)))
+
+    noise = [(s, e) for s, e, _ in (*ids, *claims, *shas, *dates, *evidence, *envs) if e > s]
+    figures = find_figures(_mask(masked, noise + code_spans), header)
+    envs.sort()
+    return Mentions(
+        ids=P.dedupe([i for _, _, i in ids]),
+        claims=P.dedupe([c for _, _, c in claims]),
+        symbols=P.dedupe(symbols),
+        env_vars=P.dedupe([v for _, _, v in envs]),
+        shas=P.dedupe([s for _, _, s in shas]),
+        dates=P.dedupe([d for _, _, d in dates]),
+        figures=tuple(figures),
+        paths=tuple(dict.fromkeys(paths)),
+        evidence=P.dedupe([v for _, _, v in evidence]),
+    )

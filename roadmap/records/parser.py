@@ -1,0 +1,205 @@
+"""One record file (bytes) -> RecordFile: statements with line spans, mentions, directive/historical, as-of."""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from roadmap.records import source
+from roadmap.records.blocks import MD, Block, Heading, walk
+from roadmap.records.classify import Classifier, as_of_in
+from roadmap.records.inline import Inline
+from roadmap.records.mentions import extract, ids_in
+from roadmap.records.model import AsOf, Problem, RecordFile, Statement, Table
+from roadmap.records.patterns import FULL_SHA_RE
+from roadmap.records.suppressions import scan
+
+if TYPE_CHECKING:
+    from roadmap.config import Config
+
+_DATE_COLUMN = re.compile(r"^(?:as[ -]of|(?:last[ -])?updated|date|checkpoint|base(?:[ -]commit)?|since)$", re.I)
+_CLASSIFIERS: dict[int, tuple["Config", Classifier]] = {}
+
+
+def classifier_for(config: "Config") -> Classifier:
+    hit = _CLASSIFIERS.get(id(config))
+    if hit is None or hit[0] is not config:
+        hit = (config, Classifier(config))
+        _CLASSIFIERS[id(config)] = hit
+    return hit[1]
+
+
+def parse_record(path: str, data: bytes, config: "Config") -> RecordFile:
+    """Parse one record. Never raises on odd input: what cannot be read becomes a Problem."""
+    text, problems = source.decode(path, data)
+    if text is None:
+        return RecordFile(path=path, text="", problems=problems)
+    rf = RecordFile(path=path, text=text, problems=problems)
+    if not text.strip():
+        return rf
+    lines = text.split("\n")
+    md_lines, front_as_of = source.front_matter(lines)
+    try:
+        tokens = MD.parse("\n".join(md_lines))
+    except Exception as exc:  # markdown-it is robust, but one bad record must never stop the lint
+        problems.append(Problem(path, 1, f"markdown parser failed ({type(exc).__name__}: {exc}); record skipped"))
+        return rf
+    blocks, code_lines = walk(tokens, lines)
+    rf.suppressions, sup_problems = scan(path, lines, code_lines)
+    problems.extend(sup_problems)
+    _Builder(rf, config, front_as_of).build(blocks)
+    rf.problems.sort(key=lambda p: p.line)
+    return rf
+
+
+class _Builder:
+    def __init__(self, rf: RecordFile, config: "Config", front_as_of: AsOf | None):
+        self.rf = rf
+        self.config = config
+        self.cls = classifier_for(config)
+        self.front_as_of = front_as_of
+        self.item_rows: dict[int, str | None] = {}   # id(item block) -> its row id, for nested items
+
+    def build(self, blocks: list[Block]) -> None:
+        self._sections(blocks)
+        for b in blocks:
+            if b.kind == "table":
+                self._table(b)
+            elif b.inline.visible or b.inline.struck:
+                self._statement(b)
+
+    def _sections(self, blocks: list[Block]) -> None:
+        """Heading row ids and as-ofs (heading text, or the paragraphs that open its section); the preamble."""
+        preamble_open = True
+        seen_title = False
+        found: AsOf | None = self.front_as_of
+        top_of_section = True
+        for b in blocks:
+            if b.kind == "heading" and b.heading is not None:
+                h = b.heading
+                if h.level >= 2 or seen_title:
+                    preamble_open = False  # the preamble is the text before the first section (under the title)
+                seen_title = True
+                h.preamble = preamble_open
+                row, _ = self.cls.title_ids(b.inline.text, self.config)
+                h.row_id = row or (b.headings[-1].row_id if b.headings else None)
+                h.as_of = as_of_in(b.inline.text, leading_date=True)
+                top_of_section = True
+            elif b.kind == "paragraph" and top_of_section and b.parent is None:
+                own = as_of_in(b.inline.text, leading_date=False)
+                if own and b.headings and b.headings[-1].as_of is None:
+                    b.headings[-1].as_of = own
+            else:
+                top_of_section = False
+            if preamble_open and found is None and b.kind != "table":
+                found = as_of_in(b.inline.text, leading_date=False)
+        self.rf.preamble_as_of = AsOf(found.sha, found.date, "preamble") if found else None
+
+    def _resolve_as_of(self, own: AsOf | None, headings: tuple[Heading, ...], row: AsOf | None = None) -> AsOf | None:
+        if own:
+            return AsOf(own.sha, own.date, "statement")
+        if row:
+            return AsOf(row.sha, row.date, "row")
+        for h in reversed(headings):
+            if h.as_of and not h.preamble:
+                return AsOf(h.as_of.sha, h.as_of.date, "section")
+        return self.rf.preamble_as_of
+
+    def _statement(self, b: Block) -> None:
+        inl = b.inline
+        text, raw = self._capped(b.line, "statement", inl.text.strip(), b.raw)
+        inl = Inline(text=text, code=inl.code, links=inl.links, struck=inl.struck, visible=inl.visible)
+        sections = tuple(h.title for h in b.headings)
+        verdict = self.cls.classify(text, b.kind, None, sections, all_struck=inl.struck and not inl.visible)
+        row_id, defines = self.cls.title_ids(text, self.config)
+        if b.kind == "heading":
+            row_id = b.heading.row_id if b.heading else row_id
+        elif b.kind == "paragraph":
+            row_id, defines = defines, None  # a paragraph led by an id belongs to it but defines nothing
+        if row_id is None and b.parent is not None:
+            row_id = self.item_rows.get(id(b.parent))
+        if row_id is None and b.headings:
+            row_id = b.headings[-1].row_id
+        if b.kind == "item":
+            self.item_rows[id(b)] = row_id
+        own = as_of_in(text, leading_date=True)
+        self.rf.statements.append(Statement(
+            path=self.rf.path, line=b.line, end_line=b.end_line, kind=b.kind, text=text, raw=raw,
+            section=sections, row_id=row_id, item_number=b.item_number,
+            mentions=extract(inl, self.config, self.rf.path), directive=verdict.directive,
+            historical=verdict.historical, as_of=self._resolve_as_of(own, b.headings), defines=defines,
+            directive_text=verdict.directive_text))
+
+    def _table(self, b: Block) -> None:
+        tb = b.table
+        assert tb is not None
+        sections = tuple(h.title for h in b.headings)
+        id_names = {h.lower() for h in self.config.id_columns}
+        id_col = next((k for k, h in enumerate(tb.headers) if h.lower() in id_names), None)
+        date_cols = [k for k, h in enumerate(tb.headers) if _DATE_COLUMN.match(h.strip())]
+        section_row = b.headings[-1].row_id if b.headings else None
+        rows = []
+        for index, (line, cells) in enumerate(tb.rows):
+            row_id, define_col = self._row_id(tb.headers, cells, id_col)
+            row_as_of = next((a for k in date_cols if k < len(cells)
+                              for a in [_cell_as_of(cells[k].inline.text)] if a), None)
+            stmts = []
+            for k, cell in enumerate(cells):
+                header = tb.headers[k] if k < len(tb.headers) else ""
+                text, raw = self._capped(line, f"cell `{header}`", cell.inline.text.strip(), cell.raw)
+                inl = Inline(text=text, code=cell.inline.code, links=cell.inline.links, struck=cell.inline.struck,
+                             visible=cell.inline.visible)
+                verdict = self.cls.classify(text, "cell", header, sections,
+                                            all_struck=inl.struck and not inl.visible)
+                own = as_of_in(text, leading_date=False)
+                st = Statement(
+                    path=self.rf.path, line=line, end_line=line, kind="cell", text=text, raw=raw, section=sections,
+                    row_id=row_id or section_row, column=header, table_row=index,
+                    mentions=extract(inl, self.config, self.rf.path, header), directive=verdict.directive,
+                    historical=verdict.historical, as_of=self._resolve_as_of(own, b.headings, row_as_of),
+                    defines=row_id if k == define_col else None, directive_text=verdict.directive_text)
+                stmts.append(st)
+                self.rf.statements.append(st)
+            rows.append(tuple(stmts))
+        self.rf.tables.append(Table(path=self.rf.path, line=b.line, end_line=b.end_line, section=sections,
+                                    headers=tuple(tb.headers), rows=tuple(rows), id_column=id_col))
+
+    def _row_id(self, headers: list[str], cells: list, id_col: int | None) -> tuple[str | None, int | None]:
+        """(row id, index of the cell that defines it): the id column's id, else the first cell led by an id,
+        else the first id in a column named like "Row" (a reference, so it defines nothing)."""
+        if id_col is not None and id_col < len(cells):
+            found = _first_id(cells[id_col].inline.text, self.config, leading=False)
+            if found:
+                return found, id_col
+        for k, cell in enumerate(cells):
+            found = _first_id(cell.inline.text, self.config, leading=True)
+            if found:
+                return found, k
+        for k, h in enumerate(headers):
+            if "row" in h.lower() and k < len(cells):
+                found = _first_id(cells[k].inline.text, self.config, leading=False)
+                if found:
+                    return found, None
+        return None, None
+
+    def _capped(self, line: int, what: str, text: str, raw: str) -> tuple[str, str]:
+        longest = max(len(text), len(raw))
+        if longest > source.MAX_TEXT:
+            self.rf.problems.append(source.cap_problem(self.rf.path, line, what, longest))
+        return text[:source.MAX_TEXT], raw[:source.MAX_TEXT]
+
+
+def _first_id(text: str, config: "Config", leading: bool) -> str | None:
+    ids, claims = ids_in(text, config)
+    found = sorted(ids + claims)
+    if not found:
+        return None
+    if leading and text.lstrip()[:1] and found[0][0] != len(text) - len(text.lstrip()):
+        return None
+    return found[0][2]
+
+
+def _cell_as_of(text: str) -> AsOf | None:
+    text = text.strip()
+    if FULL_SHA_RE.match(text):
+        return AsOf(sha=text)
+    return as_of_in(text, leading_date=True)

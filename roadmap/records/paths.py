@@ -1,0 +1,113 @@
+"""Path references in record text: `path:10-20`, `path#L10-L20`, `[t](path#L10)`, `path::Symbol`, bare `dir/file.py`.
+
+Text references are repo-relative as written; markdown link targets are relative to the record file (markdown's
+own rule), so they are resolved against the record's directory.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from urllib.parse import unquote
+
+from roadmap.records.model import PathRef
+
+# Extensions a bare name without a slash must carry to be read as a file (a slash path needs any extension).
+_EXTS = ("md|mdx|rst|txt|py|pyi|ipynb|cpp|cc|cxx|c|h|hpp|hh|cu|cuh|rs|go|java|kt|ts|tsx|js|jsx|json|jsonl|yaml|yml|"
+         "toml|sh|bash|cfg|ini|csv|tsv|html|css|cmake|proto|sql|lock|safetensors|gguf|png|svg|pdf|jpg|log|ptx|mlir")
+_DIR_ROOTS = {"src", "docs", "tests", "test", "engine", "roadmap", "agents", "tools", "include", "lib", "scripts",
+              "specs", "bench", "benchmarks", "csrc", "vllm", "configs", "examples", "python", "kernels"}
+_SEG = r"[\w@+-][\w.@+-]*"
+PATH_RE = re.compile(
+    rf"(?<![\w/.:@#-])(?P<path>(?:\.{{1,2}}/)*(?:\.?{_SEG}/)+(?:{_SEG})?|{_SEG}\.(?:{_EXTS}))"
+    r"(?P<loc>:(?P<l1>\d+)(?:-(?P<l2>\d+))?|#L(?P<h1>\d+)(?:-L?(?P<h2>\d+))?"
+    r"|::(?P<sym>[A-Za-z_]\w*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?)?(?![\w/])")
+_HAS_EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,9}$")
+_DOMAIN = re.compile(r"^(?:www\.)?[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|ai|co|edu|gov|app|hf)$")
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_FRAGMENT = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
+# A code-looking symbol right before a reference: `Cls::method()`, snake_case, CamelCase, dotted.
+_SYM_BEFORE = re.compile(r"([A-Za-z_][\w]*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?\s*[(\[]?\s*(?:(?:in|at)\s+)?$")
+_SYM_AFTER = re.compile(r"^\s*[(\[]?\s*(?:`)?([A-Za-z_][\w]*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?")
+
+
+def _looks_like_file(path: str) -> bool:
+    if not any(c.isalpha() for c in path):
+        return False
+    first = path.lstrip("./").split("/", 1)[0]
+    if _DOMAIN.match(first):
+        return False
+    if path.endswith("/"):
+        return len(path) > 2
+    if "/" not in path:
+        return True  # a bare name only matched with a known extension
+    return bool(_HAS_EXT.search(path)) or first in _DIR_ROOTS or path.startswith((".agents/", "./", "../"))
+
+
+def _codeish(sym: str, in_code: bool) -> bool:
+    return in_code or "::" in sym or "_" in sym or "." in sym or any(c.isupper() for c in sym[1:])
+
+
+def _clean(path: str) -> str:
+    while path.startswith("./"):
+        path = path[2:]
+    return path.rstrip("/") or path
+
+
+def find_paths(text: str, code: list[tuple[int, int, str]], skip: list[tuple[int, int]]
+               ) -> tuple[list[PathRef], list[tuple[int, int]]]:
+    """Path refs written in `text` (not inside `skip` spans, e.g. link texts) and the spans they cover."""
+    refs: list[PathRef] = []
+    spans: list[tuple[int, int]] = []
+    if "/" not in text and "." not in text:
+        return refs, spans
+    for m in PATH_RE.finditer(text):
+        path = m.group("path")
+        if not _looks_like_file(path) or any(s <= m.start() < e for s, e in skip):
+            continue
+        line = m.group("l1") or m.group("h1")
+        end = m.group("l2") or m.group("h2")
+        form = "colon" if m.group("l1") else "hash" if m.group("h1") else "symbol" if m.group("sym") else "bare"
+        symbol = m.group("sym")
+        if line and symbol is None:
+            symbol = _symbol_beside(text, m.start(), m.end(), code)
+        refs.append(PathRef(path=_clean(path), line=int(line) if line else None,
+                            end_line=int(end) if end else (int(line) if line else None),
+                            symbol=symbol, text=m.group(0), form=form))
+        spans.append((m.start(), m.end()))
+    return refs, spans
+
+
+def _symbol_beside(text: str, start: int, end: int, code: list[tuple[int, int, str]]) -> str | None:
+    before = _SYM_BEFORE.search(text, max(0, start - 120), start)
+    if before:
+        sym = before.group(1)
+        in_code = any(s <= before.start(1) < e for s, e, _ in code)
+        if _codeish(sym, in_code) and not sym[0].isdigit():
+            return sym
+    after = _SYM_AFTER.match(text[end:end + 120])
+    if after:
+        sym = after.group(1)
+        in_code = any(s <= end + after.start(1) < e for s, e, _ in code)
+        if in_code:
+            return sym
+    return None
+
+
+def link_ref(href: str, link_text: str, record_path: str) -> PathRef | None:
+    """A PathRef for a markdown link target that is a repository file, else None (URLs, anchors, mail)."""
+    href = href.strip()
+    if not href or href.startswith("#") or _SCHEME.match(href) or href.startswith("//"):
+        return None
+    target, _, frag = href.partition("#")
+    target = unquote(target.split("?", 1)[0])
+    if not target:
+        return None
+    if target.startswith("/"):
+        path = target.lstrip("/")
+    else:
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(record_path), target))
+    fm = _FRAGMENT.match(frag)
+    line = int(fm.group(1)) if fm else None
+    end = int(fm.group(2)) if fm and fm.group(2) else line
+    return PathRef(path=_clean(path), line=line, end_line=end, symbol=None,
+                   text=f"[{link_text}]({href})", form="link")

@@ -1,0 +1,67 @@
+"""Record bytes -> text lines, with every oddity (binary, bad UTF-8, huge files, front matter) made a Problem."""
+from __future__ import annotations
+
+import re
+
+from roadmap.records.model import AsOf, Problem
+from roadmap.records.patterns import DATE_RE, FULL_SHA_RE
+
+MAX_FILE_BYTES = 4 * 1024 * 1024   # a record past this is cut at a line boundary (and says so)
+MAX_TEXT = 4000                    # characters of one statement's text/raw kept; longer is capped (and says so)
+_FRONT_KEY = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*:\s*['\"]?([^'\"#]*?)['\"]?\s*(?:#.*)?$")
+_SHA_KEYS = {"base", "base_commit", "base-commit", "commit", "as_of_commit"}
+_DATE_KEYS = {"as_of", "as-of", "updated", "last_updated", "last-updated", "date"}
+
+
+def decode(path: str, data: bytes) -> tuple[str | None, list[Problem]]:
+    """The record's text (None for a binary file) and the problems met decoding it."""
+    problems: list[Problem] = []
+    if not data:
+        return "", problems
+    if b"\0" in data[:8192]:
+        return None, [Problem(path, 1, "binary file matched a record glob; it was not read. "
+                                       "Add it to `exclude` in [tool.roadmap] or move it out of the records")]
+    if len(data) > MAX_FILE_BYTES:
+        cut = data.rfind(b"\n", 0, MAX_FILE_BYTES)
+        data = data[:cut if cut > 0 else MAX_FILE_BYTES]
+        problems.append(Problem(path, data.count(b"\n") + 1,
+                                f"record is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; only the lines "
+                                "before this one were read. Split the file"))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        text = data.decode("utf-8", "replace")
+        problems.append(Problem(path, line, f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); read with "
+                                            "replacement characters. Re-save the file as UTF-8"))
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd"), problems
+
+
+def front_matter(lines: list[str]) -> tuple[list[str], AsOf | None]:
+    """Blank a leading `---` YAML front matter block (markdown would read it as a heading) and take its as-of."""
+    if not lines or lines[0].strip() != "---":
+        return lines, None
+    for end in range(1, min(len(lines), 80)):
+        if lines[end].strip() in ("---", "..."):
+            break
+    else:
+        return lines, None
+    sha = date = None
+    for line in lines[1:end]:
+        m = _FRONT_KEY.match(line)
+        if not m:
+            continue
+        key, value = m.group(1).lower(), m.group(2).strip().strip("`")
+        if key in _SHA_KEYS and FULL_SHA_RE.match(value) and sha is None:
+            sha = value
+        elif key in _DATE_KEYS and date is None and DATE_RE.match(value):
+            date = DATE_RE.match(value).group(1)
+    blanked = [""] * (end + 1) + lines[end + 1:]
+    return blanked, AsOf(sha=sha, date=date, source="preamble") if (sha or date) else None
+
+
+def cap_problem(path: str, line: int, what: str, length: int) -> Problem:
+    return Problem(path, line, f"{what} is {length} characters; only the first {MAX_TEXT} are read. "
+                               "Split it into shorter statements")
