@@ -1,0 +1,93 @@
+"""The decoder-only transformer shared by Llama and Qwen3 (they differ only in Qwen3's per-head q/k norm).
+
+Module and parameter names follow HF (`model.layers.N.self_attn.qkv_proj` packs HF's q/k/v_proj), so loading a
+checkpoint is the name map in `packed_modules_mapping` plus `weights.load_weights`.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import torch
+from torch import nn
+
+from engine.errors import EngineError
+from engine.kernels.attention_metadata import AttentionMetadata
+from engine.model.attention import Attention, AttentionKernels
+from engine.model.config import ModelConfig
+from engine.model.embedding import LMHead, VocabEmbedding
+from engine.model.mlp import GatedMLP
+from engine.model.rms_norm import RMSNorm
+from engine.model.rotary import RotaryEmbedding
+from engine.model.weights import load_weights
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, config: ModelConfig, qk_norm: bool) -> None:
+        super().__init__()
+        self.input_layernorm = RMSNorm(config.hidden_size, config.rms_norm_eps)
+        self.self_attn = Attention(config, qk_norm)
+        self.post_attention_layernorm = RMSNorm(config.hidden_size, config.rms_norm_eps)
+        self.mlp = GatedMLP(config.hidden_size, config.intermediate_size)
+
+    def forward(self, h: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, attn: AttentionMetadata,
+                kv_cache: torch.Tensor | None) -> torch.Tensor:  # [T, H] -> [T, H]
+        h = h + self.self_attn(self.input_layernorm(h), cos, sin, attn, kv_cache)
+        return h + self.mlp(self.post_attention_layernorm(h))
+
+
+class DecoderModel(nn.Module):
+    def __init__(self, config: ModelConfig, qk_norm: bool) -> None:
+        super().__init__()
+        self.embed_tokens = VocabEmbedding(config.vocab_size, config.hidden_size)
+        self.layers = nn.ModuleList(DecoderLayer(config, qk_norm) for _ in range(config.num_hidden_layers))
+        self.norm = RMSNorm(config.hidden_size, config.rms_norm_eps)
+        self.rotary_emb = RotaryEmbedding(config.head_dim, config.max_position_embeddings, config.rope_theta,
+                                          config.rope_scaling)
+
+    def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata,
+                kv_caches: list[torch.Tensor]) -> torch.Tensor:
+        cos, sin = self.rotary_emb(positions)
+        h = self.embed_tokens(input_ids)
+        for i, layer in enumerate(self.layers):
+            h = layer(h, cos, sin, attn, kv_caches[i] if kv_caches else None)
+        return self.norm(h)
+
+
+class DecoderForCausalLM(nn.Module):
+    qk_norm: bool = False
+    # checkpoint module name -> (our packed module, shard id); everything else maps one-to-one by name.
+    packed_modules_mapping: dict[str, tuple[str, object]] = {
+        "q_proj": ("qkv_proj", "q"),
+        "k_proj": ("qkv_proj", "k"),
+        "v_proj": ("qkv_proj", "v"),
+        "gate_proj": ("gate_up_proj", 0),
+        "up_proj": ("gate_up_proj", 1),
+    }
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.model = DecoderModel(config, self.qk_norm)
+        self.lm_head = LMHead(config.vocab_size, config.hidden_size)
+        if config.tie_word_embeddings:
+            self.lm_head.weight = self.model.embed_tokens.weight
+
+    def forward(self,
+                input_ids: torch.Tensor,         # [T] int64
+                positions: torch.Tensor,         # [T] int64
+                attn: AttentionMetadata,
+                kv_caches: list[torch.Tensor],   # one per layer; [] runs without a cache (every token is new)
+                ) -> torch.Tensor:               # hidden [T, H]
+        if kv_caches and len(kv_caches) != len(self.model.layers):
+            raise EngineError(f"got {len(kv_caches)} KV caches for a model of {len(self.model.layers)} layers")
+        return self.model(input_ids, positions, attn, kv_caches)
+
+    def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:  # [N, H] -> [N, V] float32
+        return self.lm_head(hidden)
+
+    def set_attention_kernels(self, kernels: AttentionKernels) -> None:
+        for layer in self.model.layers:
+            layer.self_attn.kernels = kernels
+
+    def load_weights(self, weights: Iterable[tuple[str, torch.Tensor]], source: str) -> None:
+        load_weights(self, weights, source)

@@ -1,0 +1,51 @@
+"""Rotary position embedding (NeoX / rotate-half layout, as HF Llama and Qwen3) with a float32 cos/sin cache.
+
+The cache is computed once in float32 for every position up to max_position_embeddings; a step gathers the rows of
+its positions once and every layer reuses them. The rotation runs in the activation dtype, as transformers does.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from engine.model.config import RopeScaling
+
+
+def inverse_frequencies(head_dim: int, theta: float, scaling: RopeScaling | None) -> torch.Tensor:
+    """[head_dim / 2] float32; llama3 scaling stretches the low frequencies (transformers' llama3 rope)."""
+    inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.int64).float() / head_dim))
+    if scaling is None:
+        return inv_freq
+    low_wavelen = scaling.original_max_position_embeddings / scaling.low_freq_factor
+    high_wavelen = scaling.original_max_position_embeddings / scaling.high_freq_factor
+    wavelen = 2 * math.pi / inv_freq
+    scaled = torch.where(wavelen > low_wavelen, inv_freq / scaling.factor, inv_freq)
+    smooth = (scaling.original_max_position_embeddings / wavelen - scaling.low_freq_factor) / (
+        scaling.high_freq_factor - scaling.low_freq_factor)
+    smoothed = (1 - smooth) * scaled / scaling.factor + smooth * scaled
+    medium = (wavelen >= high_wavelen) & (wavelen <= low_wavelen)
+    return torch.where(medium, smoothed, scaled)
+
+
+class RotaryEmbedding(nn.Module):
+    def __init__(self, head_dim: int, max_position: int, theta: float, scaling: RopeScaling | None = None) -> None:
+        super().__init__()
+        inv_freq = inverse_frequencies(head_dim, theta, scaling).to(torch.get_default_device())
+        t = torch.arange(max_position, dtype=torch.float32, device=inv_freq.device)
+        freqs = torch.outer(t, inv_freq)                                   # [max_position, head_dim / 2]
+        # Not persistent: rebuilt from the config, never loaded; kept float32 whatever the model dtype.
+        self.register_buffer("cos_cache", freqs.cos(), persistent=False)
+        self.register_buffer("sin_cache", freqs.sin(), persistent=False)
+
+    def forward(self, positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """positions [T] int64 -> (cos, sin), each [T, 1, head_dim / 2] float32, broadcast over heads."""
+        return self.cos_cache[positions].unsqueeze(1), self.sin_cache[positions].unsqueeze(1)
+
+    @staticmethod
+    def apply(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+        """x [T, H, head_dim] -> same shape; rotate-half: (x1, x2) -> (x1 cos - x2 sin, x2 cos + x1 sin)."""
+        cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+        x1, x2 = x.chunk(2, dim=-1)
+        return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1)
