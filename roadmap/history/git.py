@@ -36,9 +36,12 @@ def run_git(root: str | Path, *args: str, input: bytes | None = None, check: boo
     return proc.stdout
 
 
-def popen_git(root: str | Path, *args: str) -> subprocess.Popen:
-    """A streamed git command (stdout as a pipe) for one-pass walks over history."""
-    return subprocess.Popen(["git", *SAFE_CONFIG, "-C", str(root), *args], stdout=subprocess.PIPE,
+def popen_git(root: str | Path, *args: str, stdin: int | None = None) -> subprocess.Popen:
+    """A streamed git command (stdout as a pipe) for one-pass walks over history.
+
+    `stdin=subprocess.PIPE` lets the caller feed revisions (`--stdin`) or object names (`cat-file --batch`).
+    """
+    return subprocess.Popen(["git", *SAFE_CONFIG, "-C", str(root), *args], stdin=stdin, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=git_env())
 
 

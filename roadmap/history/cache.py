@@ -1,0 +1,127 @@
+"""Per-commit cache of parsed metadata and -S deltas, keyed by commit sha, in `<repo>/.roadmap_cache/`.
+
+A commit's record is immutable (its sha names its content), so entries never go stale; what can grow is
+the symbol set. Each scanned commit stores the set of symbols it was scanned for and its deltas (only the
+symbols that hit), so a later run with new symbols rescans exactly the commits that lack them. Commits
+whose diff could not be read are cached as metadata only, so the next run tries them again.
+
+The file is one JSON document behind a header line carrying its sha256: a truncated, edited or otherwise
+invalid file is discarded and rebuilt, never trusted. Writes go to a temporary file renamed into place.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from roadmap.history.commit import Commit
+
+VERSION = 1
+MAGIC = b"roadmap-history-cache"
+CACHE_DIR = ".roadmap_cache"
+
+
+@dataclass
+class HistoryCache:
+    path: Path
+    commits: dict[str, Commit] = field(default_factory=dict)
+    # sha -> (symbols this commit was scanned for, {symbol: net delta} for the ones that hit)
+    scans: dict[str, tuple[frozenset[str], dict[str, int]]] = field(default_factory=dict)
+    state: str = "cold"        # cold (no file) | warm | corrupt (discarded) | disabled
+    dirty: bool = False
+
+    @classmethod
+    def open(cls, root: str | Path, key: str, enabled: bool = True) -> "HistoryCache":
+        path = Path(root) / CACHE_DIR / f"history-v{VERSION}-{key}.json"
+        if not enabled:
+            return cls(path, state="disabled")
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return cls(path, state="cold")
+        except OSError:
+            return cls(path, state="corrupt")
+        try:
+            commits, scans = _decode(raw)
+        except (ValueError, TypeError, KeyError, IndexError, UnicodeDecodeError, RecursionError):
+            return cls(path, state="corrupt", dirty=True)
+        return cls(path, commits, scans, state="warm")
+
+    def put(self, commit: Commit, scanned_for: frozenset[str] | None, deltas: dict[str, int]) -> None:
+        """Record a commit; `scanned_for=None` means its diff was not read (metadata only)."""
+        self.commits[commit.sha] = commit
+        if scanned_for is None:
+            self.scans.pop(commit.sha, None)
+        else:
+            self.scans[commit.sha] = (scanned_for, deltas)
+        self.dirty = True
+
+    def save(self) -> bool:
+        """Write atomically when something changed; False when the directory is not writable."""
+        if self.state == "disabled" or not self.dirty:
+            return False
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            ignore = self.path.parent / ".gitignore"
+            if not ignore.exists():
+                # The cache dir ignores itself, so linting a repository never makes it dirty.
+                ignore.write_text("# created by roadmap; the whole directory is a cache\n*\n")
+            data = _encode(self.commits, self.scans)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.replace(tmp, self.path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError:
+            return False
+        self.dirty = False
+        return True
+
+
+def _encode(commits: dict[str, Commit], scans: dict[str, tuple[frozenset[str], dict[str, int]]]) -> bytes:
+    ksets: dict[frozenset[str], int] = {}
+    scan_rows: dict[str, list] = {}
+    for sha, (k, deltas) in scans.items():
+        idx = ksets.setdefault(k, len(ksets))
+        scan_rows[sha] = [idx, deltas]
+    doc = {"version": VERSION, "ksets": [sorted(k) for k in ksets],
+           "commits": [c.to_json() for c in commits.values()], "scans": scan_rows}
+    body = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return MAGIC + b" %d %s\n" % (VERSION, hashlib.sha256(body).hexdigest().encode()) + body
+
+
+def _decode(raw: bytes) -> tuple[dict[str, Commit], dict[str, tuple[frozenset[str], dict[str, int]]]]:
+    head, nl, body = raw.partition(b"\n")
+    parts = head.split()
+    if not nl or len(parts) != 3 or parts[0] != MAGIC or parts[1] != str(VERSION).encode():
+        raise ValueError("not a roadmap history cache of this version")
+    if hashlib.sha256(body).hexdigest().encode() != parts[2]:
+        raise ValueError("checksum mismatch")
+    doc = json.loads(body)
+    if not isinstance(doc, dict) or doc.get("version") != VERSION:
+        raise ValueError("wrong version")
+    ksets = [frozenset(_strs(k)) for k in doc["ksets"]]
+    commits = {}
+    for row in doc["commits"]:
+        c = Commit.from_json(row)
+        commits[c.sha] = c
+    scans: dict[str, tuple[frozenset[str], dict[str, int]]] = {}
+    for sha, (idx, deltas) in doc["scans"].items():
+        if sha not in commits or not isinstance(deltas, dict) or not isinstance(idx, int) or idx < 0:
+            raise ValueError("malformed scan record")
+        if not all(isinstance(s, str) and type(d) is int for s, d in deltas.items()):
+            raise ValueError("malformed delta")
+        scans[sha] = (ksets[idx], deltas)
+    return commits, scans
+
+
+def _strs(x: object) -> list[str]:
+    if not isinstance(x, list) or not all(isinstance(s, str) for s in x):
+        raise ValueError("expected a list of strings")
+    return x

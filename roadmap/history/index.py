@@ -1,0 +1,297 @@
+"""HistoryIndex: HEAD's ancestry (what `git log HEAD` walks, never `--all`) with per-symbol `-S` hits.
+
+    idx = HistoryIndex.build(root, "HEAD", symbols={"AsyncDeviceInputs", "--no-async-scheduling"})
+    idx.symbol_hits("AsyncDeviceInputs")      # [Commit, ...] newest first == `git log -S<sym> --format=%H`
+    idx.delta("AsyncDeviceInputs", sha)       # net count change in that commit: +N introduced, -N removed
+    idx.commits_after("2026-07-25")           # commits dated after that day; or a sha -> sha..HEAD
+    idx.commits_mentioning("ENG-ASYNC-SCHED") # whole-token in subject, body or trailers
+
+Semantics are git's defaults, pinned: rename detection on (a pure rename is no hit), a symbol moved
+between files IS a hit (git compares counts per file pair; `delta` is then 0, which `introduced_by`
+ignores), a symbol moved within one file is not, and merge commits never hit (`git log -S` shows no diff
+for merges without -m; the commits of a merged branch carry the hits). Repository textconv drivers are never
+run (`--no-textconv`), so a path with one is matched on its raw bytes where `git log -S` would use the
+converted text. A commit whose diff could not be read is listed in `unknown_commits`, never read as "no hit".
+"""
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import re
+import subprocess
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from roadmap.history.cache import HistoryCache
+from roadmap.history.commit import Commit, parse_when
+from roadmap.history.git import SAFE_CONFIG, GitError, git_env, is_shallow, resolve_rev, run_git
+from roadmap.history.log_stream import read_metadata, scan_commits
+from roadmap.history.pickaxe import SymbolMatcher
+
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$")
+_WORD = re.compile(r"[\w-]+")
+
+
+class ShallowHistoryError(GitError):
+    """The walk would cross a shallow clone's boundary: hits beyond it are unknown, not absent."""
+
+
+class AmbiguousShaError(GitError):
+    """A short sha matches more than one commit of the index."""
+
+
+@dataclass
+class HistoryStats:
+    total_commits: int = 0      # commits in the index
+    cached_commits: int = 0     # taken from the cache as they were
+    scanned_commits: int = 0    # read from `git log -p` this run (new, or rescanned for new symbols)
+    unknown_commits: int = 0    # diff could not be read
+    symbols: int = 0
+    cache: str = "disabled"     # cold | warm | corrupt | disabled
+    cache_path: str = ""
+    seconds: float = 0.0
+
+
+class HistoryIndex:
+    def __init__(self, root: Path, head: str, commits: list[Commit], symbols: frozenset[str],
+                 hits: dict[str, list[tuple[Commit, int]]], complete: bool, stats: HistoryStats):
+        self.root = root
+        self.head = head
+        self.commits = commits                  # newest first (git log order)
+        self.symbols = symbols
+        self._hits = hits
+        self._by_sha = {c.sha: c for c in commits}
+        self._sorted = sorted(self._by_sha)
+        self._complete = complete               # every ancestor of head is in `commits`
+        self._words: dict[str, set[str]] | None = None
+        self._ranges: dict[str, list[Commit]] = {}
+        self.stats = stats
+
+    # ---------------------------------------------------------------- build
+    @classmethod
+    def build(cls, root: str | Path, head_sha: str = "HEAD", symbols: Iterable[str] = (),
+              since: str | None = None, cache_dir: str | Path | None = None, pathspecs: Iterable[str] | None = None,
+              progress: Callable[[int, int], None] | None = None, use_cache: bool = True) -> "HistoryIndex":
+        """Index HEAD's ancestry (or `since..head` for a sha, commits after a date for a date).
+
+        `cache_dir` is the directory holding `.roadmap_cache/` (default: `root`); `use_cache=False` is
+        `--no-cache`. Raises ShallowHistoryError when the walk would cross a shallow boundary.
+        """
+        t0 = time.perf_counter()
+        root = Path(root)
+        head = resolve_rev(root, head_sha)
+        specs = tuple(pathspecs or ())
+        wanted = frozenset(s for s in symbols if s and "\n" not in s)
+        shas = _rev_list(root, head, since, specs)
+        _check_shallow(root, shas)
+        key = hashlib.sha256(json.dumps(specs).encode()).hexdigest()[:12]
+        cache = HistoryCache.open(Path(cache_dir) if cache_dir else root, key, enabled=use_cache)
+        stats = HistoryStats(symbols=len(wanted), cache=cache.state, cache_path=str(cache.path))
+        todo = [s for s in shas if s not in cache.scans or not wanted <= cache.scans[s][0]]
+        if todo:
+            matcher = SymbolMatcher(wanted)
+            seen: set[str] = set()
+            for sc in scan_commits(root, todo, matcher, specs, progress):
+                seen.add(sc.commit.sha)
+                if sc.unknown:
+                    cache.put(sc.commit, None, {})
+                    cache.commits[sc.commit.sha] = _with_unknown(sc.commit, sc.unknown)
+                    stats.unknown_commits += 1
+                else:
+                    old = cache.scans.get(sc.commit.sha)
+                    cache.put(sc.commit, wanted | old[0] if old else wanted, sc.deltas)
+            # A pathspec-limited stream drops commits that touch none of the paths: no diff there, no hit.
+            dropped = [s for s in todo if s not in seen]
+            for c in read_metadata(root, dropped):
+                old = cache.scans.get(c.sha)
+                cache.put(c, wanted | old[0] if old else wanted, {})
+        stats.scanned_commits = len(todo)
+        stats.cached_commits = len(shas) - len(todo)
+        commits = [cache.commits[s] for s in shas]
+        stats.unknown_commits = sum(1 for c in commits if c.unknown)
+        hits: dict[str, list[tuple[Commit, int]]] = {s: [] for s in wanted}
+        for c in commits:
+            scan = cache.scans.get(c.sha)
+            if scan is None:
+                continue
+            for sym, d in scan[1].items():
+                if sym in hits:
+                    hits[sym].append((c, d))
+        cache.save()
+        stats.total_commits = len(commits)
+        stats.seconds = round(time.perf_counter() - t0, 3)
+        return cls(root, head, commits, wanted, hits, since is None and not specs, stats)
+
+    # ---------------------------------------------------------------- queries
+    def by_sha(self, sha: str) -> Commit | None:
+        """The commit for a full sha or a unique prefix, or None when it is not in the index."""
+        if sha in self._by_sha:
+            return self._by_sha[sha]
+        full = self.resolve_short(sha)
+        return self._by_sha.get(full) if full else None
+
+    def resolve_short(self, prefix: str) -> str | None:
+        """Full sha of the one indexed commit starting with `prefix`; AmbiguousShaError when several do."""
+        p = prefix.strip().lower()
+        if not re.fullmatch(r"[0-9a-f]{4,40}", p):
+            return None
+        i = bisect.bisect_left(self._sorted, p)
+        found = []
+        while i < len(self._sorted) and self._sorted[i].startswith(p) and len(found) < 2:
+            found.append(self._sorted[i])
+            i += 1
+        if len(found) > 1:
+            raise AmbiguousShaError(f"`{prefix}` matches several commits; write more hex digits")
+        return found[0] if found else None
+
+    def contains(self, sha: str) -> bool:
+        """Is `sha` (full or short) a commit of HEAD's ancestry?"""
+        if self.by_sha(sha) is not None:
+            return True
+        if self._complete:
+            return False
+        try:
+            full = resolve_rev(self.root, sha)
+        except GitError:
+            return False
+        return _is_ancestor(self.root, full, self.head)
+
+    def symbol_hits(self, symbol: str) -> list[Commit]:
+        """Commits where `git log -S<symbol>` reports a change, newest first (exact -S semantics)."""
+        return [c for c, _ in self._symbol(symbol)]
+
+    def symbol_deltas(self, symbol: str) -> list[tuple[Commit, int]]:
+        """(commit, net count change over all files) for every hit, newest first."""
+        return list(self._symbol(symbol))
+
+    def delta(self, symbol: str, commit: Commit | str) -> int:
+        """Net change in the symbol's count made by `commit` (0 when no hit, or a move between files)."""
+        sha = commit.sha if isinstance(commit, Commit) else commit
+        return next((d for c, d in self._symbol(symbol) if c.sha == sha or c.sha.startswith(sha)), 0)
+
+    def introduced_by(self, symbol: str, among: Iterable[Commit] | None = None) -> Commit | None:
+        """The oldest hit with a positive net delta (optionally only among `among`, e.g. news commits)."""
+        allowed = None if among is None else {c.sha for c in among}
+        for c, d in reversed(self._symbol(symbol)):
+            if d > 0 and (allowed is None or c.sha in allowed):
+                return c
+        return None
+
+    @property
+    def unknown_commits(self) -> list[Commit]:
+        """Commits whose diff could not be read: a symbol hit there is unknown, not absent."""
+        return [c for c in self.commits if c.unknown]
+
+    def commits_after(self, when: str, inclusive: bool = False) -> list[Commit]:
+        """News since an as-of point, newest first.
+
+        A sha (or ref): the commits in `sha..HEAD`. A date `YYYY-MM-DD`: commits whose commit date, in the
+        committer's own offset, falls on a later day (`inclusive=True`: that day too). A datetime: commits
+        with a commit time after it (UTC when no offset is written).
+        """
+        w = when.strip()
+        if DATE_RE.match(w) and not re.fullmatch(r"[0-9a-f]{7,40}", w):
+            if len(w) == 10:
+                return [c for c in self.commits if c.day > w or (inclusive and c.day == w)]
+            t = parse_when(w)
+            return [c for c in self.commits if c.commit_time > t or (inclusive and c.commit_time == t)]
+        base = resolve_rev(self.root, w)
+        if base not in self._ranges:
+            out = run_git(self.root, "rev-list", "--end-of-options", self.head, f"^{base}")
+            news = set(out.decode().split())
+            self._ranges[base] = [c for c in self.commits if c.sha in news]
+        return list(self._ranges[base])
+
+    def commits_mentioning(self, token: str, ignore_case: bool = False) -> list[Commit]:
+        """Commits whose subject, body or trailers name `token` as a whole token (`ENG-X` is not in `ENG-X2`)."""
+        tok = token.strip()
+        if not tok:
+            return []
+        if re.fullmatch(r"\w(?:[\w-]*\w)?", tok):
+            words = self._word_index()
+            key = tok.lower() if ignore_case else tok
+            found = words.get(key, set()) if not ignore_case else words.get("\0" + key, set())
+            return [c for c in self.commits if c.sha in found]
+        rx = re.compile(r"(?<![\w-])" + re.escape(tok) + r"(?![\w-])", re.I if ignore_case else 0)
+        return [c for c in self.commits if rx.search(_text(c))]
+
+    def _symbol(self, symbol: str) -> list[tuple[Commit, int]]:
+        try:
+            return self._hits[symbol]
+        except KeyError:
+            raise KeyError(f"{symbol!r} was not in the symbol set this index was built for") from None
+
+    def _word_index(self) -> dict[str, set[str]]:
+        if self._words is None:
+            words: dict[str, set[str]] = {}
+            for c in self.commits:
+                for m in _WORD.finditer(_text(c)):
+                    w = m.group()
+                    for v in {w, w.strip("-")}:  # `ROW-1-` at a line end still names ROW-1
+                        words.setdefault(v, set()).add(c.sha)
+                        words.setdefault("\0" + v.lower(), set()).add(c.sha)
+            self._words = words
+        return self._words
+
+
+def _text(c: Commit) -> str:
+    trailers = "\n".join(f"{k}: {v}" for k, vals in c.trailers.items() for v in vals)
+    return f"{c.subject}\n{c.body}\n{trailers}"
+
+
+def _with_unknown(c: Commit, why: str) -> Commit:
+    return Commit(c.sha, c.parents, c.author_date, c.author_time, c.commit_date, c.commit_time, c.subject,
+                  c.body, c.trailers, unknown=why)
+
+
+def _is_ancestor(root: Path, sha: str, head: str) -> bool:
+    proc = subprocess.run(["git", *SAFE_CONFIG, "-C", str(root), "merge-base", "--is-ancestor", sha, head],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=git_env())
+    return proc.returncode == 0
+
+
+def _rev_list(root: Path, head: str, since: str | None, specs: tuple[str, ...]) -> list[str]:
+    """HEAD's ancestry in `git log` order: `since` a sha -> since..head; a date -> commit dates after it.
+
+    A bare date keeps one extra day (any UTC offset), so `commits_after(date)` always finds what it needs.
+    """
+    args = ["rev-list", "--timestamp", "--end-of-options", head]
+    cutoff = None
+    if since:
+        s = since.strip()
+        if DATE_RE.match(s) and not re.fullmatch(r"[0-9a-f]{7,40}", s):
+            cutoff = parse_when(s) - (86400 if len(s) == 10 else 0)
+        else:
+            args.append("^" + resolve_rev(root, since))
+    if specs:
+        args += ["--", *specs]
+    out = run_git(root, *args).decode().split("\n")
+    shas = []
+    for line in out:
+        if not line:
+            continue
+        ts, _, sha = line.partition(" ")
+        if cutoff is None or int(ts) > cutoff:
+            shas.append(sha)
+    return shas
+
+
+def _check_shallow(root: Path, shas: list[str]) -> None:
+    if not is_shallow(root):
+        return
+    path = run_git(root, "rev-parse", "--git-path", "shallow").decode().strip()
+    p = Path(path) if Path(path).is_absolute() else root / path
+    try:
+        boundary = set(p.read_text().split())
+    except OSError:
+        boundary = set()
+    crossed = [s for s in shas if s in boundary]
+    if crossed or not boundary:
+        where = f" at {crossed[0][:9]}" if crossed else ""
+        raise ShallowHistoryError(
+            f"{root} is a shallow clone: the history walk reaches its boundary{where}, so commits before it "
+            "are unknown, not absent. Fix: `git fetch --unshallow` (in CI: check out with full history, "
+            "e.g. actions/checkout `fetch-depth: 0`)")

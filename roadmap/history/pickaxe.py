@@ -1,0 +1,105 @@
+"""Exact `git log -S<symbol>` semantics for many symbols at once, over the changed lines of a `-U0` patch.
+
+git's pickaxe counts the non-overlapping occurrences of the string in the whole blob on each side of every
+file pair of a commit's diff and reports the commit when any pair's two counts differ. A symbol never
+contains a newline, so every occurrence lies inside one line and the count difference of a file pair equals
+(occurrences in its `+` lines) - (occurrences in its `-` lines) of a `-U0` patch: unchanged lines cancel.
+
+Finding which of 1,000+ symbols occur at all is one compiled trie regex (shared prefixes, longest match
+first) searched from every start position that can begin a symbol; the few candidates are then counted
+exactly with `bytes.count`, whose leftmost non-overlapping count is git's (kwset) count.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+
+def _trie_pattern(words: list[bytes]) -> bytes:
+    """A regex matching any of `words`, preferring the longest at a given start (children before the end mark)."""
+    trie: dict = {}
+    for w in words:
+        node = trie
+        for b in w:
+            node = node.setdefault(b, {})
+        node[-1] = True
+
+    def emit(node: dict) -> bytes:
+        end = -1 in node
+        kids = [k for k in node if k != -1]
+        alts = [re.escape(bytes([k])) + emit(node[k]) for k in sorted(kids)]
+        if not alts:
+            return b""
+        body = alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
+        if end:  # a word ends here too: the longer continuations are tried first, then the empty match
+            return b"(?:" + body + b")?"
+        return body
+
+    return emit(trie)
+
+
+class SymbolMatcher:
+    """Counts, per file pair, the change in occurrences of each symbol of a fixed set."""
+
+    def __init__(self, symbols: Iterable[str]):
+        uniq = sorted({s for s in symbols if s and "\n" not in s})
+        self.symbols: list[str] = uniq
+        self._bytes = {s.encode("utf-8"): s for s in uniq}
+        words = sorted(self._bytes)
+        self._rx = re.compile(_trie_pattern(words), re.DOTALL) if words else None
+        # Symbols that are prefixes of a longer symbol: a match of the longer one implies them as candidates.
+        self._prefixes: dict[bytes, list[bytes]] = {}
+        for w in words:
+            pre = [w[:i] for i in range(1, len(w)) if w[:i] in self._bytes]
+            if pre:
+                self._prefixes[w] = pre
+
+    def candidates(self, text: bytes) -> set[bytes]:
+        """Every symbol (as bytes) that occurs somewhere in `text` (a superset is allowed; none is missed)."""
+        found: set[bytes] = set()
+        rx = self._rx
+        if rx is None:
+            return found
+        search = rx.search
+        pos = 0
+        m = search(text, pos)
+        while m is not None:
+            w = m.group()
+            if w not in found:
+                found.add(w)
+                found.update(self._prefixes.get(w, ()))
+            # Restart one byte after the match start: an occurrence of another symbol may overlap this one.
+            m = search(text, m.start() + 1)
+        return found
+
+    def deltas(self, files: list[tuple[bytes, bytes]]) -> dict[str, int]:
+        """`files`: per file pair (added text, removed text), lines joined by b"\\n".
+
+        Returns {symbol: net count change summed over files} for exactly the symbols git's -S reports for this
+        commit (some pair's count differs). A symbol moved between files is a hit with net 0; a symbol moved
+        within one file is not reported.
+        """
+        if not files:
+            return {}
+        cands = self.candidates(b"\n".join(a + b"\n" + r for a, r in files))
+        out: dict[str, int] = {}
+        for w in cands:
+            net = 0
+            hit = False
+            for added, removed in files:
+                d = added.count(w) - removed.count(w)
+                if d:
+                    net += d
+                    hit = True
+            if hit:
+                out[self._bytes[w]] = net
+        return out
+
+    def count_blob_delta(self, old: bytes, new: bytes) -> dict[str, int]:
+        """Per-symbol count change between two whole blobs (binary file pairs, read with cat-file)."""
+        out: dict[str, int] = {}
+        for w in self.candidates(old + b"\n" + new):
+            d = new.count(w) - old.count(w)
+            if d:
+                out[self._bytes[w]] = d
+        return out
