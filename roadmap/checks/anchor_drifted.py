@@ -31,7 +31,7 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Finding]:
     `async_device_mirror()` (src/gpu/runner.cpp:2430-2455) engages on any CUDA GPU.
     ```
     after 40 lines were added above the function:
-    `async_device_mirror is no longer on src/gpu/runner.cpp:2430-2455; it is defined at line 2470`.
+    `` `async_device_mirror` is no longer on src/gpu/runner.cpp:2430-2455; it is at src/gpu/runner.cpp:2470-2495 now ``.
 
     Fix:
     Safe fix (`roadmap lint --fix`): when the symbol's definition is found on exactly one line, the reference
@@ -71,7 +71,7 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Finding]:
             lines_here = record_lines(ctx, site.rf)
             if new_text and 1 <= site.line <= len(lines_here) and ref.text in lines_here[site.line - 1]:
                 edits.append(Edit(path=site.rf.path, line=site.line, old=ref.text, new=new_text))
-                fix = f"re-point `{ref.text}` to `{new_text}` (safe fix: roadmap lint --fix)"
+                fix = f"re-point `{ref.text}` to `{new_text}`"
             else:
                 fix = f"re-point the reference at line {loc.line}"
         yield anchor_drifted.rule.finding(

@@ -5,4 +5,5 @@ import roadmap.checks.path_missing           # RL301
 import roadmap.checks.line_out_of_range      # RL302
 import roadmap.checks.anchor_drifted         # RL303
 import roadmap.checks.unknown_reference      # RL304
+import roadmap.checks.state_contradiction    # RL401
 import roadmap.checks.unused_suppression     # RL901

@@ -85,7 +85,7 @@ def path_missing(ctx: LintContext) -> Iterator[Finding]:
             continue   # an evidence name: RL304 reports it
         if not anchored(ref) and (ref.form == "bare" and "/" not in ref.path.strip("/")):
             continue   # a bare file name in prose ("edit pyproject.toml") is not a located reference
-        if not anchored(ref) and not looks_like_file(ref.path) and not ref.path.endswith("/"):
+        if not anchored(ref) and not looks_like_file(ref.path) and not (ref.text or ref.path).endswith("/"):
             continue
         finding = _finding(ctx, site, res.candidates)
         if finding is not None:

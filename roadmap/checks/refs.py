@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterator
 
 from roadmap.checks.context import LintContext
@@ -151,6 +151,9 @@ def path_refs(ctx: LintContext) -> list[RefSite]:
     out: list[RefSite] = []
     for rf, st in live_statements(ctx):
         for ref in st.mentions.paths:
+            if ref.form == "bare" and ref.path[-1:] in ".,;:":
+                # sentence punctuation is not part of a path ("see src/x.py.")
+                ref = replace(ref, path=ref.path.rstrip(".,;:"), text=ref.text.rstrip(".,;:"))
             if not ref.path or is_external(ref.path) or normalise(ref.path) is None:
                 continue
             line = line_of(ctx, rf, st, ref.text or ref.path)

@@ -90,6 +90,7 @@ def unknown_reference(ctx: LintContext) -> Iterator[Finding]:
                                 "correct the sha (`git log --oneline` lists the commits), or fetch/push the commit")
         if ev_names is not None:
             for name in st.mentions.evidence:
+                name = name.rstrip(".,;:")   # sentence punctuation, not part of the name
                 short = name.strip("/")
                 if short.startswith(evidence_root + "/"):
                     short = short[len(evidence_root) + 1:]

@@ -58,6 +58,6 @@ def render(result: "LintResult", color: bool = False) -> str:
     else:
         summary = Text(f"No findings in {_plural(result.records, 'record file')}.", style="bold green")
     if result.suppressed:
-        summary.append(f" {result.suppressed} suppressed by comments.", style="dim")
+        summary.append(f" ({result.suppressed} suppressed by comments)", style="dim")
     console.print(summary)
     return buf.getvalue()

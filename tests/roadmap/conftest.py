@@ -13,6 +13,7 @@ so history-based rules see exactly the timeline a test describes.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Callable
@@ -135,5 +136,70 @@ def git_repo(tmp_path: Path) -> Callable[..., GitRepo]:
             raise ValueError(f"git_repo({name!r}) already made in this test")
         made.append(name)
         return GitRepo(tmp_path / name, branch=branch)
+
+    return make
+
+
+# --- rule fixtures: a directory tree (+ optional setup.yaml history) committed into a fresh repo ----------------
+
+FIXTURES = Path(__file__).parent / "fixtures"
+EXPECT_RE = re.compile(r"<!--\s*expect:\s*(.*?)\s*-->")
+ITEM_RE = re.compile(r'(RL\d{3})(?:\s+"([^"]*)")?')
+
+
+def build_fixture(repo: GitRepo, fixture_dir: Path, date: str = "2026-08-01") -> dict[str, str]:
+    """Replay `setup.yaml` (if any), then commit every other file of `fixture_dir` on `date`.
+
+    setup.yaml:  commits: [{name, date, message, files: {path: text|null}, rename: {old: new}, branch}]
+    Text files may say `{{sha:NAME}}` for the sha of a setup commit. Returns {name: sha}.
+    """
+    import yaml
+
+    shas: dict[str, str] = {}
+    setup = fixture_dir / "setup.yaml"
+    if setup.exists():
+        for n, step in enumerate(yaml.safe_load(setup.read_text(encoding="utf-8"))["commits"], 1):
+            name = str(step.get("name", n))
+            for old, new in (step.get("rename") or {}).items():
+                (repo.path / new).parent.mkdir(parents=True, exist_ok=True)
+                repo.git("mv", "--", old, new)
+            shas[name] = repo.commit(step.get("files") or {}, step["message"], str(step["date"]),
+                                     branch=step.get("branch"))
+    files: dict[str, str | bytes | None] = {}
+    for f in sorted(fixture_dir.rglob("*")):
+        if f.is_file() and f != setup:
+            data = f.read_bytes()
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                files[f.relative_to(fixture_dir).as_posix()] = data
+                continue
+            for name, sha in shas.items():
+                text = text.replace("{{sha:%s}}" % name, sha).replace("{{short:%s}}" % name, sha[:9])
+            files[f.relative_to(fixture_dir).as_posix()] = text
+    if files:
+        shas["records"] = repo.commit(files, "docs: records", date)
+    return shas
+
+
+def expectations(root: Path, paths: list[str]) -> dict[tuple[str, int, str], list[str]]:
+    """`<!-- expect: RL301 "substring", RL302 -->` at the end of a line -> {(path, line, code): [substrings]}."""
+    out: dict[tuple[str, int, str], list[str]] = {}
+    for rel in paths:
+        text = (root / rel).read_bytes().decode("utf-8", "replace")
+        for n, line in enumerate(text.splitlines(), 1):
+            for m in EXPECT_RE.finditer(line):
+                for code, sub in ITEM_RE.findall(m.group(1)):
+                    out.setdefault((rel, n, code), []).extend([sub] if sub else [])
+    return out
+
+
+@pytest.fixture
+def fixture_repo(git_repo) -> Callable[[str], tuple[GitRepo, dict[str, str]]]:
+    """`fixture_repo("RL301-path-missing") -> (repo, shas)`: tests/roadmap/fixtures/rules/<name> as a git repo."""
+
+    def make(name: str) -> tuple[GitRepo, dict[str, str]]:
+        repo = git_repo(name.replace("/", "_"))
+        return repo, build_fixture(repo, FIXTURES / "rules" / name)
 
     return make
