@@ -7,19 +7,20 @@ import torch
 
 from engine.errors import EngineError
 
-_DTYPES = {
-    "float32": torch.float32, "fp32": torch.float32, "float": torch.float32,
-    "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
-    "float16": torch.float16, "fp16": torch.float16, "half": torch.float16,
+_DTYPES = {   # accepted spellings -> the name the loader takes
+    "float32": "float32", "fp32": "float32", "float": "float32",
+    "bfloat16": "bfloat16", "bf16": "bfloat16",
+    "float16": "float16", "fp16": "float16", "half": "float16",
 }
-LOAD_FORMATS = ("auto", "hf", "safetensors", "gguf", "dummy")
+LOAD_FORMATS = ("auto", "hf", "gguf", "dummy")
 
 
 @dataclass
 class EngineConfig:
     model: str | None = None                  # HF dir, .gguf file, or a config name with load_format="dummy"
     load_format: str = "auto"
-    dtype: str | torch.dtype = "auto"         # auto: bfloat16 on cuda, float32 on cpu
+    dtype: str | torch.dtype = "auto"         # auto: bfloat16 on cuda, float32 on cpu; becomes the loaded
+                                              # model's torch dtype once loaded
     device: str | torch.device | None = None  # None: cuda if available, else cpu
     seed: int = 0
     max_num_seqs: int = 256
@@ -40,7 +41,10 @@ class EngineConfig:
         self.device = torch.device(self.device)
         if self.device.type == "cuda" and not torch.cuda.is_available():
             raise EngineError(f"device={self.device} requested but CUDA is not available; use --device cpu")
-        self.dtype = resolve_dtype(self.dtype, self.device)
+        if not isinstance(self.dtype, torch.dtype) and self.dtype != "auto" and self.dtype not in _DTYPES:
+            raise EngineError(f"dtype must be auto, float32, bfloat16 or float16, got {self.dtype!r}")
+        if isinstance(self.dtype, str) and self.dtype != "auto":
+            self.dtype = _DTYPES[self.dtype]
         if self.load_format not in LOAD_FORMATS:
             raise EngineError(f"load_format must be one of {', '.join(LOAD_FORMATS)}, got {self.load_format!r}")
         for name in ("max_num_seqs", "max_num_batched_tokens", "block_size"):
@@ -56,6 +60,13 @@ class EngineConfig:
         if self.async_scheduling:
             raise EngineError("async_scheduling is not implemented yet; run with async_scheduling=False")
 
+    @property
+    def torch_dtype(self) -> torch.dtype:
+        """The dtype once resolved (EngineCore sets dtype to the loaded model's)."""
+        if not isinstance(self.dtype, torch.dtype):
+            raise RuntimeError("dtype is resolved when the model is loaded")
+        return self.dtype
+
     def resolve_max_model_len(self, max_position_embeddings: int) -> int:
         """Fix max_model_len against the model; called once the model config is known."""
         if self.max_model_len is None:
@@ -70,11 +81,13 @@ class EngineConfig:
         return self.max_model_len
 
 
-def resolve_dtype(dtype: str | torch.dtype, device: torch.device) -> torch.dtype:
+
+def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
+    """The torch dtype a setting names; "auto" is float32 on cpu and bfloat16 on cuda."""
     if isinstance(dtype, torch.dtype):
         return dtype
     if dtype in (None, "auto"):
-        return torch.bfloat16 if device.type == "cuda" else torch.float32
+        return torch.bfloat16 if torch.device(device).type == "cuda" else torch.float32
     if dtype not in _DTYPES:
         raise EngineError(f"dtype must be auto, float32, bfloat16 or float16, got {dtype!r}")
-    return _DTYPES[dtype]
+    return getattr(torch, _DTYPES[dtype])

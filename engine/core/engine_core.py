@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from engine.config import EngineConfig
+from engine.config import EngineConfig, resolve_dtype
 from engine.core.request import Request
 from engine.core.scheduler import Scheduler
 from engine.errors import EngineError
@@ -23,8 +23,10 @@ class EngineCore:
             from engine.model import default_model_path
             from engine.model.loader import load_model
             loaded = load_model(config.model or default_model_path(), load_format=config.load_format,
-                                dtype=config.dtype, device=config.device, seed=config.seed)
+                                dtype=resolve_dtype(config.dtype, config.device), device=config.device,
+                                seed=config.seed)
         self.config = config
+        config.dtype = next(loaded.model.parameters()).dtype   # what "auto" resolved to
         self.loaded = loaded
         self.model_config = loaded.config
         self.tokenizer = loaded.tokenizer

@@ -23,7 +23,7 @@ class ModelRunner:
         assert config.max_model_len is not None, "resolve max_model_len before building the runner"
         self.config = config
         self.device = torch.device(config.device)
-        self.dtype = config.dtype
+        self.dtype = config.torch_dtype
         self.model = model
         self.model_config = model_config
         self.block_size = config.block_size

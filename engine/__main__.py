@@ -1,0 +1,6 @@
+"""`python -m engine ...` runs the `engine` CLI."""
+import sys
+
+from engine.cli import main
+
+sys.exit(main())

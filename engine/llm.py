@@ -1,0 +1,179 @@
+"""LLM: the offline entry point, vLLM's shape. `LLM(model).generate(prompts, SamplingParams(...))`."""
+from __future__ import annotations
+
+import itertools
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, Union
+
+import numpy as np
+
+from engine.config import EngineConfig
+from engine.core.engine_core import EngineCore
+from engine.core.request import Request
+from engine.errors import EngineError
+from engine.outputs import CompletionOutput, RequestOutput
+from engine.sampling_params import SamplingParams
+
+# A prompt: text, {"prompt": text}, or {"prompt_token_ids": [ids]} (vLLM's TextPrompt / TokensPrompt).
+PromptType = Union[str, dict[str, Any]]
+
+
+class LLM:
+    def __init__(self, model: str | None = None, *, load_format: str = "auto", dtype: Any = "auto",
+                 device: Any = None, seed: int = 0, max_num_seqs: int = 256, max_num_batched_tokens: int = 8192,
+                 max_model_len: int | None = None, block_size: int = 16, enable_prefix_caching: bool = True,
+                 enable_chunked_prefill: bool = True, gpu_memory_utilization: float = 0.9,
+                 num_blocks: int | None = None, cpu_kv_cache_gib: float = 1.0, enforce_eager: bool = True,
+                 async_scheduling: bool = False) -> None:
+        config = EngineConfig(
+            model=model, load_format=load_format, dtype=dtype, device=device, seed=seed, max_num_seqs=max_num_seqs,
+            max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len, block_size=block_size,
+            enable_prefix_caching=enable_prefix_caching, enable_chunked_prefill=enable_chunked_prefill,
+            gpu_memory_utilization=gpu_memory_utilization, num_blocks=num_blocks, cpu_kv_cache_gib=cpu_kv_cache_gib,
+            enforce_eager=enforce_eager, async_scheduling=async_scheduling)
+        self._init(EngineCore(config))
+
+    @classmethod
+    def from_engine_core(cls, engine_core: EngineCore) -> LLM:
+        """Wrap an already built EngineCore (tests, bench: a loaded model reused across settings)."""
+        llm = cls.__new__(cls)
+        llm._init(engine_core)
+        return llm
+
+    def _init(self, engine_core: EngineCore) -> None:
+        self.engine_core = engine_core
+        self.config = engine_core.config
+        self._ids = itertools.count()
+
+    def get_tokenizer(self):
+        return self.engine_core.tokenizer
+
+    # ---- generation --------------------------------------------------------------------------------
+    def generate(self, prompts: PromptType | Sequence[PromptType],
+                 sampling_params: SamplingParams | Sequence[SamplingParams] | None = None, *,
+                 use_tqdm: bool = True, on_request_finished: Callable[[RequestOutput], None] | None = None,
+                 ) -> list[RequestOutput]:
+        """Run every prompt to completion; outputs come back in input order.
+
+        on_request_finished(RequestOutput) is called as each request finishes (progress / bench timing hook).
+        """
+        if isinstance(prompts, (str, dict)):
+            prompts = [prompts]
+        prompts = list(prompts)
+        if not prompts:
+            raise EngineError("prompts is empty: pass at least one prompt")
+        if sampling_params is None:
+            sampling_params = SamplingParams()
+        if isinstance(sampling_params, SamplingParams):
+            params = [sampling_params] * len(prompts)
+        else:
+            params = list(sampling_params)
+            if len(params) != len(prompts):
+                raise EngineError(f"got {len(params)} SamplingParams for {len(prompts)} prompts; pass one, "
+                                  f"or one per prompt")
+        for sp in params:
+            sp.validate()
+        token_lists = [self._prompt_token_ids(i, p) for i, p in enumerate(prompts)]
+        core = self.engine_core
+        requests: list[Request] = []
+        for prompt, ids, sp in zip(prompts, token_lists, params):
+            text = prompt if isinstance(prompt, str) else prompt.get("prompt")
+            requests.append(core.add_request(str(next(self._ids)), ids, sp, prompt=text))
+        return self._run(requests, use_tqdm, on_request_finished)
+
+    def chat(self, messages: list[dict[str, Any]] | Sequence[list[dict[str, Any]]],
+             sampling_params: SamplingParams | Sequence[SamplingParams] | None = None, *,
+             use_tqdm: bool = True, on_request_finished: Callable[[RequestOutput], None] | None = None,
+             chat_template_kwargs: dict[str, Any] | None = None) -> list[RequestOutput]:
+        """One conversation ([{"role", "content"}, ...]) or a list of them, rendered by the chat template."""
+        tok = self._require_tokenizer("chat messages")
+        conversations = [messages] if messages and isinstance(messages[0], dict) else list(messages)
+        prompts = [tok.apply_chat_template(c, add_generation_prompt=True, **(chat_template_kwargs or {}))
+                   for c in conversations]
+        # The template already wrote the special tokens (BOS included): encode without adding more.
+        items = [{"prompt": p, "prompt_token_ids": tok.encode(p, add_special_tokens=False)} for p in prompts]
+        return self.generate(items, sampling_params, use_tqdm=use_tqdm, on_request_finished=on_request_finished)
+
+    def _run(self, requests: list[Request], use_tqdm: bool,
+             on_request_finished: Callable[[RequestOutput], None] | None) -> list[RequestOutput]:
+        core = self.engine_core
+        done: dict[str, RequestOutput] = {}
+        progress = _Progress(len(requests)) if use_tqdm and sys.stderr.isatty() else None
+        try:
+            while len(done) < len(requests):
+                finished, _ = core.step()
+                for req in finished:
+                    out = self._to_output(req)
+                    done[req.request_id] = out
+                    if on_request_finished is not None:
+                        on_request_finished(out)
+                if progress is not None and finished:
+                    progress.advance(len(finished))
+        except BaseException:
+            core.abort_requests([r.request_id for r in requests if r.request_id not in done])
+            raise
+        finally:
+            if progress is not None:
+                progress.close()
+        return [done[r.request_id] for r in requests]
+
+    def _to_output(self, req: Request) -> RequestOutput:
+        tok = self.engine_core.tokenizer
+        text = "" if tok is None else tok.decode(req.output_token_ids,
+                                                 skip_special_tokens=req.sampling_params.skip_special_tokens)
+        completion = CompletionOutput(0, text, list(req.output_token_ids), req.finish_reason, req.stop_reason)
+        return RequestOutput(req.request_id, req.prompt, req.prompt_token_ids, [completion], req.status.finished,
+                             req.metrics, req.metrics.num_cached_tokens)
+
+    # ---- input validation --------------------------------------------------------------------------
+    def _require_tokenizer(self, what: str):
+        tok = self.engine_core.tokenizer
+        if tok is None:
+            raise EngineError(f"model {self.engine_core.loaded.name} has no tokenizer, so {what} cannot be "
+                              f"encoded; pass {{'prompt_token_ids': [...]}} instead")
+        return tok
+
+    def _prompt_token_ids(self, index: int, prompt: PromptType) -> list[int]:
+        where = f"prompt {index}"
+        if isinstance(prompt, str):
+            ids = self._require_tokenizer("text prompts").encode(prompt)
+        elif isinstance(prompt, dict) and "prompt_token_ids" in prompt:
+            ids = prompt["prompt_token_ids"]
+        elif isinstance(prompt, dict) and isinstance(prompt.get("prompt"), str):
+            ids = self._require_tokenizer("text prompts").encode(prompt["prompt"])
+        else:
+            raise EngineError(f"{where} must be a string, {{'prompt': str}} or {{'prompt_token_ids': [int, ...]}}, "
+                              f"got {type(prompt).__name__}")
+        arr = np.asarray(ids)
+        if arr.size == 0:
+            raise EngineError(f"{where} is empty: it needs at least one token")
+        if arr.ndim != 1 or arr.dtype.kind not in "iu":
+            raise EngineError(f"{where}: prompt_token_ids must be a flat list of integers")
+        vocab = self.engine_core.vocab_size
+        bad = (arr < 0) | (arr >= vocab)
+        if bad.any():
+            pos = int(np.argmax(bad))
+            raise EngineError(f"{where}: token id {int(arr[pos])} at position {pos} is outside the vocabulary "
+                              f"[0, {vocab})")
+        max_len = self.config.max_model_len
+        if arr.size > max_len:
+            raise EngineError(f"{where} has {arr.size} tokens, longer than the context (max_model_len={max_len}); "
+                              f"shorten it or raise --max-model-len")
+        return arr.tolist()
+
+
+class _Progress:
+    """A rich progress bar on stderr (only drawn on a terminal)."""
+
+    def __init__(self, total: int) -> None:
+        from rich.progress import Progress
+        self._bar = Progress(transient=True)
+        self._task = self._bar.add_task("generating", total=total)
+        self._bar.start()
+
+    def advance(self, n: int) -> None:
+        self._bar.update(self._task, advance=n)
+
+    def close(self) -> None:
+        self._bar.stop()
