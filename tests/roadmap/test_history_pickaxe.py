@@ -1,0 +1,102 @@
+"""The history index's symbol hits equal `git log -S<symbol> --format=%H` exactly, on a repo of tricky cases."""
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from roadmap.history.index import HistoryIndex
+from roadmap.history.pickaxe import SymbolMatcher
+
+SYMBOLS = ["foo", "bar()", "a.b(", "--flag", "x*", "ab", "bc", "Async", "AsyncDevice", "aa", "café",
+           "sideSym", "ghostSym", "binSym", "ENV_VAR", "never_there"]
+
+
+def git_s(path, sym: str) -> list[str]:
+    out = subprocess.run(["git", "-C", str(path), "log", f"-S{sym}", "--format=%H", "HEAD"],
+                         capture_output=True, check=True).stdout.decode()
+    return out.split()
+
+
+@pytest.fixture
+def tricky(git_repo):
+    r = git_repo()
+    sha = {}
+    sha["root"] = r.commit({"a.py": "foo = 1\nbar()\nkeep\n", "b.md": "use --flag here\n"}, "root", "2026-01-01")
+    sha["move_within"] = r.commit({"a.py": "bar()\nkeep\nfoo = 1\n"}, "move foo within a.py", "2026-01-02")
+    sha["move_between"] = r.commit({"a.py": "bar()\nkeep\n", "c.py": "foo = 1\n"}, "move foo to c.py", "2026-01-03")
+    sha["remove"] = r.commit({"a.py": "keep\n"}, "remove bar()", "2026-01-04")
+    sha["rename"] = r.mv("c.py", "d.py", "rename c.py to d.py", "2026-01-05")
+    sha["meta_decoy"] = r.commit({"m.py": "axb(\nxx\n"}, "regex decoys only", "2026-01-06")
+    sha["meta"] = r.commit({"m.py": "axb(\nxx\na.b( x*\n"}, "metacharacter symbols", "2026-01-07")
+    sha["overlap"] = r.commit({"o.txt": "abc\nAsyncDevice\n"}, "overlapping symbols", "2026-01-08")
+    sha["count_in_line"] = r.commit({"d.py": "foo = 1 # foo\n"}, "foo twice on one line", "2026-01-09")
+    sha["aaa"] = r.commit({"s.txt": "aaa"}, "aaa without newline", "2026-01-10")
+    sha["aaaa"] = r.commit({"s.txt": "aaaa"}, "aa now twice (non-overlapping)", "2026-01-11")
+    sha["aaaaa"] = r.commit({"s.txt": "aaaaa\n"}, "still twice", "2026-01-12")
+    sha["utf8"] = r.commit({"u.txt": "café\n".encode()}, "utf-8 text", "2026-01-13")
+    sha["latin1"] = r.commit({"l.txt": b"caf\xe9 \xff\xfe foo\n"}, "latin-1 bytes, foo added", "2026-01-14")
+    sha["binary"] = r.commit({"blob.bin": b"\x00\x01binSym\x00" + bytes(range(256))}, "binary", "2026-01-15")
+    sha["crlf"] = r.commit({"w.txt": "ENV_VAR=1\r\n"}, "crlf", "2026-01-16")
+    sha["side"] = r.commit({"side.py": "sideSym()\n"}, "side work", "2026-01-17", branch="side")
+    sha["main_e"] = r.commit({"e.txt": "x\n"}, "main moves on", "2026-01-18")
+    sha["merge"] = r.merge("side", "merge side", "2026-01-19")
+    sha["ghost"] = r.commit({"g.py": "ghostSym\n"}, "never merged", "2026-01-20", branch="ghost")
+    sha["delete"] = r.commit({"u.txt": None}, "delete u.txt", "2026-01-21")
+    return r, sha
+
+
+def test_hits_equal_git_log_S_for_every_symbol(tricky, tmp_path):
+    r, _ = tricky
+    idx = HistoryIndex.build(r.path, "HEAD", SYMBOLS, cache_dir=tmp_path / "c")
+    for sym in SYMBOLS:
+        assert [c.sha for c in idx.symbol_hits(sym)] == git_s(r.path, sym), sym
+
+
+def test_tricky_cases_named(tricky, tmp_path):
+    r, sha = tricky
+    idx = HistoryIndex.build(r.path, "HEAD", SYMBOLS, cache_dir=tmp_path / "c")
+    foo = {c.sha for c in idx.symbol_hits("foo")}
+    assert sha["move_within"] not in foo                      # moved within a file: count unchanged
+    assert sha["move_between"] in foo and idx.delta("foo", sha["move_between"]) == 0  # git: per file pair
+    assert sha["rename"] not in foo                           # pure rename: rename detection pairs it
+    assert idx.delta("foo", sha["count_in_line"]) == 1
+    assert idx.delta("bar()", sha["remove"]) == -1
+    assert idx.symbol_hits("a.b(")[0].sha == sha["meta"] and sha["meta_decoy"] not in {
+        c.sha for c in idx.symbol_hits("a.b(")}
+    assert [c.sha for c in idx.symbol_hits("x*")] == [sha["meta"]]
+    assert sha["overlap"] in {c.sha for c in idx.symbol_hits("ab")} & {c.sha for c in idx.symbol_hits("bc")}
+    assert {c.sha for c in idx.symbol_hits("Async")} == {c.sha for c in idx.symbol_hits("AsyncDevice")}
+    assert [c.sha for c in idx.symbol_hits("aa")] == [sha["aaaa"], sha["aaa"]]
+    assert [c.sha for c in idx.symbol_hits("café")] == [sha["delete"], sha["utf8"]]  # bytes, not latin-1
+    assert sha["latin1"] in foo
+    assert [c.sha for c in idx.symbol_hits("binSym")] == [sha["binary"]]
+    assert [c.sha for c in idx.symbol_hits("ENV_VAR")] == [sha["crlf"]]
+    assert idx.symbol_hits("never_there") == []
+    assert idx.introduced_by("foo").sha == sha["root"]
+    assert idx.introduced_by("foo", among=idx.commits_after(sha["rename"])).sha == sha["count_in_line"]
+
+
+def test_merged_branch_counts_unmerged_never_appears(tricky, tmp_path):
+    r, sha = tricky
+    idx = HistoryIndex.build(r.path, "HEAD", SYMBOLS, cache_dir=tmp_path / "c")
+    assert [c.sha for c in idx.symbol_hits("sideSym")] == [sha["side"]]   # the merge itself is no hit
+    assert idx.by_sha(sha["merge"]).is_merge
+    assert idx.symbol_hits("ghostSym") == [] and not idx.contains(sha["ghost"])
+    assert idx.contains(sha["side"]) and idx.contains(sha["side"][:10])
+    assert [c.sha for c in idx.commits] == r.git("rev-list", "HEAD").split()
+
+
+def test_unknown_symbol_is_a_clear_error(tricky, tmp_path):
+    r, _ = tricky
+    idx = HistoryIndex.build(r.path, "HEAD", ["foo"], cache_dir=tmp_path / "c")
+    with pytest.raises(KeyError, match="not in the symbol set"):
+        idx.symbol_hits("bar()")
+
+
+def test_matcher_finds_overlapping_and_prefix_symbols():
+    m = SymbolMatcher(["ab", "bc", "abcd", "abc", "x.y"])
+    assert m.candidates(b"zabcdz") >= {b"ab", b"bc", b"abc", b"abcd"}
+    assert m.candidates(b"xzy") == set()
+    assert m.deltas([(b"ab ab", b"ab")]) == {"ab": 1}
+    assert m.deltas([(b"x.y", b""), (b"", b"x.y")]) == {"x.y": 0}   # moved between files: a hit, net 0
