@@ -7,3 +7,8 @@ import roadmap.checks.anchor_drifted         # RL303
 import roadmap.checks.unknown_reference      # RL304
 import roadmap.checks.state_contradiction    # RL401
 import roadmap.checks.unused_suppression     # RL901
+import roadmap.checks.directive_landed       # RL101
+import roadmap.checks.rerun_done             # RL102
+import roadmap.checks.premise_refuted        # RL103
+import roadmap.checks.default_changed        # RL104
+import roadmap.checks.figure_superseded      # RL201

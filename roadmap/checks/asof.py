@@ -1,0 +1,118 @@
+"""A statement's as-of point and its news: the commits (and evidence dates) it cannot have known about.
+
+First that applies (DESIGN §3.1):
+1. a base commit the record names ("Base `<sha>`", "as of `<sha>`")  -> news = commits in base..HEAD;
+2. a date the statement, its row, its section or the file preamble names -> news = commits dated after it;
+3. else git blame of the statement's lines (the newest commit among them) -> news = commits after it.
+Lines not committed yet have no news. A named base that is not on HEAD's ancestry is unknown: no news,
+never "everything is news".
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from roadmap.history.git import GitError, run_git
+
+if TYPE_CHECKING:
+    from roadmap.checks.context import LintContext
+    from roadmap.history.commit import Commit
+    from roadmap.records.model import Statement
+
+_NOT_COMMITTED = "0" * 40
+_HEADER = re.compile(r"^([0-9a-f]{40}) \d+ (\d+)(?: (\d+))?$")
+
+
+@dataclass(frozen=True)
+class News:
+    kind: str                    # "sha" | "date" | "blame" | "uncommitted" | "unknown"
+    base: str                    # the sha or date the statement is as of ("" when unknown)
+    date: str | None             # YYYY-MM-DD of the as-of point (evidence after this day is news)
+    source: str                  # how it was found, for messages: "the file preamble", "git blame", ...
+    commits: tuple["Commit", ...] = field(default=(), repr=False)   # newest first, HEAD's ancestry only
+
+    def describe(self) -> str:
+        if self.kind == "sha":
+            return f"as of {self.base[:9]} ({self.source})"
+        if self.kind == "date":
+            return f"as of {self.base} ({self.source})"
+        if self.kind == "blame":
+            return f"last edited in {self.base[:9]} on {self.date} (git blame)"
+        return "with no known as-of point"
+
+
+_SOURCES = {"statement": "the statement", "row": "its row", "section": "its section", "preamble": "the file preamble"}
+
+
+def news_for(ctx: "LintContext", st: "Statement") -> News:
+    """The statement's as-of point and news commits (cached per statement for the run)."""
+    cache: dict = ctx.extra.setdefault("_asof_news", {})
+    key = (st.path, st.line, st.end_line, st.column)
+    if key not in cache:
+        cache[key] = _compute(ctx, st)
+    return cache[key]
+
+
+def _compute(ctx: "LintContext", st: "Statement") -> News:
+    history = ctx.get_history()
+    asof = st.as_of
+    where = _SOURCES.get(asof.source, asof.source) if asof else ""
+    if asof is not None and asof.sha:
+        base = history.by_sha(asof.sha)
+        if base is None:
+            return News("unknown", asof.sha, None, f"{where} names {asof.sha[:9]}, which is not on HEAD's history")
+        return News("sha", base.sha, base.day, where, tuple(history.commits_after(base.sha)))
+    if asof is not None and asof.date:
+        return News("date", asof.date, asof.date, where, tuple(history.commits_after(asof.date)))
+    sha = newest_blame(ctx, st.path, st.line, st.end_line)
+    if sha is None:
+        return News("unknown", "", None, "git blame could not place its lines")
+    if sha == _NOT_COMMITTED:
+        return News("uncommitted", "", None, "its lines are not committed yet")
+    commit = history.by_sha(sha)
+    if commit is None:
+        return News("unknown", sha, None, "its blame commit is not on HEAD's history")
+    return News("blame", commit.sha, commit.day, "git blame", tuple(history.commits_after(commit.sha)))
+
+
+def newest_blame(ctx: "LintContext", path: str, first: int, last: int) -> str | None:
+    """The newest commit (by commit time) that last touched any of lines first..last of `path`."""
+    lines = blame_file(ctx, path)
+    if not lines:
+        return None
+    shas = {lines[n] for n in range(first, last + 1) if n in lines}
+    if not shas:
+        return None
+    if _NOT_COMMITTED in shas:
+        return _NOT_COMMITTED
+    history = ctx.get_history()
+    known = [history.by_sha(s) for s in shas]
+    if any(c is None for c in known):
+        return None
+    return max(known, key=lambda c: c.commit_time).sha
+
+
+def blame_file(ctx: "LintContext", path: str) -> dict[int, str]:
+    """{final line number: commit sha} for one record file, blamed once per run (at `--at REV` or the
+    working tree). An unreadable blame is an empty dict: the statement's news is then unknown."""
+    cache: dict = ctx.extra.setdefault("_asof_blame", {})
+    if path not in cache:
+        rev = ctx.tree.rev
+        args = ["blame", "-w", "--porcelain"] + ([rev] if rev else []) + ["--", path]
+        try:
+            out = run_git(ctx.root, *args).decode("utf-8", "replace")
+        except GitError:
+            cache[path] = {}
+        else:
+            cache[path] = _parse_porcelain(out)
+    return cache[path]
+
+
+def _parse_porcelain(text: str) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for line in text.split("\n"):
+        m = _HEADER.match(line)
+        if m:
+            out[int(m.group(2))] = m.group(1)
+    return out

@@ -1,0 +1,62 @@
+"""Was a symbol introduced in *code* by a commit? The history index counts `-S` deltas over every file,
+records and notes included; a plan that names `VT_ASYNC_DEVICE_MIRROR` before anyone writes it must not
+look like the flag landing. These helpers re-count, for the few candidate commits only, on code paths.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from roadmap.history.git import GitError, run_git
+
+if TYPE_CHECKING:
+    from roadmap.checks.context import LintContext
+
+DOC_SUFFIXES = ("md", "markdown", "rst", "txt", "adoc")
+
+
+def code_pathspec(ctx: "LintContext") -> list[str]:
+    """Everything but records, evidence and prose docs."""
+    specs = ["."] + [f":(exclude,glob)**/*.{s}" for s in DOC_SUFFIXES]
+    specs.append(f":(exclude){ctx.config.evidence.root.strip('/')}")
+    specs += [f":(exclude,glob){g}" for g in ctx.config.records]
+    return specs
+
+
+def in_code_at(ctx: "LintContext", symbol: str, rev: str) -> bool:
+    """Does `symbol` occur in a code file of `rev`? (A git failure reads as "present": no introduction
+    is ever inferred from an error.)"""
+    cache: dict = ctx.extra.setdefault("_code_at", {})
+    key = (symbol, rev)
+    if key not in cache:
+        try:
+            out = run_git(ctx.root, "grep", "-l", "-F", "-e", symbol, "--end-of-options", rev, "--",
+                          *code_pathspec(ctx), check=False)
+            cache[key] = bool(out.strip()) or not _rev_ok(ctx, rev)
+        except GitError:
+            cache[key] = True
+    return cache[key]
+
+
+def _rev_ok(ctx: "LintContext", rev: str) -> bool:
+    return bool(run_git(ctx.root, "cat-file", "-t", "--end-of-options", rev, check=False).strip())
+
+
+def code_delta(ctx: "LintContext", symbol: str, sha: str) -> int:
+    """Net change in `symbol`'s count made by commit `sha` in code files (first-parent diff; root: all)."""
+    cache: dict = ctx.extra.setdefault("_code_delta", {})
+    key = (symbol, sha)
+    if key not in cache:
+        try:
+            out = run_git(ctx.root, "diff-tree", "-p", "-U0", "--root", "--no-ext-diff", "--no-textconv",
+                          "--no-color", "-r", "--end-of-options", sha, "--", *code_pathspec(ctx))
+        except GitError:
+            cache[key] = 0
+        else:
+            delta = 0
+            for line in out.decode("utf-8", "replace").split("\n"):
+                if line.startswith("+") and not line.startswith("+++ "):
+                    delta += line.count(symbol)
+                elif line.startswith("-") and not line.startswith("--- "):
+                    delta -= line.count(symbol)
+            cache[key] = delta
+    return cache[key]

@@ -1,0 +1,159 @@
+"""RL101 directive-landed: the work a directive asks for was done by a commit the directive predates."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from roadmap.checks.code_symbols import code_delta, in_code_at
+from roadmap.checks.registry import rule
+from roadmap.checks.stale import Reason, detector, findings_for
+from roadmap.checks.surfaces import directive_terms, subject_ids
+from roadmap.checks.terms import Overlap, overlap
+
+if TYPE_CHECKING:
+    from roadmap.checks.asof import News
+    from roadmap.checks.context import LintContext
+    from roadmap.history.commit import Commit
+    from roadmap.records.model import Statement
+
+# A symbol distinctive enough that its first appearance in code is evidence on its own: an identifier
+# with an inner capital or underscore (`AsyncDeviceInputs`, `VT_ASYNC_DEVICE_MIRROR`), or a long flag.
+_DISTINCT = re.compile(r"^(?:--[a-z0-9][a-z0-9-]{5,}|[A-Za-z_][A-Za-z0-9_:.]*(?:[a-z][A-Z]|_)[A-Za-z0-9_:.]*)$")
+STRONG_RATIO, WEAK_RATIO = 0.5, 0.3
+
+
+@dataclass
+class _Candidate:
+    commit: "Commit"
+    names: str = ""             # "trailer" | "body" | ""
+    named: tuple[str, ...] = ()
+    introduced: tuple[str, ...] = ()
+    terms: Overlap | None = None
+
+    @property
+    def score(self) -> float:
+        pts = {"trailer": 3.0, "body": 2.0}.get(self.names, 0.0) + (3.0 if self.introduced else 0.0)
+        if self.terms and len(self.terms.matched) >= 2:
+            pts += 5.0 * self.terms.ratio
+        return round(pts, 1)
+
+    @property
+    def strength(self) -> str | None:
+        ratio = self.terms.ratio if self.terms else 0.0
+        matched = len(self.terms.matched) if self.terms else 0
+        if (self.names and ratio >= STRONG_RATIO and matched >= 3) or \
+                (self.introduced and (self.names or ratio >= WEAK_RATIO)):
+            return "error"
+        if (self.names and ratio >= WEAK_RATIO and matched >= 2) or self.introduced:
+            return "warning"
+        return None
+
+    def reasons(self) -> str:
+        out = []
+        if self.names:
+            out.append(f"{'a trailer' if self.names == 'trailer' else 'its message'} names {', '.join(self.named)}")
+        if self.introduced:
+            out.append("introduces " + ", ".join(f"`{s}`" for s in self.introduced) + " in code")
+        if self.terms and self.terms.matched:
+            out.append(self.terms.describe(6))
+        return "; ".join(out)
+
+
+def _symbols(st: "Statement") -> list[str]:
+    return sorted({s for s in (*st.mentions.symbols, *st.mentions.env_vars) if _DISTINCT.match(s)})
+
+
+def _base_rev(ctx: "LintContext", news: "News") -> str | None:
+    """The commit the statement is as of: its named base or blame commit, or the newest commit on or before
+    its date (None when the whole history is news)."""
+    if news.kind in ("sha", "blame"):
+        return news.base
+    fresh = {c.sha for c in news.commits}
+    return next((c.sha for c in ctx.get_history().commits if c.sha not in fresh), None)
+
+
+def _named(commit: "Commit", ids: frozenset[str]) -> tuple[str, tuple[str, ...]]:
+    trailer_text = " ".join(v for vals in commit.trailers.values() for v in vals)
+    in_trailer = tuple(sorted(i for i in ids if re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", trailer_text)))
+    if in_trailer:
+        return "trailer", in_trailer
+    return "body", tuple(sorted(i for i in ids if re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", commit.message)))
+
+
+def _candidates(ctx: "LintContext", st: "Statement", news: "News") -> list[_Candidate]:
+    history = ctx.get_history()
+    fresh = {c.sha: c for c in news.commits if not c.is_merge}
+    ids = subject_ids(st)
+    terms = directive_terms(st)
+    cands: dict[str, _Candidate] = {}
+    for i in sorted(ids):
+        for c in history.commits_mentioning(i):
+            if c.sha in fresh and c.sha not in cands:
+                where, named = _named(c, ids)
+                cands[c.sha] = _Candidate(c, where if named else "", named)
+    base = _base_rev(ctx, news)
+    for sym in _symbols(st):
+        if sym not in history.symbols:
+            continue
+        hits = [c for c, d in reversed(history.symbol_deltas(sym)) if d > 0 and c.sha in fresh]
+        if not hits or (base is not None and in_code_at(ctx, sym, base)):
+            continue                    # already in the code when the directive was written
+        first = next((c for c in hits if code_delta(ctx, sym, c.sha) > 0), None)
+        if first is not None:
+            cand = cands.setdefault(first.sha, _Candidate(first))
+            cand.introduced += (sym,)
+    for cand in cands.values():
+        cand.terms = overlap(terms, cand.commit.message)
+    return [c for c in cands.values() if c.strength]
+
+
+def _applies(st: "Statement") -> bool:
+    return st.directive
+
+
+@detector("RL101", _applies)
+def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
+    if not news.commits:
+        return None
+    found = _candidates(ctx, st, news)
+    if not found:
+        return None
+    strong = [c for c in found if c.strength == "error"]
+    pool = strong or found
+    best = min(pool, key=lambda c: (c.commit.commit_time, -c.score))   # the first commit that did the work
+    c = best.commit
+    phrase = (f"directs work that landed {c.day} in {c.short} ({c.subject!r}; score {best.score}: {best.reasons()})")
+    others = sorted((x for x in pool if x is not best), key=lambda x: x.commit.commit_time)
+    if others:
+        phrase += " and later in " + ", ".join(x.commit.short for x in others[:3])
+    fix = f"drop or strike the directive: {c.short} did the work"
+    return Reason("RL101", best.strength or "warning", phrase, fix,
+                  commits=[(best.commit, "landed")] + [(x.commit, "landed") for x in others], news=news)
+
+
+@rule("RL101", "directive-landed", "error")
+def directive_landed(ctx: "LintContext"):
+    """What it does:
+    Flags a directive (a punch-list item, a "Remaining"/"Next actions" cell, a "Next owner must ..."
+    bullet) whose work was done by a commit made after the directive was written. A commit counts when a
+    trailer or its message names the directive's row or claim and its message shares the directive's
+    distinctive terms, or when it introduces in code a symbol, flag or env var the directive names. Each
+    match is scored (names the row: +3 trailer / +2 message; introduces a named symbol: +3; term overlap:
+    up to +5) and the score and reasons are shown; weak matches are warnings, strong ones errors. Every
+    other statement that repeats the directive is attached as a related location.
+
+    Why:
+    A directive for finished work sends the next person to redo it. The records drift silently: the
+    commit that did the work rarely edits the plan that asked for it.
+
+    Example:
+    A punch-list item, written from the 2026-07-25 checkpoint, says "Port the device-resident
+    sampled-token map to discrete CUDA as an opt-in mirror (`VT_ASYNC_DEVICE_MIRROR`)"; the 2026-07-27
+    commit that names the checkpoint's claim introduces `VT_ASYNC_DEVICE_MIRROR` in the runner.
+
+    Fix:
+    Records only: strike or rewrite the directive on every surface listed, citing the commit that did
+    the work. Suppress with `<!-- roadmap: disable-next-line RL101 -- reason -->` when the match is wrong.
+    """
+    return list(findings_for(ctx, directive_landed.rule))

@@ -1,0 +1,97 @@
+"""Comparing figures: rounding tolerance, metric families, and the figures an evidence entry holds.
+
+Shared by RL201 (figure-superseded) and RL202 (figure-unbacked).
+"""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Iterator
+
+if TYPE_CHECKING:
+    from roadmap.evidence.store import EvidenceEntry
+    from roadmap.records.model import Figure
+
+FAMILIES = ("throughput", "ttft", "tpot", "itl", "latency", "vram")
+# Words right around a figure that say it is not current ("the 2310 ms of 2026-07-12 is superseded").
+HISTORICAL = re.compile(r"\bsupersed\w*|\breplaced by\b|\bpreviously\b|\bformerly\b|\bwas\b|\bused to\b|"
+                        r"\bbefore the\b|\bold\b|\boutdated\b", re.I)
+
+
+def decimals(text: str) -> int:
+    m = re.search(r"\d(?:[\d,]*)\.(\d+)", text)
+    return len(m.group(1)) if m else 0
+
+
+def close(value: float, text: str, other: float, other_text: str | None = None) -> bool:
+    """Equal within the rounding of the less precise of the two as written (`1.0283x` vs 1.028346)."""
+    places = decimals(text) if other_text is None else min(decimals(text), decimals(other_text))
+    return abs(value - other) <= 0.5 * 10 ** -places + 1e-9 * max(1.0, abs(value))
+
+
+def family(fig: "Figure") -> str | None:
+    if fig.unit == "x" or not fig.metric:
+        return None
+    return next((w for w in fig.metric.split() if w in FAMILIES), None)
+
+
+def comparable(a: "Figure", b: "Figure") -> bool:
+    """Same unit, and not two different named metrics (TTFT vs TPOT)."""
+    if a.unit is None or a.unit != b.unit:
+        return False
+    fa, fb = family(a), family(b)
+    return fa is None or fb is None or fa == fb
+
+
+def marked_historical(text: str, fig: "Figure") -> bool:
+    """Is this particular figure called old where it is quoted (within its clause)?"""
+    start = fig.start
+    end = start + len(fig.text)
+    left = re.split(r"[;.|(]\s", text[max(0, start - 60):start])[-1]
+    right = re.split(r"[;.|)]\s?", text[end:end + 60])[0]
+    return bool(HISTORICAL.search(left) or HISTORICAL.search(right))
+
+
+def evidence_numbers(entry: "EvidenceEntry", tree: Any = None) -> list[tuple[str, float]]:
+    """(path of the number, value) for every number in the entry's result.json, plus the numbers written
+    in its markdown summary (foreign evidence has nothing else)."""
+    out: list[tuple[str, float]] = []
+    if entry.raw is not None:
+        out.extend(_walk(entry.raw, ""))
+    if tree is not None:
+        for f in entry.files:
+            if f.endswith(".md"):
+                data = tree.read_bytes(f)
+                if data and len(data) <= 256 * 1024:
+                    for m in re.finditer(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]\d)", data.decode("utf-8", "replace")):
+                        out.append((f"{f}:text", float(m.group())))
+    return out
+
+
+def _walk(obj: Any, path: str) -> Iterator[tuple[str, float]]:
+    if isinstance(obj, bool):
+        return
+    if isinstance(obj, (int, float)):
+        yield path, float(obj)
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _walk(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _walk(v, f"{path}[{i}]")
+
+
+def headline(entry: "EvidenceEntry") -> dict[str, list[float]]:
+    """Current figures an evidence result states, by unit: output tok/s (ours, peers) and peer ratios."""
+    out: dict[str, list[float]] = {}
+    tok = entry.metrics.get("output_tok_per_s") if isinstance(entry.metrics, dict) else None
+    if isinstance(tok, dict) and isinstance(tok.get("median"), (int, float)):
+        out.setdefault("tok/s", []).append(float(tok["median"]))
+    for p in entry.peers or []:
+        if not isinstance(p, dict):
+            continue
+        med = (p.get("metrics") or {}).get("output_tok_per_s", {}) if isinstance(p.get("metrics"), dict) else {}
+        if isinstance(med, dict) and isinstance(med.get("median"), (int, float)):
+            out.setdefault("tok/s", []).append(float(med["median"]))
+        if isinstance(p.get("ratio"), (int, float)) and not isinstance(p.get("ratio"), bool):
+            out.setdefault("x", []).append(float(p["ratio"]))
+    return out

@@ -1,0 +1,114 @@
+"""RL103 premise-refuted: a later commit says the measurement or claim a directive rests on was wrong."""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from roadmap.checks.registry import rule
+from roadmap.checks.stale import Reason, detector, findings_for
+from roadmap.checks.surfaces import subject_ids
+from roadmap.checks.terms import distinctive_terms, id_parts, overlap
+
+if TYPE_CHECKING:
+    from roadmap.checks.asof import News
+    from roadmap.checks.context import LintContext
+    from roadmap.history.commit import Commit
+    from roadmap.records.model import Statement
+
+REFUTES = re.compile(
+    r"\b(?:is|was|were|are|turned out(?: to be)?|proved|proves)\s+(?:(?:also|simply|actually|therefore|"
+    r"in fact)\s+)?(?:wrong|incorrect|mistaken|false|bogus|invalid|refuted|misattributed|not the cause)\b"
+    r"|\brefut(?:es|ed|ing)\b|\bdo(?:es)?(?:n't| not) apply\b|\bmisattribut\w*|\bnot the (?:cause|bottleneck)\b",
+    re.I)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(\"'])")
+MIN_TERMS = 3
+
+
+def _sentences(paragraph: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(" ".join(paragraph.split())) if s.strip()]
+
+
+def _anchors(st: "Statement", news: "News") -> tuple[set[str], set[str]]:
+    """What a refutation must name to be about this statement: (dates, figures). Dates are its as-of date
+    and the dates it quotes; figures are the numbers it quotes ("497", "20.975")."""
+    dates = set(st.mentions.dates)
+    if news.kind == "date" and news.base:
+        dates.add(news.base)
+    figures = {f.text.split()[0].rstrip("x%") for f in st.mentions.figures if any(ch.isdigit() for ch in f.text)}
+    return {d for d in dates if d}, {f for f in figures if f}
+
+
+def _names(text: str, values: set[str]) -> bool:
+    return any(re.search(rf"(?<![\w.-]){re.escape(v)}(?![\w-]|\.\d)", text) for v in values)
+
+
+def _refutation(c: "Commit", st: "Statement", news: "News") -> tuple[str, str] | None:
+    """(severity, quoted sentence) when commit `c` refutes the statement's premise.
+
+    Error: the refuting paragraph names the statement's row/claim, or the refuting sentence names its
+    checkpoint date or a figure it quotes and the commit names its row/claim. Warning: the sentence names
+    a figure it quotes and the paragraph shares its distinctive terms. A date alone is never enough: every
+    statement of a file shares its preamble's date."""
+    ids = subject_ids(st)
+    terms = distinctive_terms(st.text, exclude=id_parts(ids))
+    names_ids = _names(c.message, set(ids))
+    dates, figures = _anchors(st, news)
+    for para in re.split(r"\n\s*\n", c.message):
+        if not REFUTES.search(para):
+            continue
+        para_ids = _names(para, set(ids))
+        shared = len(overlap(terms, para).matched)
+        for sent in _sentences(para):
+            if not REFUTES.search(sent):
+                continue
+            if para_ids or (names_ids and (_names(sent, dates) or _names(sent, figures))):
+                return "error", sent
+            if _names(sent, figures) and shared >= MIN_TERMS:
+                return "warning", sent
+    return None
+
+
+def _applies(st: "Statement") -> bool:
+    return st.directive
+
+
+@detector("RL103", _applies)
+def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
+    for c in sorted(news.commits, key=lambda c: c.commit_time):
+        if c.is_merge or not REFUTES.search(c.message):
+            continue
+        hit = _refutation(c, st, news)
+        if hit is None:
+            continue
+        severity, sentence = hit
+        quote = sentence if len(sentence) <= 160 else sentence[:157] + "..."
+        phrase = f"on a premise {c.short} ({c.day}) refuted: \u201c{quote}\u201d"
+        fix = f"remove the premise {c.short} refuted and say what it found instead"
+        return Reason("RL103", severity, phrase, fix, commits=[(c, "refuted")], news=news)
+    return None
+
+
+@rule("RL103", "premise-refuted", "error")
+def premise_refuted(ctx: "LintContext"):
+    """What it does:
+    Flags a directive whose premise a later commit refuted: a commit made after the directive was written
+    has a sentence saying something "is wrong", "was refuted", "does not apply" or was misattributed, and
+    either that paragraph names the directive's row or claim, or the sentence names the directive's
+    checkpoint date or a figure it quotes while the commit names the row or claim (an error). A sentence
+    naming a quoted figure in a paragraph that shares the directive's terms is a warning. The refuting
+    sentence is quoted.
+
+    Why:
+    A directive built on a measurement that turned out wrong sends the next person after a cause that does
+    not exist; the correction lives only in a commit message nobody rereads.
+
+    Example:
+    "Remove the measured main-stream wait" (from the 2026-07-25 checkpoint), and a later commit says "The
+    2026-07-25 attribution of 497 cudaStreamSynchronize calls to sample_tokens_async is wrong for this
+    workload".
+
+    Fix:
+    Records only: drop the refuted premise from every surface of the directive and record what the commit
+    found instead.
+    """
+    return list(findings_for(ctx, premise_refuted.rule))

@@ -1,0 +1,84 @@
+"""RL102 rerun-done: a directive asks for a rerun that evidence dated after it already records."""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from roadmap.checks.registry import rule
+from roadmap.checks.stale import Reason, detector, findings_for
+from roadmap.checks.surfaces import subject_ids
+from roadmap.checks.terms import distinctive_terms, id_parts, size_terms, tokens
+
+if TYPE_CHECKING:
+    from roadmap.checks.asof import News
+    from roadmap.checks.context import LintContext
+    from roadmap.evidence.store import EvidenceEntry
+    from roadmap.records.model import Statement
+
+RERUN = re.compile(r"\bre-?(?:run|measure|bench(?:mark)?|take|profile)\b|\b(?:measure|run|bench(?:mark)?)\s+"
+                   r"(?:\w+\s+){0,3}again\b|\brepeat the\b", re.I)
+MIN_SLUG_COVERAGE = 2 / 3
+
+
+def match(st: "Statement", entry: "EvidenceEntry") -> str | None:
+    """How an evidence entry is the statement's series: "row" (it records one of the statement's rows or
+    claims) or "series" (its slug's words are the statement's), else None. Two different model sizes
+    (`4b` vs `8b`) never match."""
+    ids = subject_ids(st)
+    words = set(tokens(st.text)) | id_parts(ids)
+    slug = distinctive_terms(entry.series.replace("-", " ").replace("_", " "))
+    want, have = size_terms(words), size_terms(slug)
+    if want and have and not (want & have):
+        return None
+    if entry.row:
+        return "row" if entry.row in ids else None
+    if len(slug) >= 2 and len(slug & words) >= 2 and len(slug & words) / len(slug) >= MIN_SLUG_COVERAGE:
+        return "series"
+    return None
+
+
+def _applies(st: "Statement") -> bool:
+    return st.directive and bool(RERUN.search(st.directive_text or st.text))
+
+
+@detector("RL102", _applies)
+def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
+    if not news.date:
+        return None
+    store = ctx.get_evidence()
+    if store is None:
+        return None
+    hits = [(e, how) for e in store.entries if e.date and e.date > news.date and (how := match(st, e))]
+    if not hits:
+        return None
+    entries = [e for e, _ in hits]
+    names = ", ".join(e.name for e in entries)
+    n = len(entries)
+    phrase = f"asks for a rerun done {n} time{'s' if n > 1 else ''} since {news.date}: {names}"
+    newest = entries[-1]
+    fix = f"cite the newest entry ({newest.path}, {newest.date}) instead of asking for the rerun"
+    severity = "error" if any(how == "row" for _, how in hits) or n >= 2 else "warning"
+    return Reason("RL102", severity, phrase, fix, evidence=entries, news=news)
+
+
+@rule("RL102", "rerun-done", "error")
+def rerun_done(ctx: "LintContext"):
+    """What it does:
+    Flags a directive that asks to rerun, re-measure or re-bench something when the evidence root holds
+    entries dated after the directive was written for the same row (the entry's `row`, from result.json
+    or a `Row:` line) or the same series (the entry's slug words are the directive's, and model sizes
+    agree). Every such entry is listed.
+
+    Why:
+    A rerun request that was already answered hides the answer: the next person reruns instead of reading
+    the newest entry, and the figures the records quote stay old.
+
+    Example:
+    "... then rerun the exact 4B series" written on 2026-07-25, while docs/bench-evidence holds
+    20260727-local-bf16-4b, 20260728-local-bf16-4b.md, ... for that row.
+
+    Fix:
+    Records only: replace the rerun request with the newest entry's result, or say what the next rerun
+    must change.
+    """
+    return list(findings_for(ctx, rerun_done.rule))

@@ -1,0 +1,150 @@
+"""Stale directives, analysed once for RL101-RL104: one finding per stale thing, every reason, every surface.
+
+A directive can be stale for several reasons at once (its work landed, a commit refuted its premise, the
+feature it calls opt-in was turned on by default, the rerun it asks for was done). Each rule module
+registers a *detector* here; `analyse` runs every selected detector on every candidate statement, groups
+the stale statements with the statements that repeat them (surfaces.py), and each group becomes ONE
+finding, reported by the rule of its leading reason (errors before warnings, then RL101 > RL103 > RL104 >
+RL102) and carrying all the reasons, commits and evidence entries. Deselecting a rule drops its reason.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+from roadmap.checks.asof import News, news_for
+from roadmap.checks.surfaces import describe, primary_key, subject_ids, surfaces_of
+from roadmap.findings import Related
+
+if TYPE_CHECKING:
+    from roadmap.checks.context import LintContext
+    from roadmap.checks.registry import Rule
+    from roadmap.findings import Finding
+    from roadmap.history.commit import Commit
+    from roadmap.records.model import Statement
+
+PRIORITY = ("RL101", "RL103", "RL104", "RL102")
+
+
+@dataclass
+class Reason:
+    code: str
+    severity: str                                  # "error" (strong) | "warning" (weak match)
+    phrase: str                                    # a clause of the finding's message
+    fix: str                                       # what a records-only correction changes, for this reason
+    commits: list[tuple["Commit", str]] = field(default_factory=list)   # (commit, role)
+    evidence: list[Any] = field(default_factory=list)                   # EvidenceEntry objects
+    news: News | None = None
+
+
+@dataclass(frozen=True)
+class Detector:
+    code: str
+    applies: Callable[["Statement"], bool]
+    detect: Callable[["LintContext", "Statement", News], Reason | None]
+
+
+DETECTORS: dict[str, Detector] = {}
+
+
+def detector(code: str, applies: Callable[["Statement"], bool]):
+    """Register `detect(ctx, statement, news) -> Reason | None` for rule `code`."""
+    def register(func):
+        DETECTORS[code] = Detector(code, applies, func)
+        return func
+    return register
+
+
+@dataclass
+class StaleGroup:
+    primary: "Statement"
+    surfaces: list["Statement"]                    # primary first
+    reasons: list[Reason]                          # leading reason first
+
+    @property
+    def lead(self) -> str:
+        return self.reasons[0].code
+
+
+def _rank(r: Reason) -> tuple[int, int]:
+    return (0 if r.severity == "error" else 1, PRIORITY.index(r.code) if r.code in PRIORITY else 99)
+
+
+def analyse(ctx: "LintContext") -> list[StaleGroup]:
+    if "_stale_groups" in ctx.extra:
+        return ctx.extra["_stale_groups"]
+    active = [DETECTORS[c] for c in PRIORITY if c in DETECTORS and (not ctx.selected or c in ctx.selected)]
+    pool = [st for st in ctx.statements() if not st.historical]
+    reasons: dict[int, list[Reason]] = {}
+    for st in pool:
+        dets = [d for d in active if d.applies(st)]
+        if not dets:
+            continue
+        news = news_for(ctx, st)
+        if news.kind in ("unknown", "uncommitted"):
+            continue
+        found = [r for d in dets if (r := d.detect(ctx, st, news)) is not None]
+        if found:
+            reasons[id(st)] = found
+    groups: list[StaleGroup] = []
+    used: set[int] = set()
+    stale = sorted((st for st in pool if id(st) in reasons), key=primary_key)
+    for st in stale:
+        if id(st) in used:
+            continue
+        surfaces = [s for s in surfaces_of(st, pool) if id(s) not in used]
+        used.update(id(s) for s in surfaces)
+        merged: dict[str, Reason] = {}
+        for s in surfaces:           # primary's own reasons win; the others fill in what it lacks
+            for r in reasons.get(id(s), []):
+                if r.code not in merged or _rank(r) < _rank(merged[r.code]):
+                    merged[r.code] = r
+        groups.append(StaleGroup(surfaces[0], surfaces, sorted(merged.values(), key=_rank)))
+    ctx.extra["_stale_groups"] = groups
+    return groups
+
+
+def findings_for(ctx: "LintContext", rule: "Rule") -> Iterator["Finding"]:
+    """The findings whose leading reason is `rule`'s."""
+    for g in analyse(ctx):
+        if g.lead == rule.code:
+            yield _finding(rule, g)
+
+
+def _finding(rule: "Rule", g: StaleGroup) -> "Finding":
+    p = g.primary
+    row = p.row_id or p.defines or next(iter(sorted(subject_ids(p))), None)
+    phrases = [r.phrase for r in g.reasons]
+    landed = next((r for r in g.reasons if r.code == "RL101"), None)
+    for i, r in enumerate(g.reasons):   # "on a premise the same commit refuted", as a person writes it
+        if r.code == "RL103" and landed and landed.commits and r.commits and \
+                r.commits[0][0].sha == landed.commits[0][0].sha:
+            phrases[i] = r.phrase.replace(f"{r.commits[0][0].short} ({r.commits[0][0].day})", "the same commit")
+    others = g.surfaces[1:]
+    label = describe(p)
+    message = f"{_capital(label)}{f' ({row})' if row and row not in label else ''} " + "; ".join(phrases)
+    if others:
+        message += f" [repeated on {len(others)} other surface{'s' if len(others) > 1 else ''}]"
+    related = [Related(s.path, s.line, f"repeats the stale directive: {describe(s)}") for s in others]
+    evidence: list[dict[str, Any]] = []
+    seen: set[tuple] = set()
+    for r in g.reasons:
+        for c, role in r.commits:
+            if ("c", c.sha) not in seen:
+                seen.add(("c", c.sha))
+                evidence.append({"kind": "commit", "sha": c.sha, "date": c.day, "subject": c.subject,
+                                 "reason": r.code, "role": role})
+        for e in r.evidence:
+            if ("e", e.path) not in seen:
+                seen.add(("e", e.path))
+                evidence.append({"kind": "evidence", "path": e.path, "date": e.date, "reason": r.code})
+    where = ", ".join(f"{s.path}:{s.line}" for s in g.surfaces)
+    fix = (f"Records-only fix on {len(g.surfaces)} surface{'s' if len(g.surfaces) > 1 else ''} ({where}): "
+           + "; ".join(r.fix for r in g.reasons) + ". No code change; the row's state stays as it is.")
+    return rule.finding(severity=g.reasons[0].severity, message=message, path=p.path, line=p.line,
+                        end_line=p.end_line, record_id=row, related=related, evidence=evidence, fix=fix,
+                        key=" ".join((p.directive_text or p.text).split()))
+
+
+def _capital(s: str) -> str:
+    return s[:1].upper() + s[1:]

@@ -1,0 +1,79 @@
+"""Surfaces: the statements, in any record file, that repeat one directive.
+
+Two statements are surfaces of the same directive when they concern the same row or claim (the row/claim
+they belong to, define or name overlaps) and their distinctive terms nearly coincide. The seed's item 14
+lives in a spec table cell, a punch-list item, a benchmark-record cell and a coordination bullet: one stale
+thing, four places to fix, so a finding is reported once with the other places as related locations.
+"""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterable
+
+from roadmap.checks.terms import containment, distinctive_terms, id_parts, jaccard
+
+if TYPE_CHECKING:
+    from roadmap.records.model import Statement
+
+# Near-identical: most of the shorter directive's terms occur in the longer one, and the two share at
+# least half of their terms overall (a one-clause summary of a long directive is not a repeat).
+MIN_CONTAINMENT = 0.75
+MIN_JACCARD = 0.5
+MIN_TERMS = 3
+
+_NUMBERING = re.compile(r"^\s*(?:§\s*)?\d+(?:\.\d+)*[.)]?\s+")
+
+
+def subject_ids(st: "Statement") -> frozenset[str]:
+    """The rows and claims a statement is about: its row, what it defines, the ids and claims it names."""
+    ids = {st.row_id, st.defines, *st.mentions.ids, *st.mentions.claims}
+    return frozenset(i for i in ids if i)
+
+
+def directive_terms(st: "Statement") -> set[str]:
+    """Distinctive terms of the part that asks for work, without the parts of its own ids."""
+    return distinctive_terms(st.directive_text or st.text, exclude=id_parts(subject_ids(st)))
+
+
+def repeats(a: "Statement", b: "Statement") -> bool:
+    """Does `b` repeat the directive of `a` (same row/claim, near-identical text)?"""
+    if a is b or not (subject_ids(a) & subject_ids(b)):
+        return False
+    ta, tb = directive_terms(a), directive_terms(b)
+    if min(len(ta), len(tb)) < MIN_TERMS:
+        return False
+    return containment(ta, tb) >= MIN_CONTAINMENT and jaccard(ta, tb) >= MIN_JACCARD
+
+
+def surfaces_of(st: "Statement", pool: Iterable["Statement"]) -> list["Statement"]:
+    """`st` and every statement of `pool` that repeats it, primary first (see `primary_key`)."""
+    found = [st] + [o for o in pool if o is not st and o.directive and not o.historical and repeats(st, o)]
+    return sorted(found, key=primary_key)
+
+
+def primary_key(st: "Statement") -> tuple:
+    """Which surface a finding is reported on: a numbered list item (a punch-list entry) first, then a
+    table cell, then anything else; ties by path and line, so the choice is stable."""
+    rank = 0 if st.item_number is not None else 1 if st.kind == "cell" else 2
+    return (rank, st.path, st.line)
+
+
+def section_name(st: "Statement") -> str:
+    """The innermost section title without its numbering: '3. Punch-list' -> 'Punch-list'."""
+    return _NUMBERING.sub("", st.section[-1]).strip() if st.section else ""
+
+
+def describe(st: "Statement") -> str:
+    """How a person would name this surface: 'Punch-list item 14', "the 'Next actions' cell of X", ..."""
+    row = st.row_id or st.defines
+    if st.item_number is not None:
+        where = section_name(st)
+        return f"{where} item {st.item_number}" if where else f"item {st.item_number}"
+    if st.kind == "cell":
+        col = f"'{st.column}' cell" if st.column else "table cell"
+        return f"the {col} of {row}" if row else f"the {col} at line {st.line}"
+    if st.kind == "item":
+        dated = st.mentions.dates[0] + " " if st.mentions.dates and st.text.lstrip().startswith(
+            st.mentions.dates[0]) else ""
+        return f"the {dated}{row} bullet" if row else f"the bullet at line {st.line}"
+    return f"the {st.kind} at line {st.line}"

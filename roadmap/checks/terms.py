@@ -1,0 +1,116 @@
+"""Distinctive terms of record text and commit messages, and the scores built on them.
+
+A directive's distinctive terms are its words minus English function words, minus the verbs every
+directive uses ("port", "rerun", "remove"), minus numbers and dates, minus the parts of its own row id
+(a row id match is scored separately). Matching is on normalised tokens: lower case, hyphenated words
+split, a plural `s` dropped, identifiers (`VT_ASYNC_DEVICE_MIRROR`, `AsyncDeviceInputs`) kept whole.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+_DATE = re.compile(r"^\d{4,8}$")
+_SIZE = re.compile(r"^\d+b$")  # model sizes as tokens: 4b, 8b ("0.6b" splits into 0 and 6b)
+
+STOPWORDS = frozenset("""
+a about above after again against all also an and any are as at be because been before being below between
+both but by can could did do does doing done down during each either else etc every few for from further had
+has have having here how if in into is it its itself just least less like may might more most much must need
+needs no nor not now of off on once one only or other our out over own per same shall should since so some
+still such than that the their them then there these they this those through to too under until up upon
+us use used using very via was we were what when where whether which while who whom why will with within
+without would yet you your
+add adds added make makes made write writes publish port ports ported remove removes removed rerun reruns
+rerunning run runs ran re measure measures remeasure bench rebench take takes taken get gets keep keeps
+cover covers fix fixes fixed small medium large size next owner owners new old first last then exact exactly
+series item items row rows claim claims step steps work works todo see note notes done open close closed
+plan section table evidence result results figure figures number numbers current currently today
+measured remeasured median min max mean tok ours peer default defaults enabled disabled
+""".split())
+
+# Plural-looking words that are not plurals (dropping the `s` would merge them with something else).
+_KEEP_S = frozenset({"series", "bus", "status", "always", "alias", "bias", "ms", "gpus", "class", "process",
+                     "access", "less", "miss", "pass", "this", "its", "has", "was", "is", "us", "yes"})
+
+
+def normalise(word: str) -> str:
+    w = word.lower()
+    if "_" in w:
+        return w                                  # identifiers and env vars stay whole
+    if w.endswith("ies") and len(w) > 5 and w not in _KEEP_S:
+        return w[:-3] + "y"
+    if w.endswith("s") and len(w) > 3 and not w.endswith("ss") and w not in _KEEP_S:
+        return w[:-1]
+    return w
+
+
+def tokens(text: str) -> list[str]:
+    """Normalised tokens in text order. `device-resident` -> device, resident; `VT_X_Y` stays whole and its
+    lower-cased parts are added too, so `VT_ASYNC_DEVICE_MIRROR` also matches prose about the "mirror"."""
+    out: list[str] = []
+    for m in _WORD.finditer(text):
+        raw = m.group(0)
+        out.append(normalise(raw))
+        if "_" in raw.strip("_"):
+            out.extend(normalise(p) for p in raw.split("_") if len(p) > 2)
+    return out
+
+
+def id_parts(ids: Iterable[str]) -> set[str]:
+    """Token parts of row/claim ids: ROAD-V1-C2-LOCAL-BF16 -> road, v1, c2, local, bf16."""
+    parts: set[str] = set()
+    for i in ids:
+        parts.update(tokens(i))
+    return parts
+
+
+def is_distinctive(tok: str) -> bool:
+    if _SIZE.match(tok):
+        return True                               # "4b" vs "8b" separates two series
+    if len(tok) < 2 or tok in STOPWORDS:
+        return False
+    return not re.fullmatch(r"\d+[a-z]*", tok)   # numbers, dates, figures with units ("9864x")
+
+
+def distinctive_terms(text: str, exclude: Iterable[str] = ()) -> set[str]:
+    """The set of distinctive terms of `text`, leaving out `exclude` (e.g. the parts of its own row id)."""
+    ex = set(exclude)
+    return {t for t in tokens(text) if is_distinctive(t) and t not in ex}
+
+
+def size_terms(terms: Iterable[str]) -> set[str]:
+    """Model-size tokens (`4b`, `8b`): two texts naming different sizes are about different series."""
+    return {t for t in terms if _SIZE.match(t)}
+
+
+@dataclass(frozen=True)
+class Overlap:
+    matched: tuple[str, ...]     # distinctive terms found in the other text, sorted
+    total: int                   # number of distinctive terms of the directive
+
+    @property
+    def ratio(self) -> float:
+        return len(self.matched) / self.total if self.total else 0.0
+
+    def describe(self, limit: int = 8) -> str:
+        shown = ", ".join(self.matched[:limit]) + (", ..." if len(self.matched) > limit else "")
+        return f"terms {len(self.matched)}/{self.total}: {shown}"
+
+
+def overlap(terms: set[str], other_text: str) -> Overlap:
+    """How many of `terms` occur in `other_text`."""
+    other = set(tokens(other_text))
+    return Overlap(tuple(sorted(terms & other)), len(terms))
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 0.0
+
+
+def containment(a: set[str], b: set[str]) -> float:
+    """Share of the smaller set found in the larger one: a short copy of a long directive still matches."""
+    small = min(len(a), len(b))
+    return len(a & b) / small if small else 0.0
