@@ -9,19 +9,18 @@ never "everything is news".
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from roadmap.history.git import GitError, run_git
+from roadmap.history.blame import NULL_SHA, blame_lines
+from roadmap.history.git import GitError
 
 if TYPE_CHECKING:
     from roadmap.checks.context import LintContext
     from roadmap.history.commit import Commit
     from roadmap.records.model import Statement
 
-_NOT_COMMITTED = "0" * 40
-_HEADER = re.compile(r"^([0-9a-f]{40}) \d+ (\d+)(?: (\d+))?$")
+_NOT_COMMITTED = NULL_SHA
 
 
 @dataclass(frozen=True)
@@ -94,25 +93,16 @@ def newest_blame(ctx: "LintContext", path: str, first: int, last: int) -> str | 
 
 
 def blame_file(ctx: "LintContext", path: str) -> dict[int, str]:
-    """{final line number: commit sha} for one record file, blamed once per run (at `--at REV` or the
-    working tree). An unreadable blame is an empty dict: the statement's news is then unknown."""
+    """{line: sha of the commit that last changed it} for one record file, blamed once per run (at `--at REV`
+    or the working tree; uncommitted lines have the null sha). A failed blame is an empty dict: the
+    statement's news is then unknown, never "everything"."""
     cache: dict = ctx.extra.setdefault("_asof_blame", {})
     if path not in cache:
-        rev = ctx.tree.rev
-        args = ["blame", "-w", "--porcelain"] + ([rev] if rev else []) + ["--", path]
+        rf = ctx.record(path)
+        n = max(1, rf.text.count("\n") + 1) if rf is not None else 1
         try:
-            out = run_git(ctx.root, *args).decode("utf-8", "replace")
+            lines = blame_lines(ctx.root, ctx.tree.rev, path, [(1, n)])
         except GitError:
-            cache[path] = {}
-        else:
-            cache[path] = _parse_porcelain(out)
+            lines = {}
+        cache[path] = {k: v.sha for k, v in lines.items()}
     return cache[path]
-
-
-def _parse_porcelain(text: str) -> dict[int, str]:
-    out: dict[int, str] = {}
-    for line in text.split("\n"):
-        m = _HEADER.match(line)
-        if m:
-            out[int(m.group(2))] = m.group(1)
-    return out

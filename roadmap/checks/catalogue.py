@@ -12,3 +12,6 @@ import roadmap.checks.rerun_done             # RL102
 import roadmap.checks.premise_refuted        # RL103
 import roadmap.checks.default_changed        # RL104
 import roadmap.checks.figure_superseded      # RL201
+import roadmap.checks.figure_unbacked       # RL202
+import roadmap.checks.claim_stale            # RL402
+import roadmap.checks.evidence_invalid       # RL501

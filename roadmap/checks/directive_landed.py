@@ -45,7 +45,7 @@ class _Candidate:
         if (self.names and ratio >= STRONG_RATIO and matched >= 3) or \
                 (self.introduced and (self.names or ratio >= WEAK_RATIO)):
             return "error"
-        if (self.names and ratio >= WEAK_RATIO and matched >= 2) or self.introduced:
+        if (self.names and ratio >= WEAK_RATIO and matched >= 3) or self.introduced:
             return "warning"
         return None
 

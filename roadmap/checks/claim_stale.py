@@ -1,0 +1,109 @@
+"""RL402 claim-stale: a claim listed as active that was closed, or that sat idle past its TTL while others
+committed to its row."""
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import TYPE_CHECKING
+
+from roadmap.checks.asof import news_for
+from roadmap.checks.registry import rule
+from roadmap.checks.surfaces import section_name
+from roadmap.findings import Related
+
+if TYPE_CHECKING:
+    from roadmap.checks.context import LintContext
+    from roadmap.records.model import Statement
+
+CLOSED = re.compile(r"\b(?:closed|released|completed|abandoned|dropped|handed (?:off|over))\b", re.I)
+# Sections that list history rather than live claims.
+PAST_SECTIONS = re.compile(r"checkpoint|closed|done|histor|archive|released|past|log\b|finished", re.I)
+ACTIVE_SECTIONS = re.compile(r"claim|active|open|in[ -]?flight|current|in progress", re.I)
+MAX_LISTED = 5
+
+
+def _claim_of(ctx: "LintContext", st: "Statement") -> str | None:
+    """The claim a bullet is: its row id when that is a claim id (the bullet's title)."""
+    cid = st.row_id or st.defines
+    return cid if cid and ctx.config.claim_re.fullmatch(cid) else None
+
+
+def _listed_active(st: "Statement") -> bool:
+    name = section_name(st) if st.section else ""
+    return st.kind == "item" and not st.historical and bool(ACTIVE_SECTIONS.search(name)) and \
+        not PAST_SECTIONS.search(name)
+
+
+def _closed_elsewhere(ctx: "LintContext", st: "Statement", cid: str) -> "Statement | None":
+    for other in ctx.statements():
+        if other is st or cid not in other.mentions.claims or _listed_active(other):
+            continue
+        head = other.text[:200]
+        if _claim_of(ctx, other) == cid and CLOSED.search(head):
+            return other
+    return None
+
+
+def _days(a: str, b: str) -> int:
+    return (date.fromisoformat(b) - date.fromisoformat(a)).days
+
+
+@rule("RL402", "claim-stale", "warning")
+def claim_stale(ctx: "LintContext"):
+    """What it does:
+    Checks every claim listed as active (a bullet titled with a claim id, in a section named like
+    "Claims", "Active claims", "Open" and not like "Checkpoints", "Closed", "Log"). Error: the claim says
+    it is closed/released, or another record entry for the same claim says so, yet it is still listed as
+    active. Warning: its newest date is older than `claims_ttl_days` (default 14) before the linted
+    commit, while commits made since then name its row or the claim itself.
+
+    Why:
+    A stale claim blocks a row: nobody else picks it up, while the work has moved on without its owner.
+
+    Example:
+    "- CLAIM-GGUF-Q4K (ROAD-V1-C1-GGUF-LOAD) — loader, opened 2026-07-12." still under "Active claims" on
+    2026-08-09, while three commits since 2026-07-20 carry `Row: ROAD-V1-C1-GGUF-LOAD`.
+
+    Fix:
+    Records only: close the claim (strike it through with the date it closed) or renew it with the date
+    and what its owner is doing now.
+    """
+    findings = []
+    history = None
+    for st in ctx.statements():
+        cid = _claim_of(ctx, st)
+        if cid is None or not _listed_active(st):
+            continue
+        own = CLOSED.search(st.text)
+        other = None if own else _closed_elsewhere(ctx, st, cid)
+        if own or other:
+            where = "it says so itself" if own else f"{other.path}:{other.line} records it closed"
+            related = [] if own else [Related(other.path, other.line, "records the claim closed")]
+            findings.append(claim_stale.rule.finding(
+                severity="error", message=f"{cid} is closed ({where}) but still listed under "
+                f"'{section_name(st)}'", path=st.path, line=st.line, end_line=st.end_line, record_id=cid,
+                related=related, fix=f"Records-only fix: strike {cid} through in '{section_name(st)}' "
+                "(with the date it closed) or move it to the closed claims", key=f"closed {cid}"))
+            continue
+        history = history or ctx.get_history()
+        head = history.by_sha(ctx.head) if ctx.head else None
+        since = max(st.mentions.dates, default=None) or news_for(ctx, st).date
+        if head is None or since is None or _days(since, head.day) <= ctx.config.claims_ttl_days:
+            continue
+        rows = sorted(({*st.mentions.ids} - {cid}) | {cid})
+        touched = {c.sha: c for r in rows for c in history.commits_mentioning(r) if c.day > since}
+        if not touched:
+            continue
+        commits = sorted(touched.values(), key=lambda c: c.commit_time)
+        listed = ", ".join(f"{c.short} ({c.day})" for c in commits[:MAX_LISTED])
+        more = f" and {len(commits) - MAX_LISTED} more" if len(commits) > MAX_LISTED else ""
+        findings.append(claim_stale.rule.finding(
+            message=f"{cid} has been idle since {since} ({_days(since, head.day)} days, TTL "
+                    f"{ctx.config.claims_ttl_days}) while {len(commits)} commit{'s' if len(commits) > 1 else ''} "
+                    f"touched {', '.join(rows)}: {listed}{more}",
+            path=st.path, line=st.line, end_line=st.end_line, record_id=cid,
+            evidence=[{"kind": "commit", "sha": c.sha, "date": c.day, "subject": c.subject} for c in commits],
+            fix=f"Records-only fix: close {cid} or renew it with today's date and its owner's current step",
+            key=f"idle {cid}"))
+    return findings
+

@@ -1,0 +1,165 @@
+"""RL202 figure-unbacked: a figure quoted next to an evidence citation that the evidence does not contain."""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from roadmap.checks.figures_compare import close, evidence_numbers, marked_historical
+from roadmap.checks.registry import rule
+from roadmap.checks.surfaces import describe
+
+if TYPE_CHECKING:
+    from roadmap.checks.context import LintContext
+    from roadmap.evidence.store import EvidenceEntry
+    from roadmap.records.model import Figure, Statement
+
+# Units of measured results; percentages and counts are usually derived, so they are not checked.
+CHECKED_UNITS = {"tok/s", "x", "ms", "s", "us", "req/s", "GiB", "GB", "ms/token", "ms/step", "ms/call", "TFLOP/s",
+                 "GB/s", "GiB/s", "TB/s"}
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(`])")
+_VERDICT = re.compile(r"\b(PASS(?:ED|ES)?|FAIL(?:ED|S)?)\b")
+_THRESHOLD = re.compile(r"(?:>=|≥|at least|gate|threshold|target|bar)\s*(?:of\s*)?(\d+(?:\.\d+)?)\s*x\b", re.I)
+
+
+def cited(ctx: "LintContext", st: "Statement") -> list["EvidenceEntry"]:
+    """Evidence entries a statement names (by name or by a path under the evidence root)."""
+    store = ctx.get_evidence()
+    if store is None:
+        return []
+    names = list(st.mentions.evidence) + [p.path for p in st.mentions.paths
+                                          if p.path.startswith(store.root.rstrip("/") + "/")]
+    out: list["EvidenceEntry"] = []
+    for n in names:
+        e = store.get(n)
+        if e is not None and e not in out:
+            out.append(e)
+    return out
+
+
+def _row_citations(ctx: "LintContext", st: "Statement") -> list["EvidenceEntry"]:
+    """For a table cell without a citation of its own: what the other cells of its row cite."""
+    if st.kind != "cell" or st.table_row is None:
+        return []
+    rf = ctx.record(st.path)
+    for table in rf.tables if rf else []:
+        for cells in table.rows:
+            if any(c is st for c in cells):
+                out: list["EvidenceEntry"] = []
+                for c in cells:
+                    out += [e for e in cited(ctx, c) if e not in out]
+                return out
+    return []
+
+
+def _scopes(st: "Statement", entries: list["EvidenceEntry"]) -> list[tuple[int, int]]:
+    """Character spans of the text whose figures a citation backs: the sentences that carry it (a table
+    cell is one scope)."""
+    if st.kind == "cell":
+        return [(0, len(st.text))]
+    spans, pos = [], 0
+    for sent in _SENTENCE.split(st.text):
+        start = st.text.find(sent, pos)
+        end = start + len(sent)
+        pos = end
+        if any(e.name in sent or e.path in sent for e in entries):
+            spans.append((start, end))
+    return spans
+
+
+def _backed(fig: "Figure", numbers: list[tuple[str, float]]) -> bool:
+    if any(close(fig.value, fig.text, v) for _, v in numbers):
+        return True
+    if fig.unit == "x":   # a ratio the records derive from two figures of the evidence
+        vals = sorted({v for _, v in numbers if v > 1.0})
+        return any(close(fig.value, fig.text, a / b) for a in vals for b in vals if a != b)
+    return False
+
+
+def _nearest(fig: "Figure", numbers: list[tuple[str, float]]) -> tuple[str, float] | None:
+    pool = [(p, v) for p, v in numbers if v]
+    return min(pool, key=lambda pv: abs(pv[1] - fig.value) / max(abs(fig.value), 1e-9)) if pool else None
+
+
+def _verdict_problem(text: str, figs: list["Figure"]) -> str | None:
+    """A PASS/FAIL that the quoted ratio contradicts, against a threshold the text states (or parity)."""
+    m = _VERDICT.search(text)
+    ratios = [f for f in figs if f.unit == "x"]
+    if not m or len(ratios) != 1:
+        return None
+    t = _THRESHOLD.search(text)
+    bar = float(t.group(1)) if t else (1.0 if re.search(r"\bparity\b", text, re.I) else None)
+    if bar is None:
+        return None
+    passed = ratios[0].value >= bar
+    says_pass = m.group(1).upper().startswith("PASS")
+    if passed == says_pass:
+        return None
+    return f"says {m.group(1)} but {ratios[0].text} is {'at or above' if passed else 'below'} the {bar:g}x bar"
+
+
+def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[str, Any]]]:
+    own = cited(ctx, st)
+    entries = own or _row_citations(ctx, st)
+    if not entries:
+        return [], []
+    numbers = [n for e in entries for n in evidence_numbers(e, ctx.tree)]
+    if not numbers:
+        return [], []          # nothing readable: unknown, not unbacked
+    scopes = _scopes(st, entries) if own else [(0, len(st.text))]
+    problems: list[str] = []
+    for f in st.mentions.figures:
+        if f.unit not in CHECKED_UNITS or marked_historical(st.text, f):
+            continue
+        if not any(a <= f.start < b for a, b in scopes) or _backed(f, numbers):
+            continue
+        near = _nearest(f, numbers)
+        hint = f" (nearest: {near[1]:g} at {near[0]})" if near else ""
+        problems.append(f"{f.text}{'' if f.text.endswith(f.unit) or f.unit == 'x' else ' ' + f.unit} is not in it{hint}")
+    for a, b in scopes:
+        v = _verdict_problem(st.text[a:b], [f for f in st.mentions.figures if a <= f.start < b])
+        if v:
+            problems.append(v)
+    evidence = [{"kind": "evidence", "path": e.path, "date": e.date} for e in entries]
+    return problems, evidence
+
+
+@rule("RL202", "figure-unbacked", "error")
+def figure_unbacked(ctx: "LintContext"):
+    """What it does:
+    Flags a figure quoted next to an evidence citation (in the same sentence, the same table cell, or the
+    same table row when the row has an Evidence column) that the cited evidence does not contain within
+    the rounding it is written with: every number of the entry's result.json and the numbers of its
+    markdown summary count, and a ratio may be the quotient of two of them. Also flags a PASS/FAIL
+    verdict that the quoted ratio contradicts, against the bar the text states ("gate 1.0x", "parity").
+    Percentages and counts are not checked; evidence with no readable numbers is unknown, not wrong.
+
+    Why:
+    A figure that its own citation does not back is either a typo or from somewhere else; a reader who
+    follows the citation cannot reproduce it.
+
+    Example:
+    "6902.10 tok/s with the mirror on (docs/bench-evidence/20260807-local-bf16-4b)" while that entry's
+    result.json says 6831.71 tok/s (median; min 6811.16, max 6842.74).
+
+    Fix:
+    Records only: quote the figure the evidence holds, or cite the entry the figure comes from.
+    """
+    findings = []
+    store = ctx.get_evidence()
+    if store is None or not len(store):
+        return findings
+    for st in ctx.statements():
+        if st.historical or not st.mentions.figures:
+            continue
+        problems, evidence = _check(ctx, st)
+        if not problems:
+            continue
+        names = ", ".join(e["path"] for e in evidence)
+        label = describe(st)
+        label = label[:1].upper() + label[1:]
+        findings.append(figure_unbacked.rule.finding(
+            message=f"{label} cites {names}, but {'; '.join(problems)}",
+            path=st.path, line=st.line, end_line=st.end_line, record_id=st.row_id, evidence=evidence,
+            fix=f"Records-only fix: quote the figures {names} holds, or cite the evidence they come from",
+            key=f"{st.row_id} {' '.join(problems)}"))
+    return findings
