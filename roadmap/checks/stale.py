@@ -127,17 +127,22 @@ def _finding(rule: "Rule", g: StaleGroup) -> "Finding":
         message += f" [repeated on {len(others)} other surface{'s' if len(others) > 1 else ''}]"
     related = [Related(s.path, s.line, f"repeats the stale directive: {describe(s)}") for s in others]
     evidence: list[dict[str, Any]] = []
-    seen: set[tuple] = set()
-    for r in g.reasons:
+    seen: dict[tuple, dict[str, Any]] = {}
+    for r in g.reasons:                 # one entry per commit/evidence, listing every reason it supports
         for c, role in r.commits:
-            if ("c", c.sha) not in seen:
-                seen.add(("c", c.sha))
-                evidence.append({"kind": "commit", "sha": c.sha, "date": c.day, "subject": c.subject,
-                                 "reason": r.code, "role": role})
+            item = seen.get(("c", c.sha))
+            if item is None:
+                item = seen[("c", c.sha)] = {"kind": "commit", "sha": c.sha, "date": c.day, "subject": c.subject,
+                                             "reasons": [], "roles": []}
+                evidence.append(item)
+            item["reasons"].append(r.code)
+            item["roles"].append(role)
         for e in r.evidence:
-            if ("e", e.path) not in seen:
-                seen.add(("e", e.path))
-                evidence.append({"kind": "evidence", "path": e.path, "date": e.date, "reason": r.code})
+            item = seen.get(("e", e.path))
+            if item is None:
+                item = seen[("e", e.path)] = {"kind": "evidence", "path": e.path, "date": e.date, "reasons": []}
+                evidence.append(item)
+            item["reasons"].append(r.code)
     where = ", ".join(f"{s.path}:{s.line}" for s in g.surfaces)
     fix = (f"Records-only fix on {len(g.surfaces)} surface{'s' if len(g.surfaces) > 1 else ''} ({where}): "
            + "; ".join(r.fix for r in g.reasons) + ". No code change; the row's state stays as it is.")
