@@ -212,11 +212,18 @@ def build_evidence(ctx: LintContext) -> Any:
 
 
 def build_history(ctx: LintContext) -> Any:
-    """The history index for the linted revision: every symbol and env var the records name."""
+    """The history index for the linted revision, for every symbol and env var the records name (one pass).
+
+    Raises ShallowHistoryError (a GitError: exit 2 with the fix) when the walk would cross a shallow boundary.
+    """
     from roadmap.history.index import HistoryIndex
 
     if ctx.head is None:
         raise GitError("the repository has no commits yet; commit the records first (`git commit`)")
     symbols = sorted({s for st in ctx.statements() for s in (*st.mentions.symbols, *st.mentions.env_vars)})
-    cache_dir = ctx.root / ".roadmap_cache" if ctx.use_cache else None
-    return HistoryIndex.build(ctx.root, ctx.head, symbols, cache_dir=cache_dir)
+    hist = getattr(ctx.config, "history", None)
+    pathspecs = [*getattr(hist, "include", ()), *(f":(exclude){p}" for p in getattr(hist, "exclude", ()))]
+    if pathspecs and not getattr(hist, "include", ()):
+        pathspecs.insert(0, ".")   # excludes alone need something to exclude from
+    return HistoryIndex.build(ctx.root, ctx.head, symbols, cache_dir=ctx.root, pathspecs=pathspecs or None,
+                              use_cache=ctx.use_cache)

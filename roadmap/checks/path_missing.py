@@ -38,11 +38,18 @@ def find_fate(pf: PathFates | None, candidates: tuple[str, ...]) -> PathFate | N
 
 def close_match(ctx: LintContext, path: str) -> str | None:
     """An existing path that is one typo away (same directory depth), for "did you mean"."""
-    depth = path.count("/")
-    pool = [p for p in ctx.tree.files if p.count("/") == depth]
-    pool += [d for d in ctx.tree.dirs if d.count("/") == depth]
-    hits = difflib.get_close_matches(path, pool, n=1, cutoff=0.88)
-    return hits[0] if hits else None
+    cache = ctx.extra.setdefault("_close_match", {})
+    if path not in cache:
+        by_depth = ctx.extra.get("_paths_by_depth")
+        if by_depth is None:
+            by_depth = ctx.extra["_paths_by_depth"] = {}
+            for p in (*ctx.tree.files, *ctx.tree.dirs):
+                by_depth.setdefault(p.count("/"), []).append(p)
+        # only similar lengths can reach the cutoff; keeps difflib off most of a big tree
+        pool = [p for p in by_depth.get(path.count("/"), ()) if abs(len(p) - len(path)) <= max(2, len(path) // 8)]
+        hits = difflib.get_close_matches(path, pool, n=1, cutoff=0.88)
+        cache[path] = hits[0] if hits else None
+    return cache[path]
 
 
 def _dir_known(ctx: LintContext, path: str) -> bool:

@@ -118,7 +118,15 @@ def resolve(ctx: LintContext, ref: PathRef, record_path: str) -> Resolved:
     against the record's directory), then relative to the record's directory, then a unique file whose path
     ends with it."""
     record_dir = posixpath.dirname(record_path)
-    tries = [normalise(ref.path), normalise(ref.path, record_dir)]
+    cache = ctx.extra.setdefault("_resolved", {})
+    key = (ref.path, record_dir)
+    if key not in cache:
+        cache[key] = _resolve(ctx, ref.path, record_dir)
+    return cache[key]
+
+
+def _resolve(ctx: LintContext, path: str, record_dir: str) -> Resolved:
+    tries = [normalise(path), normalise(path, record_dir)]
     cands = tuple(dict.fromkeys(t for t in tries if t))
     for cand in cands:
         if ctx.tree.exists(cand):
