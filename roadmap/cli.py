@@ -84,6 +84,27 @@ def _parser() -> argparse.ArgumentParser:
                                  "what RL301 checks, why, an example and the fix")
     rule.add_argument("code", nargs="?", metavar="CODE", help="a rule code such as RL301")
     rule.set_defaults(func=cmd_rule)
+
+    ev = sub.add_parser("evidence", help="list or verify the benchmark evidence under the evidence root",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        epilog="examples:\n  roadmap evidence list                       every entry, oldest first\n"
+                               "  roadmap evidence list --series throughput-nano-qwen3-0.6b --format json\n"
+                               "  roadmap evidence verify                     exit 1 if any result.json is invalid, "
+                               "names\n                                              a commit not in history, or "
+                               "was taken dirty")
+    ev_sub = ev.add_subparsers(dest="action", metavar="ACTION")
+    ev_sub.required = True
+    for action, helptext in (("list", "one line per evidence entry: date, name, series, row, commit, figure"),
+                             ("verify", "check every entry: result.json parses and follows the schema, its commit "
+                                        "is on HEAD's history, it was not taken dirty")):
+        a = ev_sub.add_parser(action, help=helptext, description=helptext)
+        a.add_argument("names", nargs="*", metavar="NAME", help="only these entries (name or path)")
+        a.add_argument("--path", default=None, metavar="PATH", help="the repository (default: the one containing cwd)")
+        a.add_argument("--series", help="only entries of this series")
+        a.add_argument("--row", help="only entries for this row id")
+        a.add_argument("--format", choices=("text", "json"), default="text")
+        a.add_argument("--config", metavar="FILE", help="config file (default: roadmap.yaml or pyproject.toml)")
+        a.set_defaults(func=cmd_evidence)
     return p
 
 
@@ -229,6 +250,81 @@ def cmd_rule(args: argparse.Namespace) -> int:
     print(f"{r.code} {r.name} (default severity: {r.severity})\n")
     print(r.doc)
     return 0
+
+
+def _evidence_entries(args: argparse.Namespace):
+    from roadmap.config import load_config
+    from roadmap.evidence import load_evidence
+    from roadmap.history.tree import Tree
+
+    root, _ = _find_root(args.path)
+    config = load_config(root, Path(args.config) if args.config else None)
+    store = load_evidence(Tree(root), config)
+    entries = list(store)
+    for name in args.names:
+        if store.get(name) is None:
+            raise CliError(f"no evidence entry {name!r} under {store.root}/; run `roadmap evidence list`")
+    if args.names:
+        wanted = {store.get(n).path for n in args.names}
+        entries = [e for e in entries if e.path in wanted]
+    if args.series:
+        entries = [e for e in entries if e.series == args.series]
+    if args.row:
+        entries = [e for e in entries if e.row == args.row]
+    return root, store, entries
+
+
+def _figure(e) -> str:
+    m = e.metrics.get("output_tok_per_s") if isinstance(e.metrics, dict) else None
+    med = m.get("median") if isinstance(m, dict) else None
+    return f"{med:.2f} tok/s" if isinstance(med, (int, float)) else ""
+
+
+def _verify(root: Path, entries) -> dict[str, list[str]]:
+    """Entry path -> problems (empty when valid)."""
+    from roadmap.history.git import GitError, run_git
+
+    try:
+        ancestry = set(run_git(root, "rev-list", "--end-of-options", "HEAD").decode().split())
+    except GitError:
+        ancestry = set()
+    out: dict[str, list[str]] = {}
+    for e in entries:
+        problems = list(e.problems)
+        if e.commit and e.commit not in ancestry:
+            problems.append(f"commit {e.commit[:12]} is not on HEAD's history")
+        if e.dirty:
+            problems.append("taken on a dirty tree (dirty: true)")
+        out[e.path] = problems
+    return out
+
+
+def cmd_evidence(args: argparse.Namespace) -> int:
+    import json
+
+    root, store, entries = _evidence_entries(args)
+    problems = _verify(root, entries) if args.action == "verify" else {}
+    if args.format == "json":
+        rows = [{"name": e.name, "path": e.path, "kind": e.kind, "date": e.date, "series": e.series, "row": e.row,
+                 "commit": e.commit, "dirty": e.dirty, "metrics": e.metrics,
+                 **({"problems": problems[e.path]} if args.action == "verify" else {})} for e in entries]
+        print(json.dumps(rows, indent=2, sort_keys=True))
+    elif args.action == "list":
+        for e in entries:
+            print(f"{e.date or '?':<10}  {e.name:<48}  {e.series:<36}  {e.row or '-':<20}  "
+                  f"{(e.commit or '-')[:9]:<9}  {_figure(e)}".rstrip())
+        print(f"{len(entries)} evidence entr{'y' if len(entries) == 1 else 'ies'} under {store.root}/")
+    else:
+        for e in entries:
+            if problems[e.path]:
+                print(f"FAIL  {e.path}")
+                for p in problems[e.path]:
+                    print(f"      {p}")
+            else:
+                print(f"ok    {e.path}")
+        bad = sum(1 for e in entries if problems[e.path])
+        print(f"{len(entries) - bad} valid, {bad} invalid evidence entr{'y' if bad == 1 else 'ies'} under {store.root}/")
+    return 1 if any(problems.values()) else 0
 
 
 if __name__ == "__main__":

@@ -67,3 +67,14 @@ def test_other_files_are_not_affected():
     s = sup(1, "disable-file")
     res = apply_suppressions([finding("RL301", 2, path="agents/b.md")], [record(s)])
     assert len(res.kept) == 1 and not res.used
+
+
+def test_expect_comments_in_fixtures_are_not_suppressions():
+    from roadmap.config import Config
+    from roadmap.records import parse_record
+
+    text = ("# T\n\n- `src/a.py:9` <!-- expect: RL302 -->\n| ID | State |\n|---|---|\n| RM-X | OPEN | <!-- expect: RL401 -->\n"
+            "<!-- roadmap: disable-next-line RL302 -- real one --> <!-- expect: RL901 -->\n- b\n")
+    rf = parse_record("agents/t.md", text.encode(), Config())
+    assert [(s.line, s.action, s.codes) for s in rf.suppressions] == [(7, "disable-next-line", ("RL302",))]
+    assert rf.problems == []
