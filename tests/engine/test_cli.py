@@ -1,0 +1,49 @@
+"""`engine generate`: the embedded model answers, prints tokens/s; mistakes are one line and exit code 2."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.cli import build_parser, main
+
+
+def test_generate_with_the_embedded_model_says_paris(smollm2_gguf_path: Path) -> None:
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    proc = subprocess.run([sys.executable, "-m", "engine", "generate", "What is the capital of France?",
+                           "--max-tokens", "12"], capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "Paris" in proc.stdout
+    assert "prefill" in proc.stderr and "decode" in proc.stderr and "tok/s" in proc.stderr
+
+
+def test_vllm_flag_names_parse() -> None:
+    args = build_parser().parse_args([
+        "generate", "hi", "--model", "m", "--load-format", "dummy", "--dtype", "bfloat16", "--device", "cpu",
+        "--max-tokens", "5", "--temperature", "0.5", "--top-p", "0.9", "--top-k", "20", "--seed", "3",
+        "--max-num-seqs", "4", "--max-num-batched-tokens", "64", "--block-size", "8", "--no-enable-prefix-caching",
+        "--no-chat-template"])
+    assert (args.max_tokens, args.top_k, args.block_size, args.enable_prefix_caching, args.chat_template) == \
+        (5, 20, 8, False, False)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--max-tokens", "0"], "SamplingParams.max_tokens must be an integer >= 1"),
+    (["--temperature", "-1"], "SamplingParams.temperature must be a finite number >= 0"),
+    (["--top-p", "1.5"], "SamplingParams.top_p must be in (0, 1]"),
+    (["--model", "/no/such/model"], "model path /no/such/model does not exist"),
+])
+def test_bad_input_is_one_line_and_exit_2(argv, message, capsys) -> None:
+    assert main(["generate", "hi", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("engine: error: ") and message in err and err.count("\n") == 1
+
+
+def test_prompt_longer_than_the_context(tiny_qwen3_dir: Path, capsys) -> None:
+    rc = main(["generate", "word " * 50, "--model", str(tiny_qwen3_dir), "--device", "cpu", "--max-model-len", "16",
+               "--no-chat-template"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "longer than the context (max_model_len=16)" in err and err.count("\n") == 1
