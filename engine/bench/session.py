@@ -1,0 +1,100 @@
+"""What every bench command settles before it measures: provenance, device, dtype, model config, machine,
+ceilings; and how it reports progress (a rich bar on a terminal, plain timestamped lines in a log)."""
+from __future__ import annotations
+
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import torch
+
+from engine.bench import evidence, probe
+from engine.bench.machine import machine_info
+from engine.bench.roofline import Ceilings, ModelShape
+
+
+@dataclass
+class Session:
+    command: str
+    created: datetime
+    commit: str
+    dirty: bool
+    device: torch.device
+    dtype: torch.dtype
+    model_config: Any
+    shape: ModelShape
+    machine: dict[str, Any]
+    ceilings: Ceilings
+    ceiling_details: dict[str, Any]
+    output_dir: Path
+    started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def hf_config(self) -> dict[str, Any]:
+        return dict(getattr(self.model_config, "hf_config", {}) or {})
+
+    @property
+    def created_iso(self) -> str:
+        return self.created.isoformat().replace("+00:00", "Z")
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+
+def start(args: Any, command: str) -> Session:
+    """Provenance first (a missing --commit fails before minutes of measuring), then the probe."""
+    from engine.config import resolve_dtype
+    started = time.perf_counter()
+    commit, dirty = evidence.provenance(args.commit, args.dirty)
+    device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise evidence.EvidenceError(f"--device {device} asked for, but CUDA is not available here; use --device cpu")
+    dtype = resolve_dtype(args.dtype, device)
+    model_config = _model_config(args.model)
+    log(f"probe: measuring copy bandwidth and matmul peak on {device} ...")
+    ceilings, details = probe.measure(device, dtype)
+    log(f"probe: copy {ceilings.copy_gbps:,.0f} GB/s, {str(dtype).removeprefix('torch.')} matmul "
+        f"{ceilings.matmul_tflops:,.1f} TFLOP/s ({details['probe_s']:.2f} s)")
+    return Session(command=command, created=evidence.utc_now(), commit=commit, dirty=dirty, device=device,
+                   dtype=dtype, model_config=model_config, shape=ModelShape.from_config(model_config),
+                   machine=machine_info(device), ceilings=ceilings, ceiling_details=details,
+                   output_dir=Path(args.output_dir), started=started)
+
+
+def _model_config(model: str) -> Any:
+    """The ModelConfig a run measures: from a GGUF's metadata, or an HF dir / config .json / shipped name."""
+    from engine.model.config import get_model_config
+    path = Path(model).expanduser()
+    if path.suffix == ".gguf" and path.is_file():
+        from engine.model.gguf_loader import gguf_config, open_gguf, read_metadata
+        reader = open_gguf(path)
+        return gguf_config(read_metadata(reader), {t.name for t in reader.tensors}, str(path))
+    return get_model_config(model)
+
+
+def log(message: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+@contextmanager
+def progress(label: str, total: int) -> Iterator[Callable[[int, int], None]]:
+    """Yields on_progress(done, total): a rich bar on a terminal; elsewhere (a log) a line per 10%."""
+    if sys.stdout.isatty():
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("requests"),
+                      TimeElapsedColumn()) as bar:
+            task = bar.add_task(label, total=total)
+            yield lambda done, _total: bar.update(task, completed=done)
+        return
+    step = max(1, total // 10)
+    shown = [0]
+
+    def line(done: int, total_: int) -> None:
+        if done - shown[0] >= step or done == total_:
+            shown[0] = done
+            log(f"{label}: {done}/{total_} requests")
+    yield line

@@ -1,0 +1,195 @@
+"""`engine bench throughput`: offline throughput of our engine (and its peer) on a workload, as evidence.
+
+Order of a run: provenance and the ceilings probe; our engine (warm-up, then --repeat timed passes); the peer,
+after our engine has let go of the device (`--peer transformers-cb`), or read from its own evidence directory
+(`--peer-evidence DIR`); then the evidence: the peer's own directory when it ran here, and ours citing it.
+`--peer-only` runs just the peer, into its own directory, for later runs to cite.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from engine.bench import evidence, metrics, ours, peer_transformers, workloads
+from engine.bench.errors import BenchError
+from engine.bench.result import assemble, check_peer_matches, model_block, ratio
+from engine.bench.roofline import roofline_record, workload_bound
+from engine.bench.session import Session, log, progress, start
+
+PEER_STOP_MARGIN_S = 30.0   # left at the end of --time-budget for writing evidence and tearing down
+
+
+def workload_slug(w: workloads.Workload) -> str:
+    if w.name == "nano" and w.num_requests == workloads.NANO_NUM_PROMPTS and w.params.get("max_input_len") == 1024 \
+            and w.params.get("max_output_len") == 1024 and w.seed == 0:
+        return "nano"
+    if w.name == "nano":
+        return f"nano{w.num_requests}-{w.params['max_input_len']}-{w.params['max_output_len']}-s{w.seed}"
+    return f"random{w.num_requests}-{w.params['input_len']}-{w.params['output_len']}-s{w.seed}"
+
+
+def default_series(kind: str, args: Any, w: workloads.Workload, device: torch.device) -> str:
+    suffix = "" if device.type == "cuda" else f"-{device.type}"
+    if kind == "peer":
+        return f"peer-{peer_transformers.NAME}-{evidence.slug(args.model)}-{workload_slug(w)}{suffix}"
+    return f"throughput-{workload_slug(w)}-{evidence.slug(args.model)}{suffix}"
+
+
+def run(args: Any, command: str) -> int:
+    w = workloads.build(args.dataset_name, args.num_prompts, args.input_len, args.output_len, args.seed)
+    if args.peer_only and args.peer == "none":
+        raise BenchError("--peer-only runs the peer alone: also pass --peer transformers-cb")
+    if args.peer != "none" and args.peer_evidence:
+        raise BenchError("pass either --peer (run the peer here) or --peer-evidence DIR (cite an earlier run), "
+                         "not both")
+    if args.repeat < 1:
+        raise BenchError("--repeat must be >= 1")
+    s = start(args, command)
+    # Both evidence paths are settled (and refused if taken) before minutes of measuring.
+    series = args.series or default_series("ours", args, w, s.device)
+    out = None if args.peer_only else evidence.evidence_dir(s.output_dir, s.created, series)
+    peer_out = evidence.evidence_dir(s.output_dir, s.created, peer_series(args, w, s)) if args.peer != "none" \
+        else None
+    log(f"workload {w.name}: {w.num_requests} requests, {w.prompt_tokens:,} prompt + {w.output_tokens:,} output "
+        f"tokens")
+    model = model_block(args.model, args.load_format, s.dtype, s.hf_config)
+    if args.peer_only:
+        run_peer(args, s, w, model, peer_out)
+        return 0
+    peers: list[dict[str, Any]] = []
+    if args.peer_evidence:   # checked before minutes of measuring
+        peers.append(evidence.peer_entry_from(Path(args.peer_evidence)))
+        check_peer_matches(peers[-1], w.describe(), model, args.peer_evidence)
+    engine_settings, runs = run_ours(args, s, w)
+    agg = metrics.aggregate(runs)
+    if args.peer != "none":
+        peer_data = run_peer(args, s, w, model, peer_out)
+        peers.append(evidence.peer_entry(peer_data["result"], peer_data["dir"].name, str(peer_data["dir"])))
+    for p in peers:
+        p["ratio"] = ratio(agg["output_tok_per_s"]["median"], p["metrics"])
+    roof = roofline(s, w, engine_settings, agg["output_tok_per_s"]["median"])
+    result = assemble(series=series, row=args.row, created=s.created_iso, commit=s.commit, dirty=s.dirty,
+                      command=s.command, machine=s.machine, model=model, workload=w.describe(),
+                      engine=engine_settings, runs=runs, metrics=agg, roofline=roof, peers=peers,
+                      subject={"kind": "ours", "name": "engine", "version": _engine_version(), "complete": True})
+    assert out is not None
+    evidence.write(out, result, result_only=args.result_only)
+    report(result, out)
+    return 0
+
+
+def peer_series(args: Any, w: workloads.Workload, s: Session) -> str:
+    return args.series if args.peer_only and args.series else default_series("peer", args, w, s.device)
+
+
+def run_ours(args: Any, s: Session, w: workloads.Workload) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    kwargs = ours.engine_kwargs(args)
+    kwargs["device"] = str(s.device)
+    log(f"engine: building {args.model} ({args.load_format}, {str(s.dtype).removeprefix('torch.')}) ...")
+    llm = ours.build_llm(kwargs)
+    settings = ours.settings_of(llm, kwargs)
+    ours.warmup(llm, w)
+    runs = []
+    for i in range(args.repeat):
+        if s.device.type == "cuda":
+            torch.cuda.synchronize(s.device)
+            torch.cuda.reset_peak_memory_stats(s.device)
+        with progress(f"run {i + 1}/{args.repeat}", w.num_requests) as tick:
+            timings, elapsed = ours.generate(llm, w, tick)
+        peak = torch.cuda.max_memory_allocated(s.device) if s.device.type == "cuda" else None
+        r = metrics.run_metrics(timings, elapsed, peak)
+        runs.append(r)
+        log(f"run {i + 1}/{args.repeat}: {elapsed:.2f} s, {_fmt(r['output_tok_per_s'])} output tok/s, "
+            f"TTFT p50 {_ms(r['ttft_ms'])}, ITL p50 {_ms(r['itl_ms'])}")
+    llm = None
+    ours.release(s.device)
+    return settings, runs
+
+
+def peer_stop_at(args: Any, s: Session) -> float | None:
+    """The perf_counter() time by which the peer must stop for the command to end inside --time-budget."""
+    if args.time_budget is None:
+        return None
+    return s.started + max(1.0, args.time_budget - PEER_STOP_MARGIN_S)
+
+
+def run_peer(args: Any, s: Session, w: workloads.Workload, model: dict[str, Any], out: Path) -> dict[str, Any]:
+    version = peer_transformers.version()
+    if version is None:
+        raise peer_transformers.PeerError("--peer transformers-cb needs transformers >= 5 installed; or pass "
+                                          "--peer none")
+    log(f"peer: transformers {version} continuous batching on our weights ({args.load_format}) ...")
+    loaded, weights = peer_transformers.engine_weights(args.model, args.load_format, s.dtype, s.device, args.seed)
+    hf = peer_transformers.build_model(s.hf_config, s.dtype, s.device, weights)
+    loaded = weights = None
+    ours.release(s.device)
+    stop_at = peer_stop_at(args, s)
+    limits = ([f"{args.peer_timeout:g} s of generation"] if args.peer_timeout else []) + \
+        ([f"the time budget, {stop_at - time.perf_counter():.0f} s from now"] if stop_at else [])
+    log(f"peer: warm-up, then {w.num_requests} requests" + (f"; stops at {' or '.join(limits)}" if limits else ""))
+    with progress("peer", w.num_requests) as tick:
+        pr = peer_transformers.run(hf, w, args.peer_timeout, stop_at, tick)
+    hf = None
+    ours.release(s.device)
+    r = metrics.run_metrics(pr.timings, pr.elapsed_s, pr.peak_vram_bytes)
+    log(f"peer: {pr.elapsed_s:.1f} s, {r['output_tokens']:,} tokens, {_fmt(r['output_tok_per_s'])} output tok/s"
+        + ("" if pr.complete else " (stopped at its time limit)"))
+    agg = metrics.aggregate([r])
+    settings = {**pr.settings, "warmup_s": round(pr.warmup_s, 3), "peer_timeout_s": args.peer_timeout,
+                "time_budget_s": args.time_budget,
+                "weights": f"our loader's {args.load_format} weights" + (f" (seed {args.seed}, {s.device.type})"
+                                                                         if args.load_format == "dummy" else "")
+                           + ", unpacked to HF names"}
+    series = peer_series(args, w, s)
+    roof = roofline(s, w, ours.engine_defaults(), agg["output_tok_per_s"]["median"])
+    result = assemble(series=series, row=args.row, created=s.created_iso, commit=s.commit, dirty=s.dirty,
+                      command=s.command, machine=s.machine, model=model,
+                      workload=w.describe(), engine=settings, runs=[r], metrics=agg, roofline=roof, peers=[],
+                      subject={"kind": "peer", "name": peer_transformers.NAME, "version": version,
+                               "complete": pr.complete})
+    evidence.write(out, result, result_only=args.result_only)
+    log(f"peer evidence: {out}")
+    return {"result": result, "dir": out}
+
+
+def roofline(s: Session, w: workloads.Workload, engine_settings: dict[str, Any], measured: float | None
+             ) -> dict[str, Any]:
+    max_seqs = int(engine_settings.get("max_num_seqs") or ours.engine_defaults()["max_num_seqs"])
+    max_tokens = int(engine_settings.get("max_num_batched_tokens") or ours.engine_defaults()["max_num_batched_tokens"])
+    b = workload_bound(s.shape, s.dtype.itemsize, w.prompt_lens, w.output_lens, max_seqs, max_tokens, s.ceilings)
+    rec = roofline_record(s.shape, s.dtype.itemsize, b, s.ceilings, measured, s.ceiling_details)
+    rec["schedule"].update({"max_num_seqs": max_seqs, "max_num_batched_tokens": max_tokens})
+    return rec
+
+
+def report(result: dict[str, Any], out: Path) -> None:
+    m, roof = result["metrics"], result["roofline"]
+    tps = m["output_tok_per_s"]
+    line = (f"output tok/s median {_fmt(tps['median'])} (min {_fmt(tps['min'])}, max {_fmt(tps['max'])}); bound "
+            f"{_fmt(roof['output_tok_per_s_bound'])}")
+    if roof.get("fraction") is not None:
+        line += f" ({roof['fraction']:.1%} of it)"
+    for p in result["peers"]:
+        line += f"; vs {p['name']}: {p['ratio']}x" + ("" if p.get("complete", True) else " (peer cut short)")
+    log(line)
+    log(f"evidence: {out}")
+
+
+def _fmt(x: float) -> str:
+    """Thousands for GPU figures, three significant digits for small CPU ones."""
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+
+
+def _ms(summary: dict[str, float] | None) -> str:
+    return "-" if not summary else f"{summary['p50']:.1f} ms"
+
+
+def _engine_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("evident")
+    except PackageNotFoundError:
+        return "unknown"
