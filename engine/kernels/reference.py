@@ -16,6 +16,8 @@ def write_kv(k: torch.Tensor,             # [T, Hkv, D]
              kv_cache: torch.Tensor,      # [2, num_blocks, block_size, Hkv, D]
              slot_mapping: torch.Tensor,  # [T] int64; a negative slot (vLLM's PAD_SLOT_ID = -1) is skipped
              ) -> None:
+    if slot_mapping.numel() == 0:
+        return
     num_kv_heads, head_dim = kv_cache.shape[-2], kv_cache.shape[-1]
     flat = kv_cache.view(2, -1, num_kv_heads, head_dim)          # [2, num_slots, Hkv, D]
     slots, k, v = _redirect_padding(slot_mapping, k, v, flat)

@@ -11,49 +11,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine.kernels.attention_metadata import AttentionMetadata, kv_cache_shape
+from engine.kernels.attention_metadata import AttentionMetadata
 from engine.model import load_model
-from engine.model.decoder import DecoderForCausalLM
 
 ATOL = 1e-4
-
-
-class PagedRunner:
-    """Host-side bookkeeping for a few sequences over one block pool; `step` runs one batch of new tokens."""
-
-    def __init__(self, model: DecoderForCausalLM, block_size: int = 4, num_blocks: int = 48) -> None:
-        cfg = model.config
-        self.model, self.block_size = model, block_size
-        shape = kv_cache_shape(num_blocks, block_size, cfg.num_key_value_heads, cfg.head_dim)
-        self.kv_caches = [torch.zeros(shape) for _ in range(cfg.num_hidden_layers)]
-        self.free = torch.randperm(num_blocks, generator=torch.Generator().manual_seed(0)).tolist()
-        self.tables: dict[int, list[int]] = {}
-        self.cached: dict[int, int] = {}
-
-    def step(self, chunks: list[tuple[int, list[int]]]) -> torch.Tensor:
-        """chunks: (sequence id, its new token ids) per batch row -> logits [T, V] of every new token."""
-        ids, positions, slots, q_lens, seq_lens = [], [], [], [], []
-        for seq, toks in chunks:
-            table, start = self.tables.setdefault(seq, []), self.cached.get(seq, 0)
-            for pos in range(start, start + len(toks)):
-                if pos // self.block_size >= len(table):
-                    table.append(self.free.pop())
-                slots.append(table[pos // self.block_size] * self.block_size + pos % self.block_size)
-            ids += toks
-            positions += range(start, start + len(toks))
-            self.cached[seq] = start + len(toks)
-            q_lens.append(len(toks))
-            seq_lens.append(start + len(toks))
-        width = max(len(self.tables[s]) for s, _ in chunks) + 1  # +1: a padding column the kernels must not read
-        tables = [self.tables[s] + [-1] * (width - len(self.tables[s])) for s, _ in chunks]
-        attn = AttentionMetadata(
-            cu_seqlens_q=torch.tensor([0] + torch.tensor(q_lens).cumsum(0).tolist(), dtype=torch.int32),
-            seq_lens=torch.tensor(seq_lens, dtype=torch.int32),
-            block_tables=torch.tensor(tables, dtype=torch.int32),
-            slot_mapping=torch.tensor(slots, dtype=torch.int64),
-            max_seqlen_q=max(q_lens), max_seqlen_k=max(seq_lens), q_lens_cpu=q_lens, seq_lens_cpu=seq_lens)
-        hidden = self.model(torch.tensor(ids), torch.tensor(positions), attn, self.kv_caches)
-        return self.model.compute_logits(hidden)
 
 
 def _hf_model(path: Path) -> torch.nn.Module:
@@ -68,13 +29,13 @@ def _hf_logits(hf: torch.nn.Module, tokens: list[int]) -> torch.Tensor:
 
 @pytest.mark.parametrize("fixture", ["tiny_qwen3_dir", "tiny_llama_dir"])
 @torch.no_grad()
-def test_paged_prefill_chunked_prefill_and_decode_match_transformers(fixture: str,
-                                                                     request: pytest.FixtureRequest) -> None:
+def test_paged_prefill_chunked_prefill_and_decode_match_transformers(fixture: str, request: pytest.FixtureRequest,
+                                                                     paged_runner: type) -> None:
     path = request.getfixturevalue(fixture)
     ours, hf = load_model(str(path), dtype="float32").model, _hf_model(path)
     gen = torch.Generator().manual_seed(1)
     seqs = {s: torch.randint(3, 1000, (n,), generator=gen).tolist() for s, n in enumerate([7, 13, 1, 9])}
-    runner = PagedRunner(ours)
+    runner = paged_runner(ours)
     # Step 1: seq 1 prefills only its first 6 tokens; seq 2's whole prompt is one token (a decode-shaped row).
     # Step 2: seq 1's remaining 7 tokens attend to its 6 cached ones, between decode rows 0, 2, 3.
     plan = [[(0, seqs[0]), (1, seqs[1][:6]), (2, seqs[2]), (3, seqs[3])],
