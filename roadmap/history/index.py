@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from roadmap.history.ancestry import Ancestry
 from roadmap.history.cache import HistoryCache
 from roadmap.history.commit import Commit, parse_when
 from roadmap.history.git import SAFE_CONFIG, GitError, git_env, is_shallow, resolve_rev, run_git
@@ -67,7 +68,8 @@ class HistoryIndex:
         self._sorted = sorted(self._by_sha)
         self._complete = complete               # every ancestor of head is in `commits`
         self._words: dict[str, set[str]] | None = None
-        self._ranges: dict[str, list[Commit]] = {}
+        self._after: dict[tuple[str, bool], tuple[Commit, ...]] = {}
+        self._graph: Ancestry | None = None
         self.stats = stats
 
     # ---------------------------------------------------------------- build
@@ -185,25 +187,39 @@ class HistoryIndex:
         """Commits whose diff could not be read: a symbol hit there is unknown, not absent."""
         return [c for c in self.commits if c.unknown]
 
-    def commits_after(self, when: str, inclusive: bool = False) -> list[Commit]:
-        """News since an as-of point, newest first.
+    def commits_after(self, when: str, inclusive: bool = False) -> tuple[Commit, ...]:
+        """News since an as-of point, newest first (a tuple, memoised: rules ask once per statement).
 
         A sha (or ref): the commits in `sha..HEAD`. A date `YYYY-MM-DD`: commits whose commit date, in the
         committer's own offset, falls on a later day (`inclusive=True`: that day too). A datetime: commits
         with a commit time after it (UTC when no offset is written).
         """
-        w = when.strip()
+        key = (when.strip(), inclusive)
+        hit = self._after.get(key)
+        if hit is not None:
+            return hit
+        w = key[0]
         if DATE_RE.match(w) and not re.fullmatch(r"[0-9a-f]{7,40}", w):
             if len(w) == 10:
-                return [c for c in self.commits if c.day > w or (inclusive and c.day == w)]
-            t = parse_when(w)
-            return [c for c in self.commits if c.commit_time > t or (inclusive and c.commit_time == t)]
-        base = resolve_rev(self.root, w)
-        if base not in self._ranges:
-            out = run_git(self.root, "rev-list", "--end-of-options", self.head, f"^{base}")
-            news = set(out.decode().split())
-            self._ranges[base] = [c for c in self.commits if c.sha in news]
-        return list(self._ranges[base])
+                out = tuple(c for c in self.commits if c.day > w or (inclusive and c.day == w))
+            else:
+                t = parse_when(w)
+                out = tuple(c for c in self.commits if c.commit_time > t or (inclusive and c.commit_time == t))
+        else:
+            known = self.by_sha(w) if re.fullmatch(r"[0-9a-fA-F]{4,40}", w) else None
+            base = known.sha if known else resolve_rev(self.root, w)
+            if self._complete and base in self._by_sha:
+                news = self._ancestry().range(self.head, base)   # in memory, no git process
+            else:
+                news = set(run_git(self.root, "rev-list", "--end-of-options", self.head, f"^{base}").decode().split())
+            out = tuple(c for c in self.commits if c.sha in news)
+        self._after[key] = out
+        return out
+
+    def _ancestry(self) -> Ancestry:
+        if self._graph is None:
+            self._graph = Ancestry({c.sha: c.parents for c in self.commits})
+        return self._graph
 
     def commits_mentioning(self, token: str, ignore_case: bool = False) -> list[Commit]:
         """Commits whose subject, body or trailers name `token` as a whole token (`ENG-X` is not in `ENG-X2`)."""

@@ -94,3 +94,27 @@ def test_since_limits_the_walk(repo, tmp_path):
     assert idx.contains(shas[0])                               # outside the walk: asked of git
     idx = HistoryIndex.build(r.path, "HEAD", [], since="2026-08-01", cache_dir=tmp_path)
     assert [c.sha for c in idx.commits] == [shas[3]]
+
+
+def test_sha_ranges_match_git_rev_list_with_merges_and_clock_skew(git_repo, tmp_path, monkeypatch):
+    r = git_repo()
+    r.commit({"a": "1\n"}, "root", "2026-03-01")
+    r.commit({"b": "1\n"}, "side 1", "2026-03-05", branch="side")
+    r.commit({"b": "2\n"}, "side 2 (clock skew: dated before its parent)", "2026-02-01", branch="side")
+    r.commit({"a": "2\n"}, "main 1", "2026-03-02")
+    r.merge("side", "merge side", "2026-03-06")
+    r.commit({"c": "1\n"}, "side2 1", "2026-03-07", branch="side2")
+    r.commit({"a": "3\n"}, "main 2", "2026-03-08")
+    r.merge("side2", "merge side2", "2026-03-09")
+    r.commit({"x": "1\n"}, "unmerged", "2026-03-10", branch="ghost")
+    idx = HistoryIndex.build(r.path, "HEAD", [], cache_dir=tmp_path)
+    calls = []
+    monkeypatch.setattr("roadmap.history.index.run_git", lambda *a, **k: calls.append(a))
+    for c in idx.commits:                                       # every base on HEAD's history: no git process
+        want = r.git("rev-list", "HEAD", f"^{c.sha}").split()
+        assert [x.sha for x in idx.commits_after(c.sha)] == [s for s in r.git("rev-list", "HEAD").split()
+                                                              if s in want], c.subject
+    assert calls == []
+    monkeypatch.undo()
+    ghost = r.rev("ghost")                                      # off HEAD's history: asked of git
+    assert {c.sha for c in idx.commits_after(ghost)} == set(r.git("rev-list", "HEAD", f"^{ghost}").split())
