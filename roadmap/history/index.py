@@ -93,7 +93,11 @@ class HistoryIndex:
         cache = HistoryCache.open(Path(cache_dir) if cache_dir else root, key, enabled=use_cache)
         stats = HistoryStats(symbols=len(wanted), cache=cache.state, cache_path=str(cache.path))
         todo = [s for s in shas if s not in cache.scans or not wanted <= cache.scans[s][0]]
-        if todo:
+        if todo and not wanted:  # metadata only: no symbol asks for a diff
+            for c in read_metadata(root, todo):
+                old = cache.scans.get(c.sha)
+                cache.put(c, old[0] if old else frozenset(), old[1] if old else {})
+        elif todo:
             matcher = SymbolMatcher(wanted)
             seen: set[str] = set()
             for sc in scan_commits(root, todo, matcher, specs, progress):
