@@ -61,9 +61,9 @@ def _compute(ctx: "LintContext", st: "Statement") -> News:
         base = history.by_sha(asof.sha)
         if base is None:
             return News("unknown", asof.sha, None, f"{where} names {asof.sha[:9]}, which is not on HEAD's history")
-        return News("sha", base.sha, base.day, where, tuple(history.commits_after(base.sha)))
+        return News("sha", base.sha, base.day, where, _after(ctx, base.sha))
     if asof is not None and asof.date:
-        return News("date", asof.date, asof.date, where, tuple(history.commits_after(asof.date)))
+        return News("date", asof.date, asof.date, where, _after(ctx, asof.date))
     sha = newest_blame(ctx, st.path, st.line, st.end_line)
     if sha is None:
         return News("unknown", "", None, "git blame could not place its lines")
@@ -72,7 +72,15 @@ def _compute(ctx: "LintContext", st: "Statement") -> News:
     commit = history.by_sha(sha)
     if commit is None:
         return News("unknown", sha, None, "its blame commit is not on HEAD's history")
-    return News("blame", commit.sha, commit.day, "git blame", tuple(history.commits_after(commit.sha)))
+    return News("blame", commit.sha, commit.day, "git blame", _after(ctx, commit.sha))
+
+
+def _after(ctx: "LintContext", base: str) -> tuple["Commit", ...]:
+    """history.commits_after, once per base per run (thousands of statements share a few bases)."""
+    cache: dict = ctx.extra.setdefault("_asof_after", {})
+    if base not in cache:
+        cache[base] = tuple(ctx.get_history().commits_after(base))
+    return cache[base]
 
 
 def newest_blame(ctx: "LintContext", path: str, first: int, last: int) -> str | None:

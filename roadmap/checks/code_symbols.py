@@ -4,6 +4,7 @@ look like the flag landing. These helpers re-count, for the few candidate commit
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from roadmap.history.git import GitError, run_git
@@ -12,6 +13,7 @@ if TYPE_CHECKING:
     from roadmap.checks.context import LintContext
 
 DOC_SUFFIXES = ("md", "markdown", "rst", "txt", "adoc")
+SHA = re.compile(r"^[0-9a-f]{40}$")
 
 
 def code_pathspec(ctx: "LintContext") -> list[str]:
@@ -29,8 +31,9 @@ def in_code_at(ctx: "LintContext", symbol: str, rev: str) -> bool:
     key = (symbol, rev)
     if key not in cache:
         try:
-            out = run_git(ctx.root, "grep", "-l", "-F", "-e", symbol, "--end-of-options", rev, "--",
-                          *code_pathspec(ctx), check=False)
+            if not SHA.match(rev):          # git grep has no --end-of-options: only full shas reach it
+                return True
+            out = run_git(ctx.root, "grep", "-l", "-F", "-e", symbol, rev, "--", *code_pathspec(ctx), check=False)
             cache[key] = bool(out.strip()) or not _rev_ok(ctx, rev)
         except GitError:
             cache[key] = True
@@ -38,7 +41,7 @@ def in_code_at(ctx: "LintContext", symbol: str, rev: str) -> bool:
 
 
 def _rev_ok(ctx: "LintContext", rev: str) -> bool:
-    return bool(run_git(ctx.root, "cat-file", "-t", "--end-of-options", rev, check=False).strip())
+    return bool(run_git(ctx.root, "cat-file", "-t", rev, check=False).strip())
 
 
 def code_delta(ctx: "LintContext", symbol: str, sha: str) -> int:

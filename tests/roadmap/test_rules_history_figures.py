@@ -1,0 +1,111 @@
+"""RL201 figure-superseded and RL202 figure-unbacked on small dated repositories."""
+from __future__ import annotations
+
+import json
+
+from roadmap.lint import LintOptions, lint
+
+ROADMAP = "agents/roadmap.md"
+RECORD = "agents/benchmark-record.md"
+EV = "docs/bench-evidence"
+
+
+def _roadmap(result: str) -> str:
+    return f"# Roadmap\n\n| # | ID | State | Result |\n|---|---|---|---|\n| 2a | PERF-4B | GATING | {result} |\n"
+
+
+def _record(cell: str) -> str:
+    return f"# Benchmark record\n\n| Key | Row | Latest result |\n|---|---|---|\n| 4B | PERF-4B | {cell} |\n"
+
+
+def _findings(repo, code: str):
+    return lint(repo.path, LintOptions(use_cache=False, select=(code,))).findings
+
+
+# --- RL201 figure-superseded ---------------------------------------------------------------------------------
+
+def test_newer_canonical_figure_supersedes(git_repo):
+    repo = git_repo()
+    repo.commit({ROADMAP: _roadmap("0.9864x FAIL"), RECORD: _record("0.9864x of peer (2026-07-25)")}, "r", "2026-07-25")
+    repo.commit({ROADMAP: _roadmap("6831.71 vs 6643.40 tok/s, 1.0283x PASS")}, "row 2a", "2026-08-07")
+    [f] = _findings(repo, "RL201")
+    assert (f.path, f.line, f.severity) == (RECORD, 5, "error")
+    assert "quotes 0.9864x as current (as of 2026-07-25); row 2a" in f.message and "1.0283x" in f.message
+    assert f.evidence[0]["kind"] == "statement" and f.evidence[0]["path"] == ROADMAP
+
+
+def test_marked_old_equal_or_older_figures_are_not_superseded(git_repo):
+    repo = git_repo()
+    repo.commit({ROADMAP: _roadmap("1.0283x PASS")}, "row", "2026-08-07")
+    repo.commit({RECORD: _record("1.0283x (previously 0.9864x)")}, "rec", "2026-08-08")
+    assert _findings(repo, "RL201") == []                 # equal, marked old, and newer than the row anyway
+    repo.commit({ROADMAP: _roadmap("1.0300x PASS, ~~1.0283x~~")}, "row", "2026-08-09")
+    [f] = _findings(repo, "RL201")                        # now the row moved on; only the current quote counts
+    assert "quotes 1.0283x as current" in f.message and "0.9864x" not in f.message
+    assert "records 1.0300x" in f.message                 # the struck-through 1.0283x is not a current figure
+
+
+def test_different_metrics_are_not_compared(git_repo):
+    repo = git_repo()
+    repo.commit({RECORD: _record("TTFT p50 612 ms")}, "rec", "2026-07-25")
+    repo.commit({ROADMAP: _roadmap("TPOT p50 21 ms")}, "row", "2026-08-07")
+    assert _findings(repo, "RL201") == []
+
+
+def test_newer_evidence_supersedes(git_repo):
+    repo = git_repo()
+    repo.commit({RECORD: _record("0.9864x of peer")}, "rec", "2026-07-25")
+    result = {"schema": "evident.bench/1", "series": "4b", "row": "PERF-4B", "metrics":
+              {"output_tok_per_s": {"median": 6831.71, "min": 6800.0, "max": 6850.0}},
+              "peers": [{"name": "peer", "metrics": {"output_tok_per_s": {"median": 6643.4}}, "ratio": 1.0283}]}
+    repo.commit({f"{EV}/20260807-4b/result.json": json.dumps(result)}, "bench", "2026-08-07")
+    [f] = _findings(repo, "RL201")
+    assert "newer evidence 20260807-4b (2026-08-07) records 1.0283x" in f.message
+
+
+# --- RL202 figure-unbacked -----------------------------------------------------------------------------------
+
+SUMMARY = "# 4b\n\nRow: PERF-4B\n\n| engine | tok/s |\n|---|---|\n| ours | 6831.71 |\n| peer | 6643.40 |\n"
+
+
+def test_figure_the_cited_evidence_lacks(git_repo):
+    repo = git_repo()
+    repo.commit({f"{EV}/20260807-4b/summary.md": SUMMARY}, "bench", "2026-08-07")
+    repo.commit({RECORD: _record(f"6902.10 tok/s ({EV}/20260807-4b)")}, "rec", "2026-08-08")
+    [f] = _findings(repo, "RL202")
+    assert "6902.10 tok/s is not in it (nearest: 6831.71" in f.message and f.severity == "error"
+
+
+def test_backed_figures_and_derived_ratios_pass(git_repo):
+    repo = git_repo()
+    repo.commit({f"{EV}/20260807-4b/summary.md": SUMMARY}, "bench", "2026-08-07")
+    cell = f"6831.71 vs 6643.40 tok/s, 1.0283x ({EV}/20260807-4b)"       # 6831.71 / 6643.40 = 1.02835
+    repo.commit({RECORD: _record(cell)}, "rec", "2026-08-08")
+    assert _findings(repo, "RL202") == []
+
+
+def test_row_evidence_column_backs_the_result_cell(git_repo):
+    repo = git_repo()
+    table = ("# Roadmap\n\n| ID | State | Result | Evidence |\n|---|---|---|---|\n"
+             f"| PERF-4B | GATING | 6831.71 tok/s, 1.1000x | {EV}/20260807-4b |\n")
+    repo.commit({f"{EV}/20260807-4b/summary.md": SUMMARY, ROADMAP: table}, "rec", "2026-08-08")
+    [f] = _findings(repo, "RL202")
+    assert "1.1000x is not in it" in f.message and "6831.71" not in f.message.split("but")[1]
+
+
+def test_verdict_contradicting_the_stated_bar(git_repo):
+    repo = git_repo()
+    repo.commit({f"{EV}/20260807-4b/summary.md": SUMMARY}, "bench", "2026-08-07")
+    repo.commit({RECORD: _record(f"1.0283x PASS against parity ({EV}/20260807-4b)")}, "ok", "2026-08-08")
+    assert _findings(repo, "RL202") == []
+    repo.commit({RECORD: _record(f"1.0283x FAIL against parity ({EV}/20260807-4b)")}, "bad", "2026-08-09")
+    [f] = _findings(repo, "RL202")
+    assert "says FAIL but 1.0283x is at or above the 1x bar" in f.message
+
+
+def test_sentence_scope_in_prose(git_repo):
+    repo = git_repo()
+    log = ("# Coordination log\n\n## Checkpoints\n\n- 2026-08-08 CLAIM-PERF-4B (PERF-4B): ours 6831.71 tok/s "
+           f"({EV}/20260807-4b). An nsys capture shows 497 waits of 42.20 ms.\n")
+    repo.commit({f"{EV}/20260807-4b/summary.md": SUMMARY, "agents/coordination.md": log}, "log", "2026-08-08")
+    assert _findings(repo, "RL202") == []     # the profile figures are not attributed to the entry

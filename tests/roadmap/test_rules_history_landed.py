@@ -1,0 +1,103 @@
+"""RL101 directive-landed on small dated repositories: what counts as the work landing, and what never does."""
+from __future__ import annotations
+
+from roadmap.lint import LintOptions, lint
+
+PLAN = "agents/punch-list.md"
+ROADMAP = "agents/roadmap.md"
+
+
+def _plan(directive: str, preamble: str = "As of 2026-07-25.") -> str:
+    return f"# Punch-list\n\n{preamble}\n\n## Punch-list\n\n1. ENG-MIRROR: {directive}\n"
+
+
+def _findings(repo, code: str = "RL101", **opts):
+    return [f for f in lint(repo.path, LintOptions(use_cache=False, select=(code,), **opts)).findings]
+
+
+DIRECTIVE = "Port the device-resident sampled-token map to discrete CUDA behind `DeviceTokenMirror`."
+
+
+def test_trailer_and_terms_make_a_strong_match(git_repo):
+    repo = git_repo()
+    repo.commit({PLAN: _plan(DIRECTIVE)}, "docs: plan", "2026-07-25")
+    sha = repo.commit({"src/runner.py": "x = 1\n"},
+                      "feat(engine): device-resident sampled-token map on discrete CUDA\n\nRow: ENG-MIRROR",
+                      "2026-07-27")
+    [f] = _findings(repo)
+    assert f.severity == "error" and (f.path, f.line) == (PLAN, 7)
+    assert f"landed 2026-07-27 in {sha[:9]}" in f.message and "a trailer names ENG-MIRROR" in f.message
+    assert "score" in f.message and f.evidence[0]["sha"] == sha
+
+
+def test_symbol_introduced_in_code_without_the_row_is_a_warning(git_repo):
+    repo = git_repo()
+    repo.commit({PLAN: _plan(DIRECTIVE), "src/runner.py": "x = 1\n"}, "docs: plan", "2026-07-25")
+    repo.commit({"src/runner.py": "class DeviceTokenMirror:\n    pass\n"}, "refactor: tidy runner", "2026-07-28")
+    [f] = _findings(repo)
+    assert f.severity == "warning" and "introduces `DeviceTokenMirror` in code" in f.message
+
+
+def test_symbol_named_only_in_docs_or_already_in_code_is_no_landing(git_repo):
+    repo = git_repo()
+    repo.commit({PLAN: _plan(DIRECTIVE), "src/runner.py": "x = 1\n"}, "docs: plan", "2026-07-25")
+    repo.commit({"docs/notes.md": "We will add `DeviceTokenMirror` later.\n"}, "docs: notes", "2026-07-26")
+    assert _findings(repo) == []
+    other = git_repo("other")
+    other.commit({PLAN: _plan(DIRECTIVE), "src/runner.py": "class DeviceTokenMirror: ...\n"}, "plan", "2026-07-25")
+    other.commit({"src/use.py": "DeviceTokenMirror()\n"}, "refactor: use it", "2026-07-28")
+    assert _findings(other) == []
+
+
+def test_words_without_the_row_or_a_symbol_are_not_a_landing(git_repo):
+    repo = git_repo()
+    repo.commit({PLAN: _plan("Port the device-resident sampled-token map to discrete CUDA.")}, "plan", "2026-07-25")
+    repo.commit({"src/a.py": "y = 2\n"}, "feat: device-resident sampled-token map on discrete CUDA\n\nRow: OTHER-ROW",
+                "2026-07-27")
+    assert _findings(repo) == []
+
+
+def test_only_heads_ancestry_counts(git_repo):
+    repo = git_repo()
+    repo.commit({PLAN: _plan(DIRECTIVE)}, "plan", "2026-07-25")
+    msg = "feat(engine): device-resident sampled-token map on discrete CUDA\n\nRow: ENG-MIRROR"
+    repo.commit({"src/runner.py": "class DeviceTokenMirror: ...\n"}, msg, "2026-07-27", branch="wip")
+    assert _findings(repo) == []                     # an unmerged branch is not history
+    repo.merge("wip", "Merge branch 'wip'", "2026-07-29")
+    [f] = _findings(repo)                            # a merged one is
+    assert f.severity == "error" and "2026-07-27" in f.message
+
+
+def test_as_of_base_sha_and_blame(git_repo):
+    repo = git_repo()
+    msg = "feat(engine): device-resident sampled-token map on discrete CUDA\n\nRow: ENG-MIRROR"
+    early = repo.commit({"src/runner.py": "x = 1\n"}, msg, "2026-07-20")
+    repo.commit({PLAN: _plan(DIRECTIVE, f"As of `{early[:10]}`.")}, "plan", "2026-07-30")
+    assert _findings(repo) == []                     # the work is the base itself, not news
+    blamed = git_repo("blamed")
+    blamed.commit({"src/runner.py": "x = 1\n"}, msg, "2026-07-20")
+    blamed.commit({PLAN: _plan(DIRECTIVE, "Written by hand.")}, "plan", "2026-07-30")
+    assert _findings(blamed) == []                   # blame: the line was written after the commit
+    blamed.commit({"src/runner.py": "x = 2\n"}, msg.replace("map on", "map finished on"), "2026-08-02")
+    [f] = _findings(blamed)
+    assert "landed 2026-08-02" in f.message
+
+
+def test_uncommitted_directive_has_no_news(git_repo):
+    repo = git_repo()
+    repo.commit({"src/runner.py": "x = 1\n"},
+                "feat(engine): device-resident sampled-token map on discrete CUDA\n\nRow: ENG-MIRROR", "2026-07-20")
+    repo.write({PLAN: _plan(DIRECTIVE, "Written by hand.")})
+    assert _findings(repo) == []
+
+
+def test_repeats_in_other_files_are_one_finding(git_repo):
+    repo = git_repo()
+    table = ("# Roadmap\n\n| ID | State | Next actions |\n|---|---|---|\n"
+             f"| ENG-MIRROR | ACTIVE | {DIRECTIVE} |\n")
+    repo.commit({PLAN: _plan(DIRECTIVE), ROADMAP: table}, "plan", "2026-07-25")
+    repo.commit({"src/runner.py": "class DeviceTokenMirror: ...\n"},
+                "feat(engine): device-resident sampled-token map on discrete CUDA\n\nRow: ENG-MIRROR", "2026-07-27")
+    [f] = _findings(repo)
+    assert (f.path, f.line) == (PLAN, 7) and [(r.path, r.line) for r in f.related] == [(ROADMAP, 5)]
+    assert "repeated on 1 other surface" in f.message and f"{ROADMAP}:5" in f.fix
