@@ -179,14 +179,21 @@ def cmd_lint(args: argparse.Namespace) -> int:
                           config_file=Path(args.config) if args.config else None)
     accepted = load_baseline(Path(args.baseline)) if args.baseline else None
     result = lint(root, options)
+    if result.records == 0 and result.context is not None:
+        cfg = result.context.config
+        print(f"roadmap: no record files match {', '.join(getattr(cfg, 'records', ()))} in {root} (config: "
+              f"{getattr(cfg, 'source', 'defaults')}); set `records` in [tool.roadmap] or roadmap.yaml", file=sys.stderr)
 
     if args.diff:
         plan = plan_fixes(root, result.findings)
-        out, _, close = _open_output(args)
-        try:
-            out.write(plan.diff())
-        finally:
-            close()
+        # bytes, so undecodable bytes of the record show in the diff exactly as they are on disk
+        data = plan.diff().encode("utf-8", "surrogateescape")
+        if args.output:
+            Path(args.output).write_bytes(data)
+        else:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
         return 1 if plan.files else 0
     if args.fix:
         plan = plan_fixes(root, result.findings)

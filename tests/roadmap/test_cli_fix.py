@@ -14,32 +14,38 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def test_diff_then_fix_round_trip(capsys, fixture_repo):
+def test_diff_then_fix_round_trip(capsys, fixture_repo, tmp_path):
     repo, _ = fixture_repo("RL303-anchor-drifted")
     path = repo.path / RECORD
     # CRLF line endings and a non-UTF-8 byte elsewhere must survive the fix byte for byte
     original = path.read_bytes().replace(b"\n", b"\r\n") + b"- caf\xe9 note\r\n"
     path.write_bytes(original)
 
-    code, out, _ = run(capsys, "lint", str(repo.path), "--diff")
+    patch = tmp_path / "fix.patch"
+    code, _, _ = run(capsys, "lint", str(repo.path), "--diff", "-o", str(patch))
+    out = patch.read_bytes()
     assert code == 1
-    assert f"--- a/{RECORD}" in out and f"+++ b/{RECORD}" in out
-    assert "-- `GPUModelRunner::async_device_mirror()` (src/runner.cpp:10-15)" in out
-    assert "+- `GPUModelRunner::async_device_mirror()` (src/runner.cpp:35-40)" in out
+    assert f"--- a/{RECORD}".encode() in out and f"+++ b/{RECORD}".encode() in out
+    assert b"-- `GPUModelRunner::async_device_mirror()` (src/runner.cpp:10-15)" in out
+    assert b"+- `GPUModelRunner::async_device_mirror()` (src/runner.cpp:35-40)" in out
+    assert b"caf\xe9" in out                     # undecodable bytes shown as they are on disk
     assert path.read_bytes() == original, "--diff must not write"
+    repo.git("apply", "--check", str(patch))      # the diff is a patch git accepts
 
     code, out, err = run(capsys, "lint", str(repo.path), "--fix", "--select", "RL303")
-    assert "fixed 1 finding(s) in 1 file(s)" in err
+    assert "fixed 3 finding(s) in 1 file(s)" in err
     assert code == 0          # what is left (ambiguous/absent anchors) are warnings
     after = path.read_bytes()
     before_lines, after_lines = original.split(b"\r\n"), after.split(b"\r\n")
     changed = [i for i, (a, b) in enumerate(zip(before_lines, after_lines)) if a != b]
-    assert len(before_lines) == len(after_lines) and changed == [3]
+    assert len(before_lines) == len(after_lines) and changed == [3, 7, 8]
     assert after_lines[3] == before_lines[3].replace(b"runner.cpp:10-15", b"runner.cpp:35-40")
+    assert after_lines[7] == before_lines[7].replace(b"runner.cpp:500-502", b"runner.cpp:7-9")
+    assert after_lines[8] == before_lines[8].replace(b"runner.cpp#L1-L3", b"runner.cpp#L35-L37")
 
     code, out, _ = run(capsys, "lint", str(repo.path), "--format", "json", "--select", "RL303")
     assert "async_device_mirror" not in out
-    assert run(capsys, "lint", str(repo.path), "--diff")[0:2] == (0, "")
+    assert run(capsys, "lint", str(repo.path), "--diff", "-o", str(patch))[0] == 0 and patch.read_bytes() == b""
 
 
 def test_stale_edit_is_skipped_not_guessed(tmp_path):
@@ -48,3 +54,13 @@ def test_stale_edit_is_skipped_not_guessed(tmp_path):
                 end_line=2, edits=[Edit("a.md", 2, "src/x.py:10", "src/x.py:20")])
     plan = plan_fixes(tmp_path, [f])
     assert plan.files == [] and plan.fixed == [] and plan.skipped == f.edits
+
+
+def test_diff_to_stdout_in_a_subprocess(fixture_repo):
+    import subprocess
+    import sys
+
+    repo, _ = fixture_repo("RL303-anchor-drifted")
+    proc = subprocess.run([sys.executable, "-m", "roadmap", "lint", str(repo.path), "--diff"], capture_output=True)
+    assert proc.returncode == 1 and b"+- `helper_3()` (src/runner.cpp:7-9)" in proc.stdout
+    assert repo.git("status", "--porcelain") == ""

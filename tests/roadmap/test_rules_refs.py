@@ -1,0 +1,62 @@
+"""Reference helpers behind RL302/RL303: symbol names, where a symbol is now, re-pointing a range."""
+from __future__ import annotations
+
+import pytest
+
+from roadmap.checks.anchors import locate, repoint, symbol_parts
+from roadmap.checks.refs import is_external, normalise
+from roadmap.lint import LintOptions, lint
+from roadmap.records.model import PathRef
+
+CPP = ["int a;", "", "bool Runner::mirror() const {", "  return x;", "}", "void other() { mirror(); }"]
+
+
+@pytest.mark.parametrize("symbol, expected", [
+    ("GPUModelRunner::async_device_mirror()", ("async_device_mirror", "GPUModelRunner")),
+    ("Scheduler.run", ("run", "Scheduler")),
+    ("step(x, y)", ("step", None)),
+    ("--no-async-scheduling", ("--no-async-scheduling", None)),
+])
+def test_symbol_parts(symbol, expected):
+    assert symbol_parts(symbol) == expected
+
+
+def test_locate_prefers_the_definition_over_uses():
+    ref = PathRef(path="r.cpp", line=10, end_line=12, symbol="Runner::mirror()", text="r.cpp:10-12")
+    loc = locate(CPP, ref)
+    assert loc.status == "moved" and loc.line == 3
+    assert locate(CPP, PathRef(path="r.cpp", line=2, end_line=4, symbol="mirror")).status == "on-lines"
+    assert locate(CPP, PathRef(path="r.cpp", line=1, end_line=1, symbol="gone_fn")).status == "absent"
+    assert locate(CPP, PathRef(path="r.cpp", symbol="mirror", form="symbol")).status == "on-lines"
+
+
+def test_flags_match_whole_flags_only():
+    lines = ["--no-async-scheduling-extra", "parser.add('--no-async-scheduling')"]
+    loc = locate(lines, PathRef(path="cli.py", line=1, end_line=1, symbol="--no-async-scheduling"))
+    assert loc.status == "moved" and loc.line == 2
+
+
+@pytest.mark.parametrize("text, form, line, end, new_start, expected", [
+    ("src/a.py:10-20", "colon", 10, 20, 35, "src/a.py:35-45"),
+    ("src/a.py:10", "colon", 10, 10, 3, "src/a.py:3"),
+    ("src/a.py#L10-L20", "hash", 10, 20, 40, "src/a.py#L40-L50"),
+    ("[x](../src/a.py#L10-20)", "link", 10, 20, 5, "[x](../src/a.py#L5-15)"),
+    ("src/a.py:11-20", "colon", 10, 20, 5, None),        # text and parsed line disagree: no edit
+])
+def test_repoint_keeps_style_and_range_length(text, form, line, end, new_start, expected):
+    ref = PathRef(path="src/a.py", line=line, end_line=end, text=text, form=form)
+    assert repoint(text, ref, new_start) == expected
+
+
+def test_external_and_climbing_paths():
+    assert is_external("/etc/hosts") and is_external("~/x.py") and is_external("github.com/o/r/x.py")
+    assert is_external("git@host:repo/x.py") and not is_external("src/x.py")
+    assert normalise("../../x.py", "agents") is None and normalise("../src/x.py", "agents") == "src/x.py"
+
+
+def test_line_out_of_range_defers_to_anchor_drifted_only_when_that_rule_runs(fixture_repo):
+    repo, _ = fixture_repo("RL303-anchor-drifted")
+    both = [(f.code, f.line) for f in lint(repo.path, LintOptions(select=("RL302", "RL303"))).findings]
+    assert ("RL303", 8) in both and ("RL302", 8) not in both
+    alone = [(f.code, f.line) for f in lint(repo.path, LintOptions(select=("RL302",))).findings]
+    assert alone == [("RL302", 8)]
