@@ -83,11 +83,20 @@ class Config:
 
     @cached_property
     def id_re(self) -> re.Pattern[str]:
+        if self.id_patterns == (DEFAULT_ID_PATTERN,):
+            return _DEFAULT_ID_RE
         return _whole_token(self.id_patterns)
 
     @cached_property
     def claim_re(self) -> re.Pattern[str]:
+        if self.claim_patterns == (DEFAULT_CLAIM_PATTERN,):
+            return _DEFAULT_CLAIM_RE
         return _whole_token(self.claim_patterns)
+
+    @cached_property
+    def hyphenated_ids(self) -> bool:
+        """True when the id and claim patterns are the defaults, which only match tokens with an "X-Y" in them."""
+        return self.id_patterns == (DEFAULT_ID_PATTERN,) and self.claim_patterns == (DEFAULT_CLAIM_PATTERN,)
 
     @cached_property
     def state_set(self) -> frozenset[str]:
@@ -102,6 +111,11 @@ def _whole_token(patterns: tuple[str, ...]) -> re.Pattern[str]:
     body = "|".join(f"(?:{p})" for p in patterns) or r"(?!x)x"
     return re.compile(rf"(?<![\w.-])(?:{body})(?![\w-])")
 
+
+# The default patterns, whole-token, with the boundary check placed after the first character: same matches
+# as _whole_token(), but `re` can then skip to candidate letters in C instead of trying every position.
+_DEFAULT_ID_RE = re.compile(r"[A-Z](?<![\w.-][A-Z])(?=[A-Z0-9-]*-[0-9]*[A-Z])[A-Z0-9]*(?:-[A-Z0-9]+)+(?![\w-])")
+_DEFAULT_CLAIM_RE = re.compile(r"C(?<![\w.-]C)LAIM-[A-Z0-9]+(?:-[A-Z0-9]+)*(?![\w-])")
 
 _NESTED = {"directives": DirectiveConfig, "evidence": EvidenceConfig, "history": HistoryConfig}
 _CHOICES = {"fail_on": SEVERITIES, "evidence.naming": NAMINGS, "evidence.kinds": EVIDENCE_KINDS}

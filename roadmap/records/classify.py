@@ -17,6 +17,9 @@ _HIST_START = re.compile(
     r"^\W{0,3}(?:\[[xX]\]|✅|✔|☑|(?:historical|historically|superseded|obsolete|formerly|previously|was|were)\b"
     r"|(?:done|landed|closed|fixed|resolved|shipped|merged|completed)\b\s*(?:[:—–(-]|(?:in|by|as|on|at|via)\b))",
     re.I)
+_HIST_KEYS = ("historical", "superseded", "obsolete", "outdated", "formerly", "no longer")
+_ASOF_KEYS = ("as of", "as at", "updated", "authored", "written", "snapshot", "reconciled", "checkpoint", "base",
+              "commit")
 _LEADING_DATE = re.compile(rf"^\W{{0,3}}({ISO_DATE})(?!\d)")
 _SHA_ASOF = re.compile(r"(?i:\b(?:base(?:\s+commit)?|based\s+on|as\s+of|as\s+at|authored\s+(?:from|at|on)|"
                        r"written\s+(?:from|at|against)|at\s+commit|snapshot(?:\s+of)?)\s*[:=]?\s*"
@@ -47,6 +50,8 @@ class Classifier:
 
     def __init__(self, config: "Config"):
         d = config.directives
+        self._col_cache: dict[str, bool] = {}
+        self._sec_cache: dict[tuple[str, ...], bool] = {}
         self.columns = frozenset(_norm(c) for c in d.columns)
         self.verbs = frozenset(v.lower() for v in d.verbs)
         secs = "|".join(re.escape(s.lower()).replace(r"\-", "[- ]?").replace(r"\ ", "[- ]?") for s in d.sections)
@@ -61,19 +66,26 @@ class Classifier:
     def is_directive_column(self, column: str | None) -> bool:
         if not column:
             return False
-        c = _norm(column)
-        return c in self.columns or any(c.startswith(k + " ") for k in self.columns)
+        hit = self._col_cache.get(column)
+        if hit is None:
+            c = _norm(column)
+            hit = self._col_cache[column] = c in self.columns or any(c.startswith(k + " ") for k in self.columns)
+        return hit
 
     def in_directive_section(self, sections: tuple[str, ...]) -> bool:
-        return self.section_re is not None and any(self.section_re.search(s) for s in sections)
+        hit = self._sec_cache.get(sections)
+        if hit is None:
+            hit = self.section_re is not None and any(self.section_re.search(s) for s in sections)
+            self._sec_cache[sections] = hit
+        return hit
 
     def classify(self, text: str, kind: str, column: str | None, sections: tuple[str, ...],
                  all_struck: bool) -> Verdict:
         if all_struck:
             return Verdict(False, True, None)
         if kind == "heading":
-            return Verdict(False, bool(_HIST_ANY.search(text) or _HIST_START.match(text)), None)
-        if _HIST_ANY.search(text) or _HIST_START.match(text):
+            return Verdict(False, _historical(text), None)
+        if _historical(text):
             return Verdict(False, True, None)
         phrase = self.phrase_re.search(text) if self.phrase_re else None
         if phrase:
@@ -108,6 +120,13 @@ class Classifier:
         return found[0][2], defines
 
 
+def _historical(text: str) -> bool:
+    low = text.lower()
+    if any(k in low for k in _HIST_KEYS) and _HIST_ANY.search(text):
+        return True
+    return _HIST_START.match(text) is not None
+
+
 def _title(text: str) -> str:
     """The title part of an item/heading: up to the first ': ', ' — ', '. ' or ';' (at most 160 chars)."""
     cut = len(text)
@@ -130,8 +149,10 @@ def _norm(s: str) -> str:
 
 def as_of_in(text: str, leading_date: bool) -> AsOf | None:
     """The base sha and/or date `text` says it was written from; a leading date counts for dated entries."""
-    sha_m = _SHA_ASOF.search(text)
-    date_m = _DATE_ASOF.search(text)
+    low = text.lower()
+    keyed = any(k in low for k in _ASOF_KEYS)  # both patterns need one of these words; skip the regexes without
+    sha_m = _SHA_ASOF.search(text) if keyed else None
+    date_m = _DATE_ASOF.search(text) if keyed else None
     date = date_m.group(1) if date_m else None
     if date is None and leading_date:
         lead = _LEADING_DATE.match(text)

@@ -18,24 +18,63 @@ _UNITS = {  # as written (lower-cased) -> normalised
     "gib": "GiB", "gb": "GB", "mib": "MiB", "mb": "MB", "%": "%", "x": "x", "×": "x",
 }
 _UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
-FIGURE_RE = re.compile(
-    rf"(?<![\w.])(?P<sign>[+\-−]?)(?P<num>\d{{1,3}}(?:,\d{{3}})+|\d+)(?P<frac>\.\d+)?(?![\d.]\d)"
-    rf"(?:(?P<sp>\s?)(?P<unit>{_UNIT_ALT})(?![A-Za-z0-9/µ]))?", re.IGNORECASE)
+_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")   # digit-led candidates: a cheap scan; sign and context are checked after
+_STRICT = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d.]\d)")  # no "1.2.3" versions, no "12,5"
+# Matched only where a number ended (one position, not a scan), so the long alternation stays cheap.
+_UNIT_RE = re.compile(rf"(\s?)({_UNIT_ALT})(?![A-Za-z0-9/µ])", re.IGNORECASE)
 _CHAIN_GAP = re.compile(r"^\s*(?:/|vs\.?|versus|->|→|to)\s*$", re.IGNORECASE)
 _BASES = {"throughput": "throughput", "ttft": "ttft", "tpot": "tpot", "itl": "itl", "latency": "latency",
           "vram": "vram", "memory": "vram", "speedup": "speedup", "ratio": "ratio", "e2e": "latency"}
 _QUALS = {"output", "total", "prefill", "decode", "peak", "input"}
 _PCTS = {"p50", "p90", "p95", "p99", "median", "mean", "min", "max"}
-_METRIC_WORD = re.compile(r"\b(" + "|".join(sorted({*_BASES, *_QUALS, *_PCTS}, key=len, reverse=True)) + r")\b",
-                          re.IGNORECASE)
+# Run on lower-cased text: a case-insensitive alternation is several times slower in `re`.
+_METRIC_WORD = re.compile(r"\b(" + "|".join(sorted({*_BASES, *_QUALS, *_PCTS}, key=len, reverse=True)) + r")\b")
+_DIGIT = re.compile(r"\d")
 _CLAUSE_END = re.compile(r"[;|\n]|\.\s")
+_WORDISH = frozenset("._")
+_SIGNS = "+-−"
+
+
+class _Num:
+    __slots__ = ("start", "end", "sign", "num", "frac", "written", "unit")
+
+    def __init__(self, start: int, end: int, sign: str, num: str, frac: str, written: str, unit: str | None):
+        self.start, self.end, self.sign, self.num, self.frac = start, end, sign, num, frac
+        self.written, self.unit = written, unit
+
+
+def _numbers(text: str) -> list[_Num]:
+    out: list[_Num] = []
+    for cand in _DIGITS.finditer(text):
+        s = cand.start()
+        before = text[s - 1] if s else ""
+        if before.isalnum() or before in _WORDISH:
+            continue  # inside a word or a version: H200, p50, v1.2
+        m = _STRICT.match(text, s)
+        if m is None:
+            continue
+        sign = ""
+        if before and before in _SIGNS and (s < 2 or not (text[s - 2].isalnum() or text[s - 2] in _WORDISH)):
+            sign = before
+        start = s - len(sign)
+        end = m.end()
+        unit = None
+        um = _UNIT_RE.match(text, end)
+        if um and not (um.group(2).lower() == "x" and um.group(1)):  # "2 x 3" is a product; ratios are "1.0283x"
+            unit = _UNITS[um.group(2).lower()]
+            end = um.end()
+        out.append(_Num(start, end, sign, m.group(1), m.group(2) or "", text[start:end], unit))
+    return out
 
 
 def metric_of(window: str) -> str | None:
     """Normalised metric words in `window`: "output throughput", "ttft p50", "vram", or None."""
+    return _metric([m.group(1) for m in _METRIC_WORD.finditer(window.lower())])
+
+
+def _metric(words: list[str]) -> str | None:
     base = qual = pct = None
-    for m in _METRIC_WORD.finditer(window):
-        w = m.group(1).lower()
+    for w in words:
         if w in _BASES:
             base = _BASES[w]
         elif w in _QUALS:
@@ -47,64 +86,72 @@ def metric_of(window: str) -> str | None:
     return " ".join(p for p in (qual, base, pct) if p)
 
 
+def _words_between(words: list[tuple[int, int, str]], lo: int, hi: int) -> list[str]:
+    return [w for s, e, w in words if s >= lo and e <= hi]
+
+
 def header_unit(header: str) -> str | None:
-    m = FIGURE_RE.search("1 " + header.split("(")[-1].rstrip(")")) if "(" in header else None
-    if m and m.group("unit"):
-        return _UNITS[m.group("unit").lower()]
+    if "(" in header:
+        inner = header.rsplit("(", 1)[1].split(")", 1)[0].strip()
+        m = _UNIT_RE.fullmatch(inner)
+        if m:
+            return _UNITS[m.group(2).lower()]
     for word in re.findall(r"[\w/%µ×]+", header.lower()):
         if word in _UNITS and len(word) > 1:
             return _UNITS[word]
     return None
 
 
+def is_figure(text: str) -> bool:
+    """True when `text` is exactly one number with an optional unit (`256`, `1.0283x`, `-2.5%`)."""
+    nums = _numbers(text)
+    return len(nums) == 1 and nums[0].start == 0 and nums[0].end == len(text)
+
+
 def find_figures(text: str, header: str | None = None) -> list[Figure]:
     """Figures in `text` (already masked of dates, shas, ids and paths by the caller)."""
-    if not any(c.isdigit() for c in text):
+    if _DIGIT.search(text) is None:
         return []
-    raw = []
-    for m in FIGURE_RE.finditer(text):
-        unit = m.group("unit")
-        if unit and unit.lower() == "x" and m.group("sp"):
-            unit = None  # "2 x 3" is a product, not a ratio; a ratio is written "1.0283x"
-        raw.append([m, _UNITS[unit.lower()] if unit else None])
+    raw = _numbers(text)
+    if not raw:
+        return []
     # A `/`- or `vs`-chain shares the unit of its last member: "6831.71 vs 6643.40 tok/s".
+    chained = [i > 0 and _CHAIN_GAP.match(text[raw[i - 1].end:raw[i].start] or "x") is not None
+               for i in range(len(raw))]
     for i in range(len(raw) - 2, -1, -1):
-        if raw[i][1] is None and raw[i + 1][1] is not None:
-            gap = text[raw[i][0].end():raw[i + 1][0].start()]
-            if _CHAIN_GAP.match(gap):
-                raw[i][1] = raw[i + 1][1]
+        if raw[i].unit is None and raw[i + 1].unit is not None and chained[i + 1]:
+            raw[i].unit = raw[i + 1].unit
     h_unit = header_unit(header) if header else None
     h_metric = metric_of(header) if header else None
+    words = [(m.start(), m.end(), m.group(1)) for m in _METRIC_WORD.finditer(text.lower())]
     out: list[Figure] = []
     prev_end = 0
     chain_metric: str | None = None
-    for i, (m, unit) in enumerate(raw):
-        start, end = m.start(), m.end()
-        lo = max(prev_end, start - 60)
-        window = text[lo:start]
-        cut = list(_CLAUSE_END.finditer(window))
-        if cut:
-            window = window[cut[-1].end():]
-        metric = metric_of(window)
-        chained = i > 0 and _CHAIN_GAP.match(text[raw[i - 1][0].end():start] or "x")
-        if metric is None and chained:
+    whole = text.strip()
+    for i, n in enumerate(raw):
+        metric = None
+        if words:
+            lo = max(prev_end, n.start - 60)
+            for cut in _CLAUSE_END.finditer(text, lo, n.start):
+                lo = cut.end()
+            metric = _metric(_words_between(words, lo, n.start))
+        if metric is None and chained[i]:
             metric = chain_metric
-        if metric is None:
-            nxt = raw[i + 1][0].start() if i + 1 < len(raw) else len(text)
-            after = text[end:min(nxt, end + 30)]
-            cut_a = _CLAUSE_END.search(after)
-            metric = metric_of(after[:cut_a.start()] if cut_a else after)
+        if metric is None and words:
+            hi = min(raw[i + 1].start if i + 1 < len(raw) else len(text), n.end + 30)
+            cut_a = _CLAUSE_END.search(text, n.end, hi)
+            metric = _metric(_words_between(words, n.end, cut_a.start() if cut_a else hi))
         metric = metric or h_metric
-        if unit is None and h_unit and (m.group("frac") or text.strip() == m.group(0).strip()):
+        unit = n.unit
+        if unit is None and h_unit and (n.frac or whole == n.written):
             unit = h_unit
-        prev_end = end
+        prev_end = n.end
         chain_metric = metric
         # Unitless integers are counts and ordinals ("item 14", "497 calls"); unitless decimals count when a
         # metric is named, e.g. "throughput 5769.99/5660.70".
-        if unit is None and not (m.group("frac") and metric):
+        if unit is None and not (n.frac and metric):
             continue
-        value = float(m.group("num").replace(",", "") + (m.group("frac") or ""))
-        if m.group("sign") in ("-", "−"):
-            value = -value
-        out.append(Figure(value=value, text=m.group(0), unit=unit, metric=metric, start=start))
+        value = float(n.num.replace(",", "") + n.frac)
+        out.append(Figure(value=-value if n.sign in ("-", "−") else value, text=n.written, unit=unit,
+                          metric=metric, start=n.start))
     return out

@@ -32,16 +32,20 @@ def load_records(tree: "Tree", config: "Config") -> list[RecordFile]:
     return out
 
 
-def defined_ids(records: list[RecordFile]) -> dict[str, Statement]:
-    """Where each row/claim id is defined: a table row's id cell first, then an id-led heading, then an item.
+def defined_ids(records: list[RecordFile], config: "Config | None" = None) -> dict[str, Statement]:
+    """Where each row/claim id is defined: in a canonical-state file (the roadmap spec) first; then a table
+    row's id cell, an id-led heading, an id-led item. A record file named after an id
+    (`.agents/claims/CLAIM-X.md`) that names it at its top defines it at its first statement."""
+    if config is None:
+        from roadmap.config import Config
 
-    A record file named after an id (`.agents/claims/CLAIM-X.md`) defines it at its first statement.
-    """
-    best: dict[str, tuple[tuple[int, str, int], Statement]] = {}
+        config = Config()
+    best: dict[str, tuple[tuple[int, int, str, int], Statement]] = {}
     for rf in records:
+        canonical = 0 if any(glob_match(g, rf.path) for g in config.canonical_states) else 1
         for st in rf.statements:
             if st.defines:
-                key = (_KIND_RANK.get(st.kind, 9), st.path, st.line)
+                key = (canonical, _KIND_RANK.get(st.kind, 9), st.path, st.line)
                 if st.defines not in best or key < best[st.defines][0]:
                     best[st.defines] = (key, st)
     out = {k: v[1] for k, v in best.items()}

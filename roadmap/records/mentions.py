@@ -1,10 +1,11 @@
 """What a statement names: ids, claims, code symbols, env vars, shas, dates, figures, paths, evidence."""
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from roadmap.records import patterns as P
-from roadmap.records.figures import FIGURE_RE, find_figures
+from roadmap.records.figures import find_figures, is_figure
 from roadmap.records.inline import Inline
 from roadmap.records.model import Mentions, PathRef
 from roadmap.records.paths import find_paths, link_ref
@@ -13,8 +14,15 @@ if TYPE_CHECKING:
     from roadmap.config import Config
 
 
+_HYPHEN_TOKEN = re.compile(r"[A-Z0-9]-[A-Z0-9]")
+_PLAIN = re.compile(r"[^\d/._=\-:#]*")
+_NOTHING = Mentions()
+
+
 def ids_in(text: str, config: "Config") -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
     """(row ids, claim ids) found whole-token in `text`, each as (start, end, id); states are not ids."""
+    if config.hyphenated_ids and _HYPHEN_TOKEN.search(text) is None:
+        return [], []  # the default patterns need "X-Y"; most statements have none
     claims = [(m.start(), m.end(), m.group(0)) for m in config.claim_re.finditer(text)]
     ids = [(m.start(), m.end(), m.group(0)) for m in config.id_re.finditer(text)
            if m.group(0) not in config.state_set and not config.claim_re.fullmatch(m.group(0))]
@@ -30,7 +38,7 @@ def _classify_code(content: str, config: "Config") -> tuple[str, str] | None:
     if env:
         return ("env", env.group(1))
     if (P.FULL_SHA_RE.match(c) or config.id_re.fullmatch(c) or config.claim_re.fullmatch(c)
-            or P.DATE_RE.fullmatch(c) or FIGURE_RE.fullmatch(c)):
+            or P.DATE_RE.fullmatch(c) or is_figure(c)):
         return None
     refs, _ = find_paths(c, [], [])
     if refs and refs[0].text == c:
@@ -48,18 +56,25 @@ def _symbols_in_command(content: str) -> list[str]:
 
 
 def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with `spans` blanked (same length, so offsets still hold)."""
     if not spans:
         return text
-    chars = list(text)
-    for s, e in spans:
-        chars[s:e] = " " * (e - s)
-    return "".join(chars)
+    parts, pos = [], 0
+    for s, e in sorted(spans):
+        s = max(s, pos)
+        if e <= s:
+            continue
+        parts.append(text[pos:s])
+        parts.append(" " * (e - s))
+        pos = e
+    parts.append(text[pos:])
+    return "".join(parts)
 
 
 def extract(inline: Inline, config: "Config", record_path: str, header: str | None = None) -> Mentions:
     text = inline.text
-    if not text:
-        return Mentions()
+    if not inline.code and not inline.links and _PLAIN.fullmatch(text):
+        return _NOTHING  # no digit, path, id, flag or env-var character: nothing to find (most short cells)
     # Paths: markdown links first (resolved against the record), then references written in text.
     paths: list[PathRef] = []
     link_spans = []
@@ -72,21 +87,21 @@ def extract(inline: Inline, config: "Config", record_path: str, header: str | No
     paths.extend(text_refs)
     masked = _mask(text, path_spans)
 
-    ids, claims = ids_in(masked, config) if "-" in masked else ([], [])
-    shas = [(m.start(), m.end(), m.group(0)) for m in P.SHA_RE.finditer(masked)]
-    dates = [(m.start(), m.end(), m.group(1)) for m in P.DATE_RE.finditer(masked)]
+    has_digit = P.DIGIT_RE.search(masked) is not None
+    has_dash = "-" in masked
+    ids, claims = ids_in(masked, config) if has_dash else ([], [])
+    shas = P.find_shas(masked) if has_digit else []
+    dates = [(m.start(), m.end(), m.group(1)) for m in P.DATE_RE.finditer(masked)] if has_dash and has_digit else []
     evidence = []
-    for m in P.EVIDENCE_RE.finditer(masked):
-        d = m.group(1) or m.group(4)
-        if P.valid_compact_date(d):
-            evidence.append((m.start(), m.end(), m.group(0)))
+    if has_dash and "20" in masked:
+        evidence = P.find_evidence(masked)
     root = config.evidence.root.strip("/") + "/"
     for ref in paths:
         if ref.path.startswith(root):
             evidence.append((0, 0, ref.path[len(root):].split("/", 1)[0]))
     envs = []
-    for m in P.ENV_RE.finditer(masked):
-        envs.append((m.start(), m.end(), m.group(1) or m.group(2)))
+    if "_" in masked or "=" in masked:
+        envs = [(m.start(), m.end(), m.group(1) or m.group(2)) for m in P.ENV_RE.finditer(masked)]
 
     symbols: list[str] = []
     code_spans = []
@@ -101,10 +116,13 @@ def extract(inline: Inline, config: "Config", record_path: str, header: str | No
             symbols.extend(_symbols_in_command(kind[1]))
         else:
             symbols.append(kind[1])
-    symbols.extend(m.group(0) for m in P.FLAG_RE.finditer(_mask(masked, code_spans)))
+    if "--" in masked:
+        symbols.extend(m.group(0) for m in P.FLAG_RE.finditer(_mask(masked, code_spans)))
 
-    noise = [(s, e) for s, e, _ in (*ids, *claims, *shas, *dates, *evidence, *envs) if e > s]
-    figures = find_figures(_mask(masked, noise + code_spans), header)
+    figures = []
+    if has_digit:
+        noise = [(s, e) for s, e, _ in (*ids, *claims, *shas, *dates, *evidence, *envs) if e > s]
+        figures = find_figures(_mask(masked, noise + code_spans), header)
     envs.sort()
     return Mentions(
         ids=P.dedupe([i for _, _, i in ids]),

@@ -134,12 +134,13 @@ class _Builder:
         assert tb is not None
         sections = tuple(h.title for h in b.headings)
         id_names = {h.lower() for h in self.config.id_columns}
-        id_col = next((k for k, h in enumerate(tb.headers) if h.lower() in id_names), None)
+        id_cols = [k for k, h in enumerate(tb.headers) if h.lower() in id_names]
+        id_col = id_cols[0] if id_cols else None
         date_cols = [k for k, h in enumerate(tb.headers) if _DATE_COLUMN.match(h.strip())]
         section_row = b.headings[-1].row_id if b.headings else None
         rows = []
         for index, (line, cells) in enumerate(tb.rows):
-            row_id, define_col = self._row_id(tb.headers, cells, id_col)
+            row_id, define_col = self._row_id(tb.headers, cells, id_cols)
             row_as_of = next((a for k in date_cols if k < len(cells)
                               for a in [_cell_as_of(cells[k].inline.text)] if a), None)
             stmts = []
@@ -163,13 +164,14 @@ class _Builder:
         self.rf.tables.append(Table(path=self.rf.path, line=b.line, end_line=b.end_line, section=sections,
                                     headers=tuple(tb.headers), rows=tuple(rows), id_column=id_col))
 
-    def _row_id(self, headers: list[str], cells: list, id_col: int | None) -> tuple[str | None, int | None]:
-        """(row id, index of the cell that defines it): the id column's id, else the first cell led by an id,
-        else the first id in a column named like "Row" (a reference, so it defines nothing)."""
-        if id_col is not None and id_col < len(cells):
-            found = _first_id(cells[id_col].inline.text, self.config, leading=False)
-            if found:
-                return found, id_col
+    def _row_id(self, headers: list[str], cells: list, id_cols: list[int]) -> tuple[str | None, int | None]:
+        """(row id, index of the cell that defines it): the first id in an id-named column (ID/Row/Key/...),
+        else the first cell led by an id, else the first id in a column named like "Rows" (a reference only)."""
+        for k in id_cols:
+            if k < len(cells):
+                found = _first_id(cells[k].inline.text, self.config, leading=False)
+                if found:
+                    return found, k
         for k, cell in enumerate(cells):
             found = _first_id(cell.inline.text, self.config, leading=True)
             if found:

@@ -21,12 +21,13 @@ PATH_RE = re.compile(
     rf"(?<![\w/.:@#-])(?P<path>(?:\.{{1,2}}/)*(?:\.?{_SEG}/)+(?:{_SEG})?|{_SEG}\.(?:{_EXTS}))"
     r"(?P<loc>:(?P<l1>\d+)(?:-(?P<l2>\d+))?|#L(?P<h1>\d+)(?:-L?(?P<h2>\d+))?"
     r"|::(?P<sym>[A-Za-z_]\w*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?)?(?![\w/])")
+_DOT_EXT = re.compile(rf"\.(?:{_EXTS})(?![\w])")
 _HAS_EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,9}$")
 _DOMAIN = re.compile(r"^(?:www\.)?[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|ai|co|edu|gov|app|hf)$")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _FRAGMENT = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
 # A code-looking symbol right before a reference: `Cls::method()`, snake_case, CamelCase, dotted.
-_SYM_BEFORE = re.compile(r"([A-Za-z_][\w]*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?\s*[(\[]?\s*(?:(?:in|at)\s+)?$")
+_IDENT = re.compile(r"[A-Za-z_]\w*(?:(?:::|\.)[A-Za-z_]\w*)*")
 _SYM_AFTER = re.compile(r"^\s*[(\[]?\s*(?:`)?([A-Za-z_][\w]*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?")
 
 
@@ -58,7 +59,7 @@ def find_paths(text: str, code: list[tuple[int, int, str]], skip: list[tuple[int
     """Path refs written in `text` (not inside `skip` spans, e.g. link texts) and the spans they cover."""
     refs: list[PathRef] = []
     spans: list[tuple[int, int]] = []
-    if "/" not in text and "." not in text:
+    if "/" not in text and _DOT_EXT.search(text) is None:
         return refs, spans
     for m in PATH_RE.finditer(text):
         path = m.group("path")
@@ -78,18 +79,26 @@ def find_paths(text: str, code: list[tuple[int, int, str]], skip: list[tuple[int
 
 
 def _symbol_beside(text: str, start: int, end: int, code: list[tuple[int, int, str]]) -> str | None:
-    before = _SYM_BEFORE.search(text, max(0, start - 120), start)
-    if before:
-        sym = before.group(1)
-        in_code = any(s <= before.start(1) < e for s, e, _ in code)
-        if _codeish(sym, in_code) and not sym[0].isdigit():
+    # Walk back over "(", "in"/"at" and spaces, then take the identifier that ends there (no regex backtracking).
+    before = text[max(0, start - 120):start].rstrip().rstrip("([").rstrip()
+    for word in (" in", " at"):
+        if before.endswith(word):
+            before = before[:-len(word)].rstrip()
+    if before.endswith("()"):
+        before = before[:-2]
+    i = len(before)
+    while i > 0 and (before[i - 1].isalnum() or before[i - 1] in "_:."):
+        i -= 1
+    sym = before[i:].strip(":.")
+    if sym and (sym[0].isalpha() or sym[0] == "_") and _IDENT.fullmatch(sym):
+        abs_start = max(0, start - 120) + i
+        if _codeish(sym, any(s <= abs_start < e for s, e, _ in code)):
             return sym
-    after = _SYM_AFTER.match(text[end:end + 120])
+    after = _SYM_AFTER.match(text, end, min(len(text), end + 120))
     if after:
-        sym = after.group(1)
-        in_code = any(s <= end + after.start(1) < e for s, e, _ in code)
+        in_code = any(s <= after.start(1) < e for s, e, _ in code)
         if in_code:
-            return sym
+            return after.group(1)
     return None
 
 
