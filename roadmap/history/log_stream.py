@@ -144,58 +144,74 @@ def _stream(root: str | Path, shas: list[str], matcher: SymbolMatcher, pathspecs
         except OSError:
             pass
 
+    errors: list[bytes] = []
+
+    def drain() -> None:  # git may warn per commit (rename limits): a full stderr pipe would stall it
+        errors.append(proc.stderr.read())
+
     feeder = threading.Thread(target=feed, daemon=True)
+    drainer = threading.Thread(target=drain, daemon=True)
     feeder.start()
-    cur: _Commit | None = None
-    in_header = False
-    in_hunk = False
-    for line in proc.stdout:
-        if line[:2] == b"\x00\x01":
-            if cur is not None:
-                yield _finish(cur, matcher, blobs)
-            cur = _Commit(line)
-            in_header = b"\x00\x02" not in line
-            in_hunk = False
-            state["partial"] = line[2:42].decode()
-            continue
-        if cur is None:
-            continue
-        if in_header:
-            cur.header += line
-            in_header = b"\x00\x02" not in line
-            continue
-        c = line[:1]
-        if in_hunk and (c == b"+" or c == b"-"):
-            if cur.unknown is None:
-                cur.size += len(line)
-                if cur.size > MAX_COMMIT_BYTES:
-                    cur.unknown = f"diff larger than {MAX_COMMIT_BYTES} bytes"
-                    cur.files, cur.added, cur.removed = [], [], []
-                elif c == b"+":
-                    cur.added.append(line[1:-1] if line[-1:] == b"\n" else line[1:])  # type: ignore[union-attr]
-                else:
-                    cur.removed.append(line[1:-1] if line[-1:] == b"\n" else line[1:])
-        elif c == b"@":
-            in_hunk = True
-        elif line.startswith(b"diff --git "):
-            cur.end_file()
-            cur.added = []
-            in_hunk = False
-        elif not in_hunk and line.startswith(b"index "):
-            ids = line[6:].split()[0].split(b"..")
-            if len(ids) == 2:
-                cur.blob_ids = (ids[0].decode(), ids[1].decode())
-        elif not in_hunk and line.startswith(b"Binary files ") and cur.blob_ids is not None:
-            cur.binary.append(cur.blob_ids)
-    err = proc.stderr.read().decode("utf-8", "replace").strip()
-    rc = proc.wait()
-    feeder.join()
-    if rc != 0:
-        state["error"] = err or f"git log exited {rc}"
-        return
-    if cur is not None:
-        yield _finish(cur, matcher, blobs)
-    state["partial"] = None
+    drainer.start()
+    try:
+        cur: _Commit | None = None
+        in_header = False
+        in_hunk = False
+        for line in proc.stdout:
+            if line[:2] == b"\x00\x01":
+                if cur is not None:
+                    yield _finish(cur, matcher, blobs)
+                cur = _Commit(line)
+                in_header = b"\x00\x02" not in line
+                in_hunk = False
+                state["partial"] = line[2:42].decode()
+                continue
+            if cur is None:
+                continue
+            if in_header:
+                cur.header += line
+                in_header = b"\x00\x02" not in line
+                continue
+            c = line[:1]
+            if in_hunk and (c == b"+" or c == b"-"):
+                if cur.unknown is None:
+                    cur.size += len(line)
+                    if cur.size > MAX_COMMIT_BYTES:
+                        cur.unknown = f"diff larger than {MAX_COMMIT_BYTES} bytes"
+                        cur.files, cur.added, cur.removed = [], [], []
+                    elif c == b"+":
+                        cur.added.append(line[1:-1] if line[-1:] == b"\n" else line[1:])  # type: ignore[union-attr]
+                    else:
+                        cur.removed.append(line[1:-1] if line[-1:] == b"\n" else line[1:])
+            elif c == b"@":
+                in_hunk = True
+            elif line.startswith(b"diff --git "):
+                cur.end_file()
+                cur.added = []
+                in_hunk = False
+            elif not in_hunk and line.startswith(b"index "):
+                ids = line[6:].split()[0].split(b"..")
+                if len(ids) == 2:
+                    cur.blob_ids = (ids[0].decode(), ids[1].decode())
+            elif not in_hunk and line.startswith(b"Binary files ") and cur.blob_ids is not None:
+                cur.binary.append(cur.blob_ids)
+        rc = proc.wait()
+        feeder.join()
+        drainer.join()
+        err = b"".join(errors).decode("utf-8", "replace").strip()
+        if rc != 0:
+            state["error"] = err or f"git log exited {rc}"
+            return
+        if cur is not None:
+            yield _finish(cur, matcher, blobs)
+        state["partial"] = None
+    finally:  # a consumer that stops early (an exception, Ctrl-C) must not leave git running
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        drainer.join()
+        proc.stdout.close()
+        proc.stderr.close()
 
 
 def scan_commits(root: str | Path, shas: list[str], matcher: SymbolMatcher, pathspecs: tuple[str, ...] = (),

@@ -51,3 +51,13 @@ def test_missing_binary_blob_is_unknown(git_repo):
     idx = HistoryIndex.build(r.path, "HEAD", ["binSym"], use_cache=False)
     assert [c.subject for c in idx.unknown_commits] == ["feat: binary again", "feat: binary"]
     assert idx.symbol_hits("binSym") == []
+
+
+def test_oversized_diff_is_unknown_not_skipped(git_repo, monkeypatch):
+    r = git_repo()
+    r.commit({"a.txt": "small sym\n"}, "feat: small", "2026-01-01")
+    r.commit({"big.txt": "sym line\n" * 200}, "feat: big", "2026-01-02")
+    monkeypatch.setattr("roadmap.history.log_stream.MAX_COMMIT_BYTES", 1000)
+    idx = HistoryIndex.build(r.path, "HEAD", ["sym"], use_cache=False)
+    assert [(c.subject, "larger than" in c.unknown) for c in idx.unknown_commits] == [("feat: big", True)]
+    assert [c.subject for c in idx.symbol_hits("sym")] == ["feat: small"]
