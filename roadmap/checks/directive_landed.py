@@ -9,7 +9,7 @@ from roadmap.checks.code_symbols import code_delta, in_code_at
 from roadmap.checks.registry import rule
 from roadmap.checks.stale import Reason, detector, findings_for
 from roadmap.checks.surfaces import directive_terms, subject_ids
-from roadmap.checks.terms import Overlap, overlap
+from roadmap.checks.terms import Overlap, TermWeights, overlap
 
 if TYPE_CHECKING:
     from roadmap.checks.asof import News
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 # A symbol distinctive enough that its first appearance in code is evidence on its own: an identifier
 # with an inner capital or underscore (`AsyncDeviceInputs`, `VT_ASYNC_DEVICE_MIRROR`), or a long flag.
 _DISTINCT = re.compile(r"^(?:--[a-z0-9][a-z0-9-]{5,}|[A-Za-z_][A-Za-z0-9_:.]*(?:[a-z][A-Z]|_)[A-Za-z0-9_:.]*)$")
-STRONG_RATIO, WEAK_RATIO = 0.5, 0.3
+STRONG_RATIO, WEAK_RATIO = 0.6, 0.35   # IDF-weighted share of the directive's terms
 
 
 @dataclass
@@ -64,6 +64,13 @@ def _symbols(st: "Statement") -> list[str]:
     return sorted({s for s in (*st.mentions.symbols, *st.mentions.env_vars) if _DISTINCT.match(s)})
 
 
+def _weights(ctx: "LintContext") -> TermWeights:
+    """Term weights over every commit message of the linted history, once per run."""
+    if "_term_weights" not in ctx.extra:
+        ctx.extra["_term_weights"] = TermWeights.of(c.message for c in ctx.get_history().commits)
+    return ctx.extra["_term_weights"]
+
+
 def _base_rev(ctx: "LintContext", news: "News") -> str | None:
     """The commit the statement is as of: its named base or blame commit, or the newest commit on or before
     its date (None when the whole history is news)."""
@@ -103,8 +110,9 @@ def _candidates(ctx: "LintContext", st: "Statement", news: "News") -> list[_Cand
         if first is not None:
             cand = cands.setdefault(first.sha, _Candidate(first))
             cand.introduced += (sym,)
+    weights = _weights(ctx)
     for cand in cands.values():
-        cand.terms = overlap(terms, cand.commit.message)
+        cand.terms = overlap(terms, cand.commit.message, weights)
     return [c for c in cands.values() if c.strength]
 
 
@@ -140,7 +148,9 @@ def directive_landed(ctx: "LintContext"):
     trailer or its message names the directive's row or claim and its message shares the directive's
     distinctive terms, or when it introduces in code a symbol, flag or env var the directive names. Each
     match is scored (names the row: +3 trailer / +2 message; introduces a named symbol: +3; term overlap:
-    up to +5) and the score and reasons are shown; weak matches are warnings, strong ones errors. Every
+    up to +5, by the IDF-weighted share of its distinctive terms found in the message, so words every
+    commit uses count little) and the score and reasons are shown; weak matches are warnings, strong ones
+    errors. Every
     other statement that repeats the directive is attached as a related location.
 
     Why:

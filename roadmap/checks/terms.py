@@ -7,8 +7,9 @@ split, a plural `s` dropped, identifiers (`VT_ASYNC_DEVICE_MIRROR`, `AsyncDevice
 """
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
@@ -90,20 +91,50 @@ def size_terms(terms: Iterable[str]) -> set[str]:
 class Overlap:
     matched: tuple[str, ...]     # distinctive terms found in the other text, sorted
     total: int                   # number of distinctive terms of the directive
+    weighted: float = -1.0       # IDF-weighted share of the terms matched (-1: no weights given)
 
     @property
     def ratio(self) -> float:
+        """The weighted share when weights were given (rare words count more), else the plain share."""
+        if self.weighted >= 0:
+            return self.weighted
         return len(self.matched) / self.total if self.total else 0.0
 
     def describe(self, limit: int = 8) -> str:
         shown = ", ".join(self.matched[:limit]) + (", ..." if len(self.matched) > limit else "")
-        return f"terms {len(self.matched)}/{self.total}: {shown}"
+        w = f", weighted {self.weighted:.2f}" if self.weighted >= 0 else ""
+        return f"terms {len(self.matched)}/{self.total}{w}: {shown}"
 
 
-def overlap(terms: set[str], other_text: str) -> Overlap:
-    """How many of `terms` occur in `other_text`."""
+@dataclass
+class TermWeights:
+    """Inverse document frequency of terms over a corpus (the history's commit messages): a word most commits
+    use ("token", "cpu" in an inference engine's history) says little about which commit did the work."""
+
+    docs: int = 0
+    df: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> "TermWeights":
+        w = cls()
+        for text in texts:
+            w.docs += 1
+            for t in set(tokens(text)):
+                w.df[t] = w.df.get(t, 0) + 1
+        return w
+
+    def idf(self, term: str) -> float:
+        return math.log((self.docs + 1) / (self.df.get(term, 0) + 1)) + 1.0
+
+
+def overlap(terms: set[str], other_text: str, weights: TermWeights | None = None) -> Overlap:
+    """How many of `terms` occur in `other_text` (and their IDF-weighted share when `weights` is given)."""
     other = set(tokens(other_text))
-    return Overlap(tuple(sorted(terms & other)), len(terms))
+    matched = tuple(sorted(terms & other))
+    if weights is None or not terms:
+        return Overlap(matched, len(terms))
+    total = sum(weights.idf(t) for t in terms)
+    return Overlap(matched, len(terms), sum(weights.idf(t) for t in matched) / total)
 
 
 def jaccard(a: set[str], b: set[str]) -> float:
