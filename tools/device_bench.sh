@@ -57,9 +57,10 @@ if [ "$mode" = "--smoke" ]; then
   smoke_dir=$(mktemp -d)
   bench --model "$SMALL_MODEL" --load-format dummy --dataset-name nano --num-prompts 8 --repeat 1 \
         --peer transformers-cb --peer-timeout 60 --output-dir "$smoke_dir"
-  for f in "$smoke_dir"/*/summary.md; do echo "---- $f"; cat "$f"; done
-  say "smoke done"
-  exit 0
+  rc=$?
+  for f in "$smoke_dir"/*/summary.md; do [ -f "$f" ] && { echo "---- $f"; cat "$f"; }; done
+  say "smoke done (exit $rc)"
+  exit $rc
 fi
 if [ "$mode" != "full" ]; then
   echo "device_bench: unknown mode '$mode'; pass nothing (full) or --smoke" >&2
@@ -68,17 +69,19 @@ fi
 
 # The small model gets 45% of the budget, the large one what is left; each command stops its peer to fit.
 budget_06=$(( BUDGET_S * 45 / 100 ))
+failed=0
 bench --model "$SMALL_MODEL" --load-format dummy --dataset-name nano --repeat 3 \
-      --peer transformers-cb --time-budget "$budget_06" --output-dir "$OUT"
+      --peer transformers-cb --time-budget "$budget_06" --output-dir "$OUT" || failed=1
 left=$(( BUDGET_S - $(elapsed) ))
 if [ "$left" -lt 90 ]; then
   say "only ${left}s left: skipping $LARGE_MODEL"
 else
   bench --model "$LARGE_MODEL" --load-format dummy --dataset-name nano --repeat 3 \
-        --peer transformers-cb --time-budget "$left" --output-dir "$OUT"
+        --peer transformers-cb --time-budget "$left" --output-dir "$OUT" || failed=1
 fi
 # Eight files come back: keep ours whole, the peers' result.json (render the rest after copying).
 rm -f "$OUT"/*-peer-*/summary.md "$OUT"/*-peer-*/plot.png
 say "done; evidence:"
 find "$OUT" -type f | sort
 for f in "$OUT"/*/summary.md; do [ -f "$f" ] && { echo "---- $f"; cat "$f"; }; done
+exit $failed

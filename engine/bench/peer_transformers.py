@@ -109,12 +109,12 @@ def _init_manager(model: Any, gen_config: Any, cb_config: Any, workload: Workloa
     return model.init_continuous_batching(**kwargs)
 
 
-def _resolved_settings(manager: Any, model: Any, overrides: dict[str, Any], warmup: bool) -> dict[str, Any]:
+def _resolved_settings(manager: Any, attn: str, overrides: dict[str, Any], warmup: bool) -> dict[str, Any]:
     cfg = getattr(manager, "continuous_batching_config", None)
     keep = ("page_size", "block_size", "num_blocks", "max_batch_tokens", "max_requests_per_batch",
             "use_async_batching", "use_cuda_graph", "allow_block_sharing", "scheduler_type", "max_memory_percent")
     resolved = {k: _jsonable(getattr(cfg, k)) for k in keep if cfg is not None and hasattr(cfg, k)}
-    return {"attn_implementation": model.config._attn_implementation, "greedy": True, "eos_token_id": -1,
+    return {"attn_implementation": attn, "greedy": True, "eos_token_id": -1,
             "warmup": warmup, "overrides": overrides, "continuous_batching_config": resolved}
 
 
@@ -136,6 +136,7 @@ def run(model: Any, workload: Workload, timeout_s: float | None, stop_at: float 
     cb_config, overrides = _cb_config(device, workload)
     warmup = device.type == "cuda"   # graph capture is what a CUDA user gets; there is nothing to capture on CPU
     manager = _init_manager(model, gen_config, cb_config, workload)
+    attn = model.config._attn_implementation   # as the manager switched it (5.17: "paged|sdpa"); stop() restores it
     t_warm = time.perf_counter()
     if warmup:
         manager.warmup()
@@ -171,7 +172,7 @@ def run(model: Any, workload: Workload, timeout_s: float | None, stop_at: float 
         elapsed = time.perf_counter() - t0   # after a stop: covers every token the last step produced
         while not complete and (out := manager.get_result(timeout=0.05)) is not None:
             results.setdefault(out.request_id, out)
-        settings = _resolved_settings(manager, model, overrides, warmup)
+        settings = _resolved_settings(manager, attn, overrides, warmup)
     finally:
         if manager.is_running():
             manager.stop(block=True, timeout=120)

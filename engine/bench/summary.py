@@ -12,6 +12,13 @@ def _num(v: Any, digits: int = 1) -> str:
     return str(v)
 
 
+def _sig(v: Any) -> str:
+    """Ceilings: GPU ones in thousands, CPU ones far below 1 TFLOP/s."""
+    if not isinstance(v, (int, float)):
+        return "-"
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
 def _spread_row(name: str, s: dict[str, Any] | None, digits: int = 1) -> str:
     if not s:
         return f"| {name} | - | - | - |"
@@ -49,14 +56,18 @@ def markdown(r: dict[str, Any]) -> str:
               _spread_row("elapsed s", m["elapsed_s"], 2), "",
               "| latency (ms, median over runs) | p50 | p90 | p99 | mean |", "|---|---:|---:|---:|---:|",
               _latency_row("TTFT", m.get("ttft_ms")), _latency_row("TPOT", m.get("tpot_ms")),
-              _latency_row("ITL", m.get("itl_ms")), _latency_row("latency", m.get("latency_ms")), "",
-              f"Peak device memory: {_num(m.get('peak_vram_gib'), 2)} GiB.", ""]
+              _latency_row("ITL", m.get("itl_ms"))]
+    if m.get("latency_ms"):
+        lines.append(_latency_row("batch latency", m["latency_ms"]))
+    vram = m.get("peak_vram_gib")
+    lines += ["", f"Peak device memory: {_num(vram, 2)} GiB (torch.cuda.max_memory_allocated)." if vram is not None
+              else "Peak device memory: not measured (no CUDA device).", ""]
     roof = r.get("roofline") or {}
     if roof.get("output_tok_per_s_bound"):
         c = roof.get("ceilings", {})
         frac = roof.get("fraction")
         lines += [f"Hardware bound: {_num(roof['output_tok_per_s_bound'])} output tok/s on this workload "
-                  f"(measured copy {_num(c.get('copy_gbps'))} GB/s, matmul {_num(c.get('matmul_tflops'), 1)} "
+                  f"(measured copy {_sig(c.get('copy_gbps'))} GB/s, matmul {_sig(c.get('matmul_tflops'))} "
                   f"TFLOP/s); measured median is {'-' if frac is None else f'{frac:.1%}'} of it."
                   + ("" if mach.get("gpu") else " On a CPU, caches hold small models, so this bound is loose: speed "
                      "is only claimed from GPU evidence."), ""]

@@ -135,7 +135,7 @@ def run_peer(args: Any, s: Session, w: workloads.Workload, model: dict[str, Any]
     hf = None
     ours.release(s.device)
     r = metrics.run_metrics(pr.timings, pr.elapsed_s, pr.peak_vram_bytes)
-    log(f"peer: {pr.elapsed_s:.1f} s, {r['output_tokens']:,} tokens, {_fmt(r['output_tok_per_s'])} output tok/s"
+    log(f"peer: {pr.elapsed_s:.2f} s, {r['output_tokens']:,} tokens, {_fmt(r['output_tok_per_s'])} output tok/s"
         + ("" if pr.complete else " (stopped at its time limit)"))
     agg = metrics.aggregate([r])
     settings = {**pr.settings, "warmup_s": round(pr.warmup_s, 3), "peer_timeout_s": args.peer_timeout,
