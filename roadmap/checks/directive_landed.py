@@ -150,8 +150,7 @@ def directive_landed(ctx: "LintContext"):
     match is scored (names the row: +3 trailer / +2 message; introduces a named symbol: +3; term overlap:
     up to +5, by the IDF-weighted share of its distinctive terms found in the message, so words every
     commit uses count little) and the score and reasons are shown; weak matches are warnings, strong ones
-    errors. Every
-    other statement that repeats the directive is attached as a related location.
+    errors. Every other statement that repeats the directive is attached as a related location.
 
     Why:
     A directive for finished work sends the next person to redo it. The records drift silently: the
