@@ -65,7 +65,9 @@ def test_generated_corpus_of_50k_lines_lints_in_one_run(git_repo):
     elapsed = time.perf_counter() - started
 
     assert result.records == 14 and result.statements > 50_000
-    assert elapsed < 60, f"linting {lines} lines took {elapsed:.1f}s"
+    # measured: 13.4 s of CPU (most of it markdown parsing; wall time grows with machine load). The bound
+    # catches pathological slowness, e.g. a git subprocess per statement (170 s before as-of news was cached)
+    assert elapsed < 90, f"linting {lines} lines took {elapsed:.1f}s"
     for f in result.findings:
         assert f.severity in SEVERITIES and f.path.startswith("agents/") and 1 <= f.line <= f.end_line
     codes = {f.code for f in result.findings}
