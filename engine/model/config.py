@@ -156,7 +156,8 @@ def read_config_json(path: Path) -> ModelConfig:
 
 
 def get_model_config(name_or_path: str) -> ModelConfig:
-    """A config from an HF directory, a config .json file, or a shipped name ("Qwen3-0.6B", "Qwen/Qwen3-8B")."""
+    """A config from an HF directory, a config .json file, a .gguf file's metadata, or a shipped name
+    ("Qwen3-0.6B", "Qwen/Qwen3-8B", "qwen3-0.6b")."""
     path = Path(name_or_path).expanduser()
     if path.is_dir():
         if not (path / "config.json").is_file():
@@ -164,6 +165,9 @@ def get_model_config(name_or_path: str) -> ModelConfig:
         return read_config_json(path / "config.json")
     if path.is_file() and path.suffix == ".json":
         return read_config_json(path)
+    if path.is_file() and path.suffix == ".gguf":
+        from engine.model.gguf_loader import gguf_file_config  # gguf is only imported for GGUF files
+        return gguf_file_config(path)
     shipped = shipped_name(name_or_path)
     if shipped is None:
         raise EngineError(f"model path {name_or_path} does not exist; pass an HF directory, a .gguf file, or a "

@@ -85,6 +85,11 @@ def gguf_config(meta: dict[str, Any], tensor_names: set[str], source: str) -> Mo
     return ModelConfig.from_hf_dict(hf, source)
 
 
+def gguf_file_config(path: Path) -> ModelConfig:
+    reader = open_gguf(path)
+    return gguf_config(read_metadata(reader), {t.name for t in reader.tensors}, str(path))
+
+
 def hf_name(gguf_name: str) -> str | None:
     if m := _BLOCK.match(gguf_name):
         inner = GGUF_BLOCK_NAMES.get(m.group(2))

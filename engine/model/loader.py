@@ -63,11 +63,7 @@ def load_model(model: str, load_format: str = "auto", dtype: str | torch.dtype =
     fmt = _resolve_format(model, load_format)
     path = Path(model).expanduser()
     if fmt == "dummy":
-        if path.suffix == ".gguf" and path.is_file():
-            reader = open_gguf(path)
-            config = gguf_config(read_metadata(reader), {t.name for t in reader.tensors}, str(path))
-        else:
-            config = get_model_config(model)
+        config = get_model_config(model)
         net = build_model(config, resolve_dtype(dtype, config, dev), dev)
         initialize_dummy_weights(net, seed)
         return LoadedModel(net, config, None, _display_name(model))

