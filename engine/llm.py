@@ -102,6 +102,8 @@ class LLM:
         progress = _Progress(len(requests)) if use_tqdm and sys.stderr.isatty() else None
         try:
             while len(done) < len(requests):
+                if not core.has_unfinished_requests():
+                    raise RuntimeError("the engine went idle with requests unanswered (an engine bug)")
                 finished, _ = core.step()
                 for req in finished:
                     out = self._to_output(req)

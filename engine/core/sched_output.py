@@ -7,8 +7,12 @@ runner sampled for its slot last step, which stays on the device.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from engine.sampling_params import SamplingParams
+
+if TYPE_CHECKING:
+    import torch
 
 
 @dataclass
@@ -50,4 +54,4 @@ class ModelRunnerOutput:
     """What comes back: one sampled token per request that finished computing its known tokens."""
     req_ids: list[str] = field(default_factory=list)
     sampled_token_ids: list[int] = field(default_factory=list)
-    logits: object | None = None   # [len(req_ids), vocab] fp32 device tensor, only when the runner keeps logits
+    logits: torch.Tensor | None = None   # [len(req_ids), vocab] fp32 device tensor, only when the runner keeps logits

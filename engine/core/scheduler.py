@@ -27,7 +27,8 @@ class Scheduler:
         if num_blocks * block_size < max_model_len:
             raise EngineError(f"the KV cache holds {num_blocks} blocks x {block_size} tokens = "
                               f"{num_blocks * block_size} tokens, less than max_model_len={max_model_len}: "
-                              f"one request could never fit; lower max_model_len or give the cache more blocks")
+                              f"one request could never fit; lower max_model_len, or give the cache more blocks "
+                              f"(num_blocks / --num-blocks, cpu_kv_cache_gib on CPU, gpu_memory_utilization on CUDA)")
         self.max_num_seqs = max_num_seqs
         self.max_num_batched_tokens = max_num_batched_tokens
         self.max_model_len = max_model_len

@@ -2,8 +2,10 @@
 
 Random rows use the exponential race (argmax of probs / E, E ~ Exp(1) per vocabulary entry), with E
 drawn from a counter-based hash of (request seed, token position, vocabulary index). So a request's
-tokens depend only on its seed and its own logits, never on its batch neighbours or on preemption, and
-every row is sampled by the same few tensor ops. Greedy rows are exactly argmax of the raw logits.
+tokens depend only on its seed and its own logits, not on its batch neighbours or on preemption, and
+every row is sampled by the same few tensor ops. (In bf16 on a GPU the logits themselves can shift with
+the batch's shape, as in any engine; in fp32 seeded output was batch-invariant on an H200.) Greedy rows
+are exactly argmax of the raw logits.
 """
 from __future__ import annotations
 
