@@ -4,9 +4,10 @@
 #   PYTHONPATH=. bash tools/device_bench.sh <commit-sha>          # full: nano, Qwen3-0.6B and Qwen3-4B
 #   PYTHONPATH=. bash tools/device_bench.sh <commit-sha> --smoke  # first: 8 requests on 0.6B, ~1-2 minutes
 #
-# Full: for each model, our engine with dummy weights (seed 0) runs the nano workload 3 times, then the
-# transformers continuous-batching peer runs once on the same weights; the peer is stopped early where the
-# remaining time budget demands it (its evidence then says complete: false). Each evidence dir is written
+# Full: for each model, our engine with dummy weights (seed 0) runs the nano workload 3 times (max_model_len
+# 4096, as nano-vllm's bench.py), then the transformers continuous-batching peer runs once on the same
+# weights; the peer is stopped early where the remaining time budget demands it (its evidence then says
+# complete: false). Each evidence dir is written
 # straight to $OUT/<YYYYMMDD>-<series>/ (the device tool brings back 8 files): ours with result.json,
 # summary.md and plot.png; the peer's with result.json alone. After copying them into docs/bench-evidence/,
 # render the peer dirs' summary and plot with `engine bench render docs/bench-evidence/<dir>`.
@@ -55,8 +56,8 @@ bench() {   # one `engine bench throughput` command; a failure is reported and t
 
 if [ "$mode" = "--smoke" ]; then
   smoke_dir=$(mktemp -d)
-  bench --model "$SMALL_MODEL" --load-format dummy --dataset-name nano --num-prompts 8 --repeat 1 \
-        --peer transformers-cb --peer-timeout 60 --output-dir "$smoke_dir"
+  bench --model "$SMALL_MODEL" --load-format dummy --dataset-name nano --max-model-len 4096 --num-prompts 8 \
+        --repeat 1 --peer transformers-cb --peer-timeout 60 --output-dir "$smoke_dir"
   rc=$?
   for f in "$smoke_dir"/*/summary.md; do [ -f "$f" ] && { echo "---- $f"; cat "$f"; }; done
   say "smoke done (exit $rc)"
@@ -70,13 +71,13 @@ fi
 # The small model gets 45% of the budget, the large one what is left; each command stops its peer to fit.
 budget_06=$(( BUDGET_S * 45 / 100 ))
 failed=0
-bench --model "$SMALL_MODEL" --load-format dummy --dataset-name nano --repeat 3 \
+bench --model "$SMALL_MODEL" --load-format dummy --dataset-name nano --max-model-len 4096 --repeat 3 \
       --peer transformers-cb --time-budget "$budget_06" --output-dir "$OUT" || failed=1
 left=$(( BUDGET_S - $(elapsed) ))
 if [ "$left" -lt 90 ]; then
   say "only ${left}s left: skipping $LARGE_MODEL"
 else
-  bench --model "$LARGE_MODEL" --load-format dummy --dataset-name nano --repeat 3 \
+  bench --model "$LARGE_MODEL" --load-format dummy --dataset-name nano --max-model-len 4096 --repeat 3 \
         --peer transformers-cb --time-budget "$left" --output-dir "$OUT" || failed=1
 fi
 # Eight files come back: keep ours whole, the peers' result.json (render the rest after copying).

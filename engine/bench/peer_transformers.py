@@ -7,6 +7,13 @@ manager API that 5.17 (the GPU machine) and 5.24 share — `model.init_continuou
 both, absent on older 5.x), the KV page size field (`block_size` on 5.17, `page_size` on 5.24), and the
 attention name (5.17 turns "sdpa" into "paged|sdpa"; 5.23+ takes "sdpa" as is and warns on the prefix).
 
+Same weights: our own loader is the source. `engine_weights` loads the model exactly as our engine does (for
+dummy weights: the same seed on the same device gives the same tensors), splits our packed q/k/v and gate/up
+back into HF checkpoint names, and `build_model` copies them into the HF model, checking every parameter is
+filled once; a test asserts both engines then emit the same greedy tokens. The manager is driven through
+`init_continuous_batching` + `warmup`/`start`/`stop`/`destroy` (what `continuous_batching_context_manager`
+wraps) so a deadline can hard-stop it.
+
 Greedy, eos_token_id=-1 (no token ends a request: ignore_eos), per-request max_new_tokens. With a time limit the
 manager is hard-stopped at the deadline; transformers then fails the requests still running and hands back
 their partial outputs, so the run records the time it ran and every token it produced (`complete: false`).

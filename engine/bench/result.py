@@ -6,7 +6,7 @@ from typing import Any
 import torch
 
 from engine.bench.errors import BenchError
-from engine.bench.evidence import SCHEMA
+from engine.bench.evidence import SCHEMA, slug
 
 
 def model_block(name: str, load_format: str, dtype: torch.dtype | str, hf_config: dict[str, Any]) -> dict[str, Any]:
@@ -40,7 +40,10 @@ def check_peer_matches(peer: dict[str, Any], workload: dict[str, Any], model: di
             raise BenchError(f"{source}: the peer ran workload {key}={theirs.get(key)!r}, this run has "
                              f"{workload.get(key)!r}; pass the peer evidence of the same workload")
     their_model = peer.get("model") or {}
-    for key in ("name", "dtype"):
+    if slug(str(their_model.get("name"))) != slug(str(model.get("name"))):   # "Qwen/Qwen3-0.6B" is "Qwen3-0.6B"
+        raise BenchError(f"{source}: the peer ran model {their_model.get('name')!r}, this run has "
+                         f"{model.get('name')!r}; pass the peer evidence of the same model")
+    for key in ("dtype", "load_format"):
         if their_model.get(key) != model.get(key):
             raise BenchError(f"{source}: the peer ran model {key}={their_model.get(key)!r}, this run has "
                              f"{model.get(key)!r}; pass the peer evidence of the same model")

@@ -140,28 +140,30 @@ def workload_bound(shape: ModelShape, dtype_bytes: int, prompt_lens: Sequence[in
         total_flops += nflops
         return max(nbytes / bw, nflops / peak)
 
-    # Prefill: chunks of the concatenated prompts.
+    # Prefill: chunks of the concatenated prompts; a chunk = [tokens, causal (query, key) pairs, LM head rows].
     prefill_time, prefill_steps = 0.0, 0
-    budget, chunk_tokens, chunk_attn, chunk_heads = max_num_batched_tokens, 0, 0.0, 0
+    chunk = [0, 0.0, 0]
+
+    def flush() -> None:
+        nonlocal prefill_time, prefill_steps
+        tokens, pairs, heads = chunk
+        prefill_time += step(weight_bytes + tokens * kv_tok,
+                             tokens * matmul_flops_tok + pairs * pair_flops + heads * head_flops)
+        prefill_steps += 1
+        chunk[:] = [0, 0.0, 0]
+
     for p in prompt_lens:
         done = 0
         while done < p:
-            take = min(p - done, budget - chunk_tokens)
-            # queries done..done+take-1 attend to keys 0..q (causal): sum of (q + 1)
-            chunk_attn += take * done + take * (take + 1) / 2
-            chunk_tokens += take
+            take = min(p - done, max_num_batched_tokens - chunk[0])
+            chunk[1] += take * done + take * (take + 1) / 2   # queries done..done+take-1 see keys 0..q: sum of q + 1
+            chunk[0] += take
             done += take
-            if done == p:
-                chunk_heads += 1
-            if chunk_tokens == budget:
-                prefill_time += step(weight_bytes + chunk_tokens * kv_tok,
-                                     chunk_tokens * matmul_flops_tok + chunk_attn * pair_flops + chunk_heads * head_flops)
-                prefill_steps += 1
-                chunk_tokens, chunk_attn, chunk_heads = 0, 0.0, 0
-    if chunk_tokens:
-        prefill_time += step(weight_bytes + chunk_tokens * kv_tok,
-                             chunk_tokens * matmul_flops_tok + chunk_attn * pair_flops + chunk_heads * head_flops)
-        prefill_steps += 1
+            chunk[2] += done == p
+            if chunk[0] == max_num_batched_tokens:
+                flush()
+    if chunk[0]:
+        flush()
 
     # Decode: continuous batching over slots; state per in-flight request = [context length, steps left].
     decode_time, decode_steps = 0.0, 0

@@ -44,7 +44,8 @@ def test_throughput_with_peer_writes_evidence(tiny: str, tmp_path: Path) -> None
                    str(tmp_path), "--commit", SHA, *SMALL])
     assert rc == 0
     dirs = _dirs(tmp_path)
-    assert set(dirs) == {"throughput-random4-16-6-s0-tiny-qwen3-cpu", "peer-transformers-cb-tiny-qwen3-random4-16-6-s0-cpu"}
+    assert set(dirs) == {"throughput-random4-16-6-s0-tiny-qwen3-cpu",
+                         "peer-transformers-cb-tiny-qwen3-random4-16-6-s0-cpu"}
     for d in dirs.values():
         files = list(d.iterdir())
         assert len(files) <= 4 and sum(f.stat().st_size for f in files) < 400_000

@@ -121,10 +121,13 @@ def test_peer_evidence_is_cited_and_checked(tmp_path: Path) -> None:
     entry = evidence.peer_entry_from(tmp_path / "peer")
     assert (entry["name"], entry["version"], entry["complete"], entry["evidence"]) == \
         ("transformers-cb", "5.17.0", False, "peer")
-    check_peer_matches(entry, _result({})["workload"], {"name": "m", "dtype": "float32"}, "peer")
+    work, model = _result({})["workload"], {"name": "m", "dtype": "float32", "load_format": "dummy"}
+    check_peer_matches(entry, work, model, "peer")
+    check_peer_matches(entry, work, {**model, "name": "org/M"}, "peer")   # the same model through its hub path
+    with pytest.raises(BenchError, match="dtype"):
+        check_peer_matches(entry, work, {**model, "dtype": "bfloat16"}, "peer")
     with pytest.raises(BenchError, match="output_tokens"):
-        check_peer_matches(entry, {**_result({})["workload"], "output_tokens": 4}, {"name": "m", "dtype": "float32"},
-                           "peer")
+        check_peer_matches(entry, {**work, "output_tokens": 4}, model, "peer")
     evidence.write(tmp_path / "ours", _result({"kind": "ours", "name": "engine"}), result_only=True)
     with pytest.raises(BenchError, match="not a peer"):
         evidence.peer_entry_from(tmp_path / "ours")
