@@ -5,7 +5,6 @@ Every default works without any config on this repo's layout (`agents/*.md`, `do
 """
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import re
 import tomllib
@@ -227,11 +226,6 @@ def _tname(value: Any) -> str:
 
 def _example(default: tuple[str, ...]) -> str:
     return "[" + ", ".join(f'"{v}"' for v in default[:2]) + "]"
-
-
-def replace(config: Config, **changes: Any) -> Config:
-    """A copy of `config` with `changes` applied (compiled patterns are recomputed)."""
-    return dataclasses.replace(config, **changes)
 
 
 @lru_cache(maxsize=512)

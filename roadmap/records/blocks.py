@@ -6,7 +6,6 @@ a table row's cells share the row's line.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -52,7 +51,6 @@ class Block:
     parent: "Block | None" = None   # enclosing list item, for nested items
     table: TableBlock | None = None
     heading: Heading | None = None  # for kind == "heading": the section it opens
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:

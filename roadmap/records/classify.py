@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from roadmap.records.mentions import ids_in
 from roadmap.records.model import AsOf
 from roadmap.records.patterns import ISO_DATE
 
@@ -109,8 +110,6 @@ class Classifier:
     def title_ids(self, text: str, config: "Config") -> tuple[str | None, str | None]:
         """(row id the title names, id the title defines by starting with it) for a heading/item/paragraph."""
         title = _title(text)
-        from roadmap.records.mentions import ids_in  # local: mentions imports figures/paths, keep import light
-
         ids, claims = ids_in(title, config)
         found = sorted(ids + claims)
         if not found:

@@ -19,7 +19,6 @@ FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 _EV_DATE = re.compile(r"20\d{6}")
 _EV_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 PICKAXE_RE = re.compile(r"-[SG]\s*'([^']+)'|-[SG]\s*\"([^\"]+)\"")
-WORD_RE = re.compile(r"[A-Za-z][A-Za-z'-]*")
 DIGIT_RE = re.compile(r"\d")
 
 
@@ -67,10 +66,6 @@ def find_evidence(text: str) -> list[tuple[int, int, str]]:
 def valid_compact_date(d: str) -> bool:
     """20260727 -> True; 20261399 -> False."""
     return len(d) == 8 and d.isdigit() and 1 <= int(d[4:6]) <= 12 and 1 <= int(d[6:8]) <= 31
-
-
-def compact_to_iso(d: str) -> str:
-    return f"{d[:4]}-{d[4:6]}-{d[6:8]}"
 
 
 def dedupe(items: list[str]) -> tuple[str, ...]:

@@ -5,7 +5,7 @@ import pytest
 
 from roadmap.config import Config
 from roadmap.records import parse_record
-from roadmap.records.model import Mentions, PathRef, Statement
+from roadmap.records.model import Mentions, Statement
 
 
 def first(md: str, path: str = "agents/notes.md") -> Statement:
