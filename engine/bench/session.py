@@ -48,13 +48,14 @@ class Session:
 def start(args: Any, command: str) -> Session:
     """Provenance first (a missing --commit fails before minutes of measuring), then the probe."""
     from engine.config import resolve_dtype
+    from engine.model.config import get_model_config
     started = time.perf_counter()
     commit, dirty = evidence.provenance(args.commit, args.dirty)
     device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
     if device.type == "cuda" and not torch.cuda.is_available():
         raise evidence.EvidenceError(f"--device {device} asked for, but CUDA is not available here; use --device cpu")
     dtype = resolve_dtype(args.dtype, device)
-    model_config = _model_config(args.model)
+    model_config = get_model_config(args.model)   # HF dir, config .json, .gguf metadata or a shipped name
     log(f"probe: measuring copy bandwidth and matmul peak on {device} ...")
     ceilings, details = probe.measure(device, dtype)
     log(f"probe: copy {ceilings.copy_gbps:,.0f} GB/s, {str(dtype).removeprefix('torch.')} matmul "
@@ -63,17 +64,6 @@ def start(args: Any, command: str) -> Session:
                    dtype=dtype, model_config=model_config, shape=ModelShape.from_config(model_config),
                    machine=machine_info(device), ceilings=ceilings, ceiling_details=details,
                    output_dir=Path(args.output_dir), started=started)
-
-
-def _model_config(model: str) -> Any:
-    """The ModelConfig a run measures: from a GGUF's metadata, or an HF dir / config .json / shipped name."""
-    from engine.model.config import get_model_config
-    path = Path(model).expanduser()
-    if path.suffix == ".gguf" and path.is_file():
-        from engine.model.gguf_loader import gguf_config, open_gguf, read_metadata
-        reader = open_gguf(path)
-        return gguf_config(read_metadata(reader), {t.name for t in reader.tensors}, str(path))
-    return get_model_config(model)
 
 
 def log(message: str) -> None:
