@@ -114,3 +114,23 @@ def blame_file(ctx: "LintContext", path: str) -> dict[int, str]:
             lines = {}
         cache[path] = {k: v.sha for k, v in lines.items()}
     return cache[path]
+
+
+def news_shas(ctx: "LintContext", news: News) -> frozenset[str]:
+    """The news commits' shas as a set, once per as-of point."""
+    cache: dict = ctx.extra.setdefault("_asof_sha_sets", {})
+    key = (news.kind, news.base)
+    if key not in cache:
+        cache[key] = frozenset(c.sha for c in news.commits)
+    return cache[key]
+
+
+def commits_matching(ctx: "LintContext", name: str, predicate) -> list["Commit"]:
+    """History commits (oldest first) whose message satisfies `predicate`, computed once per run per `name`;
+    detectors intersect this short list with a statement's news instead of scanning every news commit."""
+    cache: dict = ctx.extra.setdefault("_asof_matching", {})
+    if name not in cache:
+        commits = ctx.get_history().commits
+        cache[name] = sorted((c for c in commits if not c.is_merge and predicate(c.message)),
+                             key=lambda c: c.commit_time)
+    return cache[name]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from roadmap.checks.asof import commits_matching, news_shas
 from roadmap.checks.registry import rule
 from roadmap.checks.stale import Reason, detector, findings_for
 from roadmap.checks.surfaces import subject_ids
@@ -50,8 +51,9 @@ def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
     flags = _flags(st)
     feature = _feature_words(st)
     terms = distinctive_terms(st.text, exclude=id_parts(subject_ids(st)))
-    for c in sorted(news.commits, key=lambda c: c.commit_time):
-        if c.is_merge or not FLIPPED.search(c.message):
+    fresh = news_shas(ctx, news)
+    for c in commits_matching(ctx, "flips-default", FLIPPED.search):
+        if c.sha not in fresh:
             continue
         ratio = overlap(terms, c.message).ratio
         best: tuple[int, str, str, list[str]] | None = None    # (rank, what, sentence, flags named)
@@ -69,7 +71,7 @@ def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
                 continue
             if best is None or cand[0] < best[0]:
                 best = cand
-        if best is None or _reverted(news, c, best[3]):
+        if best is None or _reverted(ctx, news, c, best[3]):
             continue
         rank, what, sent, _ = best
         quote = sent if len(sent) <= 140 else sent[:137] + "..."
@@ -80,10 +82,11 @@ def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
     return None
 
 
-def _reverted(news: "News", flip, flags: list[str]) -> bool:
+def _reverted(ctx: "LintContext", news: "News", flip, flags: list[str]) -> bool:
     """A later news commit that turns the same flag back off (and names it) cancels the flip."""
-    for c in news.commits:
-        if c.commit_time <= flip.commit_time or c.is_merge:
+    fresh = news_shas(ctx, news)
+    for c in commits_matching(ctx, "opt-in", OPT_IN.search):
+        if c.sha not in fresh or c.commit_time <= flip.commit_time:
             continue
         for sent in _sentences(c.message):
             if OPT_IN.search(sent) and not FLIPPED.search(sent) and (not flags or any(f in sent for f in flags)):

@@ -102,7 +102,11 @@ def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[st
     entries = own or _row_citations(ctx, st)
     if not entries:
         return [], []
-    numbers = [n for e in entries for n in evidence_numbers(e, ctx.tree)]
+    cache: dict = ctx.extra.setdefault("_evidence_numbers", {})
+    for e in entries:
+        if e.path not in cache:
+            cache[e.path] = evidence_numbers(e, ctx.tree)
+    numbers = [n for e in entries for n in cache[e.path]]
     if not numbers:
         return [], []          # nothing readable: unknown, not unbacked
     scopes = _scopes(st, entries) if own else [(0, len(st.text))]

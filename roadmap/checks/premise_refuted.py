@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from roadmap.checks.asof import commits_matching, news_shas
 from roadmap.checks.registry import rule
 from roadmap.checks.stale import Reason, detector, findings_for
 from roadmap.checks.surfaces import subject_ids
@@ -74,8 +75,9 @@ def _applies(st: "Statement") -> bool:
 
 @detector("RL103", _applies)
 def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
-    for c in sorted(news.commits, key=lambda c: c.commit_time):
-        if c.is_merge or not REFUTES.search(c.message):
+    fresh = news_shas(ctx, news)
+    for c in commits_matching(ctx, "refutes", REFUTES.search):
+        if c.sha not in fresh:
             continue
         hit = _refutation(c, st, news)
         if hit is None:

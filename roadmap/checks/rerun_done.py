@@ -22,8 +22,8 @@ MIN_SLUG_COVERAGE = 2 / 3
 
 def match(st: "Statement", entry: "EvidenceEntry") -> str | None:
     """How an evidence entry is the statement's series: "row" (it records one of the statement's rows or
-    claims) or "series" (its slug's words are the statement's), else None. Two different model sizes
-    (`4b` vs `8b`) never match."""
+    claims), "series" (every word of its slug is the statement's), "partial" (two thirds of them), else
+    None. Two different model sizes (`4b` vs `8b`) never match."""
     ids = subject_ids(st)
     words = set(tokens(st.text)) | id_parts(ids)
     slug = distinctive_terms(entry.series.replace("-", " ").replace("_", " "))
@@ -33,7 +33,7 @@ def match(st: "Statement", entry: "EvidenceEntry") -> str | None:
     if entry.row:
         return "row" if entry.row in ids else None
     if len(slug) >= 2 and len(slug & words) >= 2 and len(slug & words) / len(slug) >= MIN_SLUG_COVERAGE:
-        return "series"
+        return "series" if slug <= words else "partial"
     return None
 
 
@@ -57,7 +57,8 @@ def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
     phrase = f"asks for a rerun done {n} time{'s' if n > 1 else ''} since {news.date}: {names}"
     newest = entries[-1]
     fix = f"cite the newest entry ({newest.path}, {newest.date}) instead of asking for the rerun"
-    severity = "error" if any(how == "row" for _, how in hits) or n >= 2 else "warning"
+    strong = any(how == "row" for _, how in hits) or (n >= 2 and all(how == "series" for _, how in hits))
+    severity = "error" if strong else "warning"
     return Reason("RL102", severity, phrase, fix, evidence=entries, news=news)
 
 
