@@ -88,11 +88,17 @@ def analyse(ctx: "LintContext") -> list[StaleGroup]:
             reasons[id(st)] = found
     groups: list[StaleGroup] = []
     used: set[int] = set()
+    by_id: dict[str, list["Statement"]] = {}      # only statements sharing a row/claim can repeat each other
+    for st in pool:
+        if st.directive:
+            for i in subject_ids(st):
+                by_id.setdefault(i, []).append(st)
     stale = sorted((st for st in pool if id(st) in reasons), key=primary_key)
     for st in stale:
         if id(st) in used:
             continue
-        surfaces = [s for s in surfaces_of(st, pool) if id(s) not in used]
+        near = {id(o): o for i in subject_ids(st) for o in by_id.get(i, ())}
+        surfaces = [s for s in surfaces_of(st, near.values()) if id(s) not in used]
         used.update(id(s) for s in surfaces)
         merged: dict[str, Reason] = {}
         for s in surfaces:           # primary's own reasons win; the others fill in what it lacks
