@@ -26,7 +26,7 @@ class _Stale:
     row: str
     date: str
     old: list["Figure"]
-    new: dict[str, list[tuple[float, str]]]        # unit -> [(value, text)]
+    new: list[tuple[float, str]]                   # the newer figures: (value, text as written)
     source: str                                    # "the canonical row 2a (.agents/roadmap.md:12, 2026-08-07)"
     evidence: dict[str, Any]
 
@@ -92,7 +92,7 @@ def _find(ctx: "LintContext") -> list[_Stale]:
                 new = [(f.value, _text(f)) for f in t.mentions.figures if any(comparable(o, f) for o in old)]
                 src = f"{_row_label(ctx, t)} ({t.path}:{t.line}, {d})"
                 ev = {"kind": "statement", "path": t.path, "line": t.line, "date": d, "text": t.text[:200]}
-                out.append(_Stale(st, row, date, old, {"": new}, src, ev))
+                out.append(_Stale(st, row, date, old, new, src, ev))
             continue
         entries = [e for e in (store.by_row.get(row, []) if store else []) if e.raw and e.date and e.date > date]
         if entries:
@@ -102,7 +102,7 @@ def _find(ctx: "LintContext") -> list[_Stale]:
             if old:
                 new = [(v, f"{v:.4f}x" if u == "x" else f"{v:.2f} {u}") for u, vs in head.items()
                        for v in vs if any(o.unit == u for o in old)]
-                out.append(_Stale(st, row, date, old, {"": new}, f"newer evidence {e.name} ({e.date})",
+                out.append(_Stale(st, row, date, old, new, f"newer evidence {e.name} ({e.date})",
                                   {"kind": "evidence", "path": e.path, "date": e.date}))
     return out
 
@@ -141,7 +141,7 @@ def figure_superseded(ctx: "LintContext"):
         group = [o for o in stale if id(o) not in used and o.row == s.row and values & {round(f.value, 6) for f in o.old}]
         used.update(id(o) for o in group)
         old = ", ".join(_text(f) for f in s.old)
-        new = _fmt(s.new[""])
+        new = _fmt(s.new)
         others = group[1:]
         label = describe(s.st)
         label = label[:1].upper() + label[1:] + (f" ({s.row})" if s.row not in label else "")
