@@ -4,7 +4,7 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from roadmap.history.git import run_git
+from roadmap.history.git import GitError, run_git
 
 
 class Tree:
@@ -42,6 +42,7 @@ class Tree:
         return path.strip("/") in self.dirs
 
     def read_bytes(self, path: str) -> bytes | None:
+        """The file's bytes (b"" for an empty file), or None when it is not in the tree or cannot be read."""
         if path not in self._cache:
             data: bytes | None = None
             if path in self.files:
@@ -51,9 +52,17 @@ class Tree:
                     except OSError:
                         data = None
                 else:
-                    data = run_git(self.root, "cat-file", "blob", f"{self.rev}:{path}", check=False) or None
+                    data = self._blob_at_rev(path)
             self._cache[path] = data
         return self._cache[path]
+
+    def _blob_at_rev(self, path: str) -> bytes | None:
+        """The blob's bytes at `rev`: b"" for an empty file, None only when git cannot read it (a gitlink,
+        a missing object)."""
+        try:
+            return run_git(self.root, "cat-file", "blob", f"{self.rev}:{path}")
+        except GitError:
+            return None
 
     def read_lines(self, path: str) -> list[str] | None:
         data = self.read_bytes(path)
