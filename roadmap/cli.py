@@ -73,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     lint.add_argument("--since", metavar="REV", help="report only findings on record lines changed since REV")
     lint.add_argument("--baseline", metavar="FILE", help="hide findings recorded in FILE (by fingerprint)")
     lint.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE and exit 0")
-    lint.add_argument("--no-cache", action="store_true", help="do not read or write the history cache")
+    lint.add_argument("--no-cache", action="store_true", help="do not read or write .roadmap_cache/ (history index, parsed records)")
     lint.add_argument("--config", metavar="FILE", help="config file (roadmap.yaml, or a TOML file with "
                                                        "[tool.roadmap]); default: roadmap.yaml or pyproject.toml")
     lint.set_defaults(func=cmd_lint)

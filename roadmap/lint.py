@@ -110,7 +110,7 @@ def lint(root: Path, options: LintOptions = LintOptions(), config: Any = None) -
         raise UsageError(f"--at {options.at}: not a commit")
     since = head_sha(root, options.since) if options.since is not None else None
     tree = Tree(root, rev=head if options.at is not None else None)
-    records = load_records(tree, config)
+    records = load_records(tree, config, cache_dir=root if options.use_cache else None)
     ctx = LintContext(root=root, config=config, records=records, tree=tree, head=head,
                       history_factory=build_history, evidence_factory=build_evidence,
                       selected=frozenset(r.code for r in rules), use_cache=options.use_cache)

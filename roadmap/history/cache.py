@@ -10,18 +10,16 @@ invalid file is discarded and rebuilt, never trusted. Writes go to a temporary f
 """
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from roadmap.cachedir import CACHE_DIR, seal, unseal, write_atomic
 from roadmap.history.commit import Commit
 
 VERSION = 1
 MAGIC = b"roadmap-history-cache"
-CACHE_DIR = ".roadmap_cache"
+__all__ = ["CACHE_DIR", "HistoryCache"]
 
 
 @dataclass
@@ -64,20 +62,7 @@ class HistoryCache:
         if self.state == "disabled" or not self.dirty:
             return False
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            ignore = self.path.parent / ".gitignore"
-            if not ignore.exists():
-                # The cache dir ignores itself, so linting a repository never makes it dirty.
-                ignore.write_text("# created by roadmap; the whole directory is a cache\n*\n")
-            data = _encode(self.commits, self.scans)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.path.parent)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                os.replace(tmp, self.path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            write_atomic(self.path, _encode(self.commits, self.scans))
         except OSError:
             return False
         self.dirty = False
@@ -92,17 +77,13 @@ def _encode(commits: dict[str, Commit], scans: dict[str, tuple[frozenset[str], d
         scan_rows[sha] = [idx, deltas]
     doc = {"version": VERSION, "ksets": [sorted(k) for k in ksets],
            "commits": [c.to_json() for c in commits.values()], "scans": scan_rows}
-    body = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    return MAGIC + b" %d %s\n" % (VERSION, hashlib.sha256(body).hexdigest().encode()) + body
+    return seal(MAGIC, VERSION, json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
 
 
 def _decode(raw: bytes) -> tuple[dict[str, Commit], dict[str, tuple[frozenset[str], dict[str, int]]]]:
-    head, nl, body = raw.partition(b"\n")
-    parts = head.split()
-    if not nl or len(parts) != 3 or parts[0] != MAGIC or parts[1] != str(VERSION).encode():
-        raise ValueError("not a roadmap history cache of this version")
-    if hashlib.sha256(body).hexdigest().encode() != parts[2]:
-        raise ValueError("checksum mismatch")
+    body = unseal(MAGIC, VERSION, raw)
+    if body is None:
+        raise ValueError("not a roadmap history cache of this version, or its checksum does not match")
     doc = json.loads(body)
     if not isinstance(doc, dict) or doc.get("version") != VERSION:
         raise ValueError("wrong version")

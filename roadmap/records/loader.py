@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import posixpath
+from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from roadmap.config import glob_match
@@ -21,14 +22,27 @@ def record_paths(files: Iterable[str], config: "Config") -> list[str]:
                   if any(glob_match(g, p) for g in config.records) and not any(glob_match(g, p) for g in config.exclude))
 
 
-def load_records(tree: "Tree", config: "Config") -> list[RecordFile]:
+def load_records(tree: "Tree", config: "Config", cache_dir: str | Path | None = None) -> list[RecordFile]:
+    """Every record file of `tree`, parsed. With `cache_dir` (the directory holding `.roadmap_cache/`),
+    parses are looked up by content first and stored after: unchanged files are not parsed again."""
+    from roadmap.records.cache import RecordCache
+
+    cache = RecordCache(cache_dir, config) if cache_dir is not None else None
     out: list[RecordFile] = []
     for path in record_paths(tree.files, config):
         data = tree.read_bytes(path)
         if data is None:
             out.append(RecordFile(path=path, text="", problems=[Problem(path, 1, "record could not be read")]))
             continue
-        out.append(parse_record(path, data, config))
+        key = cache.key(path, data) if cache is not None else ""
+        rf = cache.get(key, path) if cache is not None else None
+        if rf is None:
+            rf = parse_record(path, data, config)
+            if cache is not None:
+                cache.put(key, rf)
+        out.append(rf)
+    if cache is not None and cache.stats["written"]:
+        cache.prune()
     return out
 
 
