@@ -10,7 +10,7 @@ never "everything is news".
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Hashable, Sequence
 
 from roadmap.history.blame import NULL_SHA, blame_lines
 from roadmap.history.git import GitError
@@ -134,3 +134,18 @@ def commits_matching(ctx: "LintContext", name: str, predicate) -> list["Commit"]
         cache[name] = sorted((c for c in commits if not c.is_merge and predicate(c.message)),
                              key=lambda c: c.commit_time)
     return cache[name]
+
+
+def news_subset(ctx: "LintContext", label: Hashable, candidates: Callable[[], Sequence["Commit"]],
+                news: News) -> list["Commit"]:
+    """The members of a per-run commit list (`candidates()`, e.g. the commits naming a row, or the refuting
+    ones) that are news for `news`, in the list's order; computed once per (label, as-of point). Thousands
+    of statements share a handful of as-of points, so a detector scans only the commits that can matter
+    to it instead of the whole history per statement."""
+    cache: dict = ctx.extra.setdefault("_asof_subsets", {})
+    key = (label, news.kind, news.base)
+    hit = cache.get(key)
+    if hit is None:
+        fresh = news_shas(ctx, news)
+        hit = cache[key] = [c for c in candidates() if c.sha in fresh]
+    return hit

@@ -49,17 +49,27 @@ def code_delta(ctx: "LintContext", symbol: str, sha: str) -> int:
     cache: dict = ctx.extra.setdefault("_code_delta", {})
     key = (symbol, sha)
     if key not in cache:
+        diff = None if "\n" in symbol else _code_diff(ctx, sha)   # counted line by line: no symbol spans lines
+        cache[key] = 0 if diff is None else diff[0].count(symbol) - diff[1].count(symbol)
+    return cache[key]
+
+
+def _code_diff(ctx: "LintContext", sha: str) -> tuple[str, str] | None:
+    """(added lines, removed lines) of commit `sha` in code files, newline-joined: one `git diff-tree` per
+    commit, however many symbols ask about it. None when git cannot diff it."""
+    cache: dict = ctx.extra.setdefault("_code_diffs", {})
+    if sha not in cache:
         try:
             out = run_git(ctx.root, "diff-tree", "-p", "-U0", "--root", "--no-ext-diff", "--no-textconv",
                           "--no-color", "-r", "--end-of-options", sha, "--", *code_pathspec(ctx))
         except GitError:
-            cache[key] = 0
+            cache[sha] = None
         else:
-            delta = 0
+            added, removed = [], []
             for line in out.decode("utf-8", "replace").split("\n"):
                 if line.startswith("+") and not line.startswith("+++ "):
-                    delta += line.count(symbol)
+                    added.append(line)
                 elif line.startswith("-") and not line.startswith("--- "):
-                    delta -= line.count(symbol)
-            cache[key] = delta
-    return cache[key]
+                    removed.append(line)
+            cache[sha] = ("\n".join(added), "\n".join(removed))
+    return cache[sha]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from roadmap.checks.asof import commits_matching, news_shas
+from roadmap.checks.asof import commits_matching, news_subset
 from roadmap.checks.registry import rule
 from roadmap.checks.stale import Reason, detector, findings_for
 from roadmap.checks.surfaces import subject_ids
@@ -51,10 +51,7 @@ def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
     flags = _flags(st)
     feature = _feature_words(st)
     terms = distinctive_terms(st.text, exclude=id_parts(subject_ids(st)))
-    fresh = news_shas(ctx, news)
-    for c in commits_matching(ctx, "flips-default", FLIPPED.search):
-        if c.sha not in fresh:
-            continue
+    for c in news_subset(ctx, "flips-default", lambda: commits_matching(ctx, "flips-default", FLIPPED.search), news):
         ratio = overlap(terms, c.message).ratio
         best: tuple[int, str, str, list[str]] | None = None    # (rank, what, sentence, flags named)
         for sent in [c.subject] + _sentences(c.body):
@@ -84,9 +81,8 @@ def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
 
 def _reverted(ctx: "LintContext", news: "News", flip, flags: list[str]) -> bool:
     """A later news commit that turns the same flag back off (and names it) cancels the flip."""
-    fresh = news_shas(ctx, news)
-    for c in commits_matching(ctx, "opt-in", OPT_IN.search):
-        if c.sha not in fresh or c.commit_time <= flip.commit_time:
+    for c in news_subset(ctx, "opt-in", lambda: commits_matching(ctx, "opt-in", OPT_IN.search), news):
+        if c.commit_time <= flip.commit_time:
             continue
         for sent in _sentences(c.message):
             if OPT_IN.search(sent) and not FLIPPED.search(sent) and (not flags or any(f in sent for f in flags)):

@@ -3,13 +3,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from roadmap.checks.asof import news_shas, news_subset
 from roadmap.checks.code_symbols import code_delta, in_code_at
 from roadmap.checks.registry import rule
 from roadmap.checks.stale import Reason, detector, findings_for
 from roadmap.checks.surfaces import directive_terms, subject_ids
-from roadmap.checks.terms import Overlap, TermWeights, overlap
+from roadmap.checks.terms import Overlap, TermWeights, overlap_tokens, tokens
 
 if TYPE_CHECKING:
     from roadmap.checks.asof import News
@@ -71,48 +73,75 @@ def _weights(ctx: "LintContext") -> TermWeights:
     return ctx.extra["_term_weights"]
 
 
+def _message_tokens(ctx: "LintContext", c: "Commit") -> frozenset[str]:
+    cache: dict = ctx.extra.setdefault("_message_tokens", {})
+    if c.sha not in cache:
+        cache[c.sha] = frozenset(tokens(c.message))
+    return cache[c.sha]
+
+
 def _base_rev(ctx: "LintContext", news: "News") -> str | None:
     """The commit the statement is as of: its named base or blame commit, or the newest commit on or before
-    its date (None when the whole history is news)."""
+    its date (None when the whole history is news). Once per as-of point."""
     if news.kind in ("sha", "blame"):
         return news.base
-    fresh = {c.sha for c in news.commits}
-    return next((c.sha for c in ctx.get_history().commits if c.sha not in fresh), None)
+    cache: dict = ctx.extra.setdefault("_landed_base", {})
+    key = (news.kind, news.base)
+    if key not in cache:
+        fresh = news_shas(ctx, news)
+        cache[key] = next((c.sha for c in ctx.get_history().commits if c.sha not in fresh), None)
+    return cache[key]
+
+
+@lru_cache(maxsize=4096)
+def _id_re(i: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w-]){re.escape(i)}(?![\w-])")
 
 
 def _named(commit: "Commit", ids: frozenset[str]) -> tuple[str, tuple[str, ...]]:
     trailer_text = " ".join(v for vals in commit.trailers.values() for v in vals)
-    in_trailer = tuple(sorted(i for i in ids if re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", trailer_text)))
+    in_trailer = tuple(sorted(i for i in ids if _id_re(i).search(trailer_text)))
     if in_trailer:
         return "trailer", in_trailer
-    return "body", tuple(sorted(i for i in ids if re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", commit.message)))
+    return "body", tuple(sorted(i for i in ids if _id_re(i).search(commit.message)))
+
+
+def _introductions(ctx: "LintContext", sym: str, news: "News") -> list["Commit"]:
+    """News commits that raised `sym`'s count, oldest first (once per symbol and as-of point)."""
+    history = ctx.get_history()
+    return news_subset(ctx, ("introduced", sym),
+                       lambda: [c for c, d in reversed(history.symbol_deltas(sym)) if d > 0], news)
 
 
 def _candidates(ctx: "LintContext", st: "Statement", news: "News") -> list[_Candidate]:
     history = ctx.get_history()
-    fresh = {c.sha: c for c in news.commits if not c.is_merge}
     ids = subject_ids(st)
-    terms = directive_terms(st)
     cands: dict[str, _Candidate] = {}
     for i in sorted(ids):
-        for c in history.commits_mentioning(i):
-            if c.sha in fresh and c.sha not in cands:
+        for c in news_subset(ctx, ("mentions", i), lambda: history.commits_mentioning(i), news):
+            if not c.is_merge and c.sha not in cands:
                 where, named = _named(c, ids)
                 cands[c.sha] = _Candidate(c, where if named else "", named)
-    base = _base_rev(ctx, news)
+    base = None
     for sym in _symbols(st):
         if sym not in history.symbols:
             continue
-        hits = [c for c, d in reversed(history.symbol_deltas(sym)) if d > 0 and c.sha in fresh]
-        if not hits or (base is not None and in_code_at(ctx, sym, base)):
+        hits = [c for c in _introductions(ctx, sym, news) if not c.is_merge]
+        if not hits:
+            continue
+        base = base or _base_rev(ctx, news)
+        if base is not None and in_code_at(ctx, sym, base):
             continue                    # already in the code when the directive was written
         first = next((c for c in hits if code_delta(ctx, sym, c.sha) > 0), None)
         if first is not None:
             cand = cands.setdefault(first.sha, _Candidate(first))
             cand.introduced += (sym,)
+    if not cands:
+        return []
+    terms = directive_terms(st)
     weights = _weights(ctx)
     for cand in cands.values():
-        cand.terms = overlap(terms, cand.commit.message, weights)
+        cand.terms = overlap_tokens(terms, _message_tokens(ctx, cand.commit), weights)
     return [c for c in cands.values() if c.strength]
 
 

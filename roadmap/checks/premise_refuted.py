@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from roadmap.checks.asof import commits_matching, news_shas
+from roadmap.checks.asof import commits_matching, news_subset
 from roadmap.checks.registry import rule
 from roadmap.checks.stale import Reason, detector, findings_for
 from roadmap.checks.surfaces import subject_ids
@@ -39,8 +40,24 @@ def _anchors(st: "Statement", news: "News") -> tuple[set[str], set[str]]:
     return {d for d in dates if d}, {f for f in figures if f}
 
 
+@lru_cache(maxsize=4096)
+def _value_re(v: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.-]){re.escape(v)}(?![\w-]|\.\d)")
+
+
 def _names(text: str, values: set[str]) -> bool:
-    return any(re.search(rf"(?<![\w.-]){re.escape(v)}(?![\w-]|\.\d)", text) for v in values)
+    return any(_value_re(v).search(text) for v in values)
+
+
+@lru_cache(maxsize=4096)
+def _refuting(c: "Commit") -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The commit's paragraphs that say something was wrong, each with its sentences that say so (the
+    part of `_refutation` that does not depend on the statement: once per commit, not per statement)."""
+    out = []
+    for para in re.split(r"\n\s*\n", c.message):
+        if REFUTES.search(para):
+            out.append((para, tuple(s for s in _sentences(para) if REFUTES.search(s))))
+    return tuple(out)
 
 
 def _refutation(c: "Commit", st: "Statement", news: "News") -> tuple[str, str] | None:
@@ -50,22 +67,26 @@ def _refutation(c: "Commit", st: "Statement", news: "News") -> tuple[str, str] |
     checkpoint date or a figure it quotes and the commit names its row/claim. Warning: the sentence names
     a figure it quotes and the paragraph shares its distinctive terms. A date alone is never enough: every
     statement of a file shares its preamble's date."""
-    ids = subject_ids(st)
-    terms = distinctive_terms(st.text, exclude=id_parts(ids))
-    names_ids = _names(c.message, set(ids))
+    paragraphs = _refuting(c)
+    if not paragraphs:
+        return None
+    ids = set(subject_ids(st))
+    names_ids = _names(c.message, ids)
     dates, figures = _anchors(st, news)
-    for para in re.split(r"\n\s*\n", c.message):
-        if not REFUTES.search(para):
-            continue
-        para_ids = _names(para, set(ids))
-        shared = len(overlap(terms, para).matched)
-        for sent in _sentences(para):
-            if not REFUTES.search(sent):
-                continue
+    terms: set[str] | None = None
+    for para, sentences in paragraphs:
+        para_ids = _names(para, ids)
+        shared: int | None = None
+        for sent in sentences:
             if para_ids or (names_ids and (_names(sent, dates) or _names(sent, figures))):
                 return "error", sent
-            if _names(sent, figures) and shared >= MIN_TERMS:
-                return "warning", sent
+            if _names(sent, figures):
+                if shared is None:
+                    if terms is None:
+                        terms = distinctive_terms(st.text, exclude=id_parts(ids))
+                    shared = len(overlap(terms, para).matched)
+                if shared >= MIN_TERMS:
+                    return "warning", sent
     return None
 
 
@@ -75,10 +96,7 @@ def _applies(st: "Statement") -> bool:
 
 @detector("RL103", _applies)
 def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
-    fresh = news_shas(ctx, news)
-    for c in commits_matching(ctx, "refutes", REFUTES.search):
-        if c.sha not in fresh:
-            continue
+    for c in news_subset(ctx, "refutes", lambda: commits_matching(ctx, "refutes", REFUTES.search), news):
         hit = _refutation(c, st, news)
         if hit is None:
             continue

@@ -52,11 +52,27 @@ def tokens(text: str) -> list[str]:
     """Normalised tokens in text order. `device-resident` -> device, resident; `VT_X_Y` stays whole and its
     lower-cased parts are added too, so `VT_ASYNC_DEVICE_MIRROR` also matches prose about the "mirror"."""
     out: list[str] = []
-    for m in _WORD.finditer(text):
-        raw = m.group(0)
-        out.append(normalise(raw))
-        if "_" in raw.strip("_"):
-            out.extend(normalise(p) for p in raw.split("_") if len(p) > 2)
+    for raw in _WORD.findall(text):
+        toks = _WORD_TOKENS.get(raw)
+        if toks is None:
+            toks = _word_tokens(raw)
+        out.extend(toks)
+    return out
+
+
+# raw word -> its tokens: records and commit messages reuse a small vocabulary, so each word is normalised
+# once per process (bounded: cleared when it grows past _MEMO_MAX words).
+_WORD_TOKENS: dict[str, tuple[str, ...]] = {}
+_MEMO_MAX = 200_000
+
+
+def _word_tokens(raw: str) -> tuple[str, ...]:
+    toks = [normalise(raw)]
+    if "_" in raw.strip("_"):
+        toks.extend(normalise(p) for p in raw.split("_") if len(p) > 2)
+    if len(_WORD_TOKENS) >= _MEMO_MAX:
+        _WORD_TOKENS.clear()
+    _WORD_TOKENS[raw] = out = tuple(toks)
     return out
 
 
@@ -69,6 +85,18 @@ def id_parts(ids: Iterable[str]) -> set[str]:
 
 
 def is_distinctive(tok: str) -> bool:
+    hit = _DISTINCTIVE.get(tok)
+    if hit is None:
+        if len(_DISTINCTIVE) >= _MEMO_MAX:
+            _DISTINCTIVE.clear()
+        hit = _DISTINCTIVE[tok] = _is_distinctive(tok)
+    return hit
+
+
+_DISTINCTIVE: dict[str, bool] = {}
+
+
+def _is_distinctive(tok: str) -> bool:
     if _SIZE.match(tok):
         return True                               # "4b" vs "8b" separates two series
     if len(tok) < 2 or tok in STOPWORDS:
@@ -129,7 +157,11 @@ class TermWeights:
 
 def overlap(terms: set[str], other_text: str, weights: TermWeights | None = None) -> Overlap:
     """How many of `terms` occur in `other_text` (and their IDF-weighted share when `weights` is given)."""
-    other = set(tokens(other_text))
+    return overlap_tokens(terms, set(tokens(other_text)), weights)
+
+
+def overlap_tokens(terms: set[str], other: set[str] | frozenset[str], weights: TermWeights | None = None) -> Overlap:
+    """`overlap` against the token set of the other text, for callers that tokenised it once already."""
     matched = tuple(sorted(terms & other))
     if weights is None or not terms:
         return Overlap(matched, len(terms))

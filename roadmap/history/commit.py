@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cached_property
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,8 +38,9 @@ class Commit:
         """The commit date's calendar day in the committer's own offset (YYYY-MM-DD)."""
         return self.commit_date[:10]
 
-    @property
+    @cached_property
     def message(self) -> str:
+        """Subject and body (rules read it for every statement: built once per commit)."""
         return f"{self.subject}\n\n{self.body}" if self.body else self.subject
 
     def trailer_values(self, key: str) -> list[str]:

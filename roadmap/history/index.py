@@ -68,6 +68,7 @@ class HistoryIndex:
         self._sorted = sorted(self._by_sha)
         self._complete = complete               # every ancestor of head is in `commits`
         self._words: dict[str, set[str]] | None = None
+        self._mentioning: dict[tuple[str, bool], tuple[Commit, ...]] = {}
         self._after: dict[tuple[str, bool], tuple[Commit, ...]] = {}
         self._graph: Ancestry | None = None
         self.stats = stats
@@ -230,6 +231,12 @@ class HistoryIndex:
         tok = token.strip()
         if not tok:
             return []
+        hit = self._mentioning.get((tok, ignore_case))
+        if hit is None:      # once per token: rules ask for the same row ids statement after statement
+            hit = self._mentioning[(tok, ignore_case)] = tuple(self._mentioning_scan(tok, ignore_case))
+        return list(hit)
+
+    def _mentioning_scan(self, tok: str, ignore_case: bool) -> list[Commit]:
         if re.fullmatch(r"\w(?:[\w-]*\w)?", tok):
             words = self._word_index()
             key = tok.lower() if ignore_case else tok

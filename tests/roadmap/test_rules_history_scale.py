@@ -1,0 +1,93 @@
+"""The history rules scale with as-of points and commits, not statements x commits: the per-run indexes
+(commits naming a row, news subsets, per-commit diffs and refutations) are built once and give the same
+findings as asking per statement."""
+from __future__ import annotations
+
+import roadmap.checks.code_symbols as code_symbols
+import roadmap.history.index as index_mod
+from roadmap.lint import LintOptions, lint
+
+PLAN = "agents/punch-list.md"
+
+
+def _lint(repo, *codes: str):
+    return lint(repo.path, LintOptions(use_cache=False, select=codes)).findings
+
+
+def _plan(items: list[str]) -> str:
+    body = "\n".join(f"{n}. {text}" for n, text in enumerate(items, start=1))
+    return f"# Punch-list\n\nAs of 2026-07-25.\n\n## Punch-list\n\n{body}\n"
+
+
+def test_row_mentions_are_scanned_once_per_row_however_many_directives(git_repo, monkeypatch):
+    calls: list[str] = []
+    real = index_mod.HistoryIndex._mentioning_scan
+
+    def counting(self, tok, ignore_case):
+        calls.append(tok)
+        return real(self, tok, ignore_case)
+    monkeypatch.setattr(index_mod.HistoryIndex, "_mentioning_scan", counting)
+    items = [f"ENG-MIRROR: Port the sampled-token map variant {n} to discrete CUDA." for n in range(30)]
+    items.append("ENG-MIRROR: Port the device-resident sampled-token map to discrete CUDA hosts.")
+    repo = git_repo()
+    repo.commit({PLAN: _plan(items)}, "docs: plan", "2026-07-25")
+    for n in range(5):
+        repo.commit({f"src/f{n}.py": f"x = {n}\n"}, f"chore: unrelated {n}\n\nRow: ENG-OTHER", f"2026-07-2{6 + n % 3}")
+    sha = repo.commit({"src/runner.py": "x = 1\n"},
+                      "feat(engine): device-resident sampled-token map on discrete CUDA hosts\n\nRow: ENG-MIRROR",
+                      "2026-07-29")
+    found = _lint(repo, "RL101")
+    assert calls.count("ENG-MIRROR") == 1
+    [f] = found                                      # one stale thing: the near-identical items are its surfaces
+    assert (f.line, len(f.related)) == (7, 30) and f.evidence[0]["sha"] == sha
+
+
+def test_one_diff_per_commit_however_many_symbols_ask(git_repo, monkeypatch):
+    diffs: list[str] = []
+    real = code_symbols.run_git
+
+    def counting(root, *args, **kw):
+        if args and args[0] == "diff-tree":
+            diffs.append(args[args.index("--end-of-options") + 1])
+        return real(root, *args, **kw)
+    monkeypatch.setattr(code_symbols, "run_git", counting)
+    directive = "ENG-MIRROR: Wire `DeviceTokenMirror`, `HostTokenMirror` and `VT_TOKEN_MIRROR` into the runner."
+    repo = git_repo()
+    repo.commit({PLAN: _plan([directive]), "src/runner.py": "x = 1\n"}, "docs: plan", "2026-07-25")
+    repo.commit({"src/runner.py": "class DeviceTokenMirror: ...\nclass HostTokenMirror: ...\n"
+                                  "FLAG = 'VT_TOKEN_MIRROR'\n"}, "refactor: tidy runner", "2026-07-28")
+    [f] = _lint(repo, "RL101")
+    for sym in ("DeviceTokenMirror", "HostTokenMirror", "VT_TOKEN_MIRROR"):
+        assert f"`{sym}`" in f.message
+    assert len(diffs) == 1
+
+
+def test_code_delta_counts_added_minus_removed_code_lines(git_repo):
+    from roadmap.checks.context import LintContext
+    from roadmap.config import Config
+    from roadmap.history.tree import Tree
+
+    repo = git_repo()
+    repo.commit({"src/a.py": "old_name()\nold_name()\nkeep()\n", "agents/p.md": "- x\n"}, "a", "2026-07-25")
+    sha = repo.commit({"src/a.py": "new_name()\nkeep()\n", "agents/p.md": "- new_name new_name\n"}, "b", "2026-07-26")
+    ctx = LintContext(root=repo.path, config=Config(), records=[], tree=Tree(repo.path), head=sha)
+    assert code_symbols.code_delta(ctx, "old_name", sha) == -2
+    assert code_symbols.code_delta(ctx, "new_name", sha) == 1       # the record's mentions are not code
+    assert code_symbols.code_delta(ctx, "keep", sha) == 0
+    assert code_symbols.code_delta(ctx, "a\nb", sha) == 0            # nothing spans two lines
+
+
+def test_refutations_found_among_many_statements_and_commits(git_repo):
+    """Thirty directives and a history with several refuting commits: each directive gets the refutation
+    that names its own row, none gets another row's."""
+    items = [f"ROW-{n:02d}-X: Remove the main-stream wait measured at {100 + n} calls." for n in range(30)]
+    repo = git_repo()
+    repo.commit({PLAN: _plan(items)}, "docs: plan", "2026-07-25")
+    shas = {}
+    for n in (3, 17, 29):
+        shas[n] = repo.commit({f"src/r{n}.py": "x\n"},
+                              f"perf: profile again\n\nThe ROW-{n:02d}-X attribution of {100 + n} calls is wrong.",
+                              f"2026-07-2{6 + n % 3}")
+    found = _lint(repo, "RL103")
+    assert sorted((f.record_id, f.evidence[0]["sha"]) for f in found) == \
+        sorted((f"ROW-{n:02d}-X", sha) for n, sha in shas.items())
