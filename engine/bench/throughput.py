@@ -191,5 +191,9 @@ def _engine_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
     try:
         return version("evident")
-    except PackageNotFoundError:
-        return "unknown"
+    except PackageNotFoundError:   # run from a source tree (the GPU machine: PYTHONPATH=.), not installed
+        import re
+        from pathlib import Path
+        pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+        m = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(), re.M) if pyproject.is_file() else None
+        return m.group(1) if m else "unknown"
