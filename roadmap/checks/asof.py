@@ -10,9 +10,9 @@ never "everything is news".
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Hashable, Sequence
+from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Sequence
 
-from roadmap.history.blame import NULL_SHA, blame_lines
+from roadmap.history.blame import NULL_SHA, blame_files, blame_lines
 from roadmap.history.git import GitError
 
 if TYPE_CHECKING:
@@ -106,14 +106,38 @@ def blame_file(ctx: "LintContext", path: str) -> dict[int, str]:
     statement's news is then unknown, never "everything"."""
     cache: dict = ctx.extra.setdefault("_asof_blame", {})
     if path not in cache:
-        rf = ctx.record(path)
-        n = max(1, rf.text.count("\n") + 1) if rf is not None else 1
-        try:
-            lines = blame_lines(ctx.root, ctx.tree.rev, path, [(1, n)])
-        except GitError:
-            lines = {}
-        cache[path] = {k: v.sha for k, v in lines.items()}
+        prefetch_blame(ctx, [path])
     return cache[path]
+
+
+def prefetch_blame(ctx: "LintContext", paths: Iterable[str]) -> None:
+    """Blame the record files in `paths` not blamed yet, several git processes at once."""
+    cache: dict = ctx.extra.setdefault("_asof_blame", {})
+    todo = sorted({p for p in paths if p not in cache})
+    if not todo:
+        return
+    requests = {}
+    for path in todo:
+        rf = ctx.record(path)
+        requests[path] = [(1, max(1, rf.text.count("\n") + 1) if rf is not None else 1)]
+    if len(todo) == 1:
+        done = {todo[0]: _blame_or_empty(ctx, todo[0], requests[todo[0]])}
+    else:
+        done = blame_files(ctx.root, ctx.tree.rev, requests, on_error=lambda e: {})
+    for path, lines in done.items():
+        cache[path] = {k: v.sha for k, v in lines.items()}
+
+
+def needs_blame(st: "Statement") -> bool:
+    """Is git blame how this statement's as-of point is found (no base sha or date named)?"""
+    return st.as_of is None or not (st.as_of.sha or st.as_of.date)
+
+
+def _blame_or_empty(ctx: "LintContext", path: str, ranges: list) -> dict:
+    try:
+        return blame_lines(ctx.root, ctx.tree.rev, path, ranges)
+    except GitError:
+        return {}
 
 
 def news_shas(ctx: "LintContext", news: News) -> frozenset[str]:

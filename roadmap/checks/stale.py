@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from roadmap.checks.asof import News, news_for
+from roadmap.checks.asof import News, needs_blame, news_for, prefetch_blame
 from roadmap.checks.surfaces import describe, primary_key, subject_ids, surfaces_of
 from roadmap.findings import Related
 
@@ -76,10 +76,9 @@ def analyse(ctx: "LintContext") -> list[StaleGroup]:
     active = [DETECTORS[c] for c in PRIORITY if c in DETECTORS and (not ctx.selected or c in ctx.selected)]
     pool = [st for st in ctx.statements() if not st.historical]
     reasons: dict[int, list[Reason]] = {}
-    for st in pool:
-        dets = [d for d in active if d.applies(st)]
-        if not dets:
-            continue
+    todo = [(st, dets) for st in pool if (dets := [d for d in active if d.applies(st)])]
+    prefetch_blame(ctx, {st.path for st, _ in todo if needs_blame(st)})
+    for st, dets in todo:
         news = news_for(ctx, st)
         if news.kind in ("unknown", "uncommitted"):
             continue

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
@@ -77,11 +77,20 @@ def blame_lines(root: str | Path, rev: str | None, path: str,
     return {}
 
 
-def blame_files(root: str | Path, rev: str | None,
-                requests: Mapping[str, Iterable[int | tuple[int, int]]]) -> dict[str, dict[int, BlameLine]]:
-    """blame_lines for several files, a few git processes at a time."""
+def blame_files(root: str | Path, rev: str | None, requests: Mapping[str, Iterable[int | tuple[int, int]]],
+                on_error: Callable[[GitError], dict[int, BlameLine]] | None = None) -> dict[str, dict[int, BlameLine]]:
+    """blame_lines for several files, a few git processes at a time. A file git cannot blame raises its
+    GitError, or gets `on_error(error)` as its result when that is given."""
+    def one(p: str, r: Iterable[int | tuple[int, int]]) -> dict[int, BlameLine]:
+        try:
+            return blame_lines(root, rev, p, r)
+        except GitError as e:
+            if on_error is None:
+                raise
+            return on_error(e)
+
     with ThreadPoolExecutor(max_workers=4) as pool:
-        futs = {p: pool.submit(blame_lines, root, rev, p, r) for p, r in requests.items()}
+        futs = {p: pool.submit(one, p, r) for p, r in requests.items()}
         return {p: f.result() for p, f in futs.items()}
 
 

@@ -93,7 +93,8 @@ class HistoryIndex:
         key = hashlib.sha256(json.dumps(specs).encode()).hexdigest()[:12]
         cache = HistoryCache.open(Path(cache_dir) if cache_dir else root, key, enabled=use_cache)
         stats = HistoryStats(symbols=len(wanted), cache=cache.state, cache_path=str(cache.path))
-        todo = [s for s in shas if s not in cache.scans or not wanted <= cache.scans[s][0]]
+        covers: dict[int, bool] = {}     # per distinct symbol set (the cache shares one object per set)
+        todo = [s for s in shas if s not in cache.scans or not _covers(covers, cache.scans[s][0], wanted)]
         if todo and not wanted:  # metadata only: no symbol asks for a diff
             for c in read_metadata(root, todo):
                 old = cache.scans.get(c.sha)
@@ -262,6 +263,13 @@ class HistoryIndex:
                         words.setdefault("\0" + v.lower(), set()).add(c.sha)
             self._words = words
         return self._words
+
+
+def _covers(memo: dict[int, bool], scanned: frozenset[str], wanted: frozenset[str]) -> bool:
+    hit = memo.get(id(scanned))
+    if hit is None:
+        hit = memo[id(scanned)] = wanted <= scanned
+    return hit
 
 
 def _text(c: Commit) -> str:

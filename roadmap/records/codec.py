@@ -129,9 +129,12 @@ def _str(v: Any) -> str:
 
 
 def _str_tuple(v: Any) -> tuple[str, ...]:
-    if type(v) is not list or not all(type(x) is str for x in v):
+    if type(v) is not list or (v and set(map(type, v)) != _ONLY_STR):
         raise ValueError("expected a list of strings")
     return tuple(v)
+
+
+_ONLY_STR = {str}
 
 
 def _int(v: Any) -> int:
