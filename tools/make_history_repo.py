@@ -251,6 +251,25 @@ def build(path: Path, commits: int, nfiles: int, nsymbols: int, record_lines: in
                     sum(b.count(b"\n") for b in recs.values()), round(time.perf_counter() - t0, 2))
 
 
+def existing(path: Path, commits: int, nfiles: int, nsymbols: int, record_lines: int, seed: int) -> Manifest:
+    """The manifest of a repository `build` made earlier with these arguments (its symbols are re-derived
+    from the seed); SystemExit when `path` does not look like one."""
+    rng = random.Random(seed)
+    symbols = make_symbols(rng, nsymbols)
+    recs = records(random.Random(seed), symbols, record_lines)   # only the paths and line count are used
+    proc = subprocess.run(["git", "-C", str(path), "rev-parse", "--verify", "-q", "HEAD"], capture_output=True,
+                          text=True)
+    missing = [p for p in recs if not (path / p).is_file()]
+    if proc.returncode != 0 or missing:
+        raise SystemExit(f"{path} is not a repository generated with these arguments; drop --reuse to generate it")
+    n = int(subprocess.run(["git", "-C", str(path), "rev-list", "--count", "HEAD"], capture_output=True,
+                           text=True, check=True).stdout)
+    files = len(subprocess.run(["git", "-C", str(path), "ls-files", "-z", "src"], capture_output=True,
+                               check=True).stdout.split(b"\0")) - 1      # the source files `build` counts
+    return Manifest(str(path), proc.stdout.strip(), n, files, symbols, sorted(recs),
+                    sum((path / p).read_bytes().count(b"\n") for p in recs))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("path", type=Path)
