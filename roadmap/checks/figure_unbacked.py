@@ -66,17 +66,38 @@ def _scopes(st: "Statement", entries: list["EvidenceEntry"]) -> list[tuple[int, 
     return spans
 
 
+# Which result.json fields can back a figure of a unit: a tok/s figure is never "backed" by a latency that
+# happens to round to it. Numbers read from a markdown summary (path ending ":text") match any unit.
+_UNIT_FIELDS = {
+    "tok/s": re.compile(r"tok_per_s|tokens_per_s|throughput"),
+    "req/s": re.compile(r"requests_per_s|req_per_s"),
+    "x": re.compile(r"ratio|speedup|fraction"),
+    "ms": re.compile(r"_ms\b|_ms\.|latency"), "us": re.compile(r"_us\b|_us\."),
+    "s": re.compile(r"(?:^|\.)(?:elapsed|duration|time|wall)\w*_s\b|_s\b|_s\."),
+    "GiB": re.compile(r"gib|vram|memory"), "GB": re.compile(r"_gb\b|memory"),
+    "GB/s": re.compile(r"gbps|_gb_per_s|bandwidth"), "TFLOP/s": re.compile(r"tflops"),
+}
+# The fields a derived ratio may be the quotient of: headline throughput figures, ours and the peers'.
+_RATIO_TERMS = re.compile(r"(?:^|\.)metrics\.(?:output_tok_per_s|total_tok_per_s|requests_per_s)(?:\.median)?$"
+                          r"|output_tok_per_s_bound$")
+
+
+def _fits(unit: str | None, path: str) -> bool:
+    pattern = _UNIT_FIELDS.get(unit or "")
+    return path.endswith(":text") or pattern is None or bool(pattern.search(path.lower()))
+
+
 def _backed(fig: "Figure", numbers: list[tuple[str, float]]) -> bool:
-    if any(close(fig.value, fig.text, v) for _, v in numbers):
+    if any(close(fig.value, fig.text, v) for p, v in numbers if _fits(fig.unit, p)):
         return True
-    if fig.unit == "x":   # a ratio the records derive from two figures of the evidence
-        vals = sorted({v for _, v in numbers if v > 1.0})
+    if fig.unit == "x":   # a ratio the records derive from two headline figures of the evidence
+        vals = sorted({v for p, v in numbers if v > 0 and (p.endswith(":text") or _RATIO_TERMS.search(p))})
         return any(close(fig.value, fig.text, a / b) for a in vals for b in vals if a != b)
     return False
 
 
 def _nearest(fig: "Figure", numbers: list[tuple[str, float]]) -> tuple[str, float] | None:
-    pool = [(p, v) for p, v in numbers if v]
+    pool = [(p, v) for p, v in numbers if v and _fits(fig.unit, p)] or [(p, v) for p, v in numbers if v]
     return min(pool, key=lambda pv: abs(pv[1] - fig.value) / max(abs(fig.value), 1e-9)) if pool else None
 
 
@@ -132,8 +153,9 @@ def figure_unbacked(ctx: "LintContext"):
     """What it does:
     Flags a figure quoted next to an evidence citation (in the same sentence, the same table cell, or the
     same table row when the row has an Evidence column) that the cited evidence does not contain within
-    the rounding it is written with: every number of the entry's result.json and the numbers of its
-    markdown summary count, and a ratio may be the quotient of two of them. Also flags a PASS/FAIL
+    the rounding it is written with. A result.json field backs a figure of its own kind only (tok/s by a
+    `*_tok_per_s` field, ms by a `*_ms` field, a ratio by a ratio field or the quotient of two headline
+    throughputs); numbers in the entry's markdown summary back any figure. Also flags a PASS/FAIL
     verdict that the quoted ratio contradicts, against the bar the text states ("gate 1.0x", "parity").
     Percentages and counts are not checked; evidence with no readable numbers is unknown, not wrong.
 

@@ -84,6 +84,23 @@ def test_backed_figures_and_derived_ratios_pass(git_repo):
     assert _findings(repo, "RL202") == []
 
 
+def test_result_json_numbers_back_only_figures_of_their_own_kind(git_repo):
+    """A figure is backed by a field of its unit (tok/s by *_tok_per_s, x by ratios or a quotient of headline
+    throughputs), never by an unrelated number that happens to round to it (a TTFT, a CDF point)."""
+    repo = git_repo()
+    result = {"schema": "evident.bench/1", "series": "tp-4b", "row": "PERF-4B", "created": "2026-08-07T00:00:00Z",
+              "metrics": {"output_tok_per_s": {"median": 2705.14}, "ttft_ms": {"p50": 4.583, "p90": 2715.1}},
+              "peers": [{"name": "peer", "metrics": {"output_tok_per_s": {"median": 604.02}}, "ratio": 4.479}]}
+    repo.commit({f"{EV}/20260807-tp-4b/result.json": json.dumps(result)}, "bench", "2026-08-07")
+    good = f"2705.1 tok/s; peer 604.0 tok/s; 4.48x ({EV}/20260807-tp-4b)"
+    repo.commit({RECORD: _record(good)}, "rec", "2026-08-08")
+    assert _findings(repo, "RL202") == []
+    bad = f"2715.1 tok/s; peer 604.0 tok/s; 4.58x ({EV}/20260807-tp-4b)"     # each equals a TTFT field
+    repo.commit({RECORD: _record(bad)}, "rec", "2026-08-09")
+    [f] = _findings(repo, "RL202")
+    assert "2715.1 tok/s is not in it" in f.message and "4.58x is not in it" in f.message
+
+
 def test_row_evidence_column_backs_the_result_cell(git_repo):
     repo = git_repo()
     table = ("# Roadmap\n\n| ID | State | Result | Evidence |\n|---|---|---|---|\n"
