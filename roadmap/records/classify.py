@@ -35,6 +35,12 @@ _IRREGULAR_PAST = frozenset({
     "left", "lost", "sent", "spent", "won", "broke", "chose", "gave", "grew", "knew", "rose", "spoke", "threw",
     "brought", "bought", "caught", "fought", "sought", "taught", "thought", "led", "held", "heard", "meant",
     "shot", "stood", "struck", "understood", "fed", "became", "came", "went", "drew", "fell"})
+# What is left of a partly struck statement when the struck part was the work: how it ended
+# ("~~Port X~~ Landed; see abc123", "~~Rerun 4B~~ done 2026-07-28", "~~Fix Y~~ ✅").
+_STRUCK_OUTCOME = re.compile(
+    r"(?:\[[xX]\]|✅|✔|☑|(?:done|landed|closed|fixed|resolved|shipped|merged|completed?|dropped|superseded|"
+    r"obsolete|abandoned|cancell?ed|retired|reverted|removed|moot|rejected|wontfix|won't (?:do|fix)|"
+    r"not needed|no longer needed|n/a)(?![\w-]))", re.I)
 _EMPTY_VALUES = frozenset({"", "none", "n/a", "na", "nothing", "-", "—", "–", "tbd", "none.", "(none)", "nil"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
 
@@ -81,11 +87,14 @@ class Classifier:
         return hit
 
     def classify(self, text: str, kind: str, column: str | None, sections: tuple[str, ...],
-                 all_struck: bool) -> Verdict:
+                 all_struck: bool, struck: bool = False) -> Verdict:
+        """`text` has struck-through text removed; `struck`: some was, `all_struck`: all of it was."""
         if all_struck:
             return Verdict(False, True, None)
         if kind == "heading":
             return Verdict(False, _historical(text), None)
+        if struck and (kind != "cell" or self.is_directive_column(column)) and self._struck_work(text):
+            return Verdict(False, True, None)   # "~~Port X~~ Landed; ...": the struck part was the work
         if _historical(text):
             return Verdict(False, True, None)
         phrase = self.phrase_re.search(text) if self.phrase_re else None
@@ -106,6 +115,16 @@ class Classifier:
         else:
             directive = word in self.verbs
         return Verdict(directive, False, text.strip() if directive else None)
+
+    def _struck_work(self, text: str) -> bool:
+        """Was the work struck through? What is left, past its ids, dates, notes in parentheses and a
+        directive phrase ("Next:", "TODO"), is nothing, or says how the work ended ("Landed; ...")."""
+        rest = text[self.lead_re.match(text).end():]
+        phrase = self.phrase_re.match(rest) if self.phrase_re else None
+        if phrase:
+            rest = rest[phrase.end():]
+            rest = rest[self.lead_re.match(rest).end():]
+        return not any(ch.isalnum() for ch in rest) or _STRUCK_OUTCOME.match(rest) is not None
 
     def title_ids(self, text: str, config: "Config") -> tuple[str | None, str | None]:
         """(row id the title names, id the title defines by starting with it) for a heading/item/paragraph."""

@@ -109,7 +109,8 @@ class _Builder:
         text, raw = self._capped(b.line, "statement", inl.text.strip(), b.raw)
         inl = Inline(text=text, code=inl.code, links=inl.links, struck=inl.struck, visible=inl.visible)
         sections = tuple(h.title for h in b.headings)
-        verdict = self.cls.classify(text, b.kind, None, sections, all_struck=inl.struck and not inl.visible)
+        verdict = self.cls.classify(text, b.kind, None, sections, all_struck=inl.struck and not inl.visible,
+                                    struck=inl.struck)
         row_id, defines = self.cls.title_ids(text, self.config)
         if b.kind == "heading":
             row_id = b.heading.row_id if b.heading else row_id
@@ -150,7 +151,7 @@ class _Builder:
                 inl = Inline(text=text, code=cell.inline.code, links=cell.inline.links, struck=cell.inline.struck,
                              visible=cell.inline.visible)
                 verdict = self.cls.classify(text, "cell", header, sections,
-                                            all_struck=inl.struck and not inl.visible)
+                                            all_struck=inl.struck and not inl.visible, struck=inl.struck)
                 own = as_of_in(text, leading_date=False)
                 st = Statement(
                     path=self.rf.path, line=line, end_line=line, kind="cell", text=text, raw=raw, section=sections,
