@@ -41,7 +41,7 @@ def _classify_code(content: str, config: "Config") -> tuple[str, str] | None:
             or P.DATE_RE.fullmatch(c) or is_figure(c)):
         return None
     refs, _ = find_paths(c, [], [])
-    if refs and refs[0].text == c:
+    if refs and refs[0].text == c.rstrip(".,;:!?"):   # `src/x.py.`: a path and the sentence's full stop
         return None
     if c.endswith("()"):
         c = c[:-2]

@@ -16,7 +16,8 @@ _EXTS = ("md|mdx|rst|txt|py|pyi|ipynb|cpp|cc|cxx|c|h|hpp|hh|cu|cuh|rs|go|java|kt
          "toml|sh|bash|cfg|ini|csv|tsv|html|css|cmake|proto|sql|lock|safetensors|gguf|png|svg|pdf|jpg|log|ptx|mlir")
 _DIR_ROOTS = {"src", "docs", "tests", "test", "engine", "roadmap", "agents", "tools", "include", "lib", "scripts",
               "specs", "bench", "benchmarks", "csrc", "vllm", "configs", "examples", "python", "kernels"}
-_SEG = r"[\w@+-][\w.@+-]*"
+# A path segment never ends with a dot: `See src/x.py.` names src/x.py (the dot ends the sentence).
+_SEG = r"[\w@+-](?:[\w.@+-]*[\w@+-])?"
 PATH_RE = re.compile(
     rf"(?<![\w/.:@#-])(?P<path>(?:\.{{1,2}}/)*(?:\.?{_SEG}/)+(?:{_SEG})?|{_SEG}\.(?:{_EXTS}))"
     r"(?P<loc>:(?P<l1>\d+)(?:-(?P<l2>\d+))?|#L(?P<h1>\d+)(?:-L?(?P<h2>\d+))?"

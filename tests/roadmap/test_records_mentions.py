@@ -156,3 +156,32 @@ def test_evidence_refs() -> None:
     got = m("See docs/bench-evidence/20260727-throughput-4b/summary.md, 20260805-nano-qwen3-0.6b and "
             "serve-latency-20260807; not 20261399-x or 20260727.")
     assert got.evidence == ("20260805-nano-qwen3-0.6b", "serve-latency-20260807", "20260727-throughput-4b")
+
+
+@pytest.mark.parametrize("text,want", [
+    ("Fix the loader in src/x.py.", [("src/x.py", None, None, None, "bare")]),
+    ("See .agents/roadmap.md. Then rerun.", [(".agents/roadmap.md", None, None, None, "bare")]),
+    ("(see src/v1.2.)", [("src/v1.2", None, None, None, "bare")]),
+    ("Compare src/x.py:12, then src/y.py:3-4.", [("src/x.py", 12, 12, None, "colon"),
+                                                 ("src/y.py", 3, 4, None, "colon")]),
+    ("Stop at src/x.py... or src/z.py; no further", [("src/x.py", None, None, None, "bare"),
+                                                    ("src/z.py", None, None, None, "bare")]),
+    ("Keep src/x.py.bak and src/.hidden/y.py", [("src/x.py.bak", None, None, None, "bare"),
+                                                ("src/.hidden/y.py", None, None, None, "bare")]),
+])
+def test_paths_leave_sentence_punctuation_out(text: str, want: list) -> None:
+    assert _paths(text) == want
+    assert all(not p.text.endswith((".", ",")) for p in m(text).paths)
+
+
+def test_evidence_names_leave_sentence_punctuation_out() -> None:
+    got = m("Rerun evidence is in docs/bench-evidence/20260730-throughput-4b. Also 20260731-nano-0.6b, "
+            "and serve-latency-20260807.")
+    assert got.evidence == ("20260731-nano-0.6b", "serve-latency-20260807", "20260730-throughput-4b")
+    assert [p.path for p in got.paths] == ["docs/bench-evidence/20260730-throughput-4b"]
+
+
+def test_a_code_span_path_with_a_full_stop_is_a_path_not_a_symbol() -> None:
+    got = m("Moved to `src/x.py.` and `engine/llm.py`.")
+    assert got.symbols == ()
+    assert [p.path for p in got.paths] == ["src/x.py", "engine/llm.py"]
