@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -39,13 +40,40 @@ def _generate_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ignore-eos", action="store_true")
     p.add_argument("--no-chat-template", dest="chat_template", action="store_false",
                    help="send the prompt as raw text instead of a chat turn")
+    p.add_argument("--cpu-threads", type=int, default=None,
+                   help="torch threads on CPU (default: the cores not already busy, from the load average; "
+                        "OMP_NUM_THREADS, when set, wins)")
     p.set_defaults(func=run_generate)
+
+
+def cpu_threads(requested: int | None) -> int | None:
+    """How many torch threads to run on CPU, or None to leave torch's choice (OMP_NUM_THREADS set).
+
+    OpenMP threads that outnumber the free cores spin against each other: on a 2-core machine with one core
+    busy, SmolLM2 decoded at 0.7 tok/s with 2 threads and 16.7 tok/s with 1 (measured here)."""
+    if requested is not None:
+        if requested < 1:
+            raise EngineError(f"--cpu-threads must be >= 1, got {requested}")
+        return requested
+    if os.environ.get("OMP_NUM_THREADS"):
+        return None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        busy = os.getloadavg()[0]
+    except OSError:
+        busy = 0.0
+    return max(1, min(cores, cores - int(busy + 0.5)))
 
 
 def run_generate(args: argparse.Namespace) -> int:
     from engine.llm import LLM
     from engine.sampling_params import SamplingParams
 
+    import torch
+    on_cpu = (args.device or ("cuda" if torch.cuda.is_available() else "cpu")) == "cpu"
+    threads = cpu_threads(args.cpu_threads) if on_cpu else None
+    if threads is not None:
+        torch.set_num_threads(threads)
     sp = SamplingParams(max_tokens=args.max_tokens, temperature=args.temperature, top_p=args.top_p,
                         top_k=args.top_k, seed=None, ignore_eos=args.ignore_eos)
     llm = LLM(args.model, load_format=args.load_format, dtype=args.dtype, device=args.device, seed=args.seed,

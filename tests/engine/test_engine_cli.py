@@ -47,3 +47,18 @@ def test_prompt_longer_than_the_context(tiny_qwen3_dir: Path, capsys) -> None:
                "--no-chat-template"])
     err = capsys.readouterr().err
     assert rc == 2 and "longer than the context (max_model_len=16)" in err and err.count("\n") == 1
+
+
+def test_cpu_threads_leave_busy_cores_alone(monkeypatch) -> None:
+    import os
+
+    from engine.cli import cpu_threads
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.6, 1.0, 1.0))
+    assert cpu_threads(None) == 2                      # 4 cores, about 2 busy
+    monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 9.0, 9.0))
+    assert cpu_threads(None) == 1                      # never below one
+    assert cpu_threads(3) == 3                         # an explicit --cpu-threads wins
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    assert cpu_threads(None) is None                   # so does the user's OMP_NUM_THREADS
