@@ -42,6 +42,8 @@ def write_atomic(path: Path, data: bytes) -> None:
     top = next((p for p in (path, *path.parents) if p.name == CACHE_DIR), None)
     if top is None:
         raise OSError(f"{path} is not under a {CACHE_DIR}/ directory")
+    if not is_plain(top, path.parent):
+        raise OSError(f"{top} or a directory in it is a symlink; roadmap does not write through it")
     path.parent.mkdir(parents=True, exist_ok=True)
     ignore = top / ".gitignore"
     if not ignore.exists():
@@ -54,3 +56,15 @@ def write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def is_plain(top: Path, inner: Path) -> bool:
+    """No directory from `top` down to `inner` is a symlink (a repository could commit one that points
+    anywhere; the cache never writes or deletes through it)."""
+    d = inner
+    while True:
+        if d.is_symlink():
+            return False
+        if d == top or d == d.parent:
+            return True
+        d = d.parent

@@ -13,12 +13,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import asdict
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from roadmap.cachedir import cache_root, seal, unseal, write_atomic
+from roadmap.cachedir import cache_root, is_plain, seal, unseal, write_atomic
 from roadmap.records.codec import decode_record, encode_record
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ VERSION = 1
 MAGIC = b"roadmap-records-cache"
 SUBDIR = f"records-v{VERSION}"
 KEEP_MIN = 64          # entries always kept (other revisions, other configs); past this, unused ones go
+_ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.json")
 
 
 @lru_cache(maxsize=1)
@@ -92,9 +94,13 @@ class RecordCache:
         self.stats["written"] += 1
 
     def prune(self) -> None:
-        """Drop the least recently used entries this run did not use, past max(KEEP_MIN, 4x this run's)."""
+        """Drop the least recently used entries this run did not use, past max(KEEP_MIN, 4x this run's).
+        Only files named and headed like entries go, and never through a symlinked directory."""
+        if not is_plain(self.dir.parent, self.dir):
+            return
         try:
-            entries = [(p.stat().st_mtime, p) for p in self.dir.glob("*.json") if p.stem not in self.used]
+            entries = [(p.stat().st_mtime, p) for p in self.dir.glob("*.json")
+                       if p.stem not in self.used and _ENTRY_NAME.fullmatch(p.name) and _is_entry(p)]
         except OSError:
             return
         keep = max(KEEP_MIN, 4 * len(self.used)) - len(self.used)
@@ -103,6 +109,11 @@ class RecordCache:
                 p.unlink(missing_ok=True)
             except OSError:
                 return
+
+
+def _is_entry(p: Path) -> bool:
+    with p.open("rb") as fh:
+        return fh.read(len(MAGIC) + 1) == MAGIC + b" "
 
 
 def _decode(raw: bytes, key: str, path: str) -> "RecordFile | None":

@@ -161,3 +161,37 @@ def test_unused_entries_are_pruned_least_recently_used_first(repo, monkeypatch):
     left = {p.stem for p in _entries(repo.path)}
     assert len(left) == 8
     assert left >= set(keys[3:]) and not left & set(keys[:3])
+
+
+def test_a_symlinked_cache_directory_is_never_written_or_pruned_through(repo, tmp_path, monkeypatch):
+    """A repository can commit `.roadmap_cache` as a symlink to anywhere: roadmap neither writes nor deletes
+    there, and still lints (parsing every file)."""
+    import roadmap.records.cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "KEEP_MIN", 0)
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / SUBDIR).mkdir(parents=True)
+    precious = elsewhere / SUBDIR / ("a" * 64 + ".json")
+    precious.write_bytes(seal(MAGIC, VERSION, b"[]"))
+    (repo.path / ".roadmap_cache").symlink_to(elsewhere, target_is_directory=True)
+    records = load_records(Tree(repo.path), Config(), cache_dir=repo.path)
+    assert [rf.path for rf in records] == ["agents/log.md", "agents/roadmap.md"]
+    assert sorted(p.name for p in (elsewhere / SUBDIR).iterdir()) == [precious.name]
+    assert not (elsewhere / ".gitignore").exists()
+
+
+def test_prune_keeps_files_that_are_not_entries(repo, monkeypatch):
+    import roadmap.records.cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "KEEP_MIN", 0)
+    load_records(Tree(repo.path), Config(), cache_dir=repo.path)
+    d = repo.path / ".roadmap_cache" / SUBDIR
+    stranger = d / ("b" * 64 + ".json")
+    stranger.write_text("{}")                          # named like an entry, not one
+    notes = d / "notes.json"
+    notes.write_text("{}")
+    for n in range(12):
+        repo.write({"agents/log.md": f"# Log\n\n- Next: rerun ROAD-A-ONE {n}.\n"})
+        load_records(Tree(repo.path), Config(), cache_dir=repo.path)
+    assert stranger.exists() and notes.exists()
+    assert len(_entries(repo.path)) == 8 + 2           # 4x the two used entries, plus the two strangers
