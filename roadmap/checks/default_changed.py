@@ -2,17 +2,20 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from roadmap.checks.asof import commits_matching, news_subset
+from roadmap.checks.commit_text import MAX_COMMITS, message_tokens
 from roadmap.checks.registry import rule
 from roadmap.checks.stale import Reason, detector, findings_for
 from roadmap.checks.surfaces import subject_ids
-from roadmap.checks.terms import distinctive_terms, id_parts, is_distinctive, overlap, tokens
+from roadmap.checks.terms import distinctive_terms, id_parts, is_distinctive, overlap_tokens, tokens
 
 if TYPE_CHECKING:
     from roadmap.checks.asof import News
     from roadmap.checks.context import LintContext
+    from roadmap.history.commit import Commit
     from roadmap.records.model import Statement
 
 OPT_IN = re.compile(r"\bopt-?in\b|\b(?:off|disabled) by default\b|\bdefault(?:s|ed)?(?: to| is)?[ :=]+"
@@ -52,17 +55,16 @@ def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
     feature = _feature_words(st)
     terms = distinctive_terms(st.text, exclude=id_parts(subject_ids(st)))
     for c in news_subset(ctx, "flips-default", lambda: commits_matching(ctx, "flips-default", FLIPPED.search), news):
-        ratio = overlap(terms, c.message).ratio
         best: tuple[int, str, str, list[str]] | None = None    # (rank, what, sentence, flags named)
-        for sent in [c.subject] + _sentences(c.body):
-            m = FLIPPED.search(sent)
-            if not m:
-                continue
-            named = sorted(f for f in flags if re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", sent))
-            near = [t for t in tokens(sent[max(0, m.start() - 30):m.start()]) if t in feature]
+        for sent, before in _flip_sentences(c):
+            named = sorted(f for f in flags if f in sent and _flag_re(f).search(sent))
+            near = [t for t in before if t in feature]
             if named:
                 cand = (0, f"`{named[0]}`", sent, named)
-            elif near and ratio >= 0.3:
+            elif near:
+                ratio = overlap_tokens(terms, message_tokens(c)).ratio
+                if ratio < 0.3:
+                    continue
                 cand = (1 if ratio >= 0.5 else 2, f"the {near[-1]}", sent, [])
             else:
                 continue
@@ -84,10 +86,33 @@ def _reverted(ctx: "LintContext", news: "News", flip, flags: list[str]) -> bool:
     for c in news_subset(ctx, "opt-in", lambda: commits_matching(ctx, "opt-in", OPT_IN.search), news):
         if c.commit_time <= flip.commit_time:
             continue
-        for sent in _sentences(c.message):
-            if OPT_IN.search(sent) and not FLIPPED.search(sent) and (not flags or any(f in sent for f in flags)):
+        for sent in _turned_off(c):
+            if not flags or any(f in sent for f in flags):
                 return True
     return False
+
+
+@lru_cache(maxsize=MAX_COMMITS)
+def _flip_sentences(c: "Commit") -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(sentence, tokens of the 30 characters before its phrase) for each sentence of the commit (subject,
+    then body) that turns something on by default: once per commit, not per statement."""
+    out = []
+    for sent in [c.subject] + _sentences(c.body):
+        m = FLIPPED.search(sent)
+        if m:
+            out.append((sent, tuple(tokens(sent[max(0, m.start() - 30):m.start()]))))
+    return tuple(out)
+
+
+@lru_cache(maxsize=MAX_COMMITS)
+def _turned_off(c: "Commit") -> tuple[str, ...]:
+    """The commit's sentences that call something opt-in again (and flip nothing on)."""
+    return tuple(s for s in _sentences(c.message) if OPT_IN.search(s) and not FLIPPED.search(s))
+
+
+@lru_cache(maxsize=4096)
+def _flag_re(flag: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w-]){re.escape(flag)}(?![\w-])")
 
 
 @rule("RL104", "default-changed", "error")

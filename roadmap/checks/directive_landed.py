@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 
 from roadmap.checks.asof import news_shas, news_subset
 from roadmap.checks.code_symbols import code_delta, in_code_at
+from roadmap.checks.commit_text import message_tokens
 from roadmap.checks.registry import rule
 from roadmap.checks.stale import Reason, detector, findings_for
 from roadmap.checks.surfaces import directive_terms, subject_ids
-from roadmap.checks.terms import Overlap, TermWeights, overlap_tokens, tokens
+from roadmap.checks.terms import Overlap, TermWeights, overlap_tokens
 
 if TYPE_CHECKING:
     from roadmap.checks.asof import News
@@ -71,13 +72,6 @@ def _weights(ctx: "LintContext") -> TermWeights:
     if "_term_weights" not in ctx.extra:
         ctx.extra["_term_weights"] = TermWeights.of(c.message for c in ctx.get_history().commits)
     return ctx.extra["_term_weights"]
-
-
-def _message_tokens(ctx: "LintContext", c: "Commit") -> frozenset[str]:
-    cache: dict = ctx.extra.setdefault("_message_tokens", {})
-    if c.sha not in cache:
-        cache[c.sha] = frozenset(tokens(c.message))
-    return cache[c.sha]
 
 
 def _base_rev(ctx: "LintContext", news: "News") -> str | None:
@@ -141,7 +135,7 @@ def _candidates(ctx: "LintContext", st: "Statement", news: "News") -> list[_Cand
     terms = directive_terms(st)
     weights = _weights(ctx)
     for cand in cands.values():
-        cand.terms = overlap_tokens(terms, _message_tokens(ctx, cand.commit), weights)
+        cand.terms = overlap_tokens(terms, message_tokens(cand.commit), weights)
     return [c for c in cands.values() if c.strength]
 
 

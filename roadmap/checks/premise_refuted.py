@@ -6,6 +6,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from roadmap.checks.asof import commits_matching, news_subset
+from roadmap.checks.commit_text import MAX_COMMITS
 from roadmap.checks.registry import rule
 from roadmap.checks.stale import Reason, detector, findings_for
 from roadmap.checks.surfaces import subject_ids
@@ -46,10 +47,10 @@ def _value_re(v: str) -> re.Pattern[str]:
 
 
 def _names(text: str, values: set[str]) -> bool:
-    return any(_value_re(v).search(text) for v in values)
+    return any(v in text and _value_re(v).search(text) for v in values)   # a substring first: cheap
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=MAX_COMMITS)
 def _refuting(c: "Commit") -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The commit's paragraphs that say something was wrong, each with its sentences that say so (the
     part of `_refutation` that does not depend on the statement: once per commit, not per statement)."""
