@@ -24,20 +24,69 @@ def code_pathspec(ctx: "LintContext") -> list[str]:
     return specs
 
 
+MAX_SNAPSHOT_BYTES = 64 << 20   # code at one revision read into memory at most; past it, one `git grep` per symbol
+
+
 def in_code_at(ctx: "LintContext", symbol: str, rev: str) -> bool:
     """Does `symbol` occur in a code file of `rev`? (A git failure reads as "present": no introduction
-    is ever inferred from an error.)"""
+    is ever inferred from an error.) Answers what `git grep -l -F -e <symbol> <rev> -- <code pathspec>`
+    would: from the revision's code files read once (`code_snapshot`), else from that grep."""
     cache: dict = ctx.extra.setdefault("_code_at", {})
     key = (symbol, rev)
     if key not in cache:
         try:
             if not SHA.match(rev):          # git grep has no --end-of-options: only full shas reach it
                 return True
-            out = run_git(ctx.root, "grep", "-l", "-F", "-e", symbol, rev, "--", *code_pathspec(ctx), check=False)
-            cache[key] = bool(out.strip()) or not _rev_ok(ctx, rev)
+            snapshot = code_snapshot(ctx, rev) if symbol and "\n" not in symbol else None
+            if snapshot is not None:
+                needle = symbol.encode("utf-8", "surrogateescape")
+                cache[key] = any(needle in blob for blob in snapshot)
+            else:
+                out = run_git(ctx.root, "grep", "-l", "-F", "-e", symbol, rev, "--", *code_pathspec(ctx),
+                              check=False)
+                cache[key] = bool(out.strip()) or not _rev_ok(ctx, rev)
         except GitError:
             cache[key] = True
     return cache[key]
+
+
+def code_snapshot(ctx: "LintContext", rev: str) -> list[bytes] | None:
+    """The contents of the files `git grep` searches at `rev` under the code pathspec (those it lists for an
+    empty pattern: every non-empty file, binaries included), read with one `git cat-file --batch`; once
+    per revision. None (callers grep per symbol) when the revision is unknown, a name cannot be fed to
+    cat-file, or the code is larger than MAX_SNAPSHOT_BYTES."""
+    cache: dict = ctx.extra.setdefault("_code_snapshot", {})
+    if rev not in cache:
+        cache[rev] = _read_snapshot(ctx, rev)
+    return cache[rev]
+
+
+def _read_snapshot(ctx: "LintContext", rev: str) -> list[bytes] | None:
+    listed = run_git(ctx.root, "grep", "-l", "-z", "-e", "", rev, "--", *code_pathspec(ctx), check=False)
+    names = [n for n in listed.split(b"\0") if n]
+    if not names:
+        return [] if _rev_ok(ctx, rev) else None
+    if any(b"\n" in n for n in names):
+        return None
+    query = b"".join(n + b"\n" for n in names)
+    sizes = run_git(ctx.root, "cat-file", "--batch-check=%(objecttype) %(objectsize)", input=query, check=False)
+    rows = sizes.split(b"\n")[:len(names)]
+    if len(rows) != len(names) or any(not r.startswith(b"blob ") for r in rows):
+        return None
+    if sum(int(r.split()[1]) for r in rows) > MAX_SNAPSHOT_BYTES:
+        return None
+    out = run_git(ctx.root, "cat-file", "--batch", input=query, check=False)
+    blobs: list[bytes] = []
+    pos = 0
+    for _ in names:                 # "<oid> blob <size>\n<content>\n" per name
+        nl = out.find(b"\n", pos)
+        head = out[pos:nl].split() if nl >= 0 else []
+        if len(head) != 3 or head[1] != b"blob":
+            return None
+        size = int(head[2])
+        blobs.append(out[nl + 1:nl + 1 + size])
+        pos = nl + 1 + size + 1
+    return blobs
 
 
 def _rev_ok(ctx: "LintContext", rev: str) -> bool:

@@ -91,3 +91,40 @@ def test_refutations_found_among_many_statements_and_commits(git_repo):
     found = _lint(repo, "RL103")
     assert sorted((f.record_id, f.evidence[0]["sha"]) for f in found) == \
         sorted((f"ROW-{n:02d}-X", sha) for n, sha in shas.items())
+
+
+def test_in_code_at_reads_the_revision_once_and_answers_as_git_grep(git_repo, monkeypatch):
+    import subprocess
+
+    from roadmap.checks.context import LintContext
+    from roadmap.config import Config
+    from roadmap.history.tree import Tree
+
+    repo = git_repo()
+    repo.commit({"src/a.py": "class DeviceTokenMirror: ...\nFLAG = '--no-async'\n", "assets/b.bin": b"\0\1VT_X_Y\0",
+                 "agents/plan.md": "- Wire `HostOnly` and `DeviceTokenMirror`.\n", "docs/n.md": "HostOnly\n",
+                 "src/empty.py": ""}, "a", "2026-07-25")
+    sha = repo.rev()
+    ctx = LintContext(root=repo.path, config=Config(), records=[], tree=Tree(repo.path), head=sha)
+    symbols = ["DeviceTokenMirror", "--no-async", "VT_X_Y", "HostOnly", "Mirror: .", "x*", "", "a\nb"]
+    greps = []
+    real = code_symbols.run_git
+
+    def counting(root, *args, **kw):
+        greps.append(args[0])
+        return real(root, *args, **kw)
+    monkeypatch.setattr(code_symbols, "run_git", counting)
+    got = {s: code_symbols.in_code_at(ctx, s, sha) for s in symbols}
+    assert greps.count("grep") <= 1 + 2            # the listing, plus a grep each for "" and "a\nb"
+    want = {}
+    for s in symbols:
+        out = subprocess.run(["git", "-C", str(repo.path), "grep", "-l", "-F", "-e", s, sha, "--",
+                              *code_symbols.code_pathspec(ctx)], capture_output=True).stdout
+        want[s] = bool(out.strip())
+    assert got == want
+    assert got["DeviceTokenMirror"] and got["VT_X_Y"] and not got["HostOnly"]   # records and docs are not code
+
+    monkeypatch.setattr(code_symbols, "MAX_SNAPSHOT_BYTES", 0)     # too much code to hold: one grep each
+    fresh = LintContext(root=repo.path, config=Config(), records=[], tree=Tree(repo.path), head=sha)
+    assert {s: code_symbols.in_code_at(fresh, s, sha) for s in symbols} == want
+    assert code_symbols.in_code_at(fresh, "DeviceTokenMirror", "0" * 40) is True   # unknown: never "absent"
