@@ -85,6 +85,22 @@ def _parser() -> argparse.ArgumentParser:
     rule.add_argument("code", nargs="?", metavar="CODE", help="a rule code such as RL301")
     rule.set_defaults(func=cmd_rule)
 
+    rep = sub.add_parser("report", help="the coordination report: rows, evidence trends, open directives, claims, "
+                                        "findings as reconciliations (Markdown or one HTML file)",
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         epilog="examples:\n  roadmap report                          Markdown on stdout\n"
+                                "  roadmap report -o out/report.html       one self-contained HTML file\n"
+                                "  roadmap report -o \"$GITHUB_STEP_SUMMARY\"  a CI job summary (Markdown)")
+    rep.add_argument("path", nargs="?", default=None, metavar="PATH", help="the repository (default: the one "
+                                                                          "containing the current directory)")
+    rep.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    rep.add_argument("--format", choices=("markdown", "html"), default=None,
+                     help="default: html when FILE ends in .html/.htm, else markdown")
+    rep.add_argument("--at", metavar="REV", help="the records (and history) as they were at REV")
+    rep.add_argument("--no-cache", action="store_true", help="do not read or write .roadmap_cache/")
+    rep.add_argument("--config", metavar="FILE", help="config file (default: roadmap.yaml or pyproject.toml)")
+    rep.set_defaults(func=cmd_report)
+
     ev = sub.add_parser("evidence", help="list or verify the benchmark evidence under the evidence root",
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         epilog="examples:\n  roadmap evidence list                       every entry, oldest first\n"
@@ -256,6 +272,22 @@ def cmd_rule(args: argparse.Namespace) -> int:
     r = match[0]
     print(f"{r.code} {r.name} (default severity: {r.severity})\n")
     print(r.doc)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from roadmap.lint import LintOptions, lint
+    from roadmap.report import build_report, render_report
+
+    root, _ = _find_root(args.path)
+    fmt = args.format or ("html" if (args.output or "").lower().endswith((".html", ".htm")) else "markdown")
+    result = lint(root, LintOptions(at=args.at, use_cache=not args.no_cache,
+                                    config_file=Path(args.config) if args.config else None))
+    text = render_report(build_report(result), fmt)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
     return 0
 
 
