@@ -35,7 +35,7 @@ def trend_svg(series: Series) -> str:
            f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" class="plot"/>']
     for v in (hi - pad, lo + pad):
         _, y = xy(0, v)
-        out.append(f'<text x="{LEFT - 6}" y="{y + 4}" text-anchor="end" class="axis">{v:.0f}</text>')
+        out.append(f'<text x="{LEFT - 6}" y="{y + 4}" text-anchor="end" class="axis">{v:.2f}</text>')
         out.append(f'<line x1="{LEFT}" x2="{LEFT + plot_w}" y1="{y}" y2="{y}" class="grid"/>')
     out.append('<polyline fill="none" class="line" points="'
                + " ".join(f"{x},{y}" for x, y in coords) + '"/>')
