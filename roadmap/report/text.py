@@ -37,6 +37,8 @@ def trend(series: Series) -> str:
         text = f"… {text}"
     if len(pts) >= 2:
         text += f", {change(pts[0].tok_s or 0.0, pts[-1].tok_s or 0.0)} over {len(pts)} entries"
+    if len(pts) < len(series.points):   # foreign evidence (no result.json) states no figure to plot
+        text += f" ({len(pts)} of {len(series.points)} entries state a tok/s figure)"
     return text
 
 

@@ -81,6 +81,7 @@ def test_seed_directives_rows_and_claims(seed_report):
     md = render_report(report, "markdown")
     assert f"| {ROW} | GATING (`{ROADMAP}:12`) | local-bf16-4b (2026-08-07): 6831.71 tok/s, 1.0283x vs peer |" in md
     assert "| CLAIM-GGUF-Q4K | active | 28 days since 2026-07-12 |" in md
+    assert "6831.71 (2026-08-07) (1 of 7 entries state a tok/s figure)" in md   # the reruns are foreign evidence
 
 
 def _result(series: str, row: str, created: str, tok_s: float, ratio: float) -> str:
@@ -165,6 +166,18 @@ def test_html_is_one_self_contained_file_with_an_svg_per_trend(trend_repo):
     text = "".join(parser.text)
     assert "20260801-tp-demo: 1000.50 tok/s" in text and "20260805-tp-demo: 1100.25 tok/s" in text
     assert html == render_report(build_report(lint(trend_repo, LintOptions(use_cache=False))), "html")
+
+
+def test_seed_html_parses_and_files_item14(seed_report):
+    _, report = seed_report
+    parser = _Tags()
+    parser.feed(render_report(report, "html"))
+    parser.close()
+    assert parser.errors == [] and parser.stack == []
+    text = "".join(parser.text)
+    assert f"RL101 directive-landed ({ROW})" in text and "Surfaces (4):" in text
+    assert all(f"{path}:{line}" in text for path, line in ITEM14_SURFACES)
+    assert parser.starts.count("svg") == 0, "no seed series has two tok/s figures (its reruns are foreign evidence)"
 
 
 def test_cli_report_writes_markdown_and_html(trend_repo, tmp_path, capsys):
