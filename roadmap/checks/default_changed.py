@@ -10,7 +10,7 @@ from roadmap.checks.commit_text import MAX_COMMITS, message_tokens
 from roadmap.checks.registry import rule
 from roadmap.checks.stale import Reason, detector, findings_for
 from roadmap.checks.surfaces import subject_ids
-from roadmap.checks.terms import distinctive_terms, id_parts, is_distinctive, overlap_tokens, tokens
+from roadmap.checks.terms import distinctive_terms, hinted, id_parts, is_distinctive, overlap_tokens, tokens
 
 if TYPE_CHECKING:
     from roadmap.checks.asof import News
@@ -23,6 +23,8 @@ OPT_IN = re.compile(r"\bopt-?in\b|\b(?:off|disabled) by default\b|\bdefault(?:s|
 FLIPPED = re.compile(r"(?<!not )\b(?:on|enabled|true) by default\b|\bdefault(?:s|ed)?(?: to| is| is now| now)?"
                      r"[ :=]+(?:on|1|true|enabled)\b|\b(?:turn(?:s|ed)?|switch(?:es|ed)?|flip(?:s|ped)?)\b[^.]{0,40}"
                      r"\bon by default\b", re.I)
+says_opt_in = hinted(OPT_IN, ("opt", "default", "exper"))     # every OPT_IN match holds one of these
+says_flipped = hinted(FLIPPED, ("default",))
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+")
 _FLAG = re.compile(r"^(?:--[a-z0-9][\w-]+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$")
 
@@ -46,7 +48,7 @@ def _sentences(text: str) -> list[str]:
 
 
 def _applies(st: "Statement") -> bool:
-    return bool(OPT_IN.search(st.text))
+    return says_opt_in(st.text)
 
 
 @detector("RL104", _applies)
@@ -54,7 +56,7 @@ def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
     flags = _flags(st)
     feature = _feature_words(st)
     terms = distinctive_terms(st.text, exclude=id_parts(subject_ids(st)))
-    for c in news_subset(ctx, "flips-default", lambda: commits_matching(ctx, "flips-default", FLIPPED.search), news):
+    for c in news_subset(ctx, "flips-default", lambda: commits_matching(ctx, "flips-default", says_flipped), news):
         best: tuple[int, str, str, list[str]] | None = None    # (rank, what, sentence, flags named)
         for sent, before in _flip_sentences(c):
             named = sorted(f for f in flags if f in sent and _flag_re(f).search(sent))
@@ -83,7 +85,7 @@ def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
 
 def _reverted(ctx: "LintContext", news: "News", flip, flags: list[str]) -> bool:
     """A later news commit that turns the same flag back off (and names it) cancels the flip."""
-    for c in news_subset(ctx, "opt-in", lambda: commits_matching(ctx, "opt-in", OPT_IN.search), news):
+    for c in news_subset(ctx, "opt-in", lambda: commits_matching(ctx, "opt-in", says_opt_in), news):
         if c.commit_time <= flip.commit_time:
             continue
         for sent in _turned_off(c):

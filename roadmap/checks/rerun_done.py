@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from roadmap.checks.registry import rule
 from roadmap.checks.stale import Reason, detector, findings_for
 from roadmap.checks.surfaces import subject_ids
-from roadmap.checks.terms import distinctive_terms, id_parts, size_terms, tokens
+from roadmap.checks.terms import distinctive_terms, hinted, id_parts, size_terms, tokens
 
 if TYPE_CHECKING:
     from roadmap.checks.asof import News
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 RERUN = re.compile(r"\bre-?(?:run|measure|bench(?:mark)?|take|profile)\b|\b(?:measure|run|bench(?:mark)?)\s+"
                    r"(?:\w+\s+){0,3}again\b|\brepeat the\b", re.I)
+says_rerun = hinted(RERUN, ("run", "mea", "bench", "take", "prof", "aga", "repeat"))   # one in every match
 MIN_SLUG_COVERAGE = 2 / 3
 
 
@@ -38,7 +39,7 @@ def match(st: "Statement", entry: "EvidenceEntry") -> str | None:
 
 
 def _applies(st: "Statement") -> bool:
-    return st.directive and bool(RERUN.search(st.directive_text or st.text))
+    return st.directive and says_rerun(st.directive_text or st.text)
 
 
 @detector("RL102", _applies)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 _DATE = re.compile(r"^\d{4,8}$")
@@ -167,6 +167,18 @@ def overlap_tokens(terms: set[str], other: set[str] | frozenset[str], weights: T
         return Overlap(matched, len(terms))
     total = sum(weights.idf(t) for t in terms)
     return Overlap(matched, len(terms), sum(weights.idf(t) for t in matched) / total)
+
+
+def hinted(pattern: re.Pattern[str], hints: tuple[str, ...]) -> Callable[[str], bool]:
+    """`bool(pattern.search(text))`, skipping the regex for text that holds none of `hints` (lower case).
+
+    Every match of `pattern` must contain one of the hints, case-insensitively; hints avoid the letters
+    `i` and `s`, which re.IGNORECASE also matches with non-ASCII letters (ı, İ, ſ) that `str.lower` keeps.
+    A regex of many `\\b`-led alternatives is tried at every position; a substring test is not."""
+    def search(text: str) -> bool:
+        low = text.lower()
+        return any(h in low for h in hints) and pattern.search(text) is not None
+    return search
 
 
 def jaccard(a: set[str], b: set[str]) -> float:
