@@ -34,14 +34,18 @@ _ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.json")
 
 
 @lru_cache(maxsize=1)
-def parser_fingerprint() -> str:
-    """sha256 over the source of the code a parse runs: a changed parser never reads an old entry."""
+def parser_fingerprint() -> str | None:
+    """sha256 over the source of the code a parse runs: a changed parser never reads an old entry. None
+    when the source cannot be read (e.g. run from a zip): then there is no cache."""
     import markdown_it
 
     here = Path(__file__).resolve().parent
     h = hashlib.sha256(f"markdown-it-py {markdown_it.__version__}\n".encode())
-    for p in sorted(here.glob("*.py")) + [here.parent / "config.py"]:
-        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    try:
+        for p in sorted(here.glob("*.py")) + [here.parent / "config.py"]:
+            h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    except OSError:
+        return None
     return h.hexdigest()
 
 

@@ -25,9 +25,9 @@ def record_paths(files: Iterable[str], config: "Config") -> list[str]:
 def load_records(tree: "Tree", config: "Config", cache_dir: str | Path | None = None) -> list[RecordFile]:
     """Every record file of `tree`, parsed. With `cache_dir` (the directory holding `.roadmap_cache/`),
     parses are looked up by content first and stored after: unchanged files are not parsed again."""
-    from roadmap.records.cache import RecordCache
+    from roadmap.records.cache import RecordCache, parser_fingerprint
 
-    cache = RecordCache(cache_dir, config) if cache_dir is not None else None
+    cache = RecordCache(cache_dir, config) if cache_dir is not None and parser_fingerprint() else None
     out: list[RecordFile] = []
     for path in record_paths(tree.files, config):
         data = tree.read_bytes(path)

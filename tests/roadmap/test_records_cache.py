@@ -195,3 +195,12 @@ def test_prune_keeps_files_that_are_not_entries(repo, monkeypatch):
         load_records(Tree(repo.path), Config(), cache_dir=repo.path)
     assert stranger.exists() and notes.exists()
     assert len(_entries(repo.path)) == 8 + 2           # 4x the two used entries, plus the two strangers
+
+
+def test_no_cache_when_the_parser_source_cannot_be_read(repo, parses, monkeypatch):
+    import roadmap.records.cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "parser_fingerprint", lambda: None)
+    load_records(Tree(repo.path), Config(), cache_dir=repo.path)
+    load_records(Tree(repo.path), Config(), cache_dir=repo.path)
+    assert len(parses) == 4 and not (repo.path / ".roadmap_cache").exists()
