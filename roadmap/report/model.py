@@ -16,7 +16,7 @@ class Point:
     path: str                       # repo-relative
     tok_s: float | None = None      # metrics.output_tok_per_s.median (ours)
     peer_ratio: float | None = None # the first peer's `ratio` (ours / peer), when present
-    peer_complete: bool | None = None  # that peer's `complete` flag (False: it ran out of time; a bound)
+    peer_complete: bool | None = None  # that peer's `complete` flag (False: it was stopped early; the ratio is not comparable)
     row: str | None = None
 
 

@@ -13,7 +13,7 @@ def tok_s(v: float | None) -> str:
 def ratio(p: Point) -> str:
     if p.peer_ratio is None:
         return "—"
-    return f"{p.peer_ratio:g}x" + (" (the peer did not finish: a bound)" if p.peer_complete is False else "")
+    return f"{p.peer_ratio:g}x" + (" (the peer was stopped early: not a comparable ratio)" if p.peer_complete is False else "")
 
 
 def days(n: int | None) -> str:
