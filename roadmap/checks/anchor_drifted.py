@@ -5,7 +5,7 @@ from typing import Iterator
 
 from roadmap.checks.anchors import locate, repoint, symbol_parts
 from roadmap.checks.context import LintContext
-from roadmap.checks.refs import file_lines, path_refs, quote, record_lines, resolve
+from roadmap.checks.refs import quote, readable_refs, record_lines
 from roadmap.checks.registry import rule
 from roadmap.findings import Edit, Finding
 
@@ -38,25 +38,17 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Finding]:
     is re-pointed there, keeping the length of the range (`:2430-2455` -> `:2470-2495`). When several lines
     match equally, or the symbol is gone, there is no automatic fix: re-read the file and correct the record.
     """
-    for site in path_refs(ctx):
+    for site, path, lines in readable_refs(ctx, lambda ref: bool(ref.symbol)):
         ref = site.ref
-        if not ref.symbol:
-            continue
-        res = resolve(ctx, ref, site.rf.path)
-        if res.path is None:
-            continue
-        lines = file_lines(ctx, res.path)
-        if lines is None:
-            continue
         loc = locate(lines, ref)
         if loc.status == "on-lines":
             continue
         name, _ = symbol_parts(ref.symbol)
-        where = f"{res.path}:{_span(ref.line, ref.end_line)}" if ref.line else res.path
+        where = f"{path}:{_span(ref.line, ref.end_line)}" if ref.line else path
         edits: list[Edit] = []
         fix = None
         if loc.status == "absent":
-            msg = f"`{name}` ({quote(ref)}) is no longer in {res.path}"
+            msg = f"`{name}` ({quote(ref)}) is no longer in {path}"
             fix = "find where the symbol went (or what replaced it) and correct the record"
         elif loc.status == "ambiguous":
             shown = ", ".join(str(n) for n in loc.candidates[:5])
@@ -66,7 +58,7 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Finding]:
         else:
             assert loc.line is not None
             new_end = None if ref.end_line in (None, ref.line) else loc.line + (ref.end_line - ref.line)
-            msg = f"`{name}` is no longer on {where}; it is at {res.path}:{_span(loc.line, new_end)} now"
+            msg = f"`{name}` is no longer on {where}; it is at {path}:{_span(loc.line, new_end)} now"
             new_text = repoint(ref.text, ref, loc.line) if ref.text else None
             lines_here = record_lines(ctx, site.rf)
             if new_text and 1 <= site.line <= len(lines_here) and ref.text in lines_here[site.line - 1]:

@@ -5,7 +5,7 @@ from typing import Iterator
 
 from roadmap.checks.anchors import relocate
 from roadmap.checks.context import LintContext
-from roadmap.checks.refs import file_lines, path_refs, quote, resolve
+from roadmap.checks.refs import quote, readable_refs
 from roadmap.checks.registry import rule
 from roadmap.findings import Finding
 
@@ -31,16 +31,8 @@ def line_out_of_range(ctx: LintContext) -> Iterator[Finding]:
     symbol that is still in the file, RL303 reports it instead, with a safe fix.
     """
     relocating = "RL303" in ctx.selected
-    for site in path_refs(ctx):
+    for site, path, lines in readable_refs(ctx, lambda ref: ref.line is not None):
         ref = site.ref
-        if ref.line is None:
-            continue
-        res = resolve(ctx, ref, site.rf.path)
-        if res.path is None:
-            continue
-        lines = file_lines(ctx, res.path)
-        if lines is None:
-            continue
         last = max(ref.line, ref.end_line or ref.line)
         if last <= len(lines):
             continue
@@ -48,8 +40,8 @@ def line_out_of_range(ctx: LintContext) -> Iterator[Finding]:
             continue   # RL303 re-anchors it: one finding per stale reference
         span = f"line {last}" if ref.end_line in (None, ref.line) else f"lines {ref.line}-{ref.end_line}"
         yield line_out_of_range.rule.finding(
-            message=f"{quote(ref)} points past the end of {res.path}: it has {len(lines)} lines, the reference "
+            message=f"{quote(ref)} points past the end of {path}: it has {len(lines)} lines, the reference "
                     f"needs {span}",
             path=site.rf.path, line=site.line, end_line=site.line, record_id=site.st.row_id,
-            fix=f"re-point the reference at the lines of {res.path} that hold what the record means",
+            fix=f"re-point the reference at the lines of {path} that hold what the record means",
             key=f"{ref.path}:{ref.line}-{ref.end_line}")

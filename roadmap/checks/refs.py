@@ -183,6 +183,20 @@ def file_lines(ctx: LintContext, path: str) -> list[str] | None:
     return cache[path]
 
 
+def readable_refs(ctx: LintContext, want) -> Iterator[tuple[RefSite, str, list[str]]]:
+    """(site, resolved path, file lines) for every path reference `want(ref)` accepts whose file resolves
+    and reads as text: what the line and anchor rules share before they judge the lines."""
+    for site in path_refs(ctx):
+        if not want(site.ref):
+            continue
+        res = resolve(ctx, site.ref, site.rf.path)
+        if res.path is None:
+            continue
+        lines = file_lines(ctx, res.path)
+        if lines is not None:
+            yield site, res.path, lines
+
+
 def anchored(ref: PathRef) -> bool:
     """A reference to lines or a symbol: unmistakably meant as a file reference."""
     return ref.line is not None or ref.symbol is not None
