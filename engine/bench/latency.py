@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import torch
 
 from engine.bench import evidence, metrics, ours, workloads
 from engine.bench.errors import BenchError
@@ -36,11 +35,7 @@ def run(args: Any, command: str) -> int:
         ours.generate(llm, w)
     runs = []
     for i in range(args.num_iters):
-        if s.device.type == "cuda":
-            torch.cuda.synchronize(s.device)
-            torch.cuda.reset_peak_memory_stats(s.device)
-        timings, elapsed = ours.generate(llm, w)
-        peak = torch.cuda.max_memory_allocated(s.device) if s.device.type == "cuda" else None
+        timings, elapsed, peak = ours.timed_run(llm, w, s.device)
         r = metrics.run_metrics(timings, elapsed, peak)
         r.pop("cdf_ms")   # one batch per run: the pooled quantiles below describe it
         r["latency_ms"] = round(elapsed * 1e3, 4)

@@ -78,6 +78,18 @@ def generate(llm: Any, workload: Workload, on_progress: Callable[[int, int], Non
     return timings, elapsed
 
 
+
+def timed_run(llm: Any, workload: Workload, device: torch.device,
+              on_progress: Callable[[int, int], None] | None = None
+              ) -> tuple[list[RequestTiming], float, int | None]:
+    """generate() with the device's peak memory measured over that pass alone: (timings, seconds, peak bytes)."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        torch.cuda.reset_peak_memory_stats(device)
+    timings, elapsed = generate(llm, workload, on_progress)
+    peak = torch.cuda.max_memory_allocated(device) if device.type == "cuda" else None
+    return timings, elapsed, peak
+
 def _progress_kwargs(llm: Any, total: int, on_progress: Callable[[int, int], None] | None) -> dict[str, Any]:
     """vLLM's generate(use_tqdm=...) takes a callable; pass our progress through it when the engine does too."""
     import inspect

@@ -94,12 +94,8 @@ def run_ours(args: Any, s: Session, w: workloads.Workload) -> tuple[dict[str, An
     ours.warmup(llm, w)
     runs = []
     for i in range(args.repeat):
-        if s.device.type == "cuda":
-            torch.cuda.synchronize(s.device)
-            torch.cuda.reset_peak_memory_stats(s.device)
         with progress(f"run {i + 1}/{args.repeat}", w.num_requests) as tick:
-            timings, elapsed = ours.generate(llm, w, tick)
-        peak = torch.cuda.max_memory_allocated(s.device) if s.device.type == "cuda" else None
+            timings, elapsed, peak = ours.timed_run(llm, w, s.device, tick)
         r = metrics.run_metrics(timings, elapsed, peak)
         runs.append(r)
         log(f"run {i + 1}/{args.repeat}: {elapsed:.2f} s, {_fmt(r['output_tok_per_s'])} output tok/s, "
