@@ -194,8 +194,10 @@ class AsyncEngine:
                     self._add(*payload, outbox)
                 elif kind == "abort" and payload in self._tracked:
                     core.abort_requests([payload])
-                    del self._tracked[payload]
+                    t = self._tracked.pop(payload)
                     self.stats.num_aborted += 1
+                    log.info("request %s aborted (its client left) after %d tokens; its KV blocks are free",
+                             payload, t.sent_tokens)
             if core.has_unfinished_requests():
                 try:
                     finished, result = core.step()
