@@ -169,6 +169,15 @@ async def _serve(request: web.Request, req: GenerateRequest, shape: _CompletionS
 async def _stream(request: web.Request, req: GenerateRequest, shape: _CompletionShape,
                   admission) -> web.StreamResponse:
     resp = web.StreamResponse(headers=SSE_HEADERS)
+    try:
+        return await _write_events(request, req, shape, admission, resp)
+    except ConnectionResetError:   # the client left while we wrote; leaving the admission aborted its request
+        log.info("client of %s hung up mid-stream", shape.id)
+        return resp
+
+
+async def _write_events(request: web.Request, req: GenerateRequest, shape: _CompletionShape, admission,
+                        resp: web.StreamResponse) -> web.StreamResponse:
     async with admission as stream:
         await resp.prepare(request)
 
