@@ -181,3 +181,19 @@ def test_mistakes_get_an_openai_error_naming_the_field(core: EngineCore, path, b
     assert e["code"] == status and e["param"] == param and words in e["message"], e
     assert "Traceback" not in e["message"]
     assert not core.has_unfinished_requests()
+
+
+def test_serve_cli_flags_reach_the_engine_config(capsys) -> None:
+    from engine.cli import build_parser, main
+    from engine.serve.cli import engine_config
+    args = build_parser().parse_args(["serve", "Qwen3-0.6B", "--load-format", "dummy", "--device", "cpu",
+                                      "--max-num-seqs", "3", "--block-size", "8", "--no-enable-prefix-caching",
+                                      "--port", "9001", "--served-model-name", "q", "--max-queued-requests", "7"])
+    cfg = engine_config(args)
+    assert (cfg.model, cfg.load_format, cfg.max_num_seqs, cfg.block_size, cfg.enable_prefix_caching) == \
+        ("Qwen3-0.6B", "dummy", 3, 8, False)
+    assert (args.port, args.served_model_name, args.max_queued_requests, args.host) == (9001, "q", 7, "127.0.0.1")
+    assert main(["serve", "a", "--model", "b"]) == 2
+    err = capsys.readouterr().err
+    assert "two models given" in err and err.count("\n") == 1
+    assert main(["serve", "--port", "70000"]) == 2 and "--port must be in [0, 65535]" in capsys.readouterr().err
