@@ -4,6 +4,7 @@ multi-byte character."""
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import aiohttp
@@ -78,20 +79,21 @@ def test_a_full_queue_answers_503_at_once_and_recovers(core: EngineCore) -> None
 
 def test_an_engine_failure_is_a_500_and_the_server_keeps_serving(core: EngineCore) -> None:
     original = core.runner.execute_model
-    calls = {"n": 0}
+    failed = []
 
-    def fails_once(sched):
-        calls["n"] += 1
-        if calls["n"] == 2:
+    def fails_once(sched):   # the first step that runs both requests fails
+        if not failed and len(sched.num_scheduled_tokens) == 2:
+            failed.append(sched)
             raise RuntimeError("injected device fault")
+        time.sleep(0.01)
         return original(sched)
 
     async def body(client, engine):
         core.runner.execute_model = fails_once
         try:
             plain, streamed = await asyncio.gather(
-                client.post("/v1/completions", json={**LONG, "max_tokens": 5}),
-                client.post("/v1/completions", json={**LONG, "max_tokens": 5, "stream": True}))
+                client.post("/v1/completions", json={**LONG, "max_tokens": 20}),
+                client.post("/v1/completions", json={**LONG, "max_tokens": 20, "stream": True}))
             events = await sse_events(streamed)
             after = await client.post("/v1/completions", json={**LONG, "max_tokens": 3})
             return plain.status, await plain.json(), events, after.status, await after.json()
@@ -102,7 +104,7 @@ def test_an_engine_failure_is_a_500_and_the_server_keeps_serving(core: EngineCor
     assert status == 500 and "injected device fault" in err["error"]["message"]
     assert events[-2]["error"]["code"] == 500 and events[-1] == "[DONE]"   # the stream ends with the error
     assert after_status == 200 and after["usage"]["completion_tokens"] == 3
-    assert engine_idle(core)
+    assert len(failed) == 1 and engine_idle(core)
 
 
 def test_shutdown_ends_every_request_in_flight(core: EngineCore) -> None:
