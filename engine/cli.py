@@ -115,7 +115,7 @@ def throughput_line(llm, outputs) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="engine", description="A reference LLM inference engine (vLLM-style).")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{generate,bench}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{generate,bench,serve}")
     _generate_parser(sub)
     try:
         from engine.bench import cli as bench_cli   # written by the bench engineer; optional until it lands
@@ -123,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
         bench_cli = None
     if bench_cli is not None and hasattr(bench_cli, "add_parser"):
         bench_cli.add_parser(sub)
+    from engine.serve import cli as serve_cli
+    serve_cli.add_parser(sub)
     return parser
 
 

@@ -87,6 +87,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     ren = sub.add_parser("render", help="(re)write summary.md and plot.png of evidence dirs from their result.json")
     ren.add_argument("dirs", nargs="+")
     ren.set_defaults(func=_render)
+
+    from engine.bench import serve as serve_bench   # the load client for `engine serve`
+    serve_bench.add_parser(sub)
     return bench
 
 
