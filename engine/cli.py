@@ -1,4 +1,4 @@
-"""`engine generate | bench`: vLLM's flag names; a user mistake is one line on stderr and exit code 2."""
+"""`engine generate | serve | bench`: vLLM's flag names; a user mistake is one line on stderr and exit code 2."""
 from __future__ import annotations
 
 import argparse
@@ -6,7 +6,9 @@ import os
 import sys
 from collections.abc import Sequence
 
+from engine.bench import cli as bench_cli
 from engine.errors import EngineError
+from engine.serve import cli as serve_cli
 
 
 def add_engine_args(p: argparse.ArgumentParser) -> None:
@@ -117,13 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="engine", description="A reference LLM inference engine (vLLM-style).")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{generate,bench,serve}")
     _generate_parser(sub)
-    try:
-        from engine.bench import cli as bench_cli   # written by the bench engineer; optional until it lands
-    except ImportError:
-        bench_cli = None
-    if bench_cli is not None and hasattr(bench_cli, "add_parser"):
-        bench_cli.add_parser(sub)
-    from engine.serve import cli as serve_cli
+    bench_cli.add_parser(sub)
     serve_cli.add_parser(sub)
     return parser
 
