@@ -9,6 +9,7 @@ the CPU interpreter when the kernel modules are imported, so importing them must
 """
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -63,9 +64,9 @@ def triton_unavailable(device: torch.device, head_dim: int | None = None,
     if block_size is not None and (block_size < 16 or block_size & (block_size - 1)):
         return f"the Triton kernels need block_size a power of two >= 16, got {block_size}"
     try:
-        import triton  # noqa: F401
-    except ImportError as e:
-        return f"triton does not import ({e})"
+        importlib.import_module("triton")
+    except Exception as e:   # a broken install fails in more ways than ImportError
+        return f"triton does not import ({type(e).__name__}: {e})"
     return None
 
 

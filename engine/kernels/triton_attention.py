@@ -24,8 +24,8 @@ __all__ = ["paged_attention", "prefill_attention", "write_kv", "check_shapes", "
 
 prefill_attention = reference.prefill_attention
 _DTYPES = (torch.float16, torch.bfloat16, torch.float32)
-# Split-KV pays off once each of its NUM_SEGMENTS slices still holds several KV blocks.
-MIN_SPLIT_SEQLEN = 4 * NUM_SEGMENTS * 16
+# Split-KV pays off only when each of its NUM_SEGMENTS slices still holds a few 32-key tiles (64+ keys each).
+MIN_SPLIT_SEQLEN = NUM_SEGMENTS * 64
 
 
 def check_shapes(q: torch.Tensor, kv_cache: torch.Tensor) -> None:
