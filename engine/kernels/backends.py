@@ -90,15 +90,17 @@ def select(name: str, device: torch.device, *, head_dim: int | None = None,
     if name == "torch":
         return REFERENCE
     device = torch.device(device)
-    if name == "auto" and device.type != "cuda":
-        return REFERENCE                  # the CPU interpreter is for tests: auto never picks it
-    if name == "auto" and triton_unavailable(device, head_dim, block_size) is not None:
-        return REFERENCE
+    if name == "auto" and (device.type != "cuda" or triton_unavailable(device, head_dim, block_size) is not None):
+        return REFERENCE                  # auto never picks the CPU interpreter: it is for tests
     require_triton(device, head_dim, block_size)
     kernels = _triton_kernels()
-    if device.type == "cpu" and not _interpreted():
-        raise EngineError("the Triton kernels were imported before TRITON_INTERPRET=1 was set, so they target a "
-                          "GPU; set TRITON_INTERPRET=1 before starting Python")
+    on_cpu = device.type == "cpu"
+    if _interpreted() != on_cpu:          # fixed when the kernel modules were first imported in this process
+        if name == "auto":
+            return REFERENCE
+        built, fix = ("a GPU", "set TRITON_INTERPRET=1") if on_cpu else ("the CPU interpreter", "unset TRITON_INTERPRET")
+        raise EngineError(f"the Triton kernels in this process were built for {built} when first imported, so they "
+                          f"cannot run on {device.type}; {fix} before starting Python")
     return kernels
 
 

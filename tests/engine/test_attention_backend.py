@@ -59,6 +59,16 @@ def test_triton_under_the_interpreter_gives_the_triton_kernels(monkeypatch: pyte
     assert kernels.write_kv is triton_attention.write_kv
 
 
+def test_kernels_built_for_the_interpreter_never_run_on_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test process that imported the kernels under TRITON_INTERPRET=1: auto falls back, triton says why."""
+    pytest.importorskip("triton")
+    monkeypatch.setattr(backends, "_interpreted", lambda: True)
+    cuda = torch.device("cuda")
+    assert select("auto", cuda, head_dim=64, block_size=16) is REFERENCE
+    with pytest.raises(EngineError, match="built for the CPU interpreter.*unset TRITON_INTERPRET"):
+        select("triton", cuda, head_dim=64, block_size=16)
+
+
 def test_generate_cli_reports_triton_on_cpu_in_one_line(no_interpreter: None,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     from engine.cli import main
