@@ -98,7 +98,8 @@ def select(name: str, device: torch.device, *, head_dim: int | None = None,
     if _interpreted() != on_cpu:          # fixed when the kernel modules were first imported in this process
         if name == "auto":
             return REFERENCE
-        built, fix = ("a GPU", "set TRITON_INTERPRET=1") if on_cpu else ("the CPU interpreter", "unset TRITON_INTERPRET")
+        built, fix = (("a GPU", "set TRITON_INTERPRET=1") if on_cpu
+                      else ("the CPU interpreter", "unset TRITON_INTERPRET"))
         raise EngineError(f"the Triton kernels in this process were built for {built} when first imported, so they "
                           f"cannot run on {device.type}; {fix} before starting Python")
     return kernels
