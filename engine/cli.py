@@ -28,6 +28,8 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--enable-chunked-prefill", action=argparse.BooleanOptionalAction, default=True)
     p.add_argument("--gpu-memory-utilization", type=float, default=0.9)
     p.add_argument("--num-blocks", type=int, default=None, help="KV-cache blocks (default: sized from memory)")
+    p.add_argument("--attention-backend", default="auto", choices=["auto", "triton", "torch"],
+                   help="attention kernels: auto (triton on cuda, torch otherwise), triton, torch")
 
 
 def _generate_parser(sub: argparse._SubParsersAction) -> None:
@@ -83,7 +85,8 @@ def run_generate(args: argparse.Namespace) -> int:
               max_num_batched_tokens=args.max_num_batched_tokens, max_model_len=args.max_model_len,
               block_size=args.block_size, enable_prefix_caching=args.enable_prefix_caching,
               enable_chunked_prefill=args.enable_chunked_prefill,
-              gpu_memory_utilization=args.gpu_memory_utilization, num_blocks=args.num_blocks)
+              gpu_memory_utilization=args.gpu_memory_utilization, num_blocks=args.num_blocks,
+              attention_backend=args.attention_backend)
     tok = llm.get_tokenizer()
     if args.chat_template and tok is not None and tok.chat_template is not None:
         outputs = llm.chat([[{"role": "user", "content": p}] for p in args.prompts], sp, use_tqdm=False)

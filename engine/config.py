@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import torch
 
 from engine.errors import EngineError
+from engine.kernels.backends import check_backend_name, require_triton
 
 _DTYPES = {   # accepted spellings -> the name the loader takes
     "float32": "float32", "fp32": "float32", "float": "float32",
@@ -34,6 +35,7 @@ class EngineConfig:
     cpu_kv_cache_gib: float = 1.0             # CPU cap on the KV cache when num_blocks is None
     enforce_eager: bool = True                # CUDA graphs are a later issue: eager only for now
     async_scheduling: bool = False            # the depth-2 async path is a later issue
+    attention_backend: str = "auto"           # auto: triton on cuda when it imports, torch otherwise; triton; torch
 
     def __post_init__(self) -> None:
         if self.device is None:
@@ -59,6 +61,9 @@ class EngineConfig:
             raise EngineError(f"gpu_memory_utilization must be in (0, 1], got {self.gpu_memory_utilization!r}")
         if self.async_scheduling:
             raise EngineError("async_scheduling is not implemented yet; run with async_scheduling=False")
+        check_backend_name(self.attention_backend)
+        if self.attention_backend == "triton":   # fail before the model loads, not after
+            require_triton(self.device, block_size=self.block_size)
 
     @property
     def torch_dtype(self) -> torch.dtype:

@@ -33,6 +33,8 @@ def _engine_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-num-batched-tokens", type=int, default=None)
     g.add_argument("--max-model-len", type=int, default=None)
     g.add_argument("--gpu-memory-utilization", type=float, default=None)
+    g.add_argument("--attention-backend", default=None, choices=("auto", "triton", "torch"),
+                   help="attention kernels (default: the engine's, auto: triton on cuda, torch otherwise)")
 
 
 def _evidence_args(p: argparse.ArgumentParser) -> None:

@@ -15,7 +15,8 @@ from engine.bench.workloads import Workload
 # EngineConfig fields recorded in result.json's `engine` block (every setting that changes speed).
 ENGINE_SETTINGS = ("load_format", "dtype", "device", "seed", "max_num_seqs", "max_num_batched_tokens",
                    "max_model_len", "block_size", "enable_prefix_caching", "enable_chunked_prefill",
-                   "gpu_memory_utilization", "num_blocks", "cpu_kv_cache_gib", "enforce_eager", "async_scheduling")
+                   "gpu_memory_utilization", "num_blocks", "cpu_kv_cache_gib", "enforce_eager", "async_scheduling",
+                   "attention_backend")
 
 
 def engine_kwargs(args: Any) -> dict[str, Any]:
@@ -23,7 +24,7 @@ def engine_kwargs(args: Any) -> dict[str, Any]:
     kw: dict[str, Any] = {"model": args.model, "load_format": args.load_format, "dtype": args.dtype,
                           "seed": args.seed}
     for name in ("device", "max_num_seqs", "max_num_batched_tokens", "max_model_len", "gpu_memory_utilization",
-                 "num_blocks", "enforce_eager"):
+                 "num_blocks", "enforce_eager", "attention_backend"):
         value = getattr(args, name, None)
         if value is not None:
             kw[name] = value
@@ -50,6 +51,9 @@ def settings_of(llm: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
     core = getattr(llm, "engine_core", None)
     if core is not None and getattr(core, "num_blocks", None) is not None:
         out["num_blocks"] = core.num_blocks   # resolved by profiling
+    kernels = getattr(getattr(core, "runner", None), "attention_kernels", None)
+    if kernels is not None:
+        out["attention_kernels"] = kernels.name   # what "auto" resolved to
     return out
 
 

@@ -5,28 +5,19 @@ torch kernels by default; the GPU runner may swap in Triton ones with `CausalLM.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import torch
 from torch import nn
 
-from engine.kernels import reference
 from engine.kernels.attention_metadata import AttentionMetadata
+from engine.kernels.backends import REFERENCE as REFERENCE_KERNELS
+from engine.kernels.backends import AttentionKernels
 from engine.model.config import ModelConfig
 from engine.model.linear import Linear, QKVLinear
 from engine.model.rms_norm import RMSNorm
 from engine.model.rotary import RotaryEmbedding
 
 
-@dataclass(frozen=True)
-class AttentionKernels:
-    write_kv: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], None]
-    paged_attention: Callable[[torch.Tensor, torch.Tensor, AttentionMetadata, float], torch.Tensor]
-    prefill_attention: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, AttentionMetadata, float], torch.Tensor]
-
-
-REFERENCE_KERNELS = AttentionKernels(reference.write_kv, reference.paged_attention, reference.prefill_attention)
+__all__ = ["Attention", "AttentionKernels", "REFERENCE_KERNELS"]
 
 
 class Attention(nn.Module):

@@ -13,6 +13,7 @@ from engine.core.kv_cache_manager import cdiv
 from engine.core.sched_output import ModelRunnerOutput, SchedulerOutput
 from engine.errors import EngineError
 from engine.kernels.attention_metadata import AttentionMetadata, kv_cache_shape
+from engine.kernels.backends import select as select_attention
 from engine.worker.input_batch import Uploader, prepare_inputs
 from engine.worker.sampler import Sampler, SamplingTensors
 from engine.worker.state import SlotState
@@ -35,6 +36,10 @@ class ModelRunner:
         self.kv_caches: list[torch.Tensor] = []
         self.num_blocks = 0
         self.keep_logits = keep_logits   # tests: return each step's sampling-row logits
+        # Applied once, before the profiling run, so every forward of this engine runs the same kernels.
+        self.attention_kernels = select_attention(config.attention_backend, self.device,
+                                                  head_dim=model_config.head_dim, block_size=self.block_size)
+        model.set_attention_kernels(self.attention_kernels)
 
     # ---- KV cache sizing ----------------------------------------------------------------------
     @property

@@ -1,0 +1,111 @@
+"""Which attention kernels a model runs: the pure-torch reference or the Triton ones, picked by name.
+
+    select("auto", device)   -> Triton on CUDA when triton imports (and the shapes suit it), torch otherwise
+    select("triton", device) -> Triton, or one clear EngineError saying why not
+    select("torch", device)  -> the reference kernels
+
+Triton is imported lazily (`TRITON` is built on first use): `@triton.jit` decides between GPU compilation and
+the CPU interpreter when the kernel modules are imported, so importing them must wait until they are needed.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from engine.errors import EngineError
+from engine.kernels import reference
+from engine.kernels.attention_metadata import AttentionMetadata
+
+BACKENDS = ("auto", "triton", "torch")
+
+
+@dataclass(frozen=True)
+class AttentionKernels:
+    write_kv: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], None]
+    paged_attention: Callable[[torch.Tensor, torch.Tensor, AttentionMetadata, float], torch.Tensor]
+    prefill_attention: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, AttentionMetadata, float], torch.Tensor]
+    name: str = "torch"
+
+
+REFERENCE = AttentionKernels(reference.write_kv, reference.paged_attention, reference.prefill_attention, "torch")
+
+
+def triton_interpreter_on() -> bool:
+    """TRITON_INTERPRET as triton reads it: its CPU interpreter runs the kernels on CPU tensors."""
+    return os.environ.get("TRITON_INTERPRET", "0").strip().lower() in ("1", "true", "on", "yes")
+
+
+def _triton_kernels() -> AttentionKernels:
+    from engine.kernels import triton_attention as ta
+    return AttentionKernels(ta.write_kv, ta.paged_attention, ta.prefill_attention, "triton")
+
+
+def __getattr__(name: str) -> Any:   # PEP 562: `backends.TRITON` imports triton only when first asked for
+    if name == "TRITON":
+        return _triton_kernels()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def triton_unavailable(device: torch.device, head_dim: int | None = None,
+                       block_size: int | None = None) -> str | None:
+    """Why the Triton kernels cannot run here (one sentence), or None when they can."""
+    device = torch.device(device)
+    if device.type == "cpu" and not triton_interpreter_on():
+        return "the Triton kernels need a CUDA device (or TRITON_INTERPRET=1 for triton's slow CPU interpreter)"
+    if device.type not in ("cpu", "cuda"):
+        return f"the Triton kernels run on cuda, not {device.type}"
+    if head_dim is not None and (head_dim < 16 or head_dim > 256 or head_dim & (head_dim - 1)):
+        return f"the Triton kernels need head_dim a power of two in 16..256, this model has {head_dim}"
+    if block_size is not None and (block_size < 16 or block_size & (block_size - 1)):
+        return f"the Triton kernels need block_size a power of two >= 16, got {block_size}"
+    try:
+        importlib.import_module("triton")
+    except Exception as e:   # a broken install fails in more ways than ImportError
+        return f"triton does not import ({type(e).__name__}: {e})"
+    return None
+
+
+def require_triton(device: torch.device, head_dim: int | None = None, block_size: int | None = None) -> None:
+    """Raise one clear EngineError when attention_backend='triton' cannot run here."""
+    why_not = triton_unavailable(device, head_dim, block_size)
+    if why_not is not None:
+        raise EngineError(f"attention_backend='triton' cannot run: {why_not}; use --attention-backend torch "
+                          f"(or auto)")
+
+
+def check_backend_name(name: str) -> None:
+    if name not in BACKENDS:
+        raise EngineError(f"attention_backend must be one of {', '.join(BACKENDS)}, got {name!r}")
+
+
+def select(name: str, device: torch.device, *, head_dim: int | None = None,
+           block_size: int | None = None) -> AttentionKernels:
+    """The kernels `name` asks for on `device`; "auto" falls back to torch where Triton cannot run."""
+    check_backend_name(name)
+    if name == "torch":
+        return REFERENCE
+    device = torch.device(device)
+    if name == "auto" and (device.type != "cuda" or triton_unavailable(device, head_dim, block_size) is not None):
+        return REFERENCE                  # auto never picks the CPU interpreter: it is for tests
+    require_triton(device, head_dim, block_size)
+    kernels = _triton_kernels()
+    on_cpu = device.type == "cpu"
+    if _interpreted() != on_cpu:          # fixed when the kernel modules were first imported in this process
+        if name == "auto":
+            return REFERENCE
+        built, fix = (("a GPU", "set TRITON_INTERPRET=1") if on_cpu
+                      else ("the CPU interpreter", "unset TRITON_INTERPRET"))
+        raise EngineError(f"the Triton kernels in this process were built for {built} when first imported, so they "
+                          f"cannot run on {device.type}; {fix} before starting Python")
+    return kernels
+
+
+def _interpreted() -> bool:
+    """Whether the imported kernels are triton's interpreted functions (decided at import, see the docstring)."""
+    from engine.kernels.triton_unified import _unified_kernel
+    return type(_unified_kernel).__name__ == "InterpretedFunction"

@@ -1,0 +1,84 @@
+"""Triton attention kernels behind the same contract as reference.py (see attention_metadata.py).
+
+- write_kv: one kernel, reshape_and_cache style (triton_kv_write.py).
+- paged_attention: the unified varlen kernel for any batch (triton_unified.py); decode-only batches that would
+  leave the GPU idle take the split-KV path instead (triton_decode.py).
+- prefill_attention: only the memory-profiling dummy run calls it, so the reference one is reused.
+
+No host synchronisation: launch grids come from q.shape and the host ints already in the metadata
+(num_seqs, max_seqlen_q, max_seqlen_k), never from the *_cpu lists or device reads, so CUDA graphs can capture it.
+"""
+from __future__ import annotations
+
+import functools
+
+import torch
+
+from engine.kernels import reference
+from engine.kernels.attention_metadata import AttentionMetadata
+from engine.kernels.triton_decode import NUM_SEGMENTS, split_kv_decode
+from engine.kernels.triton_kv_write import write_kv
+from engine.kernels.triton_unified import unified_attention
+
+__all__ = ["paged_attention", "prefill_attention", "write_kv", "check_shapes", "use_split_kv"]
+
+prefill_attention = reference.prefill_attention
+_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+# Split-KV pays off only when each of its NUM_SEGMENTS slices still holds a few 32-key tiles (64+ keys each).
+MIN_SPLIT_SEQLEN = NUM_SEGMENTS * 64
+
+
+def check_shapes(q: torch.Tensor, kv_cache: torch.Tensor) -> None:
+    """The shapes these kernels are built for; anything else is a clear error, never a wrong answer."""
+    _, _, block_size, num_kv_heads, head_dim = kv_cache.shape
+    num_heads = q.shape[1]
+    if head_dim not in (16, 32, 64, 128, 256):
+        raise ValueError(f"Triton attention needs head_dim a power of two in 16..256, got {head_dim}; "
+                         f"use attention_backend='torch'")
+    if block_size < 16 or block_size & (block_size - 1):
+        raise ValueError(f"Triton attention needs block_size a power of two >= 16, got {block_size}; "
+                         f"use --block-size 16 or attention_backend='torch'")
+    if num_heads % num_kv_heads:
+        raise ValueError(f"{num_heads} query heads are not a multiple of {num_kv_heads} KV heads")
+    if kv_cache.dtype not in _DTYPES or q.dtype != kv_cache.dtype:
+        raise ValueError(f"Triton attention needs q and the cache in one of float16/bfloat16/float32, "
+                         f"got q {q.dtype} and cache {kv_cache.dtype}")
+    if not kv_cache.is_contiguous():
+        raise ValueError("the KV cache must be contiguous")
+
+
+@functools.lru_cache(maxsize=8)
+def _num_sms(device: torch.device) -> int:
+    if device.type != "cuda":
+        return 1
+    return torch.cuda.get_device_properties(device).multi_processor_count
+
+
+def use_split_kv(attn: AttentionMetadata, num_kv_heads: int, device: torch.device) -> bool:
+    """Decode-only batch whose unified grid (num_seqs * Hkv programs) would not fill the GPU twice over, with
+    contexts long enough to split."""
+    return (attn.max_seqlen_q == 1 and attn.max_seqlen_k >= MIN_SPLIT_SEQLEN
+            and attn.num_seqs * num_kv_heads < 2 * _num_sms(device))
+
+
+def paged_attention(q: torch.Tensor,         # [T, Hq, D]
+                    kv_cache: torch.Tensor,  # [2, num_blocks, block_size, Hkv, D], already holding the new tokens
+                    attn: AttentionMetadata,
+                    scale: float,
+                    split_kv: bool | None = None,  # None: choose; True/False force a path (tests, benchmarks)
+                    ) -> torch.Tensor:       # [T, Hq, D]
+    check_shapes(q, kv_cache)
+    out = torch.empty_like(q)
+    if q.shape[0] == 0:
+        return out
+    q = q if q.stride(-1) == 1 else q.contiguous()
+    if split_kv is None:
+        split_kv = use_split_kv(attn, kv_cache.shape[3], q.device)
+    if split_kv:
+        if attn.max_seqlen_q != 1:
+            raise ValueError(f"split-KV decode needs one new token per sequence, max_seqlen_q={attn.max_seqlen_q}")
+        split_kv_decode(q, kv_cache, attn.block_tables, attn.seq_lens, attn.cu_seqlens_q, scale, out)
+    else:
+        unified_attention(q, kv_cache, attn.block_tables, attn.seq_lens, attn.cu_seqlens_q, attn.max_seqlen_q,
+                          scale, out)
+    return out

@@ -1,0 +1,129 @@
+"""Unified paged attention: one Triton kernel for every row of a step (decode, prefill, chunked prefill).
+
+Program (i, h) takes one block of BLOCK_Q query tokens of one sequence and KV head h. The GROUP query heads that
+share KV head h are packed into the M dimension next to the tokens (row m = token m // GROUP, head m % GROUP), so
+one tl.dot against a K tile serves the whole group (GQA packing). The program walks the sequence's KV blocks
+through its block table with an online softmax and a causal mask offset by the cached context.
+
+Grid size is an upper bound from host ints (T // BLOCK_Q + num_seqs): sequence b's query blocks are numbered from
+cu_seqlens_q[b] // BLOCK_Q + b, so a program finds its sequence by binary search over cu_seqlens_q and programs
+that fall in the gaps exit at once. Nothing is read back to the host.
+"""
+from __future__ import annotations
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def find_seq(cu_q_ptr, target, num_seqs, BLOCK_Q: tl.constexpr):
+    """The last sequence b whose first query block (cu_seqlens_q[b] // BLOCK_Q + b) is <= target."""
+    lo: tl.int32 = 0
+    hi: tl.int32 = num_seqs
+    while lo < hi:
+        mid = (lo + hi) // 2
+        first_block = tl.load(cu_q_ptr + mid) // BLOCK_Q + mid
+        if first_block <= target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
+@triton.jit(do_not_specialize=["num_seqs"])
+def _unified_kernel(out_ptr,            # [T, Hq, D]
+                    q_ptr,              # [T, Hq, D]
+                    cache_ptr,          # [2, num_blocks, block_size, Hkv, D]
+                    block_tables_ptr,   # [B, max_blocks] int32
+                    seq_lens_ptr,       # [B] int32
+                    cu_q_ptr,           # [B+1] int32
+                    scale, num_seqs,
+                    stride_q_t, stride_q_h, stride_o_t, stride_o_h,
+                    stride_c_kv, stride_c_blk, stride_c_off, stride_c_h, stride_bt,
+                    GROUP: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_SIZE: tl.constexpr,
+                    BLOCK_M: tl.constexpr, BLOCK_Q: tl.constexpr, TILE_N: tl.constexpr,
+                    PRECISION: tl.constexpr):
+    pid = tl.program_id(0)
+    kv_head = tl.program_id(1)
+    seq = find_seq(cu_q_ptr, pid, num_seqs, BLOCK_Q)
+    q_start = tl.load(cu_q_ptr + seq)
+    q_len = tl.load(cu_q_ptr + seq + 1) - q_start
+    q_block = pid - (q_start // BLOCK_Q + seq)
+    if q_block * BLOCK_Q >= q_len:
+        return
+    seq_len = tl.load(seq_lens_ptr + seq)
+    context = seq_len - q_len
+
+    offs_m = tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    offs_n = tl.arange(0, TILE_N)
+    q_pos = q_block * BLOCK_Q + offs_m // GROUP                  # [M] token index within the sequence
+    head = kv_head * GROUP + offs_m % GROUP                      # [M] query head
+    row_ok = (offs_m < BLOCK_Q * GROUP) & (q_pos < q_len)
+    tok = (q_start + q_pos).to(tl.int64)
+    q = tl.load(q_ptr + tok[:, None] * stride_q_t + head[:, None] * stride_q_h + offs_d[None, :],
+                mask=row_ok[:, None], other=0.0)                 # [M, D]
+
+    m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    # Keys this block can see end at the position of its last real token (exclusive bound, <= seq_len).
+    key_end = context + tl.minimum(q_block * BLOCK_Q + BLOCK_Q, q_len)
+    k_base = cache_ptr + kv_head * stride_c_h
+    table = block_tables_ptr + seq.to(tl.int64) * stride_bt
+    for j in range(0, tl.cdiv(key_end, TILE_N)):
+        key_pos = j * TILE_N + offs_n                            # [N]
+        key_ok = key_pos < seq_len
+        # A tile may span several cache blocks: look each key's block up (padding entries are never loaded).
+        blk = tl.load(table + key_pos // BLOCK_SIZE, mask=key_ok, other=0).to(tl.int64)
+        kv_off = blk * stride_c_blk + (key_pos % BLOCK_SIZE) * stride_c_off
+        k = tl.load(k_base + kv_off[None, :] + offs_d[:, None], mask=key_ok[None, :], other=0.0)   # [D, N]
+        v = tl.load(k_base + stride_c_kv + kv_off[:, None] + offs_d[None, :], mask=key_ok[:, None],
+                    other=0.0)                                                                       # [N, D]
+        s = tl.dot(q, k, input_precision=PRECISION) * scale       # [M, N] fp32
+        visible = key_pos[None, :] <= (context + q_pos)[:, None]  # causal with offset
+        s = tl.where(visible, s, float("-inf"))
+        # Key 0 is visible to every row, so m_new is finite from the first tile on.
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        alpha = tl.exp(m_i - m_new)
+        p = tl.exp(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=PRECISION)
+        m_i = m_new
+    out = acc / l_i[:, None]
+    tl.store(out_ptr + tok[:, None] * stride_o_t + head[:, None] * stride_o_h + offs_d[None, :],
+             out.to(out_ptr.dtype.element_ty), mask=row_ok[:, None])
+
+
+def tile_n(block_size: int) -> int:
+    """Keys per inner-loop step: at least 32 so each step has enough loads in flight, at least one cache block."""
+    return max(32, block_size)
+
+
+def block_m_for(group: int, max_seqlen_q: int) -> int:
+    """Packed rows per program: >= 16 (tl.dot's minimum on GPU) and >= GROUP; 64 when prefill rows can fill it."""
+    small = max(16, triton.next_power_of_2(group))
+    return max(small, 64) if max_seqlen_q * group >= 64 else small
+
+
+def unified_attention(q: torch.Tensor,             # [T, Hq, D]
+                      cache: torch.Tensor,         # [2, num_blocks, block_size, Hkv, D]
+                      block_tables: torch.Tensor,  # [B, max_blocks] int32
+                      seq_lens: torch.Tensor,      # [B] int32
+                      cu_seqlens_q: torch.Tensor,  # [B+1] int32
+                      max_seqlen_q: int, scale: float, out: torch.Tensor) -> None:
+    num_tokens, num_heads, head_dim = q.shape
+    _, _, block_size, num_kv_heads, _ = cache.shape
+    num_seqs = seq_lens.shape[0]
+    group = num_heads // num_kv_heads
+    block_m = block_m_for(group, max_seqlen_q)
+    block_q = block_m // group
+    grid = (num_tokens // block_q + num_seqs, num_kv_heads)
+    _unified_kernel[grid](
+        out, q, cache, block_tables, seq_lens, cu_seqlens_q, scale, num_seqs,
+        q.stride(0), q.stride(1), out.stride(0), out.stride(1),
+        cache.stride(0), cache.stride(1), cache.stride(2), cache.stride(3), block_tables.stride(0),
+        GROUP=group, HEAD_DIM=head_dim, BLOCK_SIZE=block_size, BLOCK_M=block_m, BLOCK_Q=block_q,
+        TILE_N=tile_n(block_size),
+        PRECISION="ieee" if cache.dtype == torch.float32 else "tf32")
