@@ -136,7 +136,24 @@ def _candidates(ctx: "LintContext", st: "Statement", news: "News") -> list[_Cand
     weights = _weights(ctx)
     for cand in cands.values():
         cand.terms = overlap_tokens(terms, message_tokens(cand.commit), weights)
-    return [c for c in cands.values() if c.strength]
+    return list(cands.values())
+
+
+def _together(ctx: "LintContext", st: "Statement", cands: list[_Candidate]) -> tuple[list[_Candidate], Overlap] | None:
+    """Work that landed in a series of commits: no single commit matches, but the news commits whose trailer names
+    the row, taken together, carry the directive's terms as strongly as one strong commit would ("Build the server
+    and its load client": one commit builds the server, a later one the load client). Only commits that share at
+    least one term count, and the union must match more terms than any one of them."""
+    named = sorted((c for c in cands if c.names == "trailer" and c.terms and c.terms.matched),
+                   key=lambda c: c.commit.commit_time)
+    if len(named) < 2:
+        return None
+    union = frozenset().union(*(message_tokens(c.commit) for c in named))
+    together = overlap_tokens(directive_terms(st), union, _weights(ctx))
+    best_single = max(len(c.terms.matched) for c in named if c.terms)
+    if len(together.matched) >= 3 and together.ratio >= STRONG_RATIO and len(together.matched) > best_single:
+        return named, together
+    return None
 
 
 def _applies(st: "Statement") -> bool:
@@ -147,10 +164,15 @@ def _applies(st: "Statement") -> bool:
 def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
     if not news.commits:
         return None
-    found = _candidates(ctx, st, news)
+    cands = _candidates(ctx, st, news)
+    found = [c for c in cands if c.strength]
+    strong = [c for c in found if c.strength == "error"]
+    if not strong:                  # no one commit did it all: maybe a series did (it explains more than a weak one)
+        series = _together(ctx, st, cands)
+        if series:
+            return _series_reason(series, news)
     if not found:
         return None
-    strong = [c for c in found if c.strength == "error"]
     pool = strong or found
     best = min(pool, key=lambda c: (c.commit.commit_time, -c.score))   # the first commit that did the work
     c = best.commit
@@ -163,13 +185,27 @@ def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
                   commits=[(best.commit, "landed")] + [(x.commit, "landed") for x in others], news=news)
 
 
+def _series_reason(series: tuple[list[_Candidate], Overlap], news: "News") -> Reason:
+    named, together = series
+    first, last = named[0].commit, named[-1].commit
+    listed = ", ".join(f"{c.commit.short} ({', '.join(c.terms.matched) if c.terms else ''})" for c in named[:4])
+    more = f" and {len(named) - 4} more" if len(named) > 4 else ""
+    rows = ", ".join(sorted({i for c in named for i in c.named}))
+    phrase = (f"directs work that landed in {len(named)} commits whose trailer names {rows}, "
+              f"{first.day} to {last.day}: {listed}{more}; together {together.describe(6)}")
+    fix = f"drop or strike the directive: {first.short} .. {last.short} did the work"
+    return Reason("RL101", "warning", phrase, fix, commits=[(c.commit, "landed") for c in named], news=news)
+
+
 @rule("RL101", "directive-landed", "error")
 def directive_landed(ctx: "LintContext"):
     """What it does:
     Flags a directive (a punch-list item, a "Remaining"/"Next actions" cell, a "Next owner must ..."
     bullet) whose work was done by a commit made after the directive was written. A commit counts when a
     trailer or its message names the directive's row or claim and its message shares the directive's
-    distinctive terms, or when it introduces in code a symbol, flag or env var the directive names. Each
+    distinctive terms, or when it introduces in code a symbol, flag or env var the directive names. Work
+    that landed as a series (no single commit matches, but the news commits whose trailer names the row
+    together carry the directive's terms as strongly as one strong match) is a warning listing them. Each
     match is scored (names the row: +3 trailer / +2 message; introduces a named symbol: +3; term overlap:
     up to +5, by the IDF-weighted share of its distinctive terms found in the message, so words every
     commit uses count little) and the score and reasons are shown; weak matches are warnings, strong ones

@@ -101,3 +101,32 @@ def test_repeats_in_other_files_are_one_finding(git_repo):
     [f] = _findings(repo)
     assert (f.path, f.line) == (PLAN, 7) and [(r.path, r.line) for r in f.related] == [(ROADMAP, 5)]
     assert "repeated on 1 other surface" in f.message and f"{ROADMAP}:5" in f.fix
+
+
+SERIES = "Build the HTTP server and its streaming load client."
+
+
+def test_work_landed_as_a_series_of_commits_naming_the_row(git_repo):
+    repo = git_repo()
+    repo.commit({PLAN: _plan(SERIES)}, "docs: plan", "2026-07-25")
+    first = repo.commit({"src/server.py": "x = 1\n"}, "feat(engine): an HTTP server over the engine thread\n\n"
+                        "Row: ENG-MIRROR", "2026-07-26")
+    assert _findings(repo) == []                     # half the work: the load client is still to do
+    repo.commit({"src/other.py": "y = 1\n"}, "feat: streaming load client for another thing\n\nRow: OTHER-ROW",
+                "2026-07-27")
+    assert _findings(repo) == []                     # another row's commit never completes this one
+    last = repo.commit({"src/client.py": "z = 1\n"}, "feat(engine): a streaming load client\n\nRow: ENG-MIRROR",
+                       "2026-07-28")
+    [f] = _findings(repo)
+    assert f.severity == "warning" and (f.path, f.line) == (PLAN, 7)
+    assert "landed in 2 commits whose trailer names ENG-MIRROR" in f.message
+    assert [e["sha"] for e in f.evidence[:2]] == [first, last]
+    assert _findings(repo, at=first) == []           # as of the first commit, nothing had landed
+
+
+def test_a_series_needs_more_terms_than_its_best_commit(git_repo):
+    repo = git_repo()
+    repo.commit({PLAN: _plan(SERIES)}, "docs: plan", "2026-07-25")
+    repo.commit({"src/a.py": "x = 1\n"}, "feat(engine): HTTP server\n\nRow: ENG-MIRROR", "2026-07-26")
+    repo.commit({"src/b.py": "x = 2\n"}, "fix(engine): HTTP server shutdown\n\nRow: ENG-MIRROR", "2026-07-27")
+    assert _findings(repo) == []                     # two commits about the same half are not the whole
