@@ -59,13 +59,18 @@ class Tree:
     def _blob_at_rev(self, path: str) -> bytes | None:
         """The blob's bytes at `rev`: b"" for an empty file, None only when git cannot read it (a gitlink,
         a missing object)."""
-        try:
-            return run_git(self.root, "cat-file", "blob", f"{self.rev}:{path}")
-        except GitError:
-            return None
+        return blob_at(self.root, self.rev, path)
 
     def read_lines(self, path: str) -> list[str] | None:
         data = self.read_bytes(path)
         if data is None:
             return None
         return data.decode("utf-8", "replace").splitlines()
+
+
+def blob_at(root: str | Path, rev: str, path: str) -> bytes | None:
+    """One file's bytes at `rev` without listing the tree: None when the path is not there or git cannot read it."""
+    try:
+        return run_git(root, "cat-file", "blob", f"{rev}:{path}")
+    except GitError:
+        return None

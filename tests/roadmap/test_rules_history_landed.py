@@ -130,3 +130,40 @@ def test_a_series_needs_more_terms_than_its_best_commit(git_repo):
     repo.commit({"src/a.py": "x = 1\n"}, "feat(engine): HTTP server\n\nRow: ENG-MIRROR", "2026-07-26")
     repo.commit({"src/b.py": "x = 2\n"}, "fix(engine): HTTP server shutdown\n\nRow: ENG-MIRROR", "2026-07-27")
     assert _findings(repo) == []                     # two commits about the same half are not the whole
+
+
+def _row(state: str, remaining: str) -> str:
+    return ("# Roadmap\n\n| ID | Capability | State | Remaining |\n|---|---|---|---|\n"
+            f"| ENG-MIRROR | the token map | {state} | {remaining} |\n")
+
+
+LANDING = "feat(engine): device-resident sampled-token map on discrete CUDA\n\nRow: ENG-MIRROR"
+
+
+def test_editing_another_cell_of_the_row_does_not_redate_the_directive(git_repo):
+    repo = git_repo()
+    repo.commit({ROADMAP: _row("PLANNED", DIRECTIVE)}, "docs: plan", "2026-07-25")
+    repo.commit({"src/runner.py": "x = 1\n"}, LANDING, "2026-07-27")
+    repo.commit({ROADMAP: _row("ACTIVE", DIRECTIVE)}, "docs: the row is active", "2026-07-28")
+    [f] = _findings(repo)                            # blame dates the line 07-28; the cell was written 07-25
+    assert (f.path, f.line) == (ROADMAP, 5) and "landed 2026-07-27" in f.message
+    repo.write({ROADMAP: _row("REVIEW", DIRECTIVE)})
+    [f] = _findings(repo)                            # an uncommitted edit of the State cell: the same
+    assert "landed 2026-07-27" in f.message
+
+
+def test_rewriting_the_directive_cell_itself_redates_it(git_repo):
+    repo = git_repo()
+    repo.commit({ROADMAP: _row("PLANNED", DIRECTIVE)}, "docs: plan", "2026-07-25")
+    repo.commit({"src/runner.py": "x = 1\n"}, LANDING, "2026-07-27")
+    repo.commit({ROADMAP: _row("ACTIVE", DIRECTIVE.replace("Port", "Finish porting"))}, "docs: reword", "2026-07-28")
+    assert _findings(repo) == []                     # written after the landing, with the landing in view
+
+
+def test_editing_a_non_state_cell_is_working_on_the_row(git_repo):
+    repo = git_repo()
+    repo.commit({ROADMAP: _row("PLANNED", DIRECTIVE)}, "docs: plan", "2026-07-25")
+    repo.commit({"src/runner.py": "x = 1\n"}, LANDING, "2026-07-27")
+    repo.commit({ROADMAP: _row("PLANNED", DIRECTIVE).replace("the token map", "the token map (see 07-27)")},
+                "docs: the row's capability reworded", "2026-07-28")
+    assert _findings(repo) == []                     # whoever reworded the row saw the directive and kept it

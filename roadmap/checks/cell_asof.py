@@ -1,0 +1,111 @@
+"""The as-of point of a directive table cell: the commit that wrote it, not a later flip of its row's state.
+
+git blame works on lines, and a table row is one line: moving a row from PLANNED to ACTIVE makes blame date
+every cell of it, so a stale "Remaining" cell would look freshly written and the commits that did its work would
+stop being news. The as-of walk goes back from the blamed commit while that commit changed nothing in the row but
+its state column(s) (config `state_columns`): in its first parent, the row with the same id has the same columns
+and the same text in every other cell. An edit to any other cell (a new figure, a new evidence link, the
+directive itself) means someone worked on the row, and the walk stops there. Uncommitted state flips in the
+working tree are walked past the same way. Each step reads one file at one revision and blames one line; both
+are cached per run.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from roadmap.history.blame import NULL_SHA, blame_lines
+from roadmap.history.git import GitError
+from roadmap.history.tree import blob_at
+from roadmap.records.parser import parse_record
+
+if TYPE_CHECKING:
+    from roadmap.checks.context import LintContext
+    from roadmap.records.model import Statement
+
+MAX_STEPS = 16   # row edits that left one cell alone; past this the walk stops at the oldest commit it reached
+
+
+def cell_origin(ctx: "LintContext", st: "Statement", sha: str) -> str:
+    """The commit (at or before `sha`, the line's blame commit) from which only state flips touched st's row;
+    `sha` may be the null sha of an uncommitted line, and comes back unchanged when that edit did more."""
+    if st.kind != "cell" or not st.row_id or not st.column:
+        return sha
+    rest = _other_cells(ctx, st)
+    if rest is None:
+        return sha
+    history = ctx.get_history()
+    for _ in range(MAX_STEPS):
+        if sha == NULL_SHA:
+            parent = ctx.head
+        else:
+            commit = history.by_sha(sha)
+            parent = commit.parents[0] if commit is not None and commit.parents else None
+        if parent is None:
+            return sha
+        line = _same_row_line(ctx, st, rest, parent)
+        if line is None:
+            return sha                    # `sha` wrote more of this row than its state
+        earlier = _blame_one(ctx, st.path, parent, line)
+        if earlier is None or history.by_sha(earlier) is None:
+            return sha
+        sha = earlier
+    return sha
+
+
+def _key(cells, state_columns: frozenset[str]) -> tuple:
+    """A row's identity for the walk: every (column, text) pair but the state columns', in column order."""
+    return tuple((c.column, c.text) for c in cells if c.column.lower() not in state_columns)
+
+
+def _states(ctx: "LintContext") -> frozenset[str]:
+    return frozenset(c.lower() for c in ctx.config.state_columns)
+
+
+def _other_cells(ctx: "LintContext", st: "Statement") -> tuple | None:
+    """The key of st's own row as it reads now (None when the row has no state column to flip)."""
+    rf = ctx.record(st.path)
+    if rf is None:
+        return None
+    cells = [c for c in rf.statements if c.kind == "cell" and c.line == st.line and c.column]
+    states = _states(ctx)
+    if not any(c.column.lower() in states for c in cells):
+        return None
+    return _key(cells, states)
+
+
+def _same_row_line(ctx: "LintContext", st: "Statement", key: tuple, rev: str) -> int | None:
+    """The line, in st.path at `rev`, of a row with st's id whose cells other than its state match `key`."""
+    for line, other in _rows_at(ctx, st.path, rev).get(st.row_id, ()):
+        if other == key:
+            return line
+    return None
+
+
+def _rows_at(ctx: "LintContext", path: str, rev: str) -> dict[str, list[tuple[int, tuple]]]:
+    cache: dict = ctx.extra.setdefault("_cell_asof_files", {})
+    key = (path, rev)
+    if key not in cache:
+        by_line: dict[int, list] = {}
+        data = blob_at(ctx.root, rev, path)
+        if data is not None:
+            for s in parse_record(path, data, ctx.config).statements:
+                if s.kind == "cell" and s.row_id and s.column:
+                    by_line.setdefault(s.line, []).append(s)
+        states = _states(ctx)
+        rows: dict[str, list[tuple[int, tuple]]] = {}
+        for line, cells in by_line.items():
+            rows.setdefault(cells[0].row_id, []).append((line, _key(cells, states)))
+        cache[key] = rows
+    return cache[key]
+
+
+def _blame_one(ctx: "LintContext", path: str, rev: str, line: int) -> str | None:
+    cache: dict = ctx.extra.setdefault("_cell_asof_blame", {})
+    key = (path, rev, line)
+    if key not in cache:
+        try:
+            hit = blame_lines(ctx.root, rev, path, [line]).get(line)
+        except GitError:
+            hit = None
+        cache[key] = hit.sha if hit is not None and hit.committed else None
+    return cache[key]
