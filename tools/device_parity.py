@@ -28,6 +28,7 @@ def main() -> int:
     ap.add_argument("--num-prompts", type=int, default=16)
     ap.add_argument("--max-tokens", type=int, default=32)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--attention-backend", default="auto", choices=["auto", "triton", "torch"])
     args = ap.parse_args()
 
     from transformers import AutoConfig, AutoModelForCausalLM
@@ -69,7 +70,9 @@ def main() -> int:
         hf.save_pretrained(tmp)
         del hf
         torch.cuda.empty_cache() if device == "cuda" else None
-        llm = LLM(tmp, dtype=args.dtype, device=device, max_num_batched_tokens=256, enable_prefix_caching=True)
+        llm = LLM(tmp, dtype=args.dtype, device=device, max_num_batched_tokens=256, enable_prefix_caching=True,
+                  attention_backend=args.attention_backend)
+        kernels = llm.engine_core.runner.attention_kernels.name   # what the engine ran ("auto" resolved)
         sp = SamplingParams(temperature=0.0, max_tokens=args.max_tokens, ignore_eos=True)
         t0 = time.perf_counter()
         outs = llm.generate([{"prompt_token_ids": p} for p in prompts], sp, use_tqdm=False)
@@ -86,10 +89,11 @@ def main() -> int:
     n_equal = sum(r["equal"] for r in rows)
     summary = {"model": args.model, "dtype": args.dtype, "device": torch.cuda.get_device_name(0) if device == "cuda"
                else "cpu", "torch": torch.__version__, "num_prompts": len(prompts), "max_tokens": args.max_tokens,
-               "prompts_equal": n_equal, "engine_s": round(t_ours, 3), "transformers_s": round(t_ref, 3),
+               "attention_kernels": kernels, "prompts_equal": n_equal, "engine_s": round(t_ours, 3),
+               "transformers_s": round(t_ref, 3),
                "rows": rows}
-    print(f"{args.model} {args.dtype} on {summary['device']}: {n_equal}/{len(prompts)} prompts token-identical "
-          f"(engine one batch {t_ours:.2f}s, transformers one by one {t_ref:.2f}s)")
+    print(f"{args.model} {args.dtype} on {summary['device']} ({kernels} attention): {n_equal}/{len(prompts)} prompts "
+          f"token-identical (engine one batch {t_ours:.2f}s, transformers one by one {t_ref:.2f}s)")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(summary, f, indent=1)
