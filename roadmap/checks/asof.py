@@ -3,8 +3,8 @@
 First that applies (DESIGN §3.1):
 1. a base commit the record names ("Base `<sha>`", "as of `<sha>`")  -> news = commits in base..HEAD;
 2. a date the statement, its row, its section or the file preamble names -> news = commits dated after it;
-3. else git blame of the statement's lines (the newest commit among them; for a directive table cell, the commit
-   that wrote the cell's text, see cell_asof.py) -> news = commits after it.
+3. else git blame of the statement's lines (the newest commit among them; for a directive table cell, walked back
+   past commits that only flipped its row's state, see cell_asof.py) -> news = commits after it.
 Lines not committed yet have no news. A named base that is not on HEAD's ancestry is unknown: no news,
 never "everything is news".
 """
@@ -70,7 +70,7 @@ def _compute(ctx: "LintContext", st: "Statement") -> News:
     if sha is None:
         return News("unknown", "", None, "git blame could not place its lines")
     if st.directive and st.kind == "cell":
-        sha = cell_origin(ctx, st, sha)   # a row edit elsewhere in the line does not re-date this cell
+        sha = cell_origin(ctx, st, sha)   # a state flip elsewhere in the row does not re-date this cell
     if sha == _NOT_COMMITTED:
         return News("uncommitted", "", None, "its lines are not committed yet")
     commit = history.by_sha(sha)
