@@ -22,10 +22,11 @@ import os
 import random
 import sys
 import time
-from collections.abc import Callable
 from typing import Any
 
 import torch
+
+from engine.bench.probe import time_ms   # torch only: importing it does not import triton
 
 
 def build_batch(q_lens: list[int], seq_lens: list[int], heads: int, kv_heads: int, head_dim: int, block_size: int,
@@ -54,26 +55,6 @@ def build_batch(q_lens: list[int], seq_lens: list[int], heads: int, kv_heads: in
                              torch.tensor(slots, dtype=torch.int64, device=device), max(q_lens), max(seq_lens),
                              list(q_lens), list(seq_lens))
     return q.to(device), cache.to(device), attn
-
-
-def time_ms(fn: Callable[[], Any], device: torch.device, warmup: int, iters: int) -> float:
-    """Median milliseconds per call (CUDA events on the GPU, perf_counter on CPU)."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(iters):
-        if device.type == "cuda":
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end))
-        else:
-            t0 = time.perf_counter()
-            fn()
-            times.append((time.perf_counter() - t0) * 1e3)
-    return sorted(times)[len(times) // 2]
 
 
 def attention_bytes(q: torch.Tensor, cache: torch.Tensor, seq_lens: list[int]) -> int:

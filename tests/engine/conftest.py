@@ -149,3 +149,13 @@ def smollm2_transformers(smollm2_gguf_path: Path) -> torch.nn.Module:
     from transformers import AutoModelForCausalLM
     return AutoModelForCausalLM.from_pretrained(smollm2_gguf_path.parent, gguf_file=smollm2_gguf_path.name,
                                                 dtype=torch.float32).eval()
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Tiny models gain nothing from threads, and on a busy 2-core box spinning OpenMP threads cost ~30x.
+    A test module opts in with `pytestmark = pytest.mark.usefixtures("one_torch_thread")`."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -12,12 +12,7 @@ from engine import LLM, RequestOutput, SamplingParams
 from engine.errors import EngineError
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)   # tiny model: threads only add contention
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

@@ -16,12 +16,7 @@ PROMPTS = ["def main():", [5, 6, 7, 8, 9], "import os\nimport sys", "x" * 30]
 MAX_TOKENS = [7, 12, 3, 9]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)   # tiny model: threads only add contention
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

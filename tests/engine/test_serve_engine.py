@@ -19,12 +19,7 @@ from serve_harness import MODEL, engine_idle, serve, slow_steps, sse_events, wai
 LONG = {"model": MODEL, "prompt": [11, 12, 13, 14, 15], "max_tokens": 50, "temperature": 0, "ignore_eos": True}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

@@ -59,13 +59,7 @@ class Reference:
         return self.hf(torch.tensor([tokens])).logits[0].float()
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """Tiny matmuls gain nothing from threads, and on a busy 2-core box spinning OpenMP threads cost ~30x."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module", params=["tiny_qwen3_dir", "tiny_llama_dir"])
