@@ -188,3 +188,29 @@ def test_captured_graphs_match_eager_on_cuda(tmp_path: Path) -> None:
                    check=True, env=env, cwd=ROOT, timeout=600)
     result = json.loads(out.read_text())
     assert result["identical"] and result["graph_mode"] == "capture" and result["graph_decode_steps"] > 0
+
+
+def test_bench_flag_turns_graphs_on_and_result_records_it() -> None:
+    import argparse
+    from types import SimpleNamespace
+
+    from engine.bench import cli as bench_cli
+    from engine.bench import ours
+    from engine.config import EngineConfig
+    from engine.kernels.backends import REFERENCE
+    parser = argparse.ArgumentParser(prog="engine")
+    bench_cli.add_parser(parser.add_subparsers(dest="command"))
+    for kind in ("throughput", "latency"):
+        assert ours.engine_kwargs(parser.parse_args(["bench", kind, "--no-enforce-eager"]))["enforce_eager"] is False
+        assert "enforce_eager" not in ours.engine_kwargs(parser.parse_args(["bench", kind]))   # engine default: eager
+    config = EngineConfig(device="cpu", enforce_eager=False, max_capture_size=32)
+    core = SimpleNamespace(num_blocks=7, runner=SimpleNamespace(attention_kernels=REFERENCE))
+    settings = ours.settings_of(SimpleNamespace(config=config, engine_core=core), {})
+    assert settings["enforce_eager"] is False and settings["max_capture_size"] == 32
+
+
+def test_max_capture_size_is_validated() -> None:
+    from engine.config import EngineConfig
+    from engine.errors import EngineError
+    with pytest.raises(EngineError, match="max_capture_size must be an integer >= 1, got 0"):
+        EngineConfig(device="cpu", max_capture_size=0)
