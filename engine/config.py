@@ -33,9 +33,10 @@ class EngineConfig:
     gpu_memory_utilization: float = 0.9       # CUDA: fraction of device memory the engine may use
     num_blocks: int | None = None             # KV blocks; None: CUDA profiles, CPU uses cpu_kv_cache_gib
     cpu_kv_cache_gib: float = 1.0             # CPU cap on the KV cache when num_blocks is None
-    enforce_eager: bool = True                # CUDA graphs are a later issue: eager only for now
+    enforce_eager: bool = True                # False: pure-decode steps replay CUDA graphs (worker/cuda_graphs.py)
     async_scheduling: bool = False            # the depth-2 async path is a later issue
     attention_backend: str = "auto"           # auto: triton on cuda when it imports, torch otherwise; triton; torch
+    max_capture_size: int | None = None       # largest decode batch run as a graph; None: min(max_num_seqs, 512)
 
     def __post_init__(self) -> None:
         if self.device is None:
@@ -55,6 +56,9 @@ class EngineConfig:
                 raise EngineError(f"{name} must be an integer >= 1, got {value!r}")
         if self.max_model_len is not None and (not isinstance(self.max_model_len, int) or self.max_model_len < 1):
             raise EngineError(f"max_model_len must be an integer >= 1, got {self.max_model_len!r}")
+        if self.max_capture_size is not None and (not isinstance(self.max_capture_size, int)
+                                                  or self.max_capture_size < 1):
+            raise EngineError(f"max_capture_size must be an integer >= 1, got {self.max_capture_size!r}")
         if self.num_blocks is not None and (not isinstance(self.num_blocks, int) or self.num_blocks < 1):
             raise EngineError(f"num_blocks must be an integer >= 1, got {self.num_blocks!r}")
         if not 0.0 < self.gpu_memory_utilization <= 1.0:

@@ -25,13 +25,15 @@ class LLM:
                  max_model_len: int | None = None, block_size: int = 16, enable_prefix_caching: bool = True,
                  enable_chunked_prefill: bool = True, gpu_memory_utilization: float = 0.9,
                  num_blocks: int | None = None, cpu_kv_cache_gib: float = 1.0, enforce_eager: bool = True,
-                 async_scheduling: bool = False, attention_backend: str = "auto") -> None:
+                 async_scheduling: bool = False, attention_backend: str = "auto",
+                 max_capture_size: int | None = None) -> None:
         config = EngineConfig(
             model=model, load_format=load_format, dtype=dtype, device=device, seed=seed, max_num_seqs=max_num_seqs,
             max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len, block_size=block_size,
             enable_prefix_caching=enable_prefix_caching, enable_chunked_prefill=enable_chunked_prefill,
             gpu_memory_utilization=gpu_memory_utilization, num_blocks=num_blocks, cpu_kv_cache_gib=cpu_kv_cache_gib,
-            enforce_eager=enforce_eager, async_scheduling=async_scheduling, attention_backend=attention_backend)
+            enforce_eager=enforce_eager, async_scheduling=async_scheduling, attention_backend=attention_backend,
+            max_capture_size=max_capture_size)
         self._init(EngineCore(config))
 
     @classmethod

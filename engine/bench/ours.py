@@ -16,7 +16,7 @@ from engine.bench.workloads import Workload
 ENGINE_SETTINGS = ("load_format", "dtype", "device", "seed", "max_num_seqs", "max_num_batched_tokens",
                    "max_model_len", "block_size", "enable_prefix_caching", "enable_chunked_prefill",
                    "gpu_memory_utilization", "num_blocks", "cpu_kv_cache_gib", "enforce_eager", "async_scheduling",
-                   "attention_backend")
+                   "attention_backend", "max_capture_size")
 
 
 def engine_kwargs(args: Any) -> dict[str, Any]:

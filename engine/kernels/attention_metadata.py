@@ -28,6 +28,9 @@ class AttentionMetadata:
     # Host-side copies for reference kernels that loop per sequence (never read on the GPU fast path).
     q_lens_cpu: list[int] | None = None
     seq_lens_cpu: list[int] | None = None
+    # A CUDA-graph step (engine/worker/cuda_graphs.py): the launch is replayed whatever max_seqlen_k is now, so
+    # kernels must not pick a path, a grid or a buffer size from max_seqlen_k (it only bounds the batch).
+    static_launch: bool = False
 
     @property
     def num_seqs(self) -> int:

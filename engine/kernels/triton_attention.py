@@ -56,8 +56,8 @@ def _num_sms(device: torch.device) -> int:
 
 def use_split_kv(attn: AttentionMetadata, num_kv_heads: int, device: torch.device) -> bool:
     """Decode-only batch whose unified grid (num_seqs * Hkv programs) would not fill the GPU twice over, with
-    contexts long enough to split."""
-    return (attn.max_seqlen_q == 1 and attn.max_seqlen_k >= MIN_SPLIT_SEQLEN
+    contexts long enough to split. Never for a captured step: its choice would be frozen at capture time."""
+    return (not attn.static_launch and attn.max_seqlen_q == 1 and attn.max_seqlen_k >= MIN_SPLIT_SEQLEN
             and attn.num_seqs * num_kv_heads < 2 * _num_sms(device))
 
 

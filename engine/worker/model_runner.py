@@ -1,8 +1,9 @@
 """ModelRunner: owns the KV cache and the slot state; turns a SchedulerOutput into sampled tokens.
 
 One step: apply the SchedulerOutput to the slot state -> build inputs (input_batch.py) -> run the model
-eagerly -> logits only for rows that finished their known tokens -> sample -> scatter the samples into
-the slot-indexed device tensor (next step's decode inputs) -> one batched device->host copy.
+(eagerly; a pure-decode step with enforce_eager=False through cuda_graphs.py) -> logits only for rows that
+finished their known tokens -> sample -> scatter the samples into the slot-indexed device tensor (next step's
+decode inputs) -> one batched device->host copy.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from engine.core.sched_output import ModelRunnerOutput, SchedulerOutput
 from engine.errors import EngineError
 from engine.kernels.attention_metadata import AttentionMetadata, kv_cache_shape
 from engine.kernels.backends import select as select_attention
+from engine.worker.cuda_graphs import DecodeGraphs, capture_sizes, graph_mode
 from engine.worker.input_batch import Uploader, prepare_inputs
 from engine.worker.sampler import Sampler, SamplingTensors
 from engine.worker.state import SlotState
@@ -40,6 +42,8 @@ class ModelRunner:
         self.attention_kernels = select_attention(config.attention_backend, self.device,
                                                   head_dim=model_config.head_dim, block_size=self.block_size)
         model.set_attention_kernels(self.attention_kernels)
+        self.graph_mode = graph_mode(config.enforce_eager, self.device, self.attention_kernels.name)
+        self.decode_graphs: DecodeGraphs | None = None   # built (and captured) once the KV cache exists
 
     # ---- KV cache sizing ----------------------------------------------------------------------
     @property
@@ -110,6 +114,11 @@ class ModelRunner:
         # Zeros, not empty: padding lanes of a block may be loaded (and masked) by kernels; never NaN garbage.
         self.kv_caches = [torch.zeros(shape, dtype=self.dtype, device=self.device) for _ in range(mc.num_hidden_layers)]
         self.num_blocks = num_blocks
+        if self.graph_mode != "off":
+            self.decode_graphs = DecodeGraphs(
+                self.model, self.kv_caches, capture_sizes(self.config.max_num_seqs, self.config.max_capture_size),
+                self.state.block_table.shape[1], self.max_model_len, self.device, self.graph_mode)
+            self.decode_graphs.capture()
 
     # ---- one step -------------------------------------------------------------------------------
     def _update_states(self, sched: SchedulerOutput) -> None:
@@ -127,7 +136,12 @@ class ModelRunner:
             return ModelRunnerOutput()
         inputs = prepare_inputs(self.state, sched, self.block_size, self.upload)
         self.state.num_computed[inputs.row_slots] += inputs.row_q_lens
-        hidden = self.model.forward(inputs.input_ids, inputs.positions, inputs.attn, self.kv_caches)
+        graphs = self.decode_graphs
+        bucket = graphs.bucket(inputs.attn) if graphs is not None else None
+        if graphs is not None and bucket is not None:   # pure decode: padded static buffers, a replay on CUDA
+            hidden = graphs.run(bucket, inputs.input_ids, inputs.positions, inputs.attn)
+        else:
+            hidden = self.model.forward(inputs.input_ids, inputs.positions, inputs.attn, self.kv_caches)
         if inputs.sampling is None:
             return ModelRunnerOutput()
         logits = self.model.compute_logits(hidden[inputs.logits_indices]).float()   # [S, vocab]
