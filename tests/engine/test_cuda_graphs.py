@@ -16,6 +16,7 @@ import torch
 
 from engine.kernels.attention_metadata import AttentionMetadata
 from engine.worker.cuda_graphs import DecodeGraphs, bucket_for, capture_sizes, graph_mode
+from triton_interp import interpreter_loop_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,16 +27,19 @@ try:
     from engine.kernels import triton_attention  # noqa: F401  (every kernel module, built for the interpreter)
     from engine.kernels.triton_unified import _unified_kernel
     INTERPRETED = type(_unified_kernel).__name__ == "InterpretedFunction"
+    LOOP_PROBLEM = interpreter_loop_problem() if INTERPRETED else None
 except ImportError:
-    INTERPRETED = False
+    INTERPRETED, LOOP_PROBLEM = False, None
 finally:
     if _saved is None:
         del os.environ["TRITON_INTERPRET"]
     else:
         os.environ["TRITON_INTERPRET"] = _saved
 
-needs_interpreter = pytest.mark.skipif(not INTERPRETED, reason="triton missing, or its kernels were imported for a "
-                                                               "GPU before TRITON_INTERPRET=1 was set")
+needs_interpreter = pytest.mark.skipif(
+    not INTERPRETED or LOOP_PROBLEM is not None,
+    reason=str(LOOP_PROBLEM or "triton missing, or its kernels were imported for a GPU before TRITON_INTERPRET=1 "
+                               "was set"))
 TINY_QWEN3 = dict(architectures=["Qwen3ForCausalLM"], model_type="qwen3", vocab_size=512, hidden_size=128,
                   intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                   head_dim=64, max_position_embeddings=256, rms_norm_eps=1e-6, rope_theta=10000.0,

@@ -13,22 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-
-def _interpreter_loop_problem() -> str | None:
-    """Why this triton's interpreter cannot run `for j in range(<tensor>)` (every attention kernel loops so), or
-    None. Before 3.9 it keeps scalars as 1-element arrays, and numpy 2.x refuses int() on those."""
-    import triton.language as tl
-
-    @triton.jit
-    def loop(x_ptr):
-        n = tl.load(x_ptr)
-        for j in range(0, n):
-            tl.store(x_ptr + 1 + j, j)
-    try:
-        loop[(1,)](torch.tensor([2, 0, 0], dtype=torch.int32))
-    except Exception as e:   # triton wraps the numpy error in its InterpreterError
-        return f"triton {triton.__version__}'s interpreter fails on tensor loop bounds here ({e})"
-    return None
+from triton_interp import interpreter_loop_problem
 
 
 _saved = os.environ.get("TRITON_INTERPRET")
@@ -37,7 +22,7 @@ try:
     triton = pytest.importorskip("triton", reason="triton is not installed")
     from engine.kernels import reference, triton_attention
     from engine.kernels.triton_unified import _unified_kernel
-    LOOP_PROBLEM = _interpreter_loop_problem()
+    LOOP_PROBLEM = interpreter_loop_problem()
 finally:
     if _saved is None:
         del os.environ["TRITON_INTERPRET"]
