@@ -30,6 +30,9 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--num-blocks", type=int, default=None, help="KV-cache blocks (default: sized from memory)")
     p.add_argument("--attention-backend", default="auto", choices=["auto", "triton", "torch"],
                    help="attention kernels: auto (triton on cuda, torch otherwise), triton, torch")
+    p.add_argument("--enforce-eager", action=argparse.BooleanOptionalAction, default=None,
+                   help="--enforce-eager: never CUDA graphs; --no-enforce-eager: ask for them (default: graphs for "
+                        "pure-decode steps on CUDA with the Triton kernels, eager elsewhere)")
 
 
 def _generate_parser(sub: argparse._SubParsersAction) -> None:
@@ -86,7 +89,7 @@ def run_generate(args: argparse.Namespace) -> int:
               block_size=args.block_size, enable_prefix_caching=args.enable_prefix_caching,
               enable_chunked_prefill=args.enable_chunked_prefill,
               gpu_memory_utilization=args.gpu_memory_utilization, num_blocks=args.num_blocks,
-              attention_backend=args.attention_backend)
+              attention_backend=args.attention_backend, enforce_eager=args.enforce_eager)
     tok = llm.get_tokenizer()
     if args.chat_template and tok is not None and tok.chat_template is not None:
         outputs = llm.chat([[{"role": "user", "content": p}] for p in args.prompts], sp, use_tqdm=False)

@@ -33,7 +33,9 @@ class EngineConfig:
     gpu_memory_utilization: float = 0.9       # CUDA: fraction of device memory the engine may use
     num_blocks: int | None = None             # KV blocks; None: CUDA profiles, CPU uses cpu_kv_cache_gib
     cpu_kv_cache_gib: float = 1.0             # CPU cap on the KV cache when num_blocks is None
-    enforce_eager: bool = True                # False: pure-decode steps replay CUDA graphs (worker/cuda_graphs.py)
+    enforce_eager: bool | None = None         # None: CUDA graphs for pure-decode steps where they can run (CUDA with
+                                              # the Triton kernels), eager elsewhere; True: always eager; False:
+                                              # graphs asked for explicitly (worker/cuda_graphs.py)
     async_scheduling: bool = False            # the depth-2 async path is a later issue
     attention_backend: str = "auto"           # auto: triton on cuda when it imports, torch otherwise; triton; torch
     max_capture_size: int | None = None       # largest decode batch run as a graph; None: min(max_num_seqs, 512)
@@ -65,6 +67,9 @@ class EngineConfig:
             raise EngineError(f"gpu_memory_utilization must be in (0, 1], got {self.gpu_memory_utilization!r}")
         if self.async_scheduling:
             raise EngineError("async_scheduling is not implemented yet; run with async_scheduling=False")
+        if self.enforce_eager is not None and not isinstance(self.enforce_eager, bool):
+            raise EngineError(f"enforce_eager must be True, False or None (graphs where they can run), "
+                              f"got {self.enforce_eager!r}")
         check_backend_name(self.attention_backend)
         if self.attention_backend == "triton":   # fail before the model loads, not after
             require_triton(self.device, block_size=self.block_size)

@@ -24,7 +24,7 @@ class LLM:
                  device: Any = None, seed: int = 0, max_num_seqs: int = 256, max_num_batched_tokens: int = 8192,
                  max_model_len: int | None = None, block_size: int = 16, enable_prefix_caching: bool = True,
                  enable_chunked_prefill: bool = True, gpu_memory_utilization: float = 0.9,
-                 num_blocks: int | None = None, cpu_kv_cache_gib: float = 1.0, enforce_eager: bool = True,
+                 num_blocks: int | None = None, cpu_kv_cache_gib: float = 1.0, enforce_eager: bool | None = None,
                  async_scheduling: bool = False, attention_backend: str = "auto",
                  max_capture_size: int | None = None) -> None:
         config = EngineConfig(

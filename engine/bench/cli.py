@@ -28,7 +28,8 @@ def _engine_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
     g.add_argument("--seed", type=int, default=0, help="workload and dummy-weight seed")
     g.add_argument("--enforce-eager", action=argparse.BooleanOptionalAction, default=None,
-                   help="--no-enforce-eager: pure-decode steps replay CUDA graphs on CUDA (default: the engine's, eager)")
+                   help="--enforce-eager: never CUDA graphs; --no-enforce-eager: ask for them (default: graphs for "
+                        "pure-decode steps on CUDA with the Triton kernels, eager elsewhere)")
     g.add_argument("--max-num-seqs", type=int, default=None)
     g.add_argument("--max-num-batched-tokens", type=int, default=None)
     g.add_argument("--max-model-len", type=int, default=None)

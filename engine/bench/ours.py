@@ -54,6 +54,9 @@ def settings_of(llm: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
     kernels = getattr(getattr(core, "runner", None), "attention_kernels", None)
     if kernels is not None:
         out["attention_kernels"] = kernels.name   # what "auto" resolved to
+    mode = getattr(getattr(core, "runner", None), "graph_mode", None)
+    if mode is not None:
+        out["graph_mode"] = mode                  # what enforce_eager resolved to: off | capture | replay
     return out
 
 

@@ -43,8 +43,13 @@ def bucket_for(num_rows: int, sizes: list[int]) -> int | None:
     return sizes[i] if i < len(sizes) else None
 
 
-def graph_mode(enforce_eager: bool, device: torch.device, kernels_name: str) -> str:
-    """off: plain eager; capture: CUDA graphs; replay: the padded static-buffer path without capture (CPU)."""
+def graph_mode(enforce_eager: bool | None, device: torch.device, kernels_name: str) -> str:
+    """off: plain eager; capture: CUDA graphs; replay: the padded static-buffer path without capture (CPU).
+
+    enforce_eager None (the default) captures where graphs can run (CUDA with the Triton kernels) and is eager
+    elsewhere, silently; False asks for graphs explicitly (replay on CPU, a warning where they cannot run)."""
+    if enforce_eager is None:
+        return "capture" if torch.device(device).type == "cuda" and kernels_name != "torch" else "off"
     if enforce_eager:
         return "off"
     if kernels_name == "torch":

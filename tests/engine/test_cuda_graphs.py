@@ -73,6 +73,10 @@ def test_graph_mode_per_device_and_backend(caplog: pytest.LogCaptureFixture) -> 
     assert graph_mode(True, cuda, "triton") == "off"
     assert graph_mode(False, cuda, "triton") == "capture"
     assert graph_mode(False, cpu, "triton") == "replay"
+    # The default (None): graphs where they can run, eager elsewhere, and no warning either way.
+    assert [graph_mode(None, d, k) for d, k in ((cuda, "triton"), (cuda, "torch"), (cpu, "torch"), (cpu, "triton"))] \
+        == ["capture", "off", "off", "off"]
+    assert not caplog.records
     with caplog.at_level(logging.WARNING, logger="engine.graphs"):
         assert graph_mode(False, cuda, "torch") == "off"
     assert len(caplog.records) == 1 and "reference attention" in caplog.records[0].getMessage()
@@ -206,7 +210,7 @@ def test_bench_flag_turns_graphs_on_and_result_records_it() -> None:
     bench_cli.add_parser(parser.add_subparsers(dest="command"))
     for kind in ("throughput", "latency"):
         assert ours.engine_kwargs(parser.parse_args(["bench", kind, "--no-enforce-eager"]))["enforce_eager"] is False
-        assert "enforce_eager" not in ours.engine_kwargs(parser.parse_args(["bench", kind]))   # engine default: eager
+        assert "enforce_eager" not in ours.engine_kwargs(parser.parse_args(["bench", kind]))   # the engine default
     config = EngineConfig(device="cpu", enforce_eager=False, max_capture_size=32)
     core = SimpleNamespace(num_blocks=7, runner=SimpleNamespace(attention_kernels=REFERENCE))
     settings = ours.settings_of(SimpleNamespace(config=config, engine_core=core), {})
