@@ -16,9 +16,10 @@ def model_block(name: str, load_format: str, dtype: torch.dtype | str, hf_config
 
 def assemble(*, series: str, row: str, created: str, commit: str, dirty: bool, command: str,
              machine: dict[str, Any], model: dict[str, Any], workload: dict[str, Any], engine: dict[str, Any],
-             runs: list[dict[str, Any]], metrics: dict[str, Any], roofline: dict[str, Any],
+             runs: list[dict[str, Any]], metrics: dict[str, Any], roofline: dict[str, Any] | None,
              peers: list[dict[str, Any]], subject: dict[str, Any]) -> dict[str, Any]:
-    """Keys in the order DESIGN §4.1 lists them; `subject` says what was measured (ours or a peer)."""
+    """Keys in the order DESIGN §4.1 lists them; `subject` says what was measured (ours, a peer, or a server);
+    roofline None: no bound was computed (a serving run: the client cannot probe the server's device)."""
     return {"schema": SCHEMA, "series": series, "row": row, "created": created, "commit": commit, "dirty": dirty,
             "command": command, "machine": machine, "model": model, "workload": workload, "engine": engine,
             "runs": runs, "metrics": metrics, "roofline": roofline, "peers": peers, "subject": subject}

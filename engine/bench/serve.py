@@ -3,8 +3,9 @@
 Every request streams (`stream_options.include_usage`), so each SSE chunk is stamped on arrival: TTFT = first chunk -
 send, ITL = gaps between chunks, TPOT = (last chunk - first chunk) / (chunks - 1), E2EL = last byte - send; metrics.py
 turns the stamps into percentiles. Requests are sent all at once (--request-rate inf) or with Poisson arrivals, at
-most --max-concurrency at a time. The result is a table on stdout and, with --save-result, a JSON file: the server's
-machine, commit and engine settings are not visible from here, so this writes no evidence directory.
+most --max-concurrency at a time. The result is a table on stdout and, with --save-result, a JSON file. With
+--output-dir it also writes an evidence directory (serve_evidence.py): the server says what it runs through
+GET /v1/engine, read before the first request, and the workload runs --repeat times, each run kept raw.
 """
 from __future__ import annotations
 
@@ -67,12 +68,22 @@ def add_parser(bench_sub: Any) -> argparse.ArgumentParser:
     g.add_argument("--result-dir", default=".", help="where --save-result writes")
     g.add_argument("--result-filename", default=None,
                    help="default: serve-<dataset>-<model>-<YYYYMMDD-HHMMSS>.json")
-    p.set_defaults(func=run_cli)
+    g = p.add_argument_group("evidence (needs a server started with `engine serve --commit SHA`)")
+    g.add_argument("--output-dir", default=None,
+                   help="evidence root: writes <YYYYMMDD>-<series>/ with result.json, summary.md, plot.png")
+    g.add_argument("--series", default=None,
+                   help="stable series key (default: serve-<workload>-<model>-r<rate>-c<concurrency>)")
+    g.add_argument("--row", default=None, help="records row id the evidence belongs to (default: ENG-SERVE)")
+    g.add_argument("--repeat", type=int, default=1, help="timed runs of the workload, each kept raw (default 1)")
+    p.set_defaults(func=lambda args: run_cli(args, p))
     return p
 
 
-def run_cli(args: argparse.Namespace) -> int:
+def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser | None = None) -> int:
+    if getattr(args, "output_dir", None) is not None:
+        return _evidence_cli(args, parser)
     try:
+        _check_evidence_flags(args)
         result = asyncio.run(benchmark(args))
     except BenchError as e:
         print(f"engine bench: error: {e}", file=sys.stderr)
@@ -81,6 +92,49 @@ def run_cli(args: argparse.Namespace) -> int:
     if args.save_result:
         print(f"result: {save(result, args)}", file=sys.stderr)
     return 0 if result["completed"] else 1
+
+
+def _check_evidence_flags(args: argparse.Namespace) -> None:
+    if getattr(args, "repeat", 1) != 1 or getattr(args, "series", None) or getattr(args, "row", None):
+        raise BenchError("--repeat, --series and --row describe an evidence directory; pass --output-dir DIR too")
+
+
+def _evidence_cli(args: argparse.Namespace, parser: argparse.ArgumentParser | None) -> int:
+    """Provenance and the directory are settled first (from /v1/engine), then --repeat runs, then the evidence."""
+    from engine.bench import serve_evidence as ev
+    from engine.bench.cli import command_line
+    try:
+        if args.repeat < 1:
+            raise BenchError(f"--repeat must be >= 1, got {args.repeat}")
+        plan, results = asyncio.run(_evidence_runs(args))
+        ev.check_runs(results)
+        command = command_line("serve", parser, args) if parser is not None else "engine bench serve ..."
+        result = ev.build(info=plan.info, results=results, work=plan.work, request_rate=args.request_rate,
+                          max_concurrency=args.max_concurrency, series=plan.series, row=args.row or ev.DEFAULT_ROW,
+                          created=plan.created, client_command=command, url=base_url(args), endpoint=args.endpoint,
+                          model=results[0]["model"])
+        ev.evidence.write(plan.path, result)
+    except BenchError as e:
+        print(f"engine bench: error: {e}", file=sys.stderr)
+        return 2
+    print(f"evidence: {plan.path}", file=sys.stderr)
+    return 0
+
+
+async def _evidence_runs(args: argparse.Namespace) -> tuple[Any, list[dict[str, Any]]]:
+    import aiohttp
+    from engine.bench import serve_evidence as ev
+    _check(args)
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as session:
+        info = await ev.fetch_engine(session, base_url(args))
+    plan = ev.plan(args, info)
+    results = []
+    for i in range(args.repeat):
+        r = await benchmark(args)
+        print(f"run {i + 1}/{args.repeat}", file=sys.stderr)
+        print(table(r))
+        results.append(r)
+    return plan, results
 
 
 def base_url(args: argparse.Namespace) -> str:

@@ -46,6 +46,11 @@ def markdown(r: dict[str, Any]) -> str:
         f"{m['num_runs']} run(s).",
         "",
     ]
+    serving = subject.get("kind") == "serve"
+    if serving:
+        lines += [f"Served at {subject.get('base_url')}{subject.get('endpoint')}: request rate "
+                  f"{w.get('request_rate')} req/s, max concurrency {w.get('max_concurrency') or 'none'}; every "
+                  f"figure is the client's, stamped on each streamed chunk's arrival.", ""]
     if subject.get("complete") is False:
         lines += [f"**Incomplete**: stopped at its time limit after {_num(m['elapsed_s']['max'], 1)} s; the figures "
                   "are over the tokens it produced in that time.", ""]
@@ -59,8 +64,11 @@ def markdown(r: dict[str, Any]) -> str:
               _latency_row("ITL", m.get("itl_ms"))]
     if m.get("latency_ms"):
         lines.append(_latency_row("batch latency", m["latency_ms"]))
+    if m.get("e2el_ms"):
+        lines.append(_latency_row("E2EL", m["e2el_ms"]))
     vram = m.get("peak_vram_gib")
     lines += ["", f"Peak device memory: {_num(vram, 2)} GiB (torch.cuda.max_memory_allocated)." if vram is not None
+              else "Peak device memory: not visible from the client." if serving
               else "Peak device memory: not measured (no CUDA device).", ""]
     roof = r.get("roofline") or {}
     if roof.get("output_tok_per_s_bound"):

@@ -1,4 +1,5 @@
-"""The OpenAI-compatible HTTP API (aiohttp): /health, /v1/models, /v1/completions, /v1/chat/completions.
+"""The OpenAI-compatible HTTP API (aiohttp): /health, /v1/models, /v1/completions, /v1/chat/completions, and
+/v1/engine (what the server runs: model, settings, machine, commit; see engine/serve/info.py).
 
 Responses have OpenAI's shapes (vLLM's where OpenAI is silent): `cmpl-`/`chatcmpl-` ids, `usage`, SSE chunks ending
 in `data: [DONE]`, `stream_options.include_usage` as a last chunk with empty `choices`. Errors are OpenAI's JSON
@@ -16,21 +17,29 @@ from typing import Any
 from aiohttp import web
 
 from engine.serve.async_engine import AsyncEngine, QueueFullError, RequestFailed, StreamOutput
+from engine.serve.info import Provenance, engine_info
 from engine.serve.protocol import ApiError, GenerateRequest, parse_chat, parse_completion
 
 log = logging.getLogger("engine.serve")
 ENGINE_KEY = web.AppKey("engine", AsyncEngine)
 MODEL_KEY = web.AppKey("served_model_name", str)
+PROVENANCE_KEY = web.AppKey("provenance", Provenance)
+INFO_KEY = web.AppKey("engine_info", dict)
 SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "Connection": "keep-alive"}
 
 
-def create_app(engine: AsyncEngine, served_model_name: str) -> web.Application:
-    """The application; its startup starts the engine thread and its shutdown stops it."""
+def create_app(engine: AsyncEngine, served_model_name: str, provenance: Provenance | None = None
+               ) -> web.Application:
+    """The application; its startup starts the engine thread and its shutdown stops it. `provenance` is the code
+    it runs, reported by /v1/engine (unknown when None)."""
     app = web.Application(middlewares=[_errors], client_max_size=16 * 2**20)
     app[ENGINE_KEY] = engine
     app[MODEL_KEY] = served_model_name
+    app[PROVENANCE_KEY] = provenance or Provenance()
+    app[INFO_KEY] = {}   # filled on the first GET /v1/engine (a started app's state must not be reassigned)
     app.router.add_get("/health", health)
     app.router.add_get("/v1/models", models)
+    app.router.add_get("/v1/engine", engine_card)
     app.router.add_post("/v1/completions", completions)
     app.router.add_post("/v1/chat/completions", chat_completions)
 
@@ -75,6 +84,16 @@ async def models(request: web.Request) -> web.Response:
     card = {"id": request.app[MODEL_KEY], "object": "model", "created": int(time.time()), "owned_by": "engine",
             "root": engine.core.loaded.name, "max_model_len": engine.core.config.max_model_len}
     return web.json_response({"object": "list", "data": [card]})
+
+
+async def engine_card(request: web.Request) -> web.Response:
+    """Built once (machine_info asks nvidia-smi); every setting in it is fixed once the engine is built."""
+    cache = request.app[INFO_KEY]
+    if not cache:
+        engine = request.app[ENGINE_KEY]
+        cache.update(engine_info(engine.core, request.app[PROVENANCE_KEY], request.app[MODEL_KEY],
+                                 engine.capacity - engine.core.config.max_num_seqs))
+    return web.json_response(cache)
 
 
 async def _body(request: web.Request) -> Any:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
+import shlex
 import sys
 from typing import Any
 
@@ -33,6 +34,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "503 at once")
     g.add_argument("--cpu-threads", type=int, default=None,
                    help="torch threads on CPU (default: the cores not already busy, as engine generate)")
+    g = p.add_argument_group("provenance (reported by GET /v1/engine; `engine bench serve --output-dir` needs it)")
+    g.add_argument("--commit", default=None, help="sha of the code this server runs (default: not stated, and then "
+                                                  "no evidence can be written against it)")
+    dirty = g.add_mutually_exclusive_group()
+    dirty.add_argument("--dirty", dest="dirty", action="store_const", const=True, default=None,
+                       help="the tree served has uncommitted changes")
+    dirty.add_argument("--clean", dest="dirty", action="store_const", const=False,
+                       help="the tree served is exactly --commit (the default when --commit is given)")
     p.set_defaults(func=run_serve)
     return p
 
@@ -48,6 +57,19 @@ def engine_config(args: argparse.Namespace):
     return EngineConfig(**values)
 
 
+def _provenance(args: argparse.Namespace):
+    from engine.bench.errors import BenchError
+    from engine.serve.info import resolve_provenance
+    if args.dirty is not None and args.commit is None:
+        raise EngineError("--dirty/--clean say what --commit was served; pass --commit SHA with it")
+    try:
+        # the command as typed (`engine serve ...`, `python -m engine serve ...`); None when called otherwise
+        return resolve_provenance(args.commit, args.dirty, shlex.join(["engine", *sys.argv[1:]])
+                                  if sys.argv[1:2] == ["serve"] else None)
+    except BenchError as e:
+        raise EngineError(str(e)) from None
+
+
 def run_serve(args: argparse.Namespace) -> int:
     import torch
     from aiohttp import web
@@ -60,6 +82,7 @@ def run_serve(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise EngineError(f"--port must be in [0, 65535], got {args.port}")
     config = engine_config(args)
+    provenance = _provenance(args)   # a bad --commit fails before the model loads
     if config.device.type == "cpu":
         threads = cpu_threads(args.cpu_threads)
         if threads is not None:
@@ -67,7 +90,7 @@ def run_serve(args: argparse.Namespace) -> int:
     core = EngineCore(config)
     engine = AsyncEngine(core, args.max_queued_requests)
     name = args.served_model_name or core.loaded.name
-    app = create_app(engine, name)
+    app = create_app(engine, name, provenance)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"[engine] serving {name!r} ({core.loaded.name} on {config.device.type}, "

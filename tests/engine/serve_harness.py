@@ -18,15 +18,16 @@ from aiohttp.test_utils import TestClient, TestServer
 from engine.core.engine_core import EngineCore
 from engine.serve.api import create_app
 from engine.serve.async_engine import AsyncEngine
+from engine.serve.info import Provenance
 
 MODEL = "tiny"
 
 
 def serve(core: EngineCore, body: Callable[[TestClient, AsyncEngine], Awaitable[Any]],
-          max_queued_requests: int = 8, model: str = MODEL) -> Any:
+          max_queued_requests: int = 8, model: str = MODEL, provenance: Provenance | None = None) -> Any:
     async def main() -> Any:
         engine = AsyncEngine(core, max_queued_requests)
-        async with TestClient(TestServer(create_app(engine, model))) as client:
+        async with TestClient(TestServer(create_app(engine, model, provenance))) as client:
             return await body(client, engine)
     return asyncio.run(main())
 
