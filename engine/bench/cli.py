@@ -38,15 +38,20 @@ def _engine_args(p: argparse.ArgumentParser) -> None:
                    help="attention kernels (default: the engine's, auto: triton on cuda, torch otherwise)")
 
 
-def _evidence_args(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("evidence")
-    g.add_argument("--commit", default=None, help="40-hex sha of the code measured (default: git rev-parse HEAD; "
-                                                  "required where there is no .git)")
+def add_provenance_args(g: Any, commit_help: str, tree: str) -> None:
+    """--commit and --dirty/--clean: which code a measurement (or a server) ran; shared by bench and serve."""
+    g.add_argument("--commit", default=None, help=commit_help)
     dirty = g.add_mutually_exclusive_group()
     dirty.add_argument("--dirty", dest="dirty", action="store_const", const=True, default=None,
-                       help="the tree measured had uncommitted changes")
+                       help=f"the tree {tree} had uncommitted changes")
     dirty.add_argument("--clean", dest="dirty", action="store_const", const=False,
-                       help="the tree measured is exactly --commit (the default when --commit is given)")
+                       help=f"the tree {tree} is exactly --commit (the default when --commit is given)")
+
+
+def _evidence_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("evidence")
+    add_provenance_args(g, "40-hex sha of the code measured (default: git rev-parse HEAD; required where there is "
+                           "no .git)", "measured")
     g.add_argument("--row", default=DEFAULT_ROW, help="records row id the evidence belongs to")
     g.add_argument("--series", default=None, help="stable series key (default derived from kind, workload, model)")
     g.add_argument("--output-dir", default=DEFAULT_OUTPUT_DIR, help="evidence root; writes <YYYYMMDD>-<series>/")

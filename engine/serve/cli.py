@@ -17,6 +17,7 @@ from engine.serve.async_engine import DEFAULT_MAX_QUEUED_REQUESTS
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    from engine.bench.cli import add_provenance_args
     from engine.cli import add_engine_args
     p = subparsers.add_parser("serve", help="serve a model over an OpenAI-compatible HTTP API",
                               description="Serve MODEL at http://HOST:PORT/v1 (completions and chat completions, "
@@ -35,13 +36,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     g.add_argument("--cpu-threads", type=int, default=None,
                    help="torch threads on CPU (default: the cores not already busy, as engine generate)")
     g = p.add_argument_group("provenance (reported by GET /v1/engine; `engine bench serve --output-dir` needs it)")
-    g.add_argument("--commit", default=None, help="sha of the code this server runs (default: not stated, and then "
-                                                  "no evidence can be written against it)")
-    dirty = g.add_mutually_exclusive_group()
-    dirty.add_argument("--dirty", dest="dirty", action="store_const", const=True, default=None,
-                       help="the tree served has uncommitted changes")
-    dirty.add_argument("--clean", dest="dirty", action="store_const", const=False,
-                       help="the tree served is exactly --commit (the default when --commit is given)")
+    add_provenance_args(g, "sha of the code this server runs (default: not stated, and then no evidence can be "
+                           "written against it)", "served")
     p.set_defaults(func=run_serve)
     return p
 
