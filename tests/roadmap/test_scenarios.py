@@ -28,10 +28,16 @@ stays valid whatever the rules look like inside. The format:
       - path: docs/plan.md
         line: "a substring"
         codes: [RL101]                        # optional: only these codes (as code or reason) are forbidden
+
+While the rules catch up, a scenario listed in `scenarios/PENDING` (one name per line, `#` comments) is expected to
+fail: it runs, and reports XPASS once it holds, so it can leave the list. The list is empty when the work is done.
+`ROADMAP_SCENARIO_CODES=RL401,RL402` narrows every scenario to those codes (expectations and negative controls
+about other codes are skipped), so whoever works on some rules sees what is left for them.
 """
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +48,10 @@ import yaml
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 NAMES = sorted(p.name for p in SCENARIOS.iterdir() if (p / "scenario.yaml").is_file()) if SCENARIOS.is_dir() else []
+_PENDING_FILE = SCENARIOS / "PENDING"
+PENDING = {ln.split("#")[0].strip() for ln in _PENDING_FILE.read_text().splitlines()} - {""} \
+    if _PENDING_FILE.is_file() else set()
+ONLY = {c.strip().upper() for c in os.environ.get("ROADMAP_SCENARIO_CODES", "").split(",") if c.strip()}
 
 
 def build(repo, spec: dict[str, Any]) -> None:
@@ -96,10 +106,15 @@ def _show(root: Path, findings: list[dict[str, Any]]) -> str:
                      for f in findings) or "  (no findings)"
 
 
-def check(root: Path, spec: dict[str, Any], findings: list[dict[str, Any]]) -> list[str]:
-    """What the scenario expects and did not get, and what it forbids and got (empty: the scenario holds)."""
+def check(root: Path, spec: dict[str, Any], findings: list[dict[str, Any]], only: set[str] = frozenset()) -> list[str]:
+    """What the scenario expects and did not get, and what it forbids and got (empty: the scenario holds).
+    With `only`, expectations and controls about other codes are skipped."""
     problems = []
+    if only:
+        findings = [f for f in findings if _reasons(f) & only]
     for e in spec.get("expect") or ():
+        if only and not set(e.get("codes") or ()) & only:
+            continue
         hits = [f for f in findings if f["path"] == e["path"]
                 and _covers(root, f["path"], f["line"], f.get("end_line") or f["line"], e["line"])
                 and set(e.get("codes") or ()) <= _reasons(f)]
@@ -112,6 +127,8 @@ def check(root: Path, spec: dict[str, Any], findings: list[dict[str, Any]]) -> l
                 problems.append(f"missed surface: {r['path']} line with {r['line']!r} (for {e['line']!r})")
     for a in spec.get("absent") or ():
         codes = set(a.get("codes") or ())
+        if only and codes and not codes & only:
+            continue
         for f in findings:
             if f["path"] == a["path"] and _covers(root, f["path"], f["line"], f.get("end_line") or f["line"],
                                                   a["line"]) and (not codes or codes & _reasons(f)):
@@ -119,12 +136,13 @@ def check(root: Path, spec: dict[str, Any], findings: list[dict[str, Any]]) -> l
     return problems
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason="listed in scenarios/PENDING"))
+                                  if n in PENDING else n for n in NAMES])
 def test_scenario(name: str, git_repo) -> None:
     spec = yaml.safe_load((SCENARIOS / name / "scenario.yaml").read_text(encoding="utf-8"))
     repo = git_repo(name)
     build(repo, spec)
     doc = lint_json(repo.path, list(spec.get("lint_args") or ()))
-    problems = check(repo.path, spec, doc["findings"])
+    problems = check(repo.path, spec, doc["findings"], ONLY)
     assert not problems, (f"{name}: {spec.get('title', '')}\n" + "\n".join(problems)
                           + "\nall findings:\n" + _show(repo.path, doc["findings"]))
