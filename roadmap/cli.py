@@ -256,7 +256,7 @@ def _statistics(result, fmt: str) -> str:
 
 
 def cmd_rule(args: argparse.Namespace) -> int:
-    from roadmap.checks.registry import all_rules
+    from roadmap.registry import all_rules
 
     rules = all_rules()
     if not args.code:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from roadmap.checks.context import LintContext
-from roadmap.checks.registry import Rule, all_rules, matches
+from roadmap.analysis.context import LintContext
+from roadmap.registry import Rule, all_rules, matches
 from roadmap.findings import SEVERITIES, Finding
 from roadmap.history.git import GitError, run_git
 from roadmap.history.tree import Tree

@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from roadmap.checks.registry import matches
+from roadmap.registry import matches
 from roadmap.findings import Finding
 from roadmap.records.model import RecordFile, Suppression
 

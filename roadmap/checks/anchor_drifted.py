@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from roadmap.checks.anchors import locate, repoint, symbol_parts
-from roadmap.checks.context import LintContext
-from roadmap.checks.refs import quote, readable_refs, record_lines
-from roadmap.checks.registry import rule
+from roadmap.analysis.anchors import locate, repoint, symbol_parts
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.refs import quote, readable_refs, record_lines
+from roadmap.registry import rule
 from roadmap.findings import Edit, Finding
 
 

@@ -6,13 +6,13 @@ import re
 from datetime import date
 from typing import TYPE_CHECKING
 
-from roadmap.checks.asof import news_for
-from roadmap.checks.registry import rule
-from roadmap.checks.surfaces import section_name
+from roadmap.analysis.asof import news_for
+from roadmap.registry import rule
+from roadmap.analysis.surfaces import section_name
 from roadmap.findings import Related
 
 if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
+    from roadmap.analysis.context import LintContext
     from roadmap.records.model import Statement
 
 CLOSED = re.compile(r"\b(?:closed|released|completed|abandoned|dropped|handed (?:off|over))\b", re.I)

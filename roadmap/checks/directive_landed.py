@@ -6,17 +6,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from roadmap.checks.asof import news_shas, news_subset
-from roadmap.checks.code_symbols import code_delta, in_code_at
-from roadmap.checks.commit_text import message_tokens
-from roadmap.checks.registry import rule
-from roadmap.checks.stale import Reason, detector, findings_for
-from roadmap.checks.surfaces import directive_terms, subject_ids
-from roadmap.checks.terms import Overlap, TermWeights, overlap_tokens
+from roadmap.analysis.asof import news_shas, news_subset
+from roadmap.analysis.code_symbols import code_delta, in_code_at
+from roadmap.analysis.commit_text import message_tokens
+from roadmap.registry import rule
+from roadmap.analysis.stale import Reason, detector, findings_for
+from roadmap.analysis.surfaces import directive_terms, subject_ids
+from roadmap.analysis.terms import Overlap, TermWeights, overlap_tokens
 
 if TYPE_CHECKING:
-    from roadmap.checks.asof import News
-    from roadmap.checks.context import LintContext
+    from roadmap.analysis.asof import News
+    from roadmap.analysis.context import LintContext
     from roadmap.history.commit import Commit
     from roadmap.records.model import Statement
 

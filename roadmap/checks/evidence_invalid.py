@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from roadmap.checks.registry import rule
+from roadmap.registry import rule
 
 if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
+    from roadmap.analysis.context import LintContext
     from roadmap.evidence.store import EvidenceEntry
 
 _LINE = re.compile(r"\(line (\d+) column \d+")

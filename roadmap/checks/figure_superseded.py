@@ -5,15 +5,15 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from roadmap.checks.asof import news_for
-from roadmap.checks.figures_compare import close, comparable, headline, marked_historical
-from roadmap.checks.registry import rule
-from roadmap.checks.surfaces import describe
+from roadmap.analysis.asof import news_for
+from roadmap.analysis.figures_compare import close, comparable, headline, marked_historical
+from roadmap.registry import rule
+from roadmap.analysis.surfaces import describe
 from roadmap.config import glob_match
 from roadmap.findings import Related
 
 if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
+    from roadmap.analysis.context import LintContext
     from roadmap.records.model import Figure, Statement
 
 _QUALS = ("output", "total", "prefill", "decode", "input", "peak")

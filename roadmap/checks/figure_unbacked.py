@@ -4,12 +4,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from roadmap.checks.figures_compare import close, evidence_numbers, marked_historical
-from roadmap.checks.registry import rule
-from roadmap.checks.surfaces import describe
+from roadmap.analysis.figures_compare import close, evidence_numbers, marked_historical
+from roadmap.registry import rule
+from roadmap.analysis.surfaces import describe
 
 if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
+    from roadmap.analysis.context import LintContext
     from roadmap.evidence.store import EvidenceEntry
     from roadmap.records.model import Figure, Statement
 

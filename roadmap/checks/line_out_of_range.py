@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from roadmap.checks.anchors import relocate
-from roadmap.checks.context import LintContext
-from roadmap.checks.refs import quote, readable_refs
-from roadmap.checks.registry import rule
+from roadmap.analysis.anchors import relocate
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.refs import quote, readable_refs
+from roadmap.registry import rule
 from roadmap.findings import Finding
 
 

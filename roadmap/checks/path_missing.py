@@ -5,9 +5,9 @@ import difflib
 import posixpath
 from typing import Iterator
 
-from roadmap.checks.context import LintContext
-from roadmap.checks.refs import RefSite, anchored, looks_like_file, path_refs, quote, resolve
-from roadmap.checks.registry import rule
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.refs import RefSite, anchored, looks_like_file, path_refs, quote, resolve
+from roadmap.registry import rule
 from roadmap.findings import Finding
 from roadmap.history.git import GitError
 from roadmap.history.paths import PathFate, PathFates

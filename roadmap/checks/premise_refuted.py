@@ -5,16 +5,16 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from roadmap.checks.asof import commits_matching, news_subset
-from roadmap.checks.commit_text import MAX_COMMITS
-from roadmap.checks.registry import rule
-from roadmap.checks.stale import Reason, detector, findings_for
-from roadmap.checks.surfaces import subject_ids
-from roadmap.checks.terms import distinctive_terms, id_parts, overlap
+from roadmap.analysis.asof import commits_matching, news_subset
+from roadmap.analysis.commit_text import MAX_COMMITS
+from roadmap.registry import rule
+from roadmap.analysis.stale import Reason, detector, findings_for
+from roadmap.analysis.surfaces import subject_ids
+from roadmap.analysis.terms import distinctive_terms, id_parts, overlap
 
 if TYPE_CHECKING:
-    from roadmap.checks.asof import News
-    from roadmap.checks.context import LintContext
+    from roadmap.analysis.asof import News
+    from roadmap.analysis.context import LintContext
     from roadmap.history.commit import Commit
     from roadmap.records.model import Statement
 

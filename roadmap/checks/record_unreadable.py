@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from roadmap.checks.context import LintContext
-from roadmap.checks.registry import rule
+from roadmap.analysis.context import LintContext
+from roadmap.registry import rule
 from roadmap.findings import Finding
 
 

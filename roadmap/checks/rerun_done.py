@@ -4,14 +4,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from roadmap.checks.registry import rule
-from roadmap.checks.stale import Reason, detector, findings_for
-from roadmap.checks.surfaces import subject_ids
-from roadmap.checks.terms import distinctive_terms, hinted, id_parts, size_terms, tokens
+from roadmap.registry import rule
+from roadmap.analysis.stale import Reason, detector, findings_for
+from roadmap.analysis.surfaces import subject_ids
+from roadmap.analysis.terms import distinctive_terms, hinted, id_parts, size_terms, tokens
 
 if TYPE_CHECKING:
-    from roadmap.checks.asof import News
-    from roadmap.checks.context import LintContext
+    from roadmap.analysis.asof import News
+    from roadmap.analysis.context import LintContext
     from roadmap.evidence.store import EvidenceEntry
     from roadmap.records.model import Statement
 

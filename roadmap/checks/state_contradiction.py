@@ -6,9 +6,9 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from roadmap.checks.context import LintContext
-from roadmap.checks.refs import fenced_lines
-from roadmap.checks.registry import rule
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.refs import fenced_lines
+from roadmap.registry import rule
 from roadmap.findings import Finding, Related
 from roadmap.records.model import Statement
 

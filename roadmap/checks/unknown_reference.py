@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from roadmap.checks.context import LintContext
-from roadmap.checks.refs import line_of, live_statements
-from roadmap.checks.registry import rule
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.refs import line_of, live_statements
+from roadmap.registry import rule
 from roadmap.findings import Finding
 from roadmap.history.git import SHA_RE, run_git
 

@@ -11,18 +11,18 @@ from __future__ import annotations
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from roadmap.checks.asof import news_for
+from roadmap.analysis.asof import news_for
 from roadmap.checks.claim_stale import _claim_of, _listed_active
-from roadmap.checks.refs import fenced_lines
+from roadmap.analysis.refs import fenced_lines
 from roadmap.checks.state_contradiction import EMPTY_CELL, state_cells
-from roadmap.checks.surfaces import describe, section_name
+from roadmap.analysis.surfaces import describe, section_name
 from roadmap.findings import SEVERITIES, Finding
 from roadmap.history.git import GitError, run_git
 from roadmap.report.model import (ClaimInfo, DirectiveInfo, Point, Reconciliation, Report, RowInfo, Series,
                                   Surface)
 
 if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
+    from roadmap.analysis.context import LintContext
     from roadmap.evidence.store import EvidenceEntry
     from roadmap.lint import LintResult
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Iterable
 
-from roadmap.checks.terms import containment, distinctive_terms, id_parts, jaccard
+from roadmap.analysis.terms import containment, distinctive_terms, id_parts, jaccard
 
 if TYPE_CHECKING:
     from roadmap.records.model import Statement

@@ -12,13 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from roadmap.checks.asof import News, needs_blame, news_for, prefetch_blame
-from roadmap.checks.surfaces import describe, primary_key, subject_ids, surfaces_of
+from roadmap.analysis.asof import News, needs_blame, news_for, prefetch_blame
+from roadmap.analysis.surfaces import describe, primary_key, subject_ids, surfaces_of
 from roadmap.findings import Related
 
 if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
-    from roadmap.checks.registry import Rule
+    from roadmap.analysis.context import LintContext
+    from roadmap.registry import Rule
     from roadmap.findings import Finding
     from roadmap.history.commit import Commit
     from roadmap.records.model import Statement

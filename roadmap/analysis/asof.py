@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Sequence
 
-from roadmap.checks.cell_asof import cell_origin
+from roadmap.analysis.cell_asof import cell_origin
 from roadmap.history.blame import NULL_SHA, blame_files, blame_lines
 from roadmap.history.git import GitError
 
 if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
+    from roadmap.analysis.context import LintContext
     from roadmap.history.commit import Commit
     from roadmap.records.model import Statement
 

@@ -19,7 +19,7 @@ from roadmap.history.tree import blob_at
 from roadmap.records.parser import parse_record
 
 if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
+    from roadmap.analysis.context import LintContext
     from roadmap.records.model import Statement
 
 MAX_STEPS = 16   # row edits that left one cell alone; past this the walk stops at the oldest commit it reached

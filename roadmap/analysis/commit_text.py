@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from roadmap.checks.terms import tokens
+from roadmap.analysis.terms import tokens
 
 if TYPE_CHECKING:
     from roadmap.history.commit import Commit

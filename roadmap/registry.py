@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 from roadmap.findings import SEVERITIES, Finding
 
 if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
+    from roadmap.analysis.context import LintContext
 
 
 @dataclass(frozen=True)

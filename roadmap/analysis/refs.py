@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Iterator
 
-from roadmap.checks.context import LintContext
+from roadmap.analysis.context import LintContext
 from roadmap.records.model import PathRef, RecordFile, Statement
 
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")

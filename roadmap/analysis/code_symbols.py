@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from roadmap.history.git import GitError, run_git
 
 if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
+    from roadmap.analysis.context import LintContext
 
 DOC_SUFFIXES = ("md", "markdown", "rst", "txt", "adoc")
 SHA = re.compile(r"^[0-9a-f]{40}$")
