@@ -1,19 +1,26 @@
-"""The rule registry: stable codes -> rules. A rule is one module under roadmap/checks/ that registers itself.
+"""The rule registry: one table from stable codes to rules, the way ruff's codes.rs maps codes to rules.
 
-Each rule function takes the LintContext and yields Findings; its docstring has the sections
-*What it does*, *Why*, *Example*, *Fix*, which `roadmap rule CODE` prints and docs/rules.md is generated from.
+A rule is a function in its own module under roadmap/checks/ that takes the LintContext and returns Hits; it
+never imports this module. The runner stamps each Hit with the rule's code, name and default severity. The
+function's docstring has the sections *What it does*, *Why*, *Example*, *Fix*, which `roadmap rule CODE`
+prints and docs/rules.md is generated from (tools/gen_rules_doc.py).
 """
 from __future__ import annotations
 
 import inspect
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import Callable, Iterable
 
-from roadmap.findings import SEVERITIES, Finding
+from roadmap.analysis.context import Detector, LintContext
+from roadmap.checks import (anchor_drifted, claim_stale, default_changed, directive_landed, evidence_invalid,
+                            figure_superseded, figure_unbacked, line_out_of_range, path_missing, premise_refuted,
+                            record_unreadable, rerun_done, state_contradiction, unknown_reference,
+                            unused_suppression)
+from roadmap.findings import SEVERITIES, Hit
 
-if TYPE_CHECKING:
-    from roadmap.analysis.context import LintContext
+RuleFunc = Callable[[LintContext], Iterable[Hit]]
+PHASES = ("check", "post")   # "check": runs on records+facts; "post": runs after suppressions (RL901)
 
 
 @dataclass(frozen=True)
@@ -22,8 +29,8 @@ class Rule:
     name: str                  # "path-missing"
     severity: str              # default severity
     doc: str                   # What it does / Why / Example / Fix
-    func: Callable[["LintContext"], Iterable[Finding]]
-    phase: str = "check"       # "check": runs on records+facts; "post": runs after suppressions (RL901)
+    func: RuleFunc
+    phase: str = "check"
 
     @property
     def summary(self) -> str:
@@ -32,29 +39,45 @@ class Rule:
         first = " ".join(body.split("\n\n")[0].split())
         return re.split(r"(?<!\.)\.\s+(?=[A-Z`(])", first)[0].rstrip(".") + "." if first else self.name
 
-    def finding(self, **kwargs) -> Finding:
-        """A Finding with this rule's code, name and default severity filled in."""
-        kwargs.setdefault("severity", self.severity)
-        return Finding(code=self.code, name=self.name, **kwargs)
+
+# code     name                    default    phase    function
+TABLE: tuple[tuple[str, str, str, str, RuleFunc], ...] = (
+    ("RL001", "record-unreadable",   "warning", "check", record_unreadable.record_unreadable),
+    ("RL101", "directive-landed",    "error",   "check", directive_landed.directive_landed),
+    ("RL102", "rerun-done",          "error",   "check", rerun_done.rerun_done),
+    ("RL103", "premise-refuted",     "error",   "check", premise_refuted.premise_refuted),
+    ("RL104", "default-changed",     "error",   "check", default_changed.default_changed),
+    ("RL201", "figure-superseded",   "error",   "check", figure_superseded.figure_superseded),
+    ("RL202", "figure-unbacked",     "error",   "check", figure_unbacked.figure_unbacked),
+    ("RL301", "path-missing",        "error",   "check", path_missing.path_missing),
+    ("RL302", "line-out-of-range",   "error",   "check", line_out_of_range.line_out_of_range),
+    ("RL303", "anchor-drifted",      "warning", "check", anchor_drifted.anchor_drifted),
+    ("RL304", "unknown-reference",   "error",   "check", unknown_reference.unknown_reference),
+    ("RL401", "state-contradiction", "error",   "check", state_contradiction.state_contradiction),
+    ("RL402", "claim-stale",         "warning", "check", claim_stale.claim_stale),
+    ("RL501", "evidence-invalid",    "error",   "check", evidence_invalid.evidence_invalid),
+    ("RL901", "unused-suppression",  "warning", "post",  unused_suppression.unused_suppression),
+)
+
+# The stale-directive rules' detectors: analysis/stale.py runs the selected ones together, so a directive stale
+# for several reasons is one finding (ctx.detectors).
+DETECTORS: dict[str, Detector] = {
+    "RL101": Detector("RL101", directive_landed.applies, directive_landed.detect),
+    "RL102": Detector("RL102", rerun_done.applies, rerun_done.detect),
+    "RL103": Detector("RL103", premise_refuted.applies, premise_refuted.detect),
+    "RL104": Detector("RL104", default_changed.applies, default_changed.detect),
+}
 
 
-RULES: dict[str, Rule] = {}
+def _rules() -> dict[str, Rule]:
+    out: dict[str, Rule] = {}
+    for code, name, severity, phase, func in TABLE:
+        assert severity in SEVERITIES and phase in PHASES and code not in out, code
+        out[code] = Rule(code, name, severity, inspect.getdoc(func) or "", func, phase)
+    return out
 
 
-def rule(code: str, name: str, severity: str = "error", phase: str = "check"):
-    assert severity in SEVERITIES, severity
-    assert phase in ("check", "post"), phase
-
-    def register(func):
-        if code in RULES:
-            raise ValueError(f"rule code {code} registered twice")
-        doc = inspect.getdoc(func) or ""
-        RULES[code] = Rule(code=code, name=name, severity=severity, doc=doc, func=func, phase=phase)
-        func.rule = RULES[code]
-        return func
-
-    return register
-
+RULES: dict[str, Rule] = _rules()
 
 SECTIONS = ("What it does", "Why", "Example", "Fix")
 
@@ -77,12 +100,5 @@ def doc_sections(doc: str) -> dict[str, str]:
     return out
 
 
-def matches(code: str, prefixes: Iterable[str]) -> bool:
-    """Does `code` start with any of the (upper-cased) prefixes? `ALL` matches every code."""
-    return any(p == "ALL" or code.startswith(p) for p in prefixes)
-
-
 def all_rules() -> list[Rule]:
-    import roadmap.checks.catalogue  # noqa: F401  (imports every rule module so they register)
-
     return [RULES[c] for c in sorted(RULES)]

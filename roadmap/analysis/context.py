@@ -1,32 +1,49 @@
-"""Everything a check may read: config, parsed records, and facts (tree, history, evidence). Checks never do I/O
-of their own beyond what these objects offer."""
+"""Everything a rule may read: config, parsed records, facts about the tree, history and evidence, and the
+derived facts computed from them. Rules do no I/O of their own beyond what these objects offer.
+
+History and evidence are built on first use (`get_history()`), so deselected history rules cost nothing.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable, Iterator
 
-from roadmap.records.model import RecordFile, Statement
+from roadmap.analysis.facts import Facts, News, Reason
+from roadmap.config import Config
+from roadmap.evidence.store import EvidenceStore, load_evidence
+from roadmap.history.git import GitError
+from roadmap.history.index import HistoryIndex
 from roadmap.history.tree import Tree
+from roadmap.records.model import RecordFile, Statement
+
+
+@dataclass(frozen=True)
+class Detector:
+    """One rule's test for a stale directive; analysis/stale.py runs every selected one and groups the reasons."""
+
+    code: str
+    applies: Callable[[Statement], bool]
+    detect: Callable[["LintContext", Statement, News], Reason | None]
 
 
 @dataclass
 class LintContext:
     root: Path                      # repository top level
-    config: Any                     # roadmap.config.Config
+    config: Config
     records: list[RecordFile]
     tree: Tree                      # files at the linted revision (working tree by default)
     head: str | None = None         # the commit sha the lint runs against (HEAD or --at REV); None outside git
-    history: Any = None             # roadmap.history index (lazy; built by the runner when a rule needs it)
-    evidence: Any = None            # roadmap.evidence store (lazy)
-    extra: dict[str, Any] = field(default_factory=dict)
-    # Lazy fact builders: a rule that needs history calls get_history(); deselected rules never pay for it.
-    history_factory: Callable[["LintContext"], Any] | None = None
-    evidence_factory: Callable[["LintContext"], Any] | None = None
-    selected: frozenset[str] = frozenset()   # codes of the rules this run executes
+    at: str | None = None           # --at REV as given (None: the working tree)
+    history: HistoryIndex | None = None    # built by get_history() when a rule first needs it
+    evidence: EvidenceStore | None = None  # loaded by get_evidence() when a rule first needs it
+    selected: frozenset[str] = frozenset()      # codes of the rules this run executes
+    known_codes: frozenset[str] = frozenset()   # codes of every rule there is (RL901 names unknown ones)
+    detectors: tuple[Detector, ...] = ()        # the selected rules' stale-directive detectors
     use_cache: bool = True          # False under --no-cache
+    facts: Facts = field(default_factory=Facts)
 
-    def statements(self):
+    def statements(self) -> Iterator[Statement]:
         for rf in self.records:
             yield from rf.statements
 
@@ -37,20 +54,36 @@ class LintContext:
                 out.setdefault(st.row_id, []).append(st)
         return out
 
-    def get_history(self) -> Any:
+    def get_history(self) -> HistoryIndex:
         """The history index, built on first use (may raise GitError, e.g. for a shallow clone)."""
-        if self.history is None and self.history_factory is not None:
-            self.history = self.history_factory(self)
+        if self.history is None:
+            self.history = build_history(self)
         return self.history
 
-    def get_evidence(self) -> Any:
+    def get_evidence(self) -> EvidenceStore:
         """The evidence store, loaded on first use."""
-        if self.evidence is None and self.evidence_factory is not None:
-            self.evidence = self.evidence_factory(self)
+        if self.evidence is None:
+            self.evidence = load_evidence(self.tree, self.config)
         return self.evidence
 
     def record(self, path: str) -> RecordFile | None:
-        by_path = self.extra.get("_records_by_path")
+        by_path = self.facts.records_by_path
         if by_path is None:
-            by_path = self.extra["_records_by_path"] = {rf.path: rf for rf in self.records}
+            by_path = self.facts.records_by_path = {rf.path: rf for rf in self.records}
         return by_path.get(path)
+
+
+def build_history(ctx: LintContext) -> HistoryIndex:
+    """The history index for the linted revision, for every symbol and env var the records name (one pass).
+
+    Raises ShallowHistoryError (a GitError: exit 2 with the fix) when the walk would cross a shallow boundary.
+    """
+    if ctx.head is None:
+        raise GitError("the repository has no commits yet; commit the records first (`git commit`)")
+    symbols = sorted({s for st in ctx.statements() for s in (*st.mentions.symbols, *st.mentions.env_vars)})
+    hist = ctx.config.history
+    pathspecs = [*hist.include, *(f":(exclude){p}" for p in hist.exclude)]
+    if pathspecs and not hist.include:
+        pathspecs.insert(0, ".")   # excludes alone need something to exclude from
+    return HistoryIndex.build(ctx.root, ctx.head, symbols, cache_dir=ctx.root, pathspecs=pathspecs or None,
+                              use_cache=ctx.use_cache)

@@ -6,16 +6,14 @@ from typing import Iterator
 from roadmap.analysis.anchors import locate, repoint, symbol_parts
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.refs import quote, readable_refs, record_lines
-from roadmap.registry import rule
-from roadmap.findings import Edit, Finding
+from roadmap.findings import Edit, Hit
 
 
 def _span(start: int, end: int | None) -> str:
     return f"{start}" if end in (None, start) else f"{start}-{end}"
 
 
-@rule("RL303", "anchor-drifted", "warning")
-def anchor_drifted(ctx: LintContext) -> Iterator[Finding]:
+def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
     """What it does:
     Checks that the symbol a reference names is still on the lines it points at: the symbol of a
     `path::Symbol` reference, or a backticked symbol written right beside a `path:line` reference
@@ -66,6 +64,6 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Finding]:
                 fix = f"re-point `{ref.text}` to `{new_text}`"
             else:
                 fix = f"re-point the reference at line {loc.line}"
-        yield anchor_drifted.rule.finding(
+        yield Hit(
             message=msg, path=site.rf.path, line=site.line, end_line=site.line, record_id=site.st.row_id,
             fix=fix, edits=edits, key=f"{ref.path}::{name}")

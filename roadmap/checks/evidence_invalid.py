@@ -3,18 +3,16 @@ not in history, or was measured on a dirty tree."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from roadmap.registry import rule
-
-if TYPE_CHECKING:
-    from roadmap.analysis.context import LintContext
-    from roadmap.evidence.store import EvidenceEntry
+from roadmap.analysis.context import LintContext
+from roadmap.evidence.store import EvidenceEntry
+from roadmap.findings import Hit
+from roadmap.history.index import HistoryIndex
 
 _LINE = re.compile(r"\(line (\d+) column \d+")
 
 
-def _where(entry: "EvidenceEntry") -> str:
+def _where(entry: EvidenceEntry) -> str:
     return entry.result_path or entry.path
 
 
@@ -23,8 +21,7 @@ def _line(problem: str) -> int:
     return int(m.group(1)) if m else 1
 
 
-@rule("RL501", "evidence-invalid", "error")
-def evidence_invalid(ctx: "LintContext"):
+def evidence_invalid(ctx: LintContext) -> list[Hit]:
     """What it does:
     Validates every evidence entry under the evidence root that has a `result.json` (schema
     "evident.bench/1"): it must parse as JSON, carry every required field with the right type, name in
@@ -45,10 +42,8 @@ def evidence_invalid(ctx: "LintContext"):
     edit measured figures by hand.
     """
     store = ctx.get_evidence()
-    if store is None:
-        return []
-    history = None
-    findings = []
+    history: HistoryIndex | None = None
+    findings: list[Hit] = []
     for entry in store.entries:
         if entry.result_path is None and not entry.problems:
             continue
@@ -64,7 +59,7 @@ def evidence_invalid(ctx: "LintContext"):
             problems.append("taken on a dirty tree (dirty: true): the measured code is not a commit")
         if not problems:
             continue
-        findings.append(evidence_invalid.rule.finding(
+        findings.append(Hit(
             severity=severity, message=f"Evidence {entry.name} is invalid: {'; '.join(problems)}",
             path=_where(entry), line=_line(problems[0]), end_line=_line(problems[0]), record_id=entry.row,
             evidence=[{"kind": "evidence", "path": entry.path, "date": entry.date}],

@@ -6,12 +6,10 @@ from typing import Iterator
 from roadmap.analysis.anchors import relocate
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.refs import quote, readable_refs
-from roadmap.registry import rule
-from roadmap.findings import Finding
+from roadmap.findings import Hit
 
 
-@rule("RL302", "line-out-of-range", "error")
-def line_out_of_range(ctx: LintContext) -> Iterator[Finding]:
+def line_out_of_range(ctx: LintContext) -> Iterator[Hit]:
     """What it does:
     Flags a `path:line`, `path:line-line`, `path#L10-L20` or `[text](path#L10)` reference whose lines run
     past the end of the file in the linted tree.
@@ -39,7 +37,7 @@ def line_out_of_range(ctx: LintContext) -> Iterator[Finding]:
         if relocating and ref.symbol and relocate(lines, ref) is not None:
             continue   # RL303 re-anchors it: one finding per stale reference
         span = f"line {last}" if ref.end_line in (None, ref.line) else f"lines {ref.line}-{ref.end_line}"
-        yield line_out_of_range.rule.finding(
+        yield Hit(
             message=f"{quote(ref)} points past the end of {path}: it has {len(lines)} lines, the reference "
                     f"needs {span}",
             path=site.rf.path, line=site.line, end_line=site.line, record_id=site.st.row_id,
