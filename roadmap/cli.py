@@ -9,10 +9,13 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TYPE_CHECKING, Callable, TextIO
 
 import roadmap
 from roadmap.render import FORMATS
+
+if TYPE_CHECKING:
+    from roadmap.evidence.store import EvidenceEntry
 
 FAIL_ON = {"error": ("error",), "warning": ("error", "warning"), "info": ("error", "warning", "info"), "never": ()}
 
@@ -319,23 +322,12 @@ def _figure(e) -> str:
     return f"{med:.2f} tok/s" if isinstance(med, (int, float)) else ""
 
 
-def _verify(root: Path, entries) -> dict[str, list[str]]:
-    """Entry path -> problems (empty when valid)."""
-    from roadmap.history.git import GitError, run_git
+def _verify(root: Path, entries: list[EvidenceEntry]) -> dict[str, list[str]]:
+    """Entry path -> problems (empty when valid), as RL501 words them. A git failure raises GitError once."""
+    from roadmap.evidence.verify import RevHistory, verify_entry
 
-    try:
-        ancestry = set(run_git(root, "rev-list", "--end-of-options", "HEAD").decode().split())
-    except GitError:
-        ancestry = set()
-    out: dict[str, list[str]] = {}
-    for e in entries:
-        problems = list(e.problems)
-        if e.commit and e.commit not in ancestry:
-            problems.append(f"commit {e.commit[:12]} is not on HEAD's history")
-        if e.dirty:
-            problems.append("taken on a dirty tree (dirty: true)")
-        out[e.path] = problems
-    return out
+    history = RevHistory(root, "HEAD")
+    return {e.path: [p.message for p in verify_entry(e, lambda: history, "HEAD")] for e in entries}
 
 
 def cmd_evidence(args: argparse.Namespace) -> int:
