@@ -63,7 +63,7 @@ class LintContext:
     def get_evidence(self) -> EvidenceStore:
         """The evidence store, loaded on first use."""
         if self.evidence is None:
-            self.evidence = load_evidence(self.tree, self.config)
+            self.evidence = load_evidence(self.tree, self.config, cache_dir=self.root if self.use_cache else None)
         return self.evidence
 
     def record(self, path: str) -> RecordFile | None:

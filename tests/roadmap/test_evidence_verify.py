@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from jsonschema import Draft202012Validator
+
 from roadmap.cli import main
 from roadmap.evidence import schema
 from roadmap.lint import LintOptions, lint
@@ -25,6 +27,7 @@ def result(commit: str, **changes: object) -> str:
 
 def test_the_schema_is_the_documented_file_and_names_the_version():
     doc = json.loads((ROOT / "docs" / "evidence-schema.json").read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(doc)
     assert schema.SCHEMA_FILE == ROOT / "docs" / "evidence-schema.json"
     assert doc["properties"]["schema"]["const"] == schema.SCHEMA
     assert schema.validate_result({**json.loads(result("0" * 40)), "runs": "3"}) == \
@@ -61,3 +64,36 @@ def test_a_git_failure_is_reported_once_not_per_entry(capsys, git_repo, monkeypa
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and "not on HEAD's history" not in out + err
     assert err.startswith("roadmap: error: cannot read the history of HEAD") and err.count("\n") == 1
+
+
+def test_schema_verdicts_are_cached_by_content(git_repo, monkeypatch):
+    from roadmap.config import Config
+    from roadmap.evidence import cache as cache_mod
+    from roadmap.evidence.store import load_evidence
+    from roadmap.history.tree import Tree
+
+    repo = git_repo()
+    repo.commit({f"{EV}/20260807-a/result.json": result("1" * 40, runs=[]),
+                 f"{EV}/20260808-b/result.json": result("2" * 40)}, "bench", "2026-08-08")
+    checked: list[object] = []
+    real = schema.validate_result
+
+    def counting(obj: object) -> list[str]:
+        checked.append(obj)
+        return real(obj)
+
+    monkeypatch.setattr(schema, "validate_result", counting)
+
+    def problems() -> dict[str, list[str]]:
+        return {e.name: e.problems for e in load_evidence(Tree(repo.path), Config(), cache_dir=repo.path)}
+
+    first = problems()
+    assert len(checked) == 2 and any("runs: empty" in p for p in first["20260807-a"])
+    assert problems() == first and len(checked) == 2                 # unchanged evidence: not checked again
+    repo.write({f"{EV}/20260808-b/result.json": result("2" * 40, dirty="no")})
+    assert any("dirty: must be true or false" in p for p in problems()["20260808-b"]) and len(checked) == 3
+    cached = repo.path / ".roadmap_cache" / cache_mod.NAME
+    cached.write_bytes(cached.read_bytes()[:-5])                     # damaged: ignored, rebuilt, never trusted
+    assert problems()["20260807-a"] == first["20260807-a"] and len(checked) == 5
+    load_evidence(Tree(repo.path), Config())                          # no cache_dir (--no-cache): always checks
+    assert len(checked) == 7
