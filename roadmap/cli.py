@@ -249,7 +249,7 @@ def _statistics(result: LintResult, fmt: str) -> str:
     rows = result.statistics()
     if fmt == "json":
         return json.dumps([{"code": c, "name": n, "count": k} for c, n, k in rows], indent=2) + "\n"
-    fixable = {}
+    fixable: dict[str, int] = {}
     for f in result.findings:
         if f.edits:
             fixable[f.code] = fixable.get(f.code, 0) + 1
@@ -294,7 +294,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     return exits.OK
 
 
-def _evidence_entries(args: argparse.Namespace):
+def _evidence_entries(args: argparse.Namespace) -> tuple[Path, EvidenceStore, list[EvidenceEntry]]:
     from roadmap.config import load_config
     from roadmap.evidence import load_evidence
     from roadmap.history.tree import Tree
@@ -303,11 +303,13 @@ def _evidence_entries(args: argparse.Namespace):
     config = load_config(root, Path(args.config) if args.config else None)
     store = load_evidence(Tree(root), config)
     entries = list(store)
+    wanted: set[str] = set()
     for name in args.names:
-        if store.get(name) is None:
+        entry = store.get(name)
+        if entry is None:
             raise CliError(f"no evidence entry {name!r} under {store.root}/; run `roadmap evidence list`")
+        wanted.add(entry.path)
     if args.names:
-        wanted = {store.get(n).path for n in args.names}
         entries = [e for e in entries if e.path in wanted]
     if args.series:
         entries = [e for e in entries if e.series == args.series]
@@ -316,7 +318,7 @@ def _evidence_entries(args: argparse.Namespace):
     return root, store, entries
 
 
-def _figure(e) -> str:
+def _figure(e: EvidenceEntry) -> str:
     m = e.metrics.get("output_tok_per_s") if isinstance(e.metrics, dict) else None
     med = m.get("median") if isinstance(m, dict) else None
     return f"{med:.2f} tok/s" if isinstance(med, (int, float)) else ""

@@ -168,7 +168,9 @@ def _from_file(path: Path) -> Config:
             return Config(source=str(path))
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: {where} must be a table of keys (e.g. `records: [\"agents/**/*.md\"]`)")
-    return _build(Config, table, path, prefix="", source=str(path))
+    config = _build(Config, table, path, prefix="", source=str(path))
+    assert isinstance(config, Config)
+    return config
 
 
 def _build(cls: type, table: dict[str, Any], path: Path, prefix: str, source: str | None = None) -> Any:

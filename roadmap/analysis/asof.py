@@ -77,8 +77,8 @@ def newest_blame(ctx: LintContext, path: str, first: int, last: int) -> str | No
     if _NOT_COMMITTED in shas:
         return _NOT_COMMITTED
     history = ctx.get_history()
-    known = [history.by_sha(s) for s in shas]
-    if any(c is None for c in known):
+    known = [c for s in shas if (c := history.by_sha(s)) is not None]
+    if len(known) < len(shas):
         return None
     return max(known, key=lambda c: c.commit_time).sha
 

@@ -67,7 +67,7 @@ def _other_cells(ctx: LintContext, st: Statement) -> RowKey | None:
         return None
     cells = [c for c in rf.statements if c.kind == "cell" and c.line == st.line and c.column]
     states = _states(ctx)
-    if not any(c.column.lower() in states for c in cells):
+    if not any((c.column or "").lower() in states for c in cells):
         return None
     return _key(cells, states)
 

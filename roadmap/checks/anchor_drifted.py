@@ -39,7 +39,7 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
     for site, path, lines in readable_refs(ctx, lambda ref: bool(ref.symbol)):
         ref = site.ref
         loc = locate(lines, ref)
-        if loc.status == "on-lines":
+        if loc.status == "on-lines" or not ref.symbol:
             continue
         name, _ = symbol_parts(ref.symbol)
         where = f"{path}:{_span(ref.line, ref.end_line)}" if ref.line else path
@@ -55,7 +55,8 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
             fix = "re-point the reference at the right one of those lines"
         else:
             assert loc.line is not None
-            new_end = None if ref.end_line in (None, ref.line) else loc.line + (ref.end_line - ref.line)
+            new_end = None if ref.end_line is None or ref.line is None or ref.end_line == ref.line \
+                else loc.line + (ref.end_line - ref.line)
             msg = f"`{name}` is no longer on {where}; it is at {path}:{_span(loc.line, new_end)} now"
             new_text = repoint(ref.text, ref, loc.line) if ref.text else None
             lines_here = record_lines(ctx, site.rf)

@@ -58,9 +58,9 @@ def claim_stale(ctx: LintContext) -> list[Hit]:
             continue
         own = CLOSED.search(st.text)
         other = None if own else _closed_elsewhere(ctx, st, cid)
-        if own or other:
-            where = "it says so itself" if own else f"{other.path}:{other.line} records it closed"
-            related = [] if own else [Related(other.path, other.line, "records the claim closed")]
+        if own or other is not None:
+            where = "it says so itself" if other is None else f"{other.path}:{other.line} records it closed"
+            related = [] if other is None else [Related(other.path, other.line, "records the claim closed")]
             findings.append(Hit(
                 severity="error", message=f"{cid} is closed ({where}) but still listed under "
                 f"'{section_name(st)}'", path=st.path, line=st.line, end_line=st.end_line, record_id=cid,

@@ -31,6 +31,8 @@ def line_out_of_range(ctx: LintContext) -> Iterator[Hit]:
     relocating = "RL303" in ctx.selected
     for site, path, lines in readable_refs(ctx, lambda ref: ref.line is not None):
         ref = site.ref
+        if ref.line is None:
+            continue
         last = max(ref.line, ref.end_line or ref.line)
         if last <= len(lines):
             continue

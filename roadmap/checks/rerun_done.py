@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.stale import hits_for

@@ -8,6 +8,7 @@ from roadmap.analysis.refs import fenced_lines
 from roadmap.analysis.states import EMPTY_CELL, StateCell, state_cells
 from roadmap.findings import Hit, Related
 
+
 def state_contradiction(ctx: LintContext) -> Iterator[Hit]:
     """What it does:
     Compares every row's state (a cell in a `State`/`Status` column, read with the configured state

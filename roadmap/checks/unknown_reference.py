@@ -1,16 +1,18 @@
 """RL304 unknown-reference."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable, Iterator
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.refs import line_of, live_statements
 from roadmap.findings import Hit
-from roadmap.records.loader import defined_ids
 from roadmap.history.git import SHA_RE, run_git
+from roadmap.records.loader import defined_ids
+from roadmap.records.model import RecordFile, Statement
 
 
-def missing_shas(root, shas: Iterable[str]) -> set[str]:
+def missing_shas(root: str | Path, shas: Iterable[str]) -> set[str]:
     """The shas (full or abbreviated) that name no object in the repository: one `git cat-file` call."""
     wanted = sorted({s for s in shas if SHA_RE.match(s)})
     if not wanted:
@@ -69,7 +71,7 @@ def unknown_reference(ctx: LintContext) -> Iterator[Hit]:
     missing = missing_shas(ctx.root, all_shas) if ctx.head and all_shas else set()
     seen: set[tuple[str, int, str]] = set()
 
-    def emit(rf, st, token: str, kind: str, message: str, fix: str) -> Iterator[Hit]:
+    def emit(rf: RecordFile, st: Statement, token: str, kind: str, message: str, fix: str) -> Iterator[Hit]:
         line = line_of(ctx, rf, st, token)
         if (rf.path, line, token) in seen:
             return

@@ -30,7 +30,7 @@ def contract() -> dict[str, Any]:
 def _validator() -> Any:
     # ~0.1 s to import: only when a result is checked (roadmap/evidence/cache.py spares unchanged ones); the
     # schema itself is checked against the metaschema by tests/roadmap/test_evidence_verify.py, not per run
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # ships no type information
 
     return Draft202012Validator(contract())
 

@@ -12,8 +12,8 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from roadmap.evidence.cache import SchemaCache
 from roadmap.evidence import schema
+from roadmap.evidence.cache import SchemaCache
 
 if TYPE_CHECKING:
     from roadmap.config import Config
@@ -213,9 +213,10 @@ def _read_result(tree: "Tree", path: str, entry: EvidenceEntry, cache: SchemaCac
     entry.commit = obj.get("commit") if isinstance(obj.get("commit"), str) else None
     entry.dirty = obj.get("dirty") if isinstance(obj.get("dirty"), bool) else None
     entry.created = obj.get("created") if isinstance(obj.get("created"), str) else None
-    entry.metrics = obj.get("metrics") if isinstance(obj.get("metrics"), dict) else {}
-    entry.runs = obj.get("runs") if isinstance(obj.get("runs"), list) else []
-    entry.peers = obj.get("peers") if isinstance(obj.get("peers"), list) else []
+    metrics, runs, peers = obj.get("metrics"), obj.get("runs"), obj.get("peers")
+    entry.metrics = metrics if isinstance(metrics, dict) else {}
+    entry.runs = runs if isinstance(runs, list) else []
+    entry.peers = peers if isinstance(peers, list) else []
     created_date = _iso(entry.created[:10]) if entry.created else None
     if entry.date is None:
         entry.date = created_date
