@@ -1,6 +1,7 @@
 """`roadmap`: lint engineering records against git history and evidence.
 
-Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage/config/git error (one line on stderr).
+Exit codes (roadmap/exits.py): 0 no finding at or above --fail-on, 1 findings, 2 usage/config/git error (one
+line on stderr), 3 internal error (a bug in roadmap).
 """
 from __future__ import annotations
 
@@ -9,12 +10,17 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TYPE_CHECKING, Callable, TextIO
 
 import roadmap
+from roadmap import exits
+from roadmap.config import FAIL_ON
+from roadmap.errors import RuleCrashed, UsageError
 from roadmap.render import FORMATS
 
-FAIL_ON = {"error": ("error",), "warning": ("error", "warning"), "info": ("error", "warning", "info"), "never": ()}
+if TYPE_CHECKING:
+    from roadmap.evidence.store import EvidenceEntry, EvidenceStore
+    from roadmap.lint import LintResult
 
 LINT_EPILOG = """\
 examples:
@@ -31,13 +37,13 @@ examples:
   roadmap lint --baseline .roadmap-baseline.json         ... and fail only on new ones
   roadmap rule RL303                    what a rule checks, why, and how to fix it
 
-exit status: 0 no finding at or above --fail-on, 1 findings, 2 usage, config or git error.
+{exit_status}
 suppress one finding with <!-- roadmap: disable-next-line RL301 -- reason --> on the line above it;
 also `disable CODES` ... `enable CODES`, and `disable-file CODES` (codes are prefixes; none = all).
 """
 
 
-class CliError(Exception):
+class CliError(UsageError):
     """A user mistake the CLI reports in one line (exit 2)."""
 
 
@@ -52,7 +58,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.required = True
 
     lint = sub.add_parser("lint", help="check the records and report stale or broken statements",
-                          formatter_class=argparse.RawDescriptionHelpFormatter, epilog=LINT_EPILOG,
+                          formatter_class=argparse.RawDescriptionHelpFormatter,
+                          epilog=LINT_EPILOG.format(exit_status=exits.HELP),
                           description="Check the records of a git repository and report findings.")
     lint.add_argument("path", nargs="?", default=None, metavar="PATH",
                       help="the repository (or a record file/directory inside it) to lint; default: the "
@@ -61,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     lint.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
     lint.add_argument("--select", metavar="CODES", help="comma-separated rule code prefixes to run, e.g. RL3,RL401")
     lint.add_argument("--ignore", metavar="CODES", help="comma-separated rule code prefixes not to run")
-    lint.add_argument("--fail-on", choices=tuple(FAIL_ON), default=None,
+    lint.add_argument("--fail-on", choices=FAIL_ON, default=None,
                       help="lowest severity that makes the exit status 1 (default: fail_on from config, else error)")
     fix = lint.add_mutually_exclusive_group()
     fix.add_argument("--fix", action="store_true", help="apply safe fixes to the record files (only the lines "
@@ -127,33 +134,30 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return args.func(args)
+        code: int = args.func(args)
+        return code
     except KeyboardInterrupt:
-        return 130
+        return exits.INTERRUPTED
     except BrokenPipeError:
-        return 0
-    except Exception as exc:   # every expected failure becomes one line naming the fix
+        return exits.OK
+    except Exception as exc:   # one line on stderr: the fix for a user's mistake, a bug report for ours
         return _report_error(exc)
 
 
 def _report_error(exc: Exception) -> int:
-    from roadmap.baseline import BaselineError
-    from roadmap.config import ConfigError
-    from roadmap.history.git import GitError
-    from roadmap.lint import RuleCrashed, UsageError
-
-    if isinstance(exc, (CliError, UsageError, ConfigError, GitError, BaselineError)):
+    code = exits.for_error(exc)
+    if isinstance(exc, OSError):
+        print(f"roadmap: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+    elif code == exits.USAGE:
         print(f"roadmap: error: {exc}", file=sys.stderr)
-    elif isinstance(exc, RuleCrashed):
+    else:
         if os.environ.get("ROADMAP_DEBUG"):
             traceback.print_exception(exc.__cause__ or exc)
-        print(f"roadmap: internal error: {exc}; this is a bug in roadmap, please report it (set ROADMAP_DEBUG=1 "
-              f"for the traceback, or skip the rule with --ignore {exc.code})", file=sys.stderr)
-    elif isinstance(exc, OSError):
-        print(f"roadmap: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
-    else:
-        raise exc
-    return 2
+        what = str(exc) if isinstance(exc, RuleCrashed) else f"{type(exc).__name__}: {exc}"
+        skip = f", or skip the rule with --ignore {exc.code}" if isinstance(exc, RuleCrashed) else ""
+        print(f"roadmap: internal error: {what}; this is a bug in roadmap, please report it (set ROADMAP_DEBUG=1 "
+              f"for the traceback{skip})", file=sys.stderr)
+    return code
 
 
 def _find_root(path_arg: str | None) -> tuple[Path, tuple[str, ...]]:
@@ -197,8 +201,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
     result = lint(root, options)
     if result.records == 0 and result.context is not None:
         cfg = result.context.config
-        print(f"roadmap: no record files match {', '.join(getattr(cfg, 'records', ()))} in {root} (config: "
-              f"{getattr(cfg, 'source', 'defaults')}); set `records` in [tool.roadmap] or roadmap.yaml", file=sys.stderr)
+        print(f"roadmap: no record files match {', '.join(cfg.records)} in {root} (config: {cfg.source}); set "
+              f"`records` in [tool.roadmap] or roadmap.yaml", file=sys.stderr)
 
     if args.diff:
         plan = plan_fixes(root, result.findings)
@@ -210,7 +214,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
             sys.stdout.flush()
             sys.stdout.buffer.write(data)
             sys.stdout.buffer.flush()
-        return 1 if plan.files else 0
+        return exits.FINDINGS if plan.files else exits.OK
     if args.fix:
         plan = plan_fixes(root, result.findings)
         write_fixes(root, plan)
@@ -221,7 +225,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     if args.write_baseline:
         write_baseline(Path(args.write_baseline), result.findings)
         print(f"roadmap: wrote {len(result.findings)} finding(s) to baseline {args.write_baseline}", file=sys.stderr)
-        return 0
+        return exits.OK
     if accepted is not None:
         result.findings, hidden = filter_baseline(result.findings, accepted)
         if hidden:
@@ -235,18 +239,17 @@ def cmd_lint(args: argparse.Namespace) -> int:
             out.write(render(result, args.format, color=color))
     finally:
         close()
-    fail_on = args.fail_on or getattr(result.context.config if result.context else None, "fail_on", "error")
-    levels = FAIL_ON.get(fail_on, FAIL_ON["error"])
-    return 1 if any(f.severity in levels for f in result.findings) else 0
+    fail_on = args.fail_on or (result.context.config.fail_on if result.context else "error")
+    return exits.for_findings(result.findings, fail_on)
 
 
-def _statistics(result, fmt: str) -> str:
+def _statistics(result: LintResult, fmt: str) -> str:
     import json
 
     rows = result.statistics()
     if fmt == "json":
         return json.dumps([{"code": c, "name": n, "count": k} for c, n, k in rows], indent=2) + "\n"
-    fixable = {}
+    fixable: dict[str, int] = {}
     for f in result.findings:
         if f.edits:
             fixable[f.code] = fixable.get(f.code, 0) + 1
@@ -256,7 +259,7 @@ def _statistics(result, fmt: str) -> str:
 
 
 def cmd_rule(args: argparse.Namespace) -> int:
-    from roadmap.checks.registry import all_rules
+    from roadmap.registry import all_rules
 
     rules = all_rules()
     if not args.code:
@@ -264,7 +267,7 @@ def cmd_rule(args: argparse.Namespace) -> int:
         for r in rules:
             print(f"{r.code}  {r.name:<{width}}  {r.severity:<7}  {r.summary}")
         print("\nrun `roadmap rule CODE` for what a rule checks, why, an example and the fix.")
-        return 0
+        return exits.OK
     code = args.code.strip().upper()
     match = [r for r in rules if r.code == code]
     if not match:
@@ -272,7 +275,7 @@ def cmd_rule(args: argparse.Namespace) -> int:
     r = match[0]
     print(f"{r.code} {r.name} (default severity: {r.severity})\n")
     print(r.doc)
-    return 0
+    return exits.OK
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -288,10 +291,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
-    return 0
+    return exits.OK
 
 
-def _evidence_entries(args: argparse.Namespace):
+def _evidence_entries(args: argparse.Namespace) -> tuple[Path, EvidenceStore, list[EvidenceEntry]]:
     from roadmap.config import load_config
     from roadmap.evidence import load_evidence
     from roadmap.history.tree import Tree
@@ -300,11 +303,13 @@ def _evidence_entries(args: argparse.Namespace):
     config = load_config(root, Path(args.config) if args.config else None)
     store = load_evidence(Tree(root), config)
     entries = list(store)
+    wanted: set[str] = set()
     for name in args.names:
-        if store.get(name) is None:
+        entry = store.get(name)
+        if entry is None:
             raise CliError(f"no evidence entry {name!r} under {store.root}/; run `roadmap evidence list`")
+        wanted.add(entry.path)
     if args.names:
-        wanted = {store.get(n).path for n in args.names}
         entries = [e for e in entries if e.path in wanted]
     if args.series:
         entries = [e for e in entries if e.series == args.series]
@@ -313,29 +318,18 @@ def _evidence_entries(args: argparse.Namespace):
     return root, store, entries
 
 
-def _figure(e) -> str:
+def _figure(e: EvidenceEntry) -> str:
     m = e.metrics.get("output_tok_per_s") if isinstance(e.metrics, dict) else None
     med = m.get("median") if isinstance(m, dict) else None
     return f"{med:.2f} tok/s" if isinstance(med, (int, float)) else ""
 
 
-def _verify(root: Path, entries) -> dict[str, list[str]]:
-    """Entry path -> problems (empty when valid)."""
-    from roadmap.history.git import GitError, run_git
+def _verify(root: Path, entries: list[EvidenceEntry]) -> dict[str, list[str]]:
+    """Entry path -> problems (empty when valid), as RL501 words them. A git failure raises GitError once."""
+    from roadmap.evidence.verify import RevHistory, verify_entry
 
-    try:
-        ancestry = set(run_git(root, "rev-list", "--end-of-options", "HEAD").decode().split())
-    except GitError:
-        ancestry = set()
-    out: dict[str, list[str]] = {}
-    for e in entries:
-        problems = list(e.problems)
-        if e.commit and e.commit not in ancestry:
-            problems.append(f"commit {e.commit[:12]} is not on HEAD's history")
-        if e.dirty:
-            problems.append("taken on a dirty tree (dirty: true)")
-        out[e.path] = problems
-    return out
+    history = RevHistory(root, "HEAD")
+    return {e.path: [p.message for p in verify_entry(e, lambda: history, "HEAD")] for e in entries}
 
 
 def cmd_evidence(args: argparse.Namespace) -> int:
@@ -363,7 +357,7 @@ def cmd_evidence(args: argparse.Namespace) -> int:
                 print(f"ok    {e.path}")
         bad = sum(1 for e in entries if problems[e.path])
         print(f"{len(entries) - bad} valid, {bad} invalid evidence entr{'y' if bad == 1 else 'ies'} under {store.root}/")
-    return 1 if any(problems.values()) else 0
+    return exits.FINDINGS if any(problems.values()) else exits.OK
 
 
 if __name__ == "__main__":

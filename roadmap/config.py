@@ -15,11 +15,13 @@ from typing import Any
 
 import yaml
 
+from roadmap.findings import SEVERITIES
+
 # An id: letter-initial upper-case parts joined by hyphens, at least one later part holding a letter, so
 # ROAD-V1-C2-LOCAL-BF16 and RM-RECORDS match while UTF-8, HTTP-429 and BF16 do not. Whole-token.
 DEFAULT_ID_PATTERN = r"(?=[A-Z0-9-]*-[0-9]*[A-Z])[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+"
 DEFAULT_CLAIM_PATTERN = r"CLAIM-[A-Z0-9]+(?:-[A-Z0-9]+)*"
-SEVERITIES = ("error", "warning", "info")
+FAIL_ON = (*SEVERITIES, "never")   # the lowest severity that fails a run (roadmap/exits.py); never: none does
 NAMINGS = ("any", "date-first", "date-last")
 EVIDENCE_KINDS = ("any", "dir", "file")
 
@@ -117,7 +119,7 @@ _DEFAULT_ID_RE = re.compile(r"[A-Z](?<![\w.-][A-Z])(?=[A-Z0-9-]*-[0-9]*[A-Z])[A-
 _DEFAULT_CLAIM_RE = re.compile(r"C(?<![\w.-]C)LAIM-[A-Z0-9]+(?:-[A-Z0-9]+)*(?![\w-])")
 
 _NESTED = {"directives": DirectiveConfig, "evidence": EvidenceConfig, "history": HistoryConfig}
-_CHOICES = {"fail_on": SEVERITIES, "evidence.naming": NAMINGS, "evidence.kinds": EVIDENCE_KINDS}
+_CHOICES = {"fail_on": FAIL_ON, "evidence.naming": NAMINGS, "evidence.kinds": EVIDENCE_KINDS}
 _REGEX_KEYS = {"id_patterns", "claim_patterns"}
 
 
@@ -166,7 +168,9 @@ def _from_file(path: Path) -> Config:
             return Config(source=str(path))
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: {where} must be a table of keys (e.g. `records: [\"agents/**/*.md\"]`)")
-    return _build(Config, table, path, prefix="", source=str(path))
+    config = _build(Config, table, path, prefix="", source=str(path))
+    assert isinstance(config, Config)
+    return config
 
 
 def _build(cls: type, table: dict[str, Any], path: Path, prefix: str, source: str | None = None) -> Any:

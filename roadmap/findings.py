@@ -1,11 +1,18 @@
-"""Findings: what a check returns. Renderers and the CLI consume these; checks never print."""
+"""Findings: what the lint runner reports. A rule returns `Hit`s; the runner stamps each with the rule's code,
+name and default severity (roadmap/registry.py), so a rule module never imports the registry. Renderers and
+the CLI consume Findings; rules never print."""
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
 SEVERITIES = ("error", "warning", "info")
+
+
+def matches(code: str, prefixes: Iterable[str]) -> bool:
+    """Does `code` start with any of the (upper-cased) prefixes? `ALL` matches every code."""
+    return any(p == "ALL" or code.startswith(p) for p in prefixes)
 
 
 @dataclass(frozen=True)
@@ -46,7 +53,7 @@ class Finding:
         basis = "\x1f".join([self.code, self.path, self.record_id or "", self.key or self.message])
         return hashlib.sha256(basis.encode()).hexdigest()[:16]
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[str, int, str, str]:
         return (self.path, self.line, self.code, self.message)
 
     def to_json(self) -> dict[str, Any]:
@@ -64,3 +71,25 @@ class Finding:
             "fix": self.fix,
             "fingerprint": self.fingerprint,
         }
+
+
+@dataclass
+class Hit:
+    """What a rule found: a Finding but for the rule's code and name (and its severity, when the default)."""
+
+    message: str
+    path: str
+    line: int
+    end_line: int
+    severity: str | None = None  # None: the rule's default severity
+    record_id: str | None = None
+    related: list[Related] = field(default_factory=list)
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    fix: str | None = None
+    edits: list[Edit] = field(default_factory=list)
+    key: str = ""
+
+    def stamp(self, code: str, name: str, default_severity: str) -> Finding:
+        return Finding(code=code, name=name, severity=self.severity or default_severity, message=self.message,
+                       path=self.path, line=self.line, end_line=self.end_line, record_id=self.record_id,
+                       related=self.related, evidence=self.evidence, fix=self.fix, edits=self.edits, key=self.key)

@@ -29,7 +29,7 @@ class FixPlan:
     skipped: list[Edit]        # edits whose text was no longer on the line
 
     def diff(self) -> str:
-        chunks = []
+        chunks: list[str] = []
         for fp in self.files:
             chunks.extend(difflib.unified_diff(fp.before.splitlines(keepends=True), fp.after.splitlines(keepends=True),
                                                f"a/{fp.path}", f"b/{fp.path}"))

@@ -12,27 +12,17 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from roadmap.checks.context import LintContext
-from roadmap.checks.registry import Rule, all_rules, matches
-from roadmap.findings import SEVERITIES, Finding
-from roadmap.history.git import GitError, run_git
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.stale import PRIORITY
+from roadmap.config import Config, load_config
+from roadmap.errors import RuleCrashed, UsageError
+from roadmap.findings import SEVERITIES, Finding, matches
+from roadmap.history.git import GitError, resolve_rev, run_git
 from roadmap.history.tree import Tree
+from roadmap.records.loader import load_records
+from roadmap.registry import DETECTORS, Rule, all_rules
 from roadmap.suppress import apply_suppressions
-
-
-class UsageError(Exception):
-    """The command line asks for something impossible; the message names the fix."""
-
-
-class RuleCrashed(Exception):
-    """A rule raised: a bug in roadmap, reported with the rule's code (never silently dropped)."""
-
-    def __init__(self, code: str, exc: BaseException):
-        super().__init__(f"rule {code} crashed: {type(exc).__name__}: {exc}")
-        self.code = code
-        self.__cause__ = exc
 
 
 @dataclass(frozen=True)
@@ -86,8 +76,6 @@ def select_rules(select: tuple[str, ...], ignore: tuple[str, ...]) -> list[Rule]
 
 def head_sha(root: Path, at: str | None) -> str | None:
     """The commit linted against: `at` resolved, else HEAD (None in a repository without commits)."""
-    from roadmap.history.git import resolve_rev
-
     if at is not None:
         return resolve_rev(root, at)
     try:
@@ -96,10 +84,7 @@ def head_sha(root: Path, at: str | None) -> str | None:
         return None
 
 
-def lint(root: Path, options: LintOptions = LintOptions(), config: Any = None) -> LintResult:
-    from roadmap.config import load_config
-    from roadmap.records import load_records
-
+def lint(root: Path, options: LintOptions = LintOptions(), config: Config | None = None) -> LintResult:
     started = time.perf_counter()
     root = Path(root)
     rules = select_rules(options.select, options.ignore)
@@ -111,14 +96,15 @@ def lint(root: Path, options: LintOptions = LintOptions(), config: Any = None) -
     since = head_sha(root, options.since) if options.since is not None else None
     tree = Tree(root, rev=head if options.at is not None else None)
     records = load_records(tree, config, cache_dir=root if options.use_cache else None)
-    ctx = LintContext(root=root, config=config, records=records, tree=tree, head=head,
-                      history_factory=build_history, evidence_factory=build_evidence,
-                      selected=frozenset(r.code for r in rules), use_cache=options.use_cache)
-    ctx.extra["at"] = options.at
+    selected = frozenset(r.code for r in rules)
+    ctx = LintContext(root=root, config=config, records=records, tree=tree, head=head, at=options.at,
+                      selected=selected, known_codes=frozenset(r.code for r in all_rules()),
+                      detectors=tuple(DETECTORS[c] for c in PRIORITY if c in selected and c in DETECTORS),
+                      use_cache=options.use_cache)
 
     findings = _run(ctx, [r for r in rules if r.phase == "check"])
     sup = apply_suppressions(findings, records)
-    ctx.extra["suppressions_used"] = sup.used
+    ctx.facts.suppressions_used = sup.used
     late = apply_suppressions(_run(ctx, [r for r in rules if r.phase == "post"]), records)
     kept = sup.kept + late.kept
     if options.only_paths:
@@ -137,7 +123,7 @@ def _run(ctx: LintContext, rules: list[Rule]) -> list[Finding]:
     out: list[Finding] = []
     for r in rules:
         try:
-            out.extend(r.func(ctx))
+            out.extend(hit.stamp(r.code, r.name, r.severity) for hit in r.func(ctx))
         except (GitError, UsageError):
             raise
         except Exception as exc:  # a bug in a rule: name it instead of a bare traceback
@@ -150,7 +136,7 @@ def _under(path: str, prefixes: tuple[str, ...]) -> bool:
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
-    seen: set[tuple] = set()
+    seen: set[tuple[str, str, int, int, str]] = set()
     out = []
     for f in findings:
         k = (f.code, f.path, f.line, f.end_line, f.message)
@@ -203,27 +189,3 @@ def filter_since(findings: list[Finding], changed: dict[str, list[tuple[int, int
         if ranges is None or any(a <= f.end_line and f.line <= b for a, b in ranges):
             kept.append(f)
     return kept
-
-
-def build_evidence(ctx: LintContext) -> Any:
-    from roadmap.evidence import load_evidence
-
-    return load_evidence(ctx.tree, ctx.config)
-
-
-def build_history(ctx: LintContext) -> Any:
-    """The history index for the linted revision, for every symbol and env var the records name (one pass).
-
-    Raises ShallowHistoryError (a GitError: exit 2 with the fix) when the walk would cross a shallow boundary.
-    """
-    from roadmap.history.index import HistoryIndex
-
-    if ctx.head is None:
-        raise GitError("the repository has no commits yet; commit the records first (`git commit`)")
-    symbols = sorted({s for st in ctx.statements() for s in (*st.mentions.symbols, *st.mentions.env_vars)})
-    hist = getattr(ctx.config, "history", None)
-    pathspecs = [*getattr(hist, "include", ()), *(f":(exclude){p}" for p in getattr(hist, "exclude", ()))]
-    if pathspecs and not getattr(hist, "include", ()):
-        pathspecs.insert(0, ".")   # excludes alone need something to exclude from
-    return HistoryIndex.build(ctx.root, ctx.head, symbols, cache_dir=ctx.root, pathspecs=pathspecs or None,
-                              use_cache=ctx.use_cache)

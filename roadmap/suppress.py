@@ -12,8 +12,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from roadmap.checks.registry import matches
-from roadmap.findings import Finding
+from roadmap.findings import Finding, matches
 from roadmap.records.model import RecordFile, Suppression
 
 
@@ -38,7 +37,7 @@ class _FileSuppressions:
         self.next_line: list[tuple[int, Suppression]] = []
         for s in sups:
             if s.action == "disable-next-line":
-                target = getattr(s, "target_line", None)   # the parser's answer when it gives one
+                target = s.target_line   # the parser's answer when it gives one
                 if target is None:
                     target = s.line + 1
                     while target <= len(lines) and not lines[target - 1].strip():

@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from roadmap.checks.registry import all_rules, doc_sections  # noqa: E402
+from roadmap.registry import all_rules, doc_sections  # noqa: E402
 
 TARGET = ROOT / "docs" / "rules.md"
 COMMAND = ".venv/bin/python tools/gen_rules_doc.py"

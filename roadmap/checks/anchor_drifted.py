@@ -3,19 +3,17 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from roadmap.checks.anchors import locate, repoint, symbol_parts
-from roadmap.checks.context import LintContext
-from roadmap.checks.refs import quote, readable_refs, record_lines
-from roadmap.checks.registry import rule
-from roadmap.findings import Edit, Finding
+from roadmap.analysis.anchors import locate, repoint, symbol_parts
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.refs import quote, readable_refs, record_lines
+from roadmap.findings import Edit, Hit
 
 
 def _span(start: int, end: int | None) -> str:
     return f"{start}" if end in (None, start) else f"{start}-{end}"
 
 
-@rule("RL303", "anchor-drifted", "warning")
-def anchor_drifted(ctx: LintContext) -> Iterator[Finding]:
+def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
     """What it does:
     Checks that the symbol a reference names is still on the lines it points at: the symbol of a
     `path::Symbol` reference, or a backticked symbol written right beside a `path:line` reference
@@ -41,7 +39,7 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Finding]:
     for site, path, lines in readable_refs(ctx, lambda ref: bool(ref.symbol)):
         ref = site.ref
         loc = locate(lines, ref)
-        if loc.status == "on-lines":
+        if loc.status == "on-lines" or not ref.symbol:
             continue
         name, _ = symbol_parts(ref.symbol)
         where = f"{path}:{_span(ref.line, ref.end_line)}" if ref.line else path
@@ -57,7 +55,8 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Finding]:
             fix = "re-point the reference at the right one of those lines"
         else:
             assert loc.line is not None
-            new_end = None if ref.end_line in (None, ref.line) else loc.line + (ref.end_line - ref.line)
+            new_end = None if ref.end_line is None or ref.line is None or ref.end_line == ref.line \
+                else loc.line + (ref.end_line - ref.line)
             msg = f"`{name}` is no longer on {where}; it is at {path}:{_span(loc.line, new_end)} now"
             new_text = repoint(ref.text, ref, loc.line) if ref.text else None
             lines_here = record_lines(ctx, site.rf)
@@ -66,6 +65,6 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Finding]:
                 fix = f"re-point `{ref.text}` to `{new_text}`"
             else:
                 fix = f"re-point the reference at line {loc.line}"
-        yield anchor_drifted.rule.finding(
+        yield Hit(
             message=msg, path=site.rf.path, line=site.line, end_line=site.line, record_id=site.st.row_id,
             fix=fix, edits=edits, key=f"{ref.path}::{name}")

@@ -4,42 +4,25 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import TYPE_CHECKING
 
-from roadmap.checks.asof import news_for
-from roadmap.checks.registry import rule
-from roadmap.checks.surfaces import section_name
-from roadmap.findings import Related
-
-if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
-    from roadmap.records.model import Statement
+from roadmap.analysis.asof import news_for
+from roadmap.analysis.claims import claim_of, listed_active
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.surfaces import section_name
+from roadmap.findings import Hit, Related
+from roadmap.history.index import HistoryIndex
+from roadmap.records.model import Statement
 
 CLOSED = re.compile(r"\b(?:closed|released|completed|abandoned|dropped|handed (?:off|over))\b", re.I)
-# Sections that list history rather than live claims.
-PAST_SECTIONS = re.compile(r"checkpoint|closed|done|histor|archive|released|past|log\b|finished", re.I)
-ACTIVE_SECTIONS = re.compile(r"claim|active|open|in[ -]?flight|current|in progress", re.I)
 MAX_LISTED = 5
 
 
-def _claim_of(ctx: "LintContext", st: "Statement") -> str | None:
-    """The claim a bullet is: its row id when that is a claim id (the bullet's title)."""
-    cid = st.row_id or st.defines
-    return cid if cid and ctx.config.claim_re.fullmatch(cid) else None
-
-
-def _listed_active(st: "Statement") -> bool:
-    name = section_name(st) if st.section else ""
-    return st.kind == "item" and not st.historical and bool(ACTIVE_SECTIONS.search(name)) and \
-        not PAST_SECTIONS.search(name)
-
-
-def _closed_elsewhere(ctx: "LintContext", st: "Statement", cid: str) -> "Statement | None":
+def _closed_elsewhere(ctx: LintContext, st: Statement, cid: str) -> Statement | None:
     for other in ctx.statements():
-        if other is st or cid not in other.mentions.claims or _listed_active(other):
+        if other is st or cid not in other.mentions.claims or listed_active(other):
             continue
         head = other.text[:200]
-        if _claim_of(ctx, other) == cid and CLOSED.search(head):
+        if claim_of(ctx, other) == cid and CLOSED.search(head):
             return other
     return None
 
@@ -48,8 +31,7 @@ def _days(a: str, b: str) -> int:
     return (date.fromisoformat(b) - date.fromisoformat(a)).days
 
 
-@rule("RL402", "claim-stale", "warning")
-def claim_stale(ctx: "LintContext"):
+def claim_stale(ctx: LintContext) -> list[Hit]:
     """What it does:
     Checks every claim listed as active (a bullet titled with a claim id, in a section named like
     "Claims", "Active claims", "Open" and not like "Checkpoints", "Closed", "Log"). Error: the claim says
@@ -68,18 +50,18 @@ def claim_stale(ctx: "LintContext"):
     Records only: close the claim (strike it through with the date it closed) or renew it with the date
     and what its owner is doing now.
     """
-    findings = []
-    history = None
+    findings: list[Hit] = []
+    history: HistoryIndex | None = None
     for st in ctx.statements():
-        cid = _claim_of(ctx, st)
-        if cid is None or not _listed_active(st):
+        cid = claim_of(ctx, st)
+        if cid is None or not listed_active(st):
             continue
         own = CLOSED.search(st.text)
         other = None if own else _closed_elsewhere(ctx, st, cid)
-        if own or other:
-            where = "it says so itself" if own else f"{other.path}:{other.line} records it closed"
-            related = [] if own else [Related(other.path, other.line, "records the claim closed")]
-            findings.append(claim_stale.rule.finding(
+        if own or other is not None:
+            where = "it says so itself" if other is None else f"{other.path}:{other.line} records it closed"
+            related = [] if other is None else [Related(other.path, other.line, "records the claim closed")]
+            findings.append(Hit(
                 severity="error", message=f"{cid} is closed ({where}) but still listed under "
                 f"'{section_name(st)}'", path=st.path, line=st.line, end_line=st.end_line, record_id=cid,
                 related=related, fix=f"Records-only fix: strike {cid} through in '{section_name(st)}' "
@@ -97,7 +79,7 @@ def claim_stale(ctx: "LintContext"):
         commits = sorted(touched.values(), key=lambda c: c.commit_time)
         listed = ", ".join(f"{c.short} ({c.day})" for c in commits[:MAX_LISTED])
         more = f" and {len(commits) - MAX_LISTED} more" if len(commits) > MAX_LISTED else ""
-        findings.append(claim_stale.rule.finding(
+        findings.append(Hit(
             message=f"{cid} has been idle since {since} ({_days(since, head.day)} days, TTL "
                     f"{ctx.config.claims_ttl_days}) while {len(commits)} commit{'s' if len(commits) > 1 else ''} "
                     f"touched {', '.join(rows)}: {listed}{more}",

@@ -3,20 +3,17 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
-from roadmap.checks.asof import commits_matching, news_subset
-from roadmap.checks.commit_text import MAX_COMMITS, message_tokens
-from roadmap.checks.registry import rule
-from roadmap.checks.stale import Reason, detector, findings_for
-from roadmap.checks.surfaces import subject_ids
-from roadmap.checks.terms import distinctive_terms, hinted, id_parts, is_distinctive, overlap_tokens, tokens
-
-if TYPE_CHECKING:
-    from roadmap.checks.asof import News
-    from roadmap.checks.context import LintContext
-    from roadmap.history.commit import Commit
-    from roadmap.records.model import Statement
+from roadmap.analysis.asof import commits_matching, news_subset
+from roadmap.analysis.commit_text import MAX_COMMITS, message_tokens
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.facts import News, Reason
+from roadmap.analysis.stale import hits_for
+from roadmap.analysis.surfaces import subject_ids
+from roadmap.analysis.terms import distinctive_terms, hinted, id_parts, is_distinctive, overlap_tokens, tokens
+from roadmap.findings import Hit
+from roadmap.history.commit import Commit
+from roadmap.records.model import Statement
 
 OPT_IN = re.compile(r"\bopt-?in\b|\b(?:off|disabled) by default\b|\bdefault(?:s|ed)?(?: to| is)?[ :=]+"
                     r"(?:off|0|false|disabled)\b|\bexperimental\b|\bnot (?:on|enabled) by default\b", re.I)
@@ -29,11 +26,11 @@ _SENTENCE = re.compile(r"(?<=[.!?:;])\s+")
 _FLAG = re.compile(r"^(?:--[a-z0-9][\w-]+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$")
 
 
-def _flags(st: "Statement") -> set[str]:
+def _flags(st: Statement) -> set[str]:
     return {s for s in (*st.mentions.env_vars, *st.mentions.symbols) if _FLAG.match(s)}
 
 
-def _feature_words(st: "Statement") -> set[str]:
+def _feature_words(st: Statement) -> set[str]:
     """Distinctive words right around the opt-in phrase: 'an opt-in mirror' -> {'mirror'}."""
     out: set[str] = set()
     for m in OPT_IN.finditer(st.text):
@@ -47,12 +44,11 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(" ".join(text.split())) if s.strip()]
 
 
-def _applies(st: "Statement") -> bool:
+def applies(st: Statement) -> bool:
     return says_opt_in(st.text)
 
 
-@detector("RL104", _applies)
-def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
+def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     flags = _flags(st)
     feature = _feature_words(st)
     terms = distinctive_terms(st.text, exclude=id_parts(subject_ids(st)))
@@ -83,7 +79,7 @@ def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
     return None
 
 
-def _reverted(ctx: "LintContext", news: "News", flip, flags: list[str]) -> bool:
+def _reverted(ctx: LintContext, news: News, flip: Commit, flags: list[str]) -> bool:
     """A later news commit that turns the same flag back off (and names it) cancels the flip."""
     for c in news_subset(ctx, "opt-in", lambda: commits_matching(ctx, "opt-in", says_opt_in), news):
         if c.commit_time <= flip.commit_time:
@@ -95,7 +91,7 @@ def _reverted(ctx: "LintContext", news: "News", flip, flags: list[str]) -> bool:
 
 
 @lru_cache(maxsize=MAX_COMMITS)
-def _flip_sentences(c: "Commit") -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _flip_sentences(c: Commit) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(sentence, tokens of the 30 characters before its phrase) for each sentence of the commit (subject,
     then body) that turns something on by default: once per commit, not per statement."""
     out = []
@@ -107,7 +103,7 @@ def _flip_sentences(c: "Commit") -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 @lru_cache(maxsize=MAX_COMMITS)
-def _turned_off(c: "Commit") -> tuple[str, ...]:
+def _turned_off(c: Commit) -> tuple[str, ...]:
     """The commit's sentences that call something opt-in again (and flip nothing on)."""
     return tuple(s for s in _sentences(c.message) if OPT_IN.search(s) and not FLIPPED.search(s))
 
@@ -117,8 +113,7 @@ def _flag_re(flag: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){re.escape(flag)}(?![\w-])")
 
 
-@rule("RL104", "default-changed", "error")
-def default_changed(ctx: "LintContext"):
+def default_changed(ctx: LintContext) -> list[Hit]:
     """What it does:
     Flags a statement that calls a flag or feature opt-in ("opt-in", "off by default", "experimental",
     "defaults to 0") when a commit made after the statement was written turned it on by default ("enabled
@@ -136,4 +131,4 @@ def default_changed(ctx: "LintContext"):
     Fix:
     Records only: say the feature is on by default since that commit and name the rollback switch.
     """
-    return list(findings_for(ctx, default_changed.rule))
+    return list(hits_for(ctx, "RL104"))

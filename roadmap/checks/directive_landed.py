@@ -4,21 +4,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
-from roadmap.checks.asof import news_shas, news_subset
-from roadmap.checks.code_symbols import code_delta, in_code_at
-from roadmap.checks.commit_text import message_tokens
-from roadmap.checks.registry import rule
-from roadmap.checks.stale import Reason, detector, findings_for
-from roadmap.checks.surfaces import directive_terms, subject_ids
-from roadmap.checks.terms import Overlap, TermWeights, overlap_tokens
-
-if TYPE_CHECKING:
-    from roadmap.checks.asof import News
-    from roadmap.checks.context import LintContext
-    from roadmap.history.commit import Commit
-    from roadmap.records.model import Statement
+from roadmap.analysis.asof import news_shas, news_subset
+from roadmap.analysis.code_symbols import code_delta, in_code_at
+from roadmap.analysis.commit_text import message_tokens, term_weights
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.facts import News, Reason
+from roadmap.analysis.stale import hits_for
+from roadmap.analysis.surfaces import directive_terms, subject_ids
+from roadmap.analysis.terms import Overlap, overlap_tokens
+from roadmap.findings import Hit
+from roadmap.history.commit import Commit
+from roadmap.records.model import Statement
 
 # A symbol distinctive enough that its first appearance in code is evidence on its own: an identifier
 # with an inner capital or underscore (`AsyncDeviceInputs`, `VT_ASYNC_DEVICE_MIRROR`), or a long flag.
@@ -28,7 +25,7 @@ STRONG_RATIO, WEAK_RATIO = 0.6, 0.35   # IDF-weighted share of the directive's t
 
 @dataclass
 class _Candidate:
-    commit: "Commit"
+    commit: Commit
     names: str = ""             # "trailer" | "body" | ""
     named: tuple[str, ...] = ()
     introduced: tuple[str, ...] = ()
@@ -63,23 +60,16 @@ class _Candidate:
         return "; ".join(out)
 
 
-def _symbols(st: "Statement") -> list[str]:
+def _symbols(st: Statement) -> list[str]:
     return sorted({s for s in (*st.mentions.symbols, *st.mentions.env_vars) if _DISTINCT.match(s)})
 
 
-def _weights(ctx: "LintContext") -> TermWeights:
-    """Term weights over every commit message of the linted history, once per run."""
-    if "_term_weights" not in ctx.extra:
-        ctx.extra["_term_weights"] = TermWeights.of(c.message for c in ctx.get_history().commits)
-    return ctx.extra["_term_weights"]
-
-
-def _base_rev(ctx: "LintContext", news: "News") -> str | None:
+def _base_rev(ctx: LintContext, news: News) -> str | None:
     """The commit the statement is as of: its named base or blame commit, or the newest commit on or before
     its date (None when the whole history is news). Once per as-of point."""
     if news.kind in ("sha", "blame"):
         return news.base
-    cache: dict = ctx.extra.setdefault("_landed_base", {})
+    cache = ctx.facts.landed_base
     key = (news.kind, news.base)
     if key not in cache:
         fresh = news_shas(ctx, news)
@@ -92,7 +82,7 @@ def _id_re(i: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){re.escape(i)}(?![\w-])")
 
 
-def _named(commit: "Commit", ids: frozenset[str]) -> tuple[str, tuple[str, ...]]:
+def _named(commit: Commit, ids: frozenset[str]) -> tuple[str, tuple[str, ...]]:
     trailer_text = " ".join(v for vals in commit.trailers.values() for v in vals)
     in_trailer = tuple(sorted(i for i in ids if _id_re(i).search(trailer_text)))
     if in_trailer:
@@ -100,14 +90,14 @@ def _named(commit: "Commit", ids: frozenset[str]) -> tuple[str, tuple[str, ...]]
     return "body", tuple(sorted(i for i in ids if _id_re(i).search(commit.message)))
 
 
-def _introductions(ctx: "LintContext", sym: str, news: "News") -> list["Commit"]:
+def _introductions(ctx: LintContext, sym: str, news: News) -> list[Commit]:
     """News commits that raised `sym`'s count, oldest first (once per symbol and as-of point)."""
     history = ctx.get_history()
     return news_subset(ctx, ("introduced", sym),
                        lambda: [c for c, d in reversed(history.symbol_deltas(sym)) if d > 0], news)
 
 
-def _candidates(ctx: "LintContext", st: "Statement", news: "News") -> list[_Candidate]:
+def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]:
     history = ctx.get_history()
     ids = subject_ids(st)
     cands: dict[str, _Candidate] = {}
@@ -133,13 +123,13 @@ def _candidates(ctx: "LintContext", st: "Statement", news: "News") -> list[_Cand
     if not cands:
         return []
     terms = directive_terms(st)
-    weights = _weights(ctx)
+    weights = term_weights(ctx)
     for cand in cands.values():
         cand.terms = overlap_tokens(terms, message_tokens(cand.commit), weights)
     return list(cands.values())
 
 
-def _together(ctx: "LintContext", st: "Statement", cands: list[_Candidate]) -> tuple[list[_Candidate], Overlap] | None:
+def _together(ctx: LintContext, st: Statement, cands: list[_Candidate]) -> tuple[list[_Candidate], Overlap] | None:
     """Work that landed in a series of commits: no single commit matches, but the news commits whose trailer names
     the row, taken together, carry the directive's terms as strongly as one strong commit would ("Build the server
     and its load client": one commit builds the server, a later one the load client). Only commits that share at
@@ -149,19 +139,18 @@ def _together(ctx: "LintContext", st: "Statement", cands: list[_Candidate]) -> t
     if len(named) < 2:
         return None
     union = frozenset().union(*(message_tokens(c.commit) for c in named))
-    together = overlap_tokens(directive_terms(st), union, _weights(ctx))
+    together = overlap_tokens(directive_terms(st), union, term_weights(ctx))
     best_single = max(len(c.terms.matched) for c in named if c.terms)
     if len(together.matched) >= 3 and together.ratio >= STRONG_RATIO and len(together.matched) > best_single:
         return named, together
     return None
 
 
-def _applies(st: "Statement") -> bool:
+def applies(st: Statement) -> bool:
     return st.directive
 
 
-@detector("RL101", _applies)
-def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
+def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     if not news.commits:
         return None
     cands = _candidates(ctx, st, news)
@@ -185,7 +174,7 @@ def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
                   commits=[(best.commit, "landed")] + [(x.commit, "landed") for x in others], news=news)
 
 
-def _series_reason(series: tuple[list[_Candidate], Overlap], news: "News") -> Reason:
+def _series_reason(series: tuple[list[_Candidate], Overlap], news: News) -> Reason:
     named, together = series
     first, last = named[0].commit, named[-1].commit
     listed = ", ".join(f"{c.commit.short} ({', '.join(c.terms.matched) if c.terms else ''})" for c in named[:4])
@@ -197,8 +186,7 @@ def _series_reason(series: tuple[list[_Candidate], Overlap], news: "News") -> Re
     return Reason("RL101", "warning", phrase, fix, commits=[(c.commit, "landed") for c in named], news=news)
 
 
-@rule("RL101", "directive-landed", "error")
-def directive_landed(ctx: "LintContext"):
+def directive_landed(ctx: LintContext) -> list[Hit]:
     """What it does:
     Flags a directive (a punch-list item, a "Remaining"/"Next actions" cell, a "Next owner must ..."
     bullet) whose work was done by a commit made after the directive was written. A commit counts when a
@@ -224,4 +212,4 @@ def directive_landed(ctx: "LintContext"):
     Records only: strike or rewrite the directive on every surface listed, citing the commit that did
     the work. Suppress with `<!-- roadmap: disable-next-line RL101 -- reason -->` when the match is wrong.
     """
-    return list(findings_for(ctx, directive_landed.rule))
+    return list(hits_for(ctx, "RL101"))

@@ -2,32 +2,15 @@
 not in history, or was measured on a dirty tree."""
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING
-
-from roadmap.checks.registry import rule
-
-if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
-    from roadmap.evidence.store import EvidenceEntry
-
-_LINE = re.compile(r"\(line (\d+) column \d+")
+from roadmap.analysis.context import LintContext
+from roadmap.evidence.verify import checked, severity, verify_entry, where
+from roadmap.findings import Hit
 
 
-def _where(entry: "EvidenceEntry") -> str:
-    return entry.result_path or entry.path
-
-
-def _line(problem: str) -> int:
-    m = _LINE.search(problem)
-    return int(m.group(1)) if m else 1
-
-
-@rule("RL501", "evidence-invalid", "error")
-def evidence_invalid(ctx: "LintContext"):
+def evidence_invalid(ctx: LintContext) -> list[Hit]:
     """What it does:
     Validates every evidence entry under the evidence root that has a `result.json` (schema
-    "evident.bench/1"): it must parse as JSON, carry every required field with the right type, name in
+    "evident.bench/1", docs/evidence-schema.json): it must parse as JSON, follow the schema, name in
     `commit` a commit on the linted revision's history, and say `dirty: false`. One finding per entry,
     listing every problem; a dirty tree alone is a warning. Foreign evidence (a summary without
     result.json) is dated by its name and not checked here.
@@ -44,30 +27,18 @@ def evidence_invalid(ctx: "LintContext"):
     Re-take the evidence with `engine bench` from a clean, committed tree, or correct the field; never
     edit measured figures by hand.
     """
-    store = ctx.get_evidence()
-    if store is None:
-        return []
-    history = None
-    findings = []
-    for entry in store.entries:
-        if entry.result_path is None and not entry.problems:
+    findings: list[Hit] = []
+    for entry in ctx.get_evidence().entries:
+        if not checked(entry):
             continue
-        problems = [p.split(": ", 1)[1] if p.startswith(_where(entry) + ": ") else p for p in entry.problems]
-        severity = "error" if problems else "warning"
-        if entry.commit and re.fullmatch(r"[0-9a-f]{40}", entry.commit):
-            history = history or ctx.get_history()
-            if not history.contains(entry.commit):
-                problems.append(f"commit {entry.commit[:12]} is not on the history of "
-                                f"{(ctx.head or 'HEAD')[:9]} (measured on an unmerged or rewritten branch?)")
-                severity = "error"
-        if entry.dirty:
-            problems.append("taken on a dirty tree (dirty: true): the measured code is not a commit")
+        problems = verify_entry(entry, ctx.get_history, ctx.at or "HEAD")
         if not problems:
             continue
-        findings.append(evidence_invalid.rule.finding(
-            severity=severity, message=f"Evidence {entry.name} is invalid: {'; '.join(problems)}",
-            path=_where(entry), line=_line(problems[0]), end_line=_line(problems[0]), record_id=entry.row,
+        text = "; ".join(p.message for p in problems)
+        findings.append(Hit(
+            severity=severity(problems), message=f"Evidence {entry.name} is invalid: {text}",
+            path=where(entry), line=problems[0].line, end_line=problems[0].line, record_id=entry.row,
             evidence=[{"kind": "evidence", "path": entry.path, "date": entry.date}],
             fix="Re-take the evidence with `engine bench` from a clean, committed tree, or correct the named "
-                "field; never edit measured figures by hand", key=f"{entry.path} {'; '.join(problems)}"))
+                "field; never edit measured figures by hand", key=f"{entry.path} {text}"))
     return findings

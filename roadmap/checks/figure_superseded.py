@@ -3,18 +3,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from roadmap.checks.asof import news_for
-from roadmap.checks.figures_compare import close, comparable, headline, marked_historical
-from roadmap.checks.registry import rule
-from roadmap.checks.surfaces import describe
+from roadmap.analysis.asof import news_for
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.figures_compare import close, comparable, headline, marked_historical
+from roadmap.analysis.surfaces import describe
 from roadmap.config import glob_match
-from roadmap.findings import Related
-
-if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
-    from roadmap.records.model import Figure, Statement
+from roadmap.findings import Hit, Related
+from roadmap.records.model import Figure, Statement
 
 _QUALS = ("output", "total", "prefill", "decode", "input", "peak")
 _LEADING_DATE = re.compile(r"^\s*\d{4}-\d{2}-\d{2}\b")
@@ -94,7 +91,7 @@ def _find(ctx: "LintContext") -> list[_Stale]:
                 ev = {"kind": "statement", "path": t.path, "line": t.line, "date": d, "text": t.text[:200]}
                 out.append(_Stale(st, row, date, old, new, src, ev))
             continue
-        entries = [e for e in (store.by_row.get(row, []) if store else []) if e.raw and e.date and e.date > date]
+        entries = [e for e in store.by_row.get(row, []) if e.raw and e.date and e.date > date]
         if entries:
             e = entries[-1]
             head = headline(e)
@@ -107,8 +104,7 @@ def _find(ctx: "LintContext") -> list[_Stale]:
     return out
 
 
-@rule("RL201", "figure-superseded", "error")
-def figure_superseded(ctx: "LintContext"):
+def figure_superseded(ctx: LintContext) -> list[Hit]:
     """What it does:
     Flags figures a record quotes as current for a row (a table cell, a list item) when a newer figure
     for the same row and metric exists: the row's statement in the canonical state file, written after
@@ -154,7 +150,7 @@ def figure_superseded(ctx: "LintContext"):
         where = ", ".join(f"{o.st.path}:{o.st.line}" for o in group)
         fix = (f"Records-only fix at {where}: replace {old} with {new} from {s.source}, or strike the old "
                f"figures through and say what superseded them")
-        findings.append(figure_superseded.rule.finding(
+        findings.append(Hit(
             message=message, path=s.st.path, line=s.st.line, end_line=s.st.end_line, record_id=s.row,
             related=related, evidence=[s.evidence], fix=fix,
             key=f"{s.row} {' '.join(sorted(f.text for f in s.old))}"))

@@ -2,16 +2,14 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from roadmap.checks.figures_compare import close, evidence_numbers, marked_historical
-from roadmap.checks.registry import rule
-from roadmap.checks.surfaces import describe
-
-if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
-    from roadmap.evidence.store import EvidenceEntry
-    from roadmap.records.model import Figure, Statement
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.figures_compare import close, evidence_numbers, marked_historical
+from roadmap.analysis.surfaces import describe
+from roadmap.evidence.store import EvidenceEntry
+from roadmap.findings import Hit
+from roadmap.records.model import Figure, Statement
 
 # Units of measured results; percentages and counts are usually derived, so they are not checked.
 CHECKED_UNITS = {"tok/s", "x", "ms", "s", "us", "req/s", "GiB", "GB", "ms/token", "ms/step", "ms/call", "TFLOP/s",
@@ -24,8 +22,6 @@ _THRESHOLD = re.compile(r"(?:>=|≥|at least|gate|threshold|target|bar)\s*(?:of\
 def cited(ctx: "LintContext", st: "Statement") -> list["EvidenceEntry"]:
     """Evidence entries a statement names (by name or by a path under the evidence root)."""
     store = ctx.get_evidence()
-    if store is None:
-        return []
     names = list(st.mentions.evidence) + [p.path for p in st.mentions.paths
                                           if p.path.startswith(store.root.rstrip("/") + "/")]
     out: list["EvidenceEntry"] = []
@@ -123,7 +119,7 @@ def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[st
     entries = own or _row_citations(ctx, st)
     if not entries:
         return [], []
-    cache: dict = ctx.extra.setdefault("_evidence_numbers", {})
+    cache = ctx.facts.evidence_numbers
     for e in entries:
         if e.path not in cache:
             cache[e.path] = evidence_numbers(e, ctx.tree)
@@ -148,8 +144,7 @@ def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[st
     return problems, evidence
 
 
-@rule("RL202", "figure-unbacked", "error")
-def figure_unbacked(ctx: "LintContext"):
+def figure_unbacked(ctx: LintContext) -> list[Hit]:
     """What it does:
     Flags a figure quoted next to an evidence citation (in the same sentence, the same table cell, or the
     same table row when the row has an Evidence column) that the cited evidence does not contain within
@@ -170,9 +165,8 @@ def figure_unbacked(ctx: "LintContext"):
     Fix:
     Records only: quote the figure the evidence holds, or cite the entry the figure comes from.
     """
-    findings = []
-    store = ctx.get_evidence()
-    if store is None or not len(store):
+    findings: list[Hit] = []
+    if not len(ctx.get_evidence()):
         return findings
     for st in ctx.statements():
         if st.historical or not st.mentions.figures:
@@ -183,7 +177,7 @@ def figure_unbacked(ctx: "LintContext"):
         names = ", ".join(e["path"] for e in evidence)
         label = describe(st)
         label = label[:1].upper() + label[1:]
-        findings.append(figure_unbacked.rule.finding(
+        findings.append(Hit(
             message=f"{label} cites {names}, but {'; '.join(problems)}",
             path=st.path, line=st.line, end_line=st.end_line, record_id=st.row_id, evidence=evidence,
             fix=f"Records-only fix: quote the figures {names} holds, or cite the evidence they come from",

@@ -3,15 +3,13 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from roadmap.checks.anchors import relocate
-from roadmap.checks.context import LintContext
-from roadmap.checks.refs import quote, readable_refs
-from roadmap.checks.registry import rule
-from roadmap.findings import Finding
+from roadmap.analysis.anchors import relocate
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.refs import quote, readable_refs
+from roadmap.findings import Hit
 
 
-@rule("RL302", "line-out-of-range", "error")
-def line_out_of_range(ctx: LintContext) -> Iterator[Finding]:
+def line_out_of_range(ctx: LintContext) -> Iterator[Hit]:
     """What it does:
     Flags a `path:line`, `path:line-line`, `path#L10-L20` or `[text](path#L10)` reference whose lines run
     past the end of the file in the linted tree.
@@ -33,13 +31,15 @@ def line_out_of_range(ctx: LintContext) -> Iterator[Finding]:
     relocating = "RL303" in ctx.selected
     for site, path, lines in readable_refs(ctx, lambda ref: ref.line is not None):
         ref = site.ref
+        if ref.line is None:
+            continue
         last = max(ref.line, ref.end_line or ref.line)
         if last <= len(lines):
             continue
         if relocating and ref.symbol and relocate(lines, ref) is not None:
             continue   # RL303 re-anchors it: one finding per stale reference
         span = f"line {last}" if ref.end_line in (None, ref.line) else f"lines {ref.line}-{ref.end_line}"
-        yield line_out_of_range.rule.finding(
+        yield Hit(
             message=f"{quote(ref)} points past the end of {path}: it has {len(lines)} lines, the reference "
                     f"needs {span}",
             path=site.rf.path, line=site.line, end_line=site.line, record_id=site.st.row_id,

@@ -3,27 +3,26 @@ from __future__ import annotations
 
 import difflib
 import posixpath
-from typing import Iterator
+from typing import Any, Iterator
 
-from roadmap.checks.context import LintContext
-from roadmap.checks.refs import RefSite, anchored, looks_like_file, path_refs, quote, resolve
-from roadmap.checks.registry import rule
-from roadmap.findings import Finding
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.facts import RefSite
+from roadmap.analysis.refs import anchored, looks_like_file, path_refs, quote, resolve
+from roadmap.findings import Hit
 from roadmap.history.git import GitError
 from roadmap.history.paths import PathFate, PathFates
 
 
 def fates(ctx: LintContext) -> PathFates | None:
     """Deletions/renames on the linted revision's ancestry, loaded once, only when a path is missing."""
-    if "_path_fates" not in ctx.extra:
-        fates_: PathFates | None = None
+    if not ctx.facts.path_fates_loaded:
+        ctx.facts.path_fates_loaded = True
         if ctx.head:
             try:
-                fates_ = PathFates.load(ctx.root, ctx.head, ctx.tree.exists)
+                ctx.facts.path_fates = PathFates.load(ctx.root, ctx.head, ctx.tree.exists)
             except GitError:
-                fates_ = None   # unknown history: still report the path, without when/where
-        ctx.extra["_path_fates"] = fates_
-    return ctx.extra["_path_fates"]
+                ctx.facts.path_fates = None   # unknown history: still report the path, without when/where
+    return ctx.facts.path_fates
 
 
 def find_fate(pf: PathFates | None, candidates: tuple[str, ...]) -> PathFate | None:
@@ -38,11 +37,11 @@ def find_fate(pf: PathFates | None, candidates: tuple[str, ...]) -> PathFate | N
 
 def close_match(ctx: LintContext, path: str) -> str | None:
     """An existing path that is one typo away (same directory depth), for "did you mean"."""
-    cache = ctx.extra.setdefault("_close_match", {})
+    cache = ctx.facts.close_matches
     if path not in cache:
-        by_depth = ctx.extra.get("_paths_by_depth")
+        by_depth = ctx.facts.paths_by_depth
         if by_depth is None:
-            by_depth = ctx.extra["_paths_by_depth"] = {}
+            by_depth = ctx.facts.paths_by_depth = {}
             for p in (*ctx.tree.files, *ctx.tree.dirs):
                 by_depth.setdefault(p.count("/"), []).append(p)
         # only similar lengths can reach the cutoff; keeps difflib off most of a big tree
@@ -58,8 +57,7 @@ def _dir_known(ctx: LintContext, path: str) -> bool:
     return parent == "" or ctx.tree.is_dir(parent)
 
 
-@rule("RL301", "path-missing", "error")
-def path_missing(ctx: LintContext) -> Iterator[Finding]:
+def path_missing(ctx: LintContext) -> Iterator[Hit]:
     """What it does:
     Flags a file or directory reference (`path`, `path:line`, `path#L10`, `[text](path)`, `path::Symbol`) that
     does not exist in the linted tree. When git history shows the path was deleted or renamed, the message
@@ -82,7 +80,7 @@ def path_missing(ctx: LintContext) -> Iterator[Finding]:
     or historical text are never flagged; a bare path to a file that never existed is flagged only when an
     existing path is one typo away (planned files are normal in a roadmap).
     """
-    evidence_root = str(getattr(getattr(ctx.config, "evidence", None), "root", "") or "").strip("/")
+    evidence_root = ctx.config.evidence.root.strip("/")
     for site in path_refs(ctx):
         ref = site.ref
         res = resolve(ctx, ref, site.rf.path)
@@ -99,13 +97,13 @@ def path_missing(ctx: LintContext) -> Iterator[Finding]:
             yield finding
 
 
-def _finding(ctx: LintContext, site: RefSite, candidates: tuple[str, ...]) -> Finding | None:
+def _finding(ctx: LintContext, site: RefSite, candidates: tuple[str, ...]) -> Hit | None:
     ref = site.ref
     fate = find_fate(fates(ctx), candidates)
     main = candidates[0]
     severity = "error"
     fix: str
-    evidence: list[dict] = []
+    evidence: list[dict[str, Any]] = []
     if fate is not None:
         how = fate.describe()
         evidence.append({"kind": "commit", "sha": fate.sha, "date": fate.date, "subject": fate.subject})
@@ -127,7 +125,6 @@ def _finding(ctx: LintContext, site: RefSite, candidates: tuple[str, ...]) -> Fi
         if guess:
             how += f"; did you mean {guess}?"
         fix = f"correct the path to {guess}" if guess else "correct the path or drop the reference"
-    rule_ = path_missing.rule
-    return rule_.finding(
+    return Hit(
         severity=severity, message=f"{quote(ref)} does not exist: {how}", path=site.rf.path, line=site.line,
         end_line=site.line, record_id=site.st.row_id, evidence=evidence, fix=fix, key=f"{ref.path}")

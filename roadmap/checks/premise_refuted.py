@@ -3,20 +3,17 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
-from roadmap.checks.asof import commits_matching, news_subset
-from roadmap.checks.commit_text import MAX_COMMITS
-from roadmap.checks.registry import rule
-from roadmap.checks.stale import Reason, detector, findings_for
-from roadmap.checks.surfaces import subject_ids
-from roadmap.checks.terms import distinctive_terms, id_parts, overlap
-
-if TYPE_CHECKING:
-    from roadmap.checks.asof import News
-    from roadmap.checks.context import LintContext
-    from roadmap.history.commit import Commit
-    from roadmap.records.model import Statement
+from roadmap.analysis.asof import commits_matching, news_subset
+from roadmap.analysis.commit_text import MAX_COMMITS
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.facts import News, Reason
+from roadmap.analysis.stale import hits_for
+from roadmap.analysis.surfaces import subject_ids
+from roadmap.analysis.terms import distinctive_terms, id_parts, overlap
+from roadmap.findings import Hit
+from roadmap.history.commit import Commit
+from roadmap.records.model import Statement
 
 REFUTES = re.compile(
     r"\b(?:is|was|were|are|turned out(?: to be)?|proved|proves)\s+(?:(?:also|simply|actually|therefore|"
@@ -31,7 +28,7 @@ def _sentences(paragraph: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(" ".join(paragraph.split())) if s.strip()]
 
 
-def _anchors(st: "Statement", news: "News") -> tuple[set[str], set[str]]:
+def _anchors(st: Statement, news: News) -> tuple[set[str], set[str]]:
     """What a refutation must name to be about this statement: (dates, figures). Dates are its as-of date
     and the dates it quotes; figures are the numbers it quotes ("497", "20.975")."""
     dates = set(st.mentions.dates)
@@ -51,7 +48,7 @@ def _names(text: str, values: set[str]) -> bool:
 
 
 @lru_cache(maxsize=MAX_COMMITS)
-def _refuting(c: "Commit") -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _refuting(c: Commit) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The commit's paragraphs that say something was wrong, each with its sentences that say so (the
     part of `_refutation` that does not depend on the statement: once per commit, not per statement)."""
     out = []
@@ -61,7 +58,7 @@ def _refuting(c: "Commit") -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(out)
 
 
-def _refutation(c: "Commit", st: "Statement", news: "News") -> tuple[str, str] | None:
+def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
     """(severity, quoted sentence) when commit `c` refutes the statement's premise.
 
     Error: the refuting paragraph names the statement's row/claim, or the refuting sentence names its
@@ -91,12 +88,11 @@ def _refutation(c: "Commit", st: "Statement", news: "News") -> tuple[str, str] |
     return None
 
 
-def _applies(st: "Statement") -> bool:
+def applies(st: Statement) -> bool:
     return st.directive
 
 
-@detector("RL103", _applies)
-def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
+def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     for c in news_subset(ctx, "refutes", lambda: commits_matching(ctx, "refutes", REFUTES.search), news):
         hit = _refutation(c, st, news)
         if hit is None:
@@ -109,8 +105,7 @@ def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
     return None
 
 
-@rule("RL103", "premise-refuted", "error")
-def premise_refuted(ctx: "LintContext"):
+def premise_refuted(ctx: LintContext) -> list[Hit]:
     """What it does:
     Flags a directive whose premise a later commit refuted: a commit made after the directive was written
     has a sentence saying something "is wrong", "was refuted", "does not apply" or was misattributed, and
@@ -132,4 +127,4 @@ def premise_refuted(ctx: "LintContext"):
     Records only: drop the refuted premise from every surface of the directive and record what the commit
     found instead.
     """
-    return list(findings_for(ctx, premise_refuted.rule))
+    return list(hits_for(ctx, "RL103"))

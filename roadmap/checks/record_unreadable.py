@@ -3,13 +3,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from roadmap.checks.context import LintContext
-from roadmap.checks.registry import rule
-from roadmap.findings import Finding
+from roadmap.analysis.context import LintContext
+from roadmap.findings import Hit
 
 
-@rule("RL001", "record-unreadable", "warning")
-def record_unreadable(ctx: LintContext) -> Iterator[Finding]:
+def record_unreadable(ctx: LintContext) -> Iterator[Hit]:
     """What it does:
     Reports input the records parser could not read as intended: a binary file matched by a record glob,
     bytes that are not UTF-8, a cell or statement too long to analyse (capped), a malformed table.
@@ -28,6 +26,5 @@ def record_unreadable(ctx: LintContext) -> Iterator[Finding]:
     """
     for rf in ctx.records:
         for p in rf.problems:
-            yield record_unreadable.rule.finding(message=p.message, path=p.path or rf.path, line=max(1, p.line),
-                                                 end_line=max(1, p.line), key=p.message,
-                                                 fix="re-save as UTF-8 text, or exclude the file from the record globs")
+            yield Hit(message=p.message, path=p.path or rf.path, line=max(1, p.line), end_line=max(1, p.line),
+                      key=p.message, fix="re-save as UTF-8 text, or exclude the file from the record globs")

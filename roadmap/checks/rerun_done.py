@@ -2,18 +2,15 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from roadmap.checks.registry import rule
-from roadmap.checks.stale import Reason, detector, findings_for
-from roadmap.checks.surfaces import subject_ids
-from roadmap.checks.terms import distinctive_terms, hinted, id_parts, size_terms, tokens
-
-if TYPE_CHECKING:
-    from roadmap.checks.asof import News
-    from roadmap.checks.context import LintContext
-    from roadmap.evidence.store import EvidenceEntry
-    from roadmap.records.model import Statement
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.facts import News, Reason
+from roadmap.analysis.stale import hits_for
+from roadmap.analysis.surfaces import subject_ids
+from roadmap.analysis.terms import distinctive_terms, hinted, id_parts, size_terms, tokens
+from roadmap.evidence.store import EvidenceEntry
+from roadmap.findings import Hit
+from roadmap.records.model import Statement
 
 RERUN = re.compile(r"\bre-?(?:run|measure|bench(?:mark)?|take|profile)\b|\b(?:measure|run|bench(?:mark)?)\s+"
                    r"(?:\w+\s+){0,3}again\b|\brepeat the\b", re.I)
@@ -21,7 +18,7 @@ says_rerun = hinted(RERUN, ("run", "mea", "bench", "take", "prof", "aga", "repea
 MIN_SLUG_COVERAGE = 2 / 3
 
 
-def match(st: "Statement", entry: "EvidenceEntry") -> str | None:
+def match(st: Statement, entry: EvidenceEntry) -> str | None:
     """How an evidence entry is the statement's series: "row" (it records one of the statement's rows or
     claims), "series" (every word of its slug is the statement's), "partial" (two thirds of them), else
     None. Two different model sizes (`4b` vs `8b`) never match."""
@@ -38,17 +35,14 @@ def match(st: "Statement", entry: "EvidenceEntry") -> str | None:
     return None
 
 
-def _applies(st: "Statement") -> bool:
+def applies(st: Statement) -> bool:
     return st.directive and says_rerun(st.directive_text or st.text)
 
 
-@detector("RL102", _applies)
-def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
+def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     if not news.date:
         return None
     store = ctx.get_evidence()
-    if store is None:
-        return None
     hits = [(e, how) for e in store.entries if e.date and e.date > news.date and (how := match(st, e))]
     if not hits:
         return None
@@ -63,8 +57,7 @@ def detect(ctx: "LintContext", st: "Statement", news: "News") -> Reason | None:
     return Reason("RL102", severity, phrase, fix, evidence=entries, news=news)
 
 
-@rule("RL102", "rerun-done", "error")
-def rerun_done(ctx: "LintContext"):
+def rerun_done(ctx: LintContext) -> list[Hit]:
     """What it does:
     Flags a directive that asks to rerun, re-measure or re-bench something when the evidence root holds
     entries dated after the directive was written for the same row (the entry's `row`, from result.json
@@ -83,4 +76,4 @@ def rerun_done(ctx: "LintContext"):
     Records only: replace the rerun request with the newest entry's result, or say what the next rerun
     must change.
     """
-    return list(findings_for(ctx, rerun_done.rule))
+    return list(hits_for(ctx, "RL102"))

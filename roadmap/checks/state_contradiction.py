@@ -1,60 +1,15 @@
 """RL401 state-contradiction."""
 from __future__ import annotations
 
-import fnmatch
-import re
-from dataclasses import dataclass
 from typing import Iterator
 
-from roadmap.checks.context import LintContext
-from roadmap.checks.refs import fenced_lines
-from roadmap.checks.registry import rule
-from roadmap.findings import Finding, Related
-from roadmap.records.model import Statement
-
-EMPTY_CELL = {"", "-", "—", "–", "n/a", "na", "none", "nothing", "(none)", "tbd?"}
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.refs import fenced_lines
+from roadmap.analysis.states import EMPTY_CELL, StateCell, state_cells
+from roadmap.findings import Hit, Related
 
 
-@dataclass(frozen=True)
-class StateCell:
-    row_id: str
-    state: str
-    cell: Statement
-    canonical: bool
-
-
-def _state_of(text: str, vocabulary: dict[str, str]) -> str | None:
-    """The first state word of the cell (`**GATING** since 2026-07-25` -> GATING), by the configured vocabulary."""
-    for token in re.findall(r"[A-Za-z][A-Za-z0-9_-]*", text):
-        state = vocabulary.get(token.upper())
-        if state:
-            return state
-    return None
-
-
-def state_cells(ctx: LintContext) -> list[StateCell]:
-    cfg = ctx.config
-    vocabulary = {s.upper(): s.upper() for s in cfg.states}
-    columns = {c.lower() for c in cfg.state_columns}
-    out: list[StateCell] = []
-    for rf in ctx.records:
-        canonical = any(fnmatch.fnmatchcase(rf.path, g) for g in cfg.canonical_states)
-        fences = fenced_lines(rf)
-        for table in rf.tables:
-            if not any(h.strip().lower() in columns for h in table.headers) or table.line in fences:
-                continue
-            for row in table.rows:
-                for cell in row:
-                    if (cell.column or "").strip().lower() not in columns or not cell.row_id or cell.historical:
-                        continue
-                    state = _state_of(cell.text, vocabulary)
-                    if state:
-                        out.append(StateCell(cell.row_id, state, cell, canonical))
-    return out
-
-
-@rule("RL401", "state-contradiction", "error")
-def state_contradiction(ctx: LintContext) -> Iterator[Finding]:
+def state_contradiction(ctx: LintContext) -> Iterator[Hit]:
     """What it does:
     Compares every row's state (a cell in a `State`/`Status` column, read with the configured state
     vocabulary) with the row's state in its canonical file (`canonical_states`, by default the roadmap
@@ -85,7 +40,7 @@ def state_contradiction(ctx: LintContext) -> Iterator[Finding]:
         ref = canonical.get(sc.row_id)
         if ref is None or sc is ref or sc.state == ref.state:
             continue
-        yield state_contradiction.rule.finding(
+        yield Hit(
             message=f"{sc.row_id} is {sc.state} here but {ref.state} in {ref.cell.path}:{ref.cell.line} (canonical)",
             path=sc.cell.path, line=sc.cell.line, end_line=sc.cell.end_line, record_id=sc.row_id,
             related=[Related(ref.cell.path, ref.cell.line, f"canonical state of {sc.row_id}: {ref.state}")],
@@ -102,7 +57,7 @@ def state_contradiction(ctx: LintContext) -> Iterator[Finding]:
                 continue
             text = " ".join(st.text.split())
             short = text if len(text) <= 80 else text[:77] + "..."
-            yield state_contradiction.rule.finding(
+            yield Hit(
                 severity="warning",
                 message=f"{st.row_id} is {ref.state} in {ref.cell.path}:{ref.cell.line}, but this directive is "
                         f"still open: \"{short}\"",

@@ -1,16 +1,18 @@
 """RL304 unknown-reference."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable, Iterator
 
-from roadmap.checks.context import LintContext
-from roadmap.checks.refs import line_of, live_statements
-from roadmap.checks.registry import rule
-from roadmap.findings import Finding
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.refs import line_of, live_statements
+from roadmap.findings import Hit
 from roadmap.history.git import SHA_RE, run_git
+from roadmap.records.loader import defined_ids
+from roadmap.records.model import RecordFile, Statement
 
 
-def missing_shas(root, shas: Iterable[str]) -> set[str]:
+def missing_shas(root: str | Path, shas: Iterable[str]) -> set[str]:
     """The shas (full or abbreviated) that name no object in the repository: one `git cat-file` call."""
     wanted = sorted({s for s in shas if SHA_RE.match(s)})
     if not wanted:
@@ -40,8 +42,7 @@ def evidence_names(ctx: LintContext, root: str) -> set[str]:
     return names
 
 
-@rule("RL304", "unknown-reference", "error")
-def unknown_reference(ctx: LintContext) -> Iterator[Finding]:
+def unknown_reference(ctx: LintContext) -> Iterator[Hit]:
     """What it does:
     Flags a reference to something nothing defines: a row id or claim id that no record defines (in an id
     namespace the records use, so `ROAD-V1-C2-LOCAL-BF17` is caught when `ROAD-...` rows exist), a commit sha
@@ -63,20 +64,20 @@ def unknown_reference(ctx: LintContext) -> Iterator[Finding]:
     """
     known = _defined(ctx)
     namespaces = {_namespace(t) for t in known}
-    evidence_root = str(getattr(getattr(ctx.config, "evidence", None), "root", "") or "").strip("/")
+    evidence_root = ctx.config.evidence.root.strip("/")
     ev_names = evidence_names(ctx, evidence_root) if evidence_root and ctx.tree.is_dir(evidence_root) else None
     sites = list(live_statements(ctx))
     all_shas = {s for _, st in sites for s in st.mentions.shas}
     missing = missing_shas(ctx.root, all_shas) if ctx.head and all_shas else set()
     seen: set[tuple[str, int, str]] = set()
 
-    def emit(rf, st, token: str, kind: str, message: str, fix: str) -> Iterator[Finding]:
+    def emit(rf: RecordFile, st: Statement, token: str, kind: str, message: str, fix: str) -> Iterator[Hit]:
         line = line_of(ctx, rf, st, token)
         if (rf.path, line, token) in seen:
             return
         seen.add((rf.path, line, token))
-        yield unknown_reference.rule.finding(message=message, path=rf.path, line=line, end_line=line,
-                                             record_id=st.row_id, fix=fix, key=f"{kind}:{token}")
+        yield Hit(message=message, path=rf.path, line=line, end_line=line, record_id=st.row_id, fix=fix,
+                  key=f"{kind}:{token}")
 
     for rf, st in sites:
         for token in (*st.mentions.ids, *st.mentions.claims):
@@ -101,6 +102,4 @@ def unknown_reference(ctx: LintContext) -> Iterator[Finding]:
 
 
 def _defined(ctx: LintContext) -> set[str]:
-    from roadmap.records import defined_ids
-
     return set(defined_ids(ctx.records))

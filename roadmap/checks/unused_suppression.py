@@ -3,13 +3,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from roadmap.checks.context import LintContext
-from roadmap.checks.registry import RULES, matches, rule
-from roadmap.findings import Finding
+from roadmap.analysis.context import LintContext
+from roadmap.findings import Hit, matches
 
 
-@rule("RL901", "unused-suppression", "warning", phase="post")
-def unused_suppression(ctx: LintContext) -> Iterator[Finding]:
+def unused_suppression(ctx: LintContext) -> Iterator[Hit]:
     """What it does:
     Flags a `<!-- roadmap: disable... -->` comment that suppressed no finding in this run, and one that names
     a code no rule has. A comment is only judged when every rule it names ran (so `--select` never makes a
@@ -28,15 +26,16 @@ def unused_suppression(ctx: LintContext) -> Iterator[Finding]:
     Fix:
     Delete the comment (or correct the code it names).
     """
-    used = ctx.extra.get("suppressions_used", set())
+    used = ctx.facts.suppressions_used
     ran = ctx.selected
+    known = sorted(ctx.known_codes)
     for rf in ctx.records:
         for sup in rf.suppressions:
             if sup.action == "enable" or sup in used:
                 continue
             codes = [c.upper() for c in sup.codes]
-            named = [c for c in RULES if not codes or matches(c, codes)]
-            unknown = [c for c in codes if not any(r.startswith(c) for r in RULES)]
+            named = [c for c in known if not codes or matches(c, codes)]
+            unknown = [c for c in codes if not any(r.startswith(c) for r in known)]
             what = f"`{sup.action}{' ' + ' '.join(sup.codes) if sup.codes else ''}`"
             if unknown:
                 msg = f"suppression {what} names no known rule ({', '.join(unknown)})"
@@ -44,5 +43,5 @@ def unused_suppression(ctx: LintContext) -> Iterator[Finding]:
                 msg = f"suppression {what} suppresses nothing"
             else:
                 continue   # some rule it names did not run: cannot tell
-            yield unused_suppression.rule.finding(message=msg, path=rf.path, line=sup.line, end_line=sup.line,
-                                                  fix="delete the comment", key=f"{sup.action}:{','.join(codes)}")
+            yield Hit(message=msg, path=rf.path, line=sup.line, end_line=sup.line, fix="delete the comment",
+                      key=f"{sup.action}:{','.join(codes)}")

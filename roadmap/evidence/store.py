@@ -9,9 +9,11 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from roadmap.evidence.schema import validate_result
+from roadmap.evidence import schema
+from roadmap.evidence.cache import SchemaCache
 
 if TYPE_CHECKING:
     from roadmap.config import Config
@@ -120,7 +122,10 @@ def _iso(d: str) -> str | None:
     return day.isoformat() if 1990 <= day.year <= 2199 else None
 
 
-def load_evidence(tree: "Tree", config: "Config") -> EvidenceStore:
+def load_evidence(tree: "Tree", config: "Config", cache_dir: str | Path | None = None) -> EvidenceStore:
+    """Every entry under the evidence root of `tree`. With `cache_dir` (the directory holding
+    `.roadmap_cache/`), schema verdicts are looked up by content (roadmap/evidence/cache.py)."""
+    cache = SchemaCache(cache_dir) if cache_dir is not None else None
     root = config.evidence.root.strip("/")
     prefix = root + "/"
     groups: dict[str, list[str]] = {}
@@ -138,17 +143,20 @@ def load_evidence(tree: "Tree", config: "Config") -> EvidenceStore:
     ignored: list[str] = []
     if kinds in ("any", "dir"):
         for name, files in groups.items():
-            entry = _dir_entry(tree, prefix + name, name, files, config.evidence.naming)
+            entry = _dir_entry(tree, prefix + name, name, files, config.evidence.naming, cache)
             (entries.append(entry) if entry else ignored.append(name))
     if kinds in ("any", "file"):
         for f in plain:
             name = f[len(prefix):]
-            entry = _file_entry(tree, f, name, config.evidence.naming)
+            entry = _file_entry(tree, f, name, config.evidence.naming, cache)
             (entries.append(entry) if entry else ignored.append(name))
+    if cache is not None:
+        cache.save()
     return EvidenceStore(root, entries, ignored)
 
 
-def _dir_entry(tree: "Tree", path: str, name: str, files: list[str], naming: str) -> EvidenceEntry | None:
+def _dir_entry(tree: "Tree", path: str, name: str, files: list[str], naming: str,
+               cache: SchemaCache | None) -> EvidenceEntry | None:
     parsed = parse_name(name, naming)
     result_path = f"{path}/result.json"
     if parsed is None and result_path not in files:
@@ -156,26 +164,27 @@ def _dir_entry(tree: "Tree", path: str, name: str, files: list[str], naming: str
     date, slug = parsed if parsed else (None, name)
     entry = EvidenceEntry(path=path, name=name, kind="dir", date=date, slug=slug, series=slug, files=tuple(files))
     if result_path in files:
-        _read_result(tree, result_path, entry)
+        _read_result(tree, result_path, entry, cache)
     elif entry.row is None:
         entry.row = _row_from_markdown(tree, [f for f in files if f.endswith(".md")])
     return entry
 
 
-def _file_entry(tree: "Tree", path: str, name: str, naming: str) -> EvidenceEntry | None:
+def _file_entry(tree: "Tree", path: str, name: str, naming: str, cache: SchemaCache | None) -> EvidenceEntry | None:
     parsed = parse_name(name, naming, strip_ext=True)
     if parsed is None:
         return None
     date, slug = parsed
     entry = EvidenceEntry(path=path, name=name, kind="file", date=date, slug=slug, series=slug, files=(path,))
     if name.endswith(".json"):
-        _read_result(tree, path, entry, foreign_ok=True)
+        _read_result(tree, path, entry, cache, foreign_ok=True)
     elif name.endswith(".md"):
         entry.row = _row_from_markdown(tree, [path])
     return entry
 
 
-def _read_result(tree: "Tree", path: str, entry: EvidenceEntry, foreign_ok: bool = False) -> None:
+def _read_result(tree: "Tree", path: str, entry: EvidenceEntry, cache: SchemaCache | None,
+                 foreign_ok: bool = False) -> None:
     data = tree.read_bytes(path)
     if data is None:
         entry.problems.append(f"{path}: cannot be read")
@@ -194,7 +203,8 @@ def _read_result(tree: "Tree", path: str, entry: EvidenceEntry, foreign_ok: bool
     if foreign_ok and not (isinstance(obj, dict) and "schema" in obj):
         return  # a plain JSON file that is not a benchmark result: foreign evidence, name only
     entry.raw = obj if isinstance(obj, dict) else None
-    entry.problems.extend(f"{path}: {msg}" for msg in validate_result(obj))
+    problems = cache.problems(data, obj) if cache is not None else schema.validate_result(obj)
+    entry.problems.extend(f"{path}: {msg}" for msg in problems)
     if not isinstance(obj, dict):
         return
     if isinstance(obj.get("series"), str) and obj["series"].strip():
@@ -203,9 +213,10 @@ def _read_result(tree: "Tree", path: str, entry: EvidenceEntry, foreign_ok: bool
     entry.commit = obj.get("commit") if isinstance(obj.get("commit"), str) else None
     entry.dirty = obj.get("dirty") if isinstance(obj.get("dirty"), bool) else None
     entry.created = obj.get("created") if isinstance(obj.get("created"), str) else None
-    entry.metrics = obj.get("metrics") if isinstance(obj.get("metrics"), dict) else {}
-    entry.runs = obj.get("runs") if isinstance(obj.get("runs"), list) else []
-    entry.peers = obj.get("peers") if isinstance(obj.get("peers"), list) else []
+    metrics, runs, peers = obj.get("metrics"), obj.get("runs"), obj.get("peers")
+    entry.metrics = metrics if isinstance(metrics, dict) else {}
+    entry.runs = runs if isinstance(runs, list) else []
+    entry.peers = peers if isinstance(peers, list) else []
     created_date = _iso(entry.created[:10]) if entry.created else None
     if entry.date is None:
         entry.date = created_date

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from roadmap.cachedir import CACHE_DIR, seal, unseal, write_atomic
 from roadmap.history.commit import Commit
@@ -71,7 +72,7 @@ class HistoryCache:
 
 def _encode(commits: dict[str, Commit], scans: dict[str, tuple[frozenset[str], dict[str, int]]]) -> bytes:
     ksets: dict[frozenset[str], int] = {}
-    scan_rows: dict[str, list] = {}
+    scan_rows: dict[str, list[Any]] = {}
     for sha, (k, deltas) in scans.items():
         idx = ksets.setdefault(k, len(ksets))
         scan_rows[sha] = [idx, deltas]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cached_property
+from typing import Any
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,12 +49,12 @@ class Commit:
         k = key.lower()
         return [v for name, vals in self.trailers.items() if name.lower() == k for v in vals]
 
-    def to_json(self) -> list:
+    def to_json(self) -> list[Any]:
         return [self.sha, list(self.parents), self.author_date, self.author_time, self.commit_date,
                 self.commit_time, self.subject, self.body, self.trailers]
 
     @classmethod
-    def from_json(cls, row: list) -> "Commit":
+    def from_json(cls, row: list[Any]) -> "Commit":
         """Inverse of `to_json`; raises ValueError/TypeError on anything malformed (a corrupt cache)."""
         sha, parents, ad, at, cd, ct, subject, body, trailers = row
         ok = (isinstance(sha, str) and len(sha) == 40 and isinstance(parents, list)

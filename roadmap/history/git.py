@@ -36,7 +36,7 @@ def run_git(root: str | Path, *args: str, input: bytes | None = None, check: boo
     return proc.stdout
 
 
-def popen_git(root: str | Path, *args: str, stdin: int | None = None) -> subprocess.Popen:
+def popen_git(root: str | Path, *args: str, stdin: int | None = None) -> subprocess.Popen[bytes]:
     """A streamed git command (stdout as a pipe) for one-pass walks over history.
 
     `stdin=subprocess.PIPE` lets the caller feed revisions (`--stdin`) or object names (`cat-file --batch`).

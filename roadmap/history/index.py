@@ -147,7 +147,7 @@ class HistoryIndex:
         if not re.fullmatch(r"[0-9a-f]{4,40}", p):
             return None
         i = bisect.bisect_left(self._sorted, p)
-        found = []
+        found: list[str] = []
         while i < len(self._sorted) and self._sorted[i].startswith(p) and len(found) < 2:
             found.append(self._sorted[i])
             i += 1

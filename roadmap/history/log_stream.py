@@ -49,7 +49,7 @@ class BlobCounter:
 
     def __init__(self, root: str | Path):
         self.root = root
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
 
     def read(self, sha: str) -> bytes | None | str:
         """Blob bytes; None when the object is absent; a reason string when it is too large."""
@@ -123,31 +123,34 @@ def _finish(cur: _Commit, matcher: SymbolMatcher, blobs: BlobCounter) -> Scanned
         a, b = blobs.read(old), blobs.read(new)
         if a is None or b is None:
             return Scanned(commit, {}, f"object {(old if a is None else new)[:9]} is missing")
-        if isinstance(a, str) or isinstance(b, str):
-            return Scanned(commit, {}, a if isinstance(a, str) else b)
+        if isinstance(a, str):
+            return Scanned(commit, {}, a)
+        if isinstance(b, str):
+            return Scanned(commit, {}, b)
         for sym, d in matcher.count_blob_delta(a, b).items():
             deltas[sym] = deltas.get(sym, 0) + d
     return Scanned(commit, deltas)
 
 
 def _stream(root: str | Path, shas: list[str], matcher: SymbolMatcher, pathspecs: tuple[str, ...],
-            blobs: BlobCounter, state: dict) -> Iterator[Scanned]:
+            blobs: BlobCounter, state: dict[str, str | None]) -> Iterator[Scanned]:
     """Yield each commit of `shas` as it completes; on git failure set state['error'] / state['partial']."""
     proc = popen_git(root, *LOG_ARGS, *(("--", *pathspecs) if pathspecs else ()), stdin=subprocess.PIPE)
-    assert proc.stdin and proc.stdout and proc.stderr
+    stdin, stdout, stderr = proc.stdin, proc.stdout, proc.stderr
+    assert stdin and stdout and stderr
     payload = "".join(s + "\n" for s in shas).encode()
 
     def feed() -> None:  # a thread, so a large list never deadlocks against git's output
         try:
-            proc.stdin.write(payload)
-            proc.stdin.close()
+            stdin.write(payload)
+            stdin.close()
         except OSError:
             pass
 
     errors: list[bytes] = []
 
     def drain() -> None:  # git may warn per commit (rename limits): a full stderr pipe would stall it
-        errors.append(proc.stderr.read())
+        errors.append(stderr.read())
 
     feeder = threading.Thread(target=feed, daemon=True)
     drainer = threading.Thread(target=drain, daemon=True)
@@ -157,7 +160,7 @@ def _stream(root: str | Path, shas: list[str], matcher: SymbolMatcher, pathspecs
         cur: _Commit | None = None
         in_header = False
         in_hunk = False
-        for line in proc.stdout:
+        for line in stdout:
             if line[:2] == b"\x00\x01":
                 if cur is not None:
                     yield _finish(cur, matcher, blobs)
@@ -210,8 +213,8 @@ def _stream(root: str | Path, shas: list[str], matcher: SymbolMatcher, pathspecs
             proc.kill()
             proc.wait()
         drainer.join()
-        proc.stdout.close()
-        proc.stderr.close()
+        stdout.close()
+        stderr.close()
 
 
 def scan_commits(root: str | Path, shas: list[str], matcher: SymbolMatcher, pathspecs: tuple[str, ...] = (),
@@ -228,7 +231,7 @@ def scan_commits(root: str | Path, shas: list[str], matcher: SymbolMatcher, path
     unknown = 0
     try:
         while remaining:
-            state: dict = {"partial": None, "error": None}
+            state: dict[str, str | None] = {"partial": None, "error": None}
             seen: set[str] = set()
             for sc in _stream(root, remaining, matcher, pathspecs, blobs, state):
                 seen.add(sc.commit.sha)
@@ -242,17 +245,18 @@ def scan_commits(root: str | Path, shas: list[str], matcher: SymbolMatcher, path
                 raise GitError(f"git log: {state['error']}")
             rest = [s for s in remaining if s not in seen]
             culprit = state["partial"] if state["partial"] in rest else rest[0]
-            single: dict = {"partial": None, "error": None}
+            single: dict[str, str | None] = {"partial": None, "error": None}
             got = list(_stream(root, [culprit], matcher, pathspecs, blobs, single))
-            if single["error"] is None:
+            error = single["error"]
+            if error is None:
                 yield from got
             else:
                 unknown += 1
-                yield Scanned(_metadata(root, culprit), {}, _reason(single["error"]))
+                yield Scanned(_metadata(root, culprit), {}, _reason(error))
             done += 1
             remaining = [s for s in rest if s != culprit]
             if unknown >= max_unknown and remaining:
-                why = f"not read: {unknown} earlier commits had missing objects ({_reason(single['error'])})"
+                why = f"not read: {unknown} earlier commits had missing objects ({_reason(error or '')})"
                 for s in remaining:
                     yield Scanned(_metadata(root, s), {}, why)
                 return

@@ -6,6 +6,8 @@ missing path a lint run meets; it is built lazily, only when a referenced path i
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
 from roadmap.history.git import GitError, is_shallow, run_git
 
@@ -40,13 +42,13 @@ class _Event:
 class PathFates:
     """Deletions and renames on the ancestry of `rev`, newest first per path."""
 
-    def __init__(self, events: dict[str, _Event], exists, complete: bool):
+    def __init__(self, events: dict[str, _Event], exists: Callable[[str], bool], complete: bool):
         self._events = events
         self._exists = exists
         self.complete = complete   # False for a shallow clone: an unknown fate is not "never existed"
 
     @classmethod
-    def load(cls, root, rev: str, exists) -> "PathFates":
+    def load(cls, root: str | Path, rev: str, exists: Callable[[str], bool]) -> "PathFates":
         """`exists(path) -> bool` says whether a path exists at the linted revision."""
         shallow = is_shallow(root)
         out = run_git(root, "log", "--no-ext-diff", "--no-textconv", "--diff-filter=DR", "-M",

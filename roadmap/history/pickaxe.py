@@ -13,18 +13,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
+
+_Trie = dict[int, Any]   # byte -> subtrie; -1 -> True where a word ends
 
 
 def _trie_pattern(words: list[bytes]) -> bytes:
     """A regex matching any of `words`, preferring the longest at a given start (children before the end mark)."""
-    trie: dict = {}
+    trie: _Trie = {}
     for w in words:
         node = trie
         for b in w:
             node = node.setdefault(b, {})
         node[-1] = True
 
-    def emit(node: dict) -> bytes:
+    def emit(node: _Trie) -> bytes:
         end = -1 in node
         kids = [k for k in node if k != -1]
         alts = [re.escape(bytes([k])) + emit(node[k]) for k in sorted(kids)]

@@ -59,7 +59,7 @@ class Tree:
     def _blob_at_rev(self, path: str) -> bytes | None:
         """The blob's bytes at `rev`: b"" for an empty file, None only when git cannot read it (a gitlink,
         a missing object)."""
-        return blob_at(self.root, self.rev, path)
+        return blob_at(self.root, self.rev, path) if self.rev is not None else None
 
     def read_lines(self, path: str) -> list[str] | None:
         data = self.read_bytes(path)

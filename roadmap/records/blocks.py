@@ -136,7 +136,8 @@ def _table(tokens: list[Token], i: int, open_tok: Token, lines: list[str], block
             else:
                 cells.append(Cell(inl, t.content))
         j += 1
-    end = open_tok.map[1] if open_tok.map else row_line
+    assert open_tok.map is not None   # markdown-it maps every block token to its lines
+    end = open_tok.map[1]
     blocks.append(Block("table", open_tok.map[0] + 1, end, order, headings, table=TableBlock(headers, rows)))
     return j + 1
 

@@ -100,7 +100,7 @@ class Classifier:
         phrase = self.phrase_re.search(text) if self.phrase_re else None
         if phrase:
             return Verdict(True, False, text[phrase.start():].strip())
-        rest = text[self.lead_re.match(text).end():]
+        rest = text[_end(self.lead_re, text):]
         first = _WORD.match(rest)
         word = first.group(0).lower() if first else ""
         if _LEADING_DATE.match(text) and _is_past(word):
@@ -119,11 +119,11 @@ class Classifier:
     def _struck_work(self, text: str) -> bool:
         """Was the work struck through? What is left, past its ids, dates, notes in parentheses and a
         directive phrase ("Next:", "TODO"), is nothing, or says how the work ended ("Landed; ...")."""
-        rest = text[self.lead_re.match(text).end():]
+        rest = text[_end(self.lead_re, text):]
         phrase = self.phrase_re.match(rest) if self.phrase_re else None
         if phrase:
             rest = rest[phrase.end():]
-            rest = rest[self.lead_re.match(rest).end():]
+            rest = rest[_end(self.lead_re, rest):]
         return not any(ch.isalnum() for ch in rest) or _STRUCK_OUTCOME.match(rest) is not None
 
     def title_ids(self, text: str, config: "Config") -> tuple[str | None, str | None]:
@@ -133,7 +133,7 @@ class Classifier:
         found = sorted(ids + claims)
         if not found:
             return None, None
-        start = self.title_lead_re.match(title).end()
+        start = _end(self.title_lead_re, title)
         defines = next((i for s, _, i in found if s == start), None)
         return found[0][2], defines
 
@@ -181,3 +181,10 @@ def as_of_in(text: str, leading_date: bool) -> AsOf | None:
     if sha is None and date is None:
         return None
     return AsOf(sha=sha, date=date)
+
+
+def _end(lead: re.Pattern[str], text: str) -> int:
+    """Where a lead pattern ends in `text` (lead patterns end in `*\\s*`: they match every text)."""
+    m = lead.match(text)
+    assert m is not None
+    return m.end()

@@ -20,7 +20,7 @@ Decoder = Callable[[Any], Any]
 Encoder = Callable[[Any], Any]
 
 
-def encode_record(rf: RecordFile) -> list:
+def encode_record(rf: RecordFile) -> list[Any]:
     index = {id(st): k for k, st in enumerate(rf.statements)}
     enc_st, enc_sup, enc_prob = _encoder(Statement), _encoder(Suppression), _encoder(Problem)
     tables = [[t.path, t.line, t.end_line, list(t.section), list(t.headers),
@@ -102,7 +102,7 @@ def _decoder(tp: Any) -> Decoder:
     return simple
 
 
-def _dataclass_decoder(cls: type) -> Decoder:
+def _dataclass_decoder(cls: Any) -> Decoder:
     parts = [_decoder(h) for _, h in _fields(cls)]
     n = len(parts)
 
@@ -113,7 +113,7 @@ def _dataclass_decoder(cls: type) -> Decoder:
     return decode
 
 
-def _fields(cls: type) -> list[tuple[dataclasses.Field, Any]]:
+def _fields(cls: Any) -> list[tuple[dataclasses.Field[Any], Any]]:
     hints = typing.get_type_hints(cls)
     return [(f, hints[f.name]) for f in dataclasses.fields(cls) if f.init]
 
@@ -157,13 +157,13 @@ def _bool(v: Any) -> bool:
     return v
 
 
-def _list(v: Any) -> list:
+def _list(v: Any) -> list[Any]:
     if type(v) is not list:
         raise ValueError("expected a list")
     return v
 
 
-def _fixed_list(v: Any, n: int) -> list:
+def _fixed_list(v: Any, n: int) -> list[Any]:
     if type(v) is not list or len(v) != n:
         raise ValueError(f"expected a list of {n} items")
     return v

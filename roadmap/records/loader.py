@@ -3,31 +3,37 @@ from __future__ import annotations
 
 import posixpath
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable, Protocol
 
-from roadmap.config import glob_match
+from roadmap.config import Config, glob_match
+from roadmap.records import cache as record_cache
 from roadmap.records.model import Problem, RecordFile, Statement
 from roadmap.records.parser import parse_record
 
-if TYPE_CHECKING:
-    from roadmap.config import Config
-    from roadmap.history.tree import Tree
+
+class Files(Protocol):
+    """What records read from a tree (roadmap.history.tree.Tree is one; history sits above records)."""
+
+    @property
+    def files(self) -> frozenset[str]: ...
+
+    def read_bytes(self, path: str) -> bytes | None: ...
+
 
 _KIND_RANK = {"cell": 0, "heading": 1, "item": 2, "paragraph": 3}
 
 
-def record_paths(files: Iterable[str], config: "Config") -> list[str]:
+def record_paths(files: Iterable[str], config: Config) -> list[str]:
     """The repo-relative paths the `records` globs select, minus `exclude`, sorted."""
     return sorted(p for p in files
                   if any(glob_match(g, p) for g in config.records) and not any(glob_match(g, p) for g in config.exclude))
 
 
-def load_records(tree: "Tree", config: "Config", cache_dir: str | Path | None = None) -> list[RecordFile]:
+def load_records(tree: Files, config: Config, cache_dir: str | Path | None = None) -> list[RecordFile]:
     """Every record file of `tree`, parsed. With `cache_dir` (the directory holding `.roadmap_cache/`),
     parses are looked up by content first and stored after: unchanged files are not parsed again."""
-    from roadmap.records.cache import RecordCache, parser_fingerprint
-
-    cache = RecordCache(cache_dir, config) if cache_dir is not None and parser_fingerprint() else None
+    cache = (record_cache.RecordCache(cache_dir, config)
+             if cache_dir is not None and record_cache.parser_fingerprint() else None)
     out: list[RecordFile] = []
     for path in record_paths(tree.files, config):
         data = tree.read_bytes(path)
@@ -46,13 +52,11 @@ def load_records(tree: "Tree", config: "Config", cache_dir: str | Path | None = 
     return out
 
 
-def defined_ids(records: list[RecordFile], config: "Config | None" = None) -> dict[str, Statement]:
+def defined_ids(records: list[RecordFile], config: Config | None = None) -> dict[str, Statement]:
     """Where each row/claim id is defined: in a canonical-state file (the roadmap spec) first; then a table
     row's id cell, an id-led heading, an id-led item. A record file named after an id
     (`.agents/claims/CLAIM-X.md`) that names it at its top defines it at its first statement."""
     if config is None:
-        from roadmap.config import Config
-
         config = Config()
     best: dict[str, tuple[tuple[int, int, str, int], Statement]] = {}
     for rf in records:

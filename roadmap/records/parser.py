@@ -5,7 +5,7 @@ import re
 from typing import TYPE_CHECKING
 
 from roadmap.records import source
-from roadmap.records.blocks import MD, Block, Heading, walk
+from roadmap.records.blocks import MD, Block, Cell, Heading, walk
 from roadmap.records.classify import Classifier, as_of_in
 from roadmap.records.inline import Inline
 from roadmap.records.mentions import extract, ids_in
@@ -165,7 +165,7 @@ class _Builder:
         self.rf.tables.append(Table(path=self.rf.path, line=b.line, end_line=b.end_line, section=sections,
                                     headers=tuple(tb.headers), rows=tuple(rows), id_column=id_col))
 
-    def _row_id(self, headers: list[str], cells: list, id_cols: list[int]) -> tuple[str | None, int | None]:
+    def _row_id(self, headers: list[str], cells: list[Cell], id_cols: list[int]) -> tuple[str | None, int | None]:
         """(row id, index of the cell that defines it): the first id in an id-named column (ID/Row/Key/...),
         else the first cell led by an id, else the first id in a column named like "Rows" (a reference only)."""
         for k in id_cols:

@@ -56,8 +56,8 @@ def front_matter(lines: list[str]) -> tuple[list[str], AsOf | None]:
         key, value = m.group(1).lower(), m.group(2).strip().strip("`")
         if key in _SHA_KEYS and FULL_SHA_RE.match(value) and sha is None:
             sha = value
-        elif key in _DATE_KEYS and date is None and DATE_RE.match(value):
-            date = DATE_RE.match(value).group(1)
+        elif key in _DATE_KEYS and date is None and (dm := DATE_RE.match(value)):
+            date = dm.group(1)
     blanked = [""] * (end + 1) + lines[end + 1:]
     return blanked, AsOf(sha=sha, date=date, source="preamble") if (sha or date) else None
 

@@ -1,4 +1,5 @@
-"""`--format json`: the DESIGN §3.3 contract (schema_version 1), sorted, no timestamps, byte-stable."""
+"""`--format json`: the machine-readable contract (schema_version 1: findings with code, location, related
+locations, evidence, fix and fingerprint, and a summary per severity), sorted, no timestamps, byte-stable."""
 from __future__ import annotations
 
 import json

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import roadmap
-from roadmap.checks.registry import Rule, all_rules, doc_sections
+from roadmap.registry import Rule, all_rules, doc_sections
 
 if TYPE_CHECKING:
     from roadmap.findings import Finding

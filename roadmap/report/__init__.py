@@ -1,4 +1,4 @@
-"""`roadmap report`: the coordination report (DESIGN §3.4), built from the facts and findings of `roadmap lint`."""
+"""`roadmap report`: the coordination report (docs/report.md), built from the facts and findings of `roadmap lint`."""
 from __future__ import annotations
 
 from roadmap.report.build import build_report

@@ -3,26 +3,26 @@
     result = lint(root, LintOptions())
     report = build_report(result)
 
-Nothing here parses records or re-decides a rule: states come from RL401's state cells, claims from
-RL402's reading of claim bullets, as-of points from the shared as-of module, verdicts from the findings.
+Nothing here parses records or re-decides a rule: states and claims are read as RL401 and RL402 read them
+(analysis/states.py, analysis/claims.py), as-of points come from analysis/asof.py, verdicts from the findings.
 """
 from __future__ import annotations
 
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from roadmap.checks.asof import news_for
-from roadmap.checks.claim_stale import _claim_of, _listed_active
-from roadmap.checks.refs import fenced_lines
-from roadmap.checks.state_contradiction import EMPTY_CELL, state_cells
-from roadmap.checks.surfaces import describe, section_name
+from roadmap.analysis.asof import news_for
+from roadmap.analysis.claims import claim_of, listed_active
+from roadmap.analysis.refs import fenced_lines
+from roadmap.analysis.states import EMPTY_CELL, state_cells
+from roadmap.analysis.surfaces import describe, section_name
 from roadmap.findings import SEVERITIES, Finding
 from roadmap.history.git import GitError, run_git
 from roadmap.report.model import (ClaimInfo, DirectiveInfo, Point, Reconciliation, Report, RowInfo, Series,
                                   Surface)
 
 if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
+    from roadmap.analysis.context import LintContext
     from roadmap.evidence.store import EvidenceEntry
     from roadmap.lint import LintResult
 
@@ -82,8 +82,6 @@ def _series(ctx: "LintContext", report: Report) -> list[Series]:
         store = ctx.get_evidence()
     except (GitError, OSError) as exc:
         report.notes.append(f"evidence could not be read: {exc}")
-        return []
-    if store is None:
         return []
     return [Series(name, tuple(point(e) for e in entries)) for name, entries in sorted(store.by_series.items())]
 
@@ -159,8 +157,8 @@ def _claims(ctx: "LintContext", report: Report,
             by_location: dict[tuple[str, int], list[Finding]]) -> list[ClaimInfo]:
     out: list[ClaimInfo] = []
     for st in ctx.statements():
-        cid = _claim_of(ctx, st)
-        if cid is None or not _listed_active(st):
+        cid = claim_of(ctx, st)
+        if cid is None or not listed_active(st):
             continue
         found = [f for f in by_location.get((st.path, st.line), []) if f.code == "RL402" and f.path == st.path]
         status = ("closed, still listed" if any(f.severity == "error" for f in found)

@@ -1,4 +1,4 @@
-"""The coordination report as plain data (DESIGN §3.4): what the Markdown and HTML renderers print.
+"""The coordination report as plain data (described in docs/report.md): what the Markdown and HTML renderers print.
 
 Built from a LintResult by `roadmap.report.build`; renderers never read records or facts themselves.
 """

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from roadmap.checks.registry import RULES, Rule
+from roadmap.registry import RULES, Rule
 from roadmap.cli import main
 from roadmap.lint import LintOptions, lint
 

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import roadmap
-from roadmap.checks.registry import all_rules
+from roadmap.registry import all_rules
 from roadmap.findings import Edit, Finding, Related
 from roadmap.lint import LintResult
 from roadmap.render import FORMATS, render

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from roadmap.checks.registry import SECTIONS, all_rules, doc_sections
+from roadmap.registry import SECTIONS, all_rules, doc_sections
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -32,7 +32,7 @@ def test_fixture_findings_are_exactly_the_expected_ones(fixture_repo, name):
 
 
 def test_every_rule_code_has_a_fixture():
-    from roadmap.checks.registry import all_rules
+    from roadmap.registry import all_rules
 
     covered = {name.split("-", 1)[0] for name in CASES}
     spine = {"RL001", "RL301", "RL302", "RL303", "RL304", "RL401", "RL901"}

@@ -3,7 +3,7 @@
 findings as asking per statement."""
 from __future__ import annotations
 
-import roadmap.checks.code_symbols as code_symbols
+import roadmap.analysis.code_symbols as code_symbols
 import roadmap.history.index as index_mod
 from roadmap.lint import LintOptions, lint
 
@@ -63,7 +63,7 @@ def test_one_diff_per_commit_however_many_symbols_ask(git_repo, monkeypatch):
 
 
 def test_code_delta_counts_added_minus_removed_code_lines(git_repo):
-    from roadmap.checks.context import LintContext
+    from roadmap.analysis.context import LintContext
     from roadmap.config import Config
     from roadmap.history.tree import Tree
 
@@ -96,7 +96,7 @@ def test_refutations_found_among_many_statements_and_commits(git_repo):
 def test_in_code_at_reads_the_revision_once_and_answers_as_git_grep(git_repo, monkeypatch):
     import subprocess
 
-    from roadmap.checks.context import LintContext
+    from roadmap.analysis.context import LintContext
     from roadmap.config import Config
     from roadmap.history.tree import Tree
 

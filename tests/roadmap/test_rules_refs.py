@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from roadmap.checks.anchors import locate, repoint, symbol_parts
-from roadmap.checks.refs import is_external, normalise
+from roadmap.analysis.anchors import locate, repoint, symbol_parts
+from roadmap.analysis.refs import is_external, normalise
 from roadmap.lint import LintOptions, lint
 from roadmap.records.model import PathRef
 

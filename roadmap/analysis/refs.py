@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, replace
-from typing import Iterator
+from dataclasses import replace
+from typing import Callable, Iterator
 
-from roadmap.checks.context import LintContext
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.facts import RefSite, Resolved
 from roadmap.records.model import PathRef, RecordFile, Statement
 
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -43,7 +44,7 @@ def fenced_lines(rf: RecordFile) -> frozenset[int]:
 
 
 def record_lines(ctx: LintContext, rf: RecordFile) -> list[str]:
-    cache = ctx.extra.setdefault("_record_lines", {})
+    cache = ctx.facts.record_lines
     if rf.path not in cache:
         cache[rf.path] = rf.text.splitlines()
     return cache[rf.path]
@@ -96,20 +97,13 @@ def looks_like_file(path: str) -> bool:
     return bool(dot and stem and ext.lower() in FILE_EXTS)
 
 
-@dataclass
-class Resolved:
-    path: str | None          # the existing file/dir it points at, or None
-    ambiguous: bool = False   # several files match a bare name: exists, but which one is unknown
-    candidates: tuple[str, ...] = ()   # repo-relative spellings to look up history with when missing
-
-
 def _suffix_index(ctx: LintContext) -> dict[str, list[str]]:
-    idx = ctx.extra.get("_basename_index")
+    idx = ctx.facts.basename_index
     if idx is None:
         idx = {}
         for f in ctx.tree.files:
             idx.setdefault(f.rsplit("/", 1)[-1], []).append(f)
-        ctx.extra["_basename_index"] = idx
+        ctx.facts.basename_index = idx
     return idx
 
 
@@ -118,7 +112,7 @@ def resolve(ctx: LintContext, ref: PathRef, record_path: str) -> Resolved:
     against the record's directory), then relative to the record's directory, then a unique file whose path
     ends with it."""
     record_dir = posixpath.dirname(record_path)
-    cache = ctx.extra.setdefault("_resolved", {})
+    cache = ctx.facts.resolved
     key = (ref.path, record_dir)
     if key not in cache:
         cache[key] = _resolve(ctx, ref.path, record_dir)
@@ -141,18 +135,10 @@ def _resolve(ctx: LintContext, path: str, record_dir: str) -> Resolved:
     return Resolved(None, candidates=cands)
 
 
-@dataclass
-class RefSite:
-    rf: RecordFile
-    st: Statement
-    ref: PathRef
-    line: int                 # record line the reference is written on
-
-
 def path_refs(ctx: LintContext) -> list[RefSite]:
     """Every path reference in live statements that could be a reference into this repository, once per
     (record line, text) even when nested statements repeat their children's text."""
-    cached = ctx.extra.get("_path_refs")
+    cached = ctx.facts.path_refs
     if cached is not None:
         return cached
     seen: set[tuple[str, int, str]] = set()
@@ -170,20 +156,20 @@ def path_refs(ctx: LintContext) -> list[RefSite]:
                 continue
             seen.add(key)
             out.append(RefSite(rf, st, ref, line))
-    ctx.extra["_path_refs"] = out
+    ctx.facts.path_refs = out
     return out
 
 
 def file_lines(ctx: LintContext, path: str) -> list[str] | None:
     """Lines of a text file at the linted tree; None for directories, binaries and unreadable files."""
-    cache = ctx.extra.setdefault("_file_lines", {})
+    cache = ctx.facts.file_lines
     if path not in cache:
         data = None if ctx.tree.is_dir(path) else ctx.tree.read_bytes(path)
         cache[path] = None if data is None or b"\0" in data[:8192] else data.decode("utf-8", "replace").splitlines()
     return cache[path]
 
 
-def readable_refs(ctx: LintContext, want) -> Iterator[tuple[RefSite, str, list[str]]]:
+def readable_refs(ctx: LintContext, want: Callable[[PathRef], bool]) -> Iterator[tuple[RefSite, str, list[str]]]:
     """(site, resolved path, file lines) for every path reference `want(ref)` accepts whose file resolves
     and reads as text: what the line and anchor rules share before they judge the lines."""
     for site in path_refs(ctx):

@@ -1,6 +1,6 @@
 """A statement's as-of point and its news: the commits (and evidence dates) it cannot have known about.
 
-First that applies (DESIGN §3.1):
+First that applies:
 1. a base commit the record names ("Base `<sha>`", "as of `<sha>`")  -> news = commits in base..HEAD;
 2. a date the statement, its row, its section or the file preamble names -> news = commits dated after it;
 3. else git blame of the statement's lines (the newest commit among them; for a directive table cell, walked back
@@ -10,52 +10,31 @@ never "everything is news".
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Sequence
+from typing import Callable, Hashable, Iterable, Sequence
 
-from roadmap.checks.cell_asof import cell_origin
-from roadmap.history.blame import NULL_SHA, blame_files, blame_lines
+from roadmap.analysis.cell_asof import cell_origin
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.facts import News
+from roadmap.history.blame import NULL_SHA, BlameLine, blame_files, blame_lines
+from roadmap.history.commit import Commit
 from roadmap.history.git import GitError
-
-if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
-    from roadmap.history.commit import Commit
-    from roadmap.records.model import Statement
+from roadmap.records.model import Statement
 
 _NOT_COMMITTED = NULL_SHA
-
-
-@dataclass(frozen=True)
-class News:
-    kind: str                    # "sha" | "date" | "blame" | "uncommitted" | "unknown"
-    base: str                    # the sha or date the statement is as of ("" when unknown)
-    date: str | None             # YYYY-MM-DD of the as-of point (evidence after this day is news)
-    source: str                  # how it was found, for messages: "the file preamble", "git blame", ...
-    commits: tuple["Commit", ...] = field(default=(), repr=False)   # newest first, HEAD's ancestry only
-
-    def describe(self) -> str:
-        if self.kind == "sha":
-            return f"as of {self.base[:9]} ({self.source})"
-        if self.kind == "date":
-            return f"as of {self.base} ({self.source})"
-        if self.kind == "blame":
-            return f"last edited in {self.base[:9]} on {self.date} (git blame)"
-        return "with no known as-of point"
-
 
 _SOURCES = {"statement": "the statement", "row": "its row", "section": "its section", "preamble": "the file preamble"}
 
 
-def news_for(ctx: "LintContext", st: "Statement") -> News:
+def news_for(ctx: LintContext, st: Statement) -> News:
     """The statement's as-of point and news commits (cached per statement for the run)."""
-    cache: dict = ctx.extra.setdefault("_asof_news", {})
+    cache = ctx.facts.news
     key = (st.path, st.line, st.end_line, st.column)
     if key not in cache:
         cache[key] = _compute(ctx, st)
     return cache[key]
 
 
-def _compute(ctx: "LintContext", st: "Statement") -> News:
+def _compute(ctx: LintContext, st: Statement) -> News:
     history = ctx.get_history()
     asof = st.as_of
     where = _SOURCES.get(asof.source, asof.source) if asof else ""
@@ -79,15 +58,15 @@ def _compute(ctx: "LintContext", st: "Statement") -> News:
     return News("blame", commit.sha, commit.day, "git blame", _after(ctx, commit.sha))
 
 
-def _after(ctx: "LintContext", base: str) -> tuple["Commit", ...]:
+def _after(ctx: LintContext, base: str) -> tuple[Commit, ...]:
     """history.commits_after, once per base per run (thousands of statements share a few bases)."""
-    cache: dict = ctx.extra.setdefault("_asof_after", {})
+    cache = ctx.facts.commits_after
     if base not in cache:
         cache[base] = tuple(ctx.get_history().commits_after(base))
     return cache[base]
 
 
-def newest_blame(ctx: "LintContext", path: str, first: int, last: int) -> str | None:
+def newest_blame(ctx: LintContext, path: str, first: int, last: int) -> str | None:
     """The newest commit (by commit time) that last touched any of lines first..last of `path`."""
     lines = blame_file(ctx, path)
     if not lines:
@@ -98,65 +77,69 @@ def newest_blame(ctx: "LintContext", path: str, first: int, last: int) -> str | 
     if _NOT_COMMITTED in shas:
         return _NOT_COMMITTED
     history = ctx.get_history()
-    known = [history.by_sha(s) for s in shas]
-    if any(c is None for c in known):
+    known = [c for s in shas if (c := history.by_sha(s)) is not None]
+    if len(known) < len(shas):
         return None
     return max(known, key=lambda c: c.commit_time).sha
 
 
-def blame_file(ctx: "LintContext", path: str) -> dict[int, str]:
+def blame_file(ctx: LintContext, path: str) -> dict[int, str]:
     """{line: sha of the commit that last changed it} for one record file, blamed once per run (at `--at REV`
     or the working tree; uncommitted lines have the null sha). A failed blame is an empty dict: the
     statement's news is then unknown, never "everything"."""
-    cache: dict = ctx.extra.setdefault("_asof_blame", {})
+    cache = ctx.facts.blame
     if path not in cache:
         prefetch_blame(ctx, [path])
     return cache[path]
 
 
-def prefetch_blame(ctx: "LintContext", paths: Iterable[str]) -> None:
+def prefetch_blame(ctx: LintContext, paths: Iterable[str]) -> None:
     """Blame the record files in `paths` not blamed yet, several git processes at once."""
-    cache: dict = ctx.extra.setdefault("_asof_blame", {})
+    cache = ctx.facts.blame
     todo = sorted({p for p in paths if p not in cache})
     if not todo:
         return
-    requests = {}
+    requests: dict[str, list[tuple[int, int]]] = {}
     for path in todo:
         rf = ctx.record(path)
         requests[path] = [(1, max(1, rf.text.count("\n") + 1) if rf is not None else 1)]
     if len(todo) == 1:
         done = {todo[0]: _blame_or_empty(ctx, todo[0], requests[todo[0]])}
     else:
-        done = blame_files(ctx.root, ctx.tree.rev, requests, on_error=lambda e: {})
+        done = blame_files(ctx.root, ctx.tree.rev, requests, on_error=_no_lines)
     for path, lines in done.items():
         cache[path] = {k: v.sha for k, v in lines.items()}
 
 
-def needs_blame(st: "Statement") -> bool:
+def needs_blame(st: Statement) -> bool:
     """Is git blame how this statement's as-of point is found (no base sha or date named)?"""
     return st.as_of is None or not (st.as_of.sha or st.as_of.date)
 
 
-def _blame_or_empty(ctx: "LintContext", path: str, ranges: list) -> dict:
+def _no_lines(exc: GitError) -> dict[int, BlameLine]:
+    return {}
+
+
+def _blame_or_empty(ctx: LintContext, path: str, ranges: list[tuple[int, int]]) -> dict[int, BlameLine]:
     try:
         return blame_lines(ctx.root, ctx.tree.rev, path, ranges)
     except GitError:
         return {}
 
 
-def news_shas(ctx: "LintContext", news: News) -> frozenset[str]:
+def news_shas(ctx: LintContext, news: News) -> frozenset[str]:
     """The news commits' shas as a set, once per as-of point."""
-    cache: dict = ctx.extra.setdefault("_asof_sha_sets", {})
+    cache = ctx.facts.news_shas
     key = (news.kind, news.base)
     if key not in cache:
         cache[key] = frozenset(c.sha for c in news.commits)
     return cache[key]
 
 
-def commits_matching(ctx: "LintContext", name: str, predicate) -> list["Commit"]:
+def commits_matching(ctx: LintContext, name: str, predicate: Callable[[str], object]) -> list[Commit]:
     """History commits (oldest first) whose message satisfies `predicate`, computed once per run per `name`;
     detectors intersect this short list with a statement's news instead of scanning every news commit."""
-    cache: dict = ctx.extra.setdefault("_asof_matching", {})
+    cache = ctx.facts.commits_matching
     if name not in cache:
         commits = ctx.get_history().commits
         cache[name] = sorted((c for c in commits if not c.is_merge and predicate(c.message)),
@@ -164,13 +147,13 @@ def commits_matching(ctx: "LintContext", name: str, predicate) -> list["Commit"]
     return cache[name]
 
 
-def news_subset(ctx: "LintContext", label: Hashable, candidates: Callable[[], Sequence["Commit"]],
-                news: News) -> list["Commit"]:
+def news_subset(ctx: LintContext, label: Hashable, candidates: Callable[[], Sequence[Commit]],
+                news: News) -> list[Commit]:
     """The members of a per-run commit list (`candidates()`, e.g. the commits naming a row, or the refuting
     ones) that are news for `news`, in the list's order; computed once per (label, as-of point). Thousands
     of statements share a handful of as-of points, so a detector scans only the commits that can matter
     to it instead of the whole history per statement."""
-    cache: dict = ctx.extra.setdefault("_asof_subsets", {})
+    cache = ctx.facts.news_subsets
     key = (label, news.kind, news.base)
     hit = cache.get(key)
     if hit is None:

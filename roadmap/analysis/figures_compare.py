@@ -25,7 +25,7 @@ def decimals(text: str) -> int:
 def close(value: float, text: str, other: float, other_text: str | None = None) -> bool:
     """Equal within the rounding of the less precise of the two as written (`1.0283x` vs 1.028346)."""
     places = decimals(text) if other_text is None else min(decimals(text), decimals(other_text))
-    return abs(value - other) <= 0.5 * 10 ** -places + 1e-9 * max(1.0, abs(value))
+    return abs(value - other) <= 0.5 * 10.0 ** -places + 1e-9 * max(1.0, abs(value))
 
 
 def family(fig: "Figure") -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Iterable
 
-from roadmap.checks.terms import containment, distinctive_terms, id_parts, jaccard
+from roadmap.analysis.terms import containment, distinctive_terms, id_parts, jaccard
 
 if TYPE_CHECKING:
     from roadmap.records.model import Statement
@@ -51,7 +51,7 @@ def surfaces_of(st: "Statement", pool: Iterable["Statement"]) -> list["Statement
     return sorted(found, key=primary_key)
 
 
-def primary_key(st: "Statement") -> tuple:
+def primary_key(st: "Statement") -> tuple[int, str, int]:
     """Which surface a finding is reported on: a numbered list item (a punch-list entry) first, then a
     table cell, then anything else; ties by path and line, so the choice is stable."""
     rank = 0 if st.item_number is not None else 1 if st.kind == "cell" else 2

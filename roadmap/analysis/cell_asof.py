@@ -11,21 +11,20 @@ are cached per run.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Iterable
 
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.facts import RowKey
 from roadmap.history.blame import NULL_SHA, blame_lines
 from roadmap.history.git import GitError
 from roadmap.history.tree import blob_at
+from roadmap.records.model import Statement
 from roadmap.records.parser import parse_record
-
-if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
-    from roadmap.records.model import Statement
 
 MAX_STEPS = 16   # row edits that left one cell alone; past this the walk stops at the oldest commit it reached
 
 
-def cell_origin(ctx: "LintContext", st: "Statement", sha: str) -> str:
+def cell_origin(ctx: LintContext, st: Statement, sha: str) -> str:
     """The commit (at or before `sha`, the line's blame commit) from which only state flips touched st's row;
     `sha` may be the null sha of an uncommitted line, and comes back unchanged when that edit did more."""
     if st.kind != "cell" or not st.row_id or not st.column:
@@ -52,55 +51,55 @@ def cell_origin(ctx: "LintContext", st: "Statement", sha: str) -> str:
     return sha
 
 
-def _key(cells, state_columns: frozenset[str]) -> tuple:
+def _key(cells: Iterable[Statement], state_columns: frozenset[str]) -> RowKey:
     """A row's identity for the walk: every (column, text) pair but the state columns', in column order."""
-    return tuple((c.column, c.text) for c in cells if c.column.lower() not in state_columns)
+    return tuple((c.column, c.text) for c in cells if c.column and c.column.lower() not in state_columns)
 
 
-def _states(ctx: "LintContext") -> frozenset[str]:
+def _states(ctx: LintContext) -> frozenset[str]:
     return frozenset(c.lower() for c in ctx.config.state_columns)
 
 
-def _other_cells(ctx: "LintContext", st: "Statement") -> tuple | None:
+def _other_cells(ctx: LintContext, st: Statement) -> RowKey | None:
     """The key of st's own row as it reads now (None when the row has no state column to flip)."""
     rf = ctx.record(st.path)
     if rf is None:
         return None
     cells = [c for c in rf.statements if c.kind == "cell" and c.line == st.line and c.column]
     states = _states(ctx)
-    if not any(c.column.lower() in states for c in cells):
+    if not any((c.column or "").lower() in states for c in cells):
         return None
     return _key(cells, states)
 
 
-def _same_row_line(ctx: "LintContext", st: "Statement", key: tuple, rev: str) -> int | None:
+def _same_row_line(ctx: LintContext, st: Statement, key: RowKey, rev: str) -> int | None:
     """The line, in st.path at `rev`, of a row with st's id whose cells other than its state match `key`."""
-    for line, other in _rows_at(ctx, st.path, rev).get(st.row_id, ()):
+    for line, other in _rows_at(ctx, st.path, rev).get(st.row_id or "", ()):
         if other == key:
             return line
     return None
 
 
-def _rows_at(ctx: "LintContext", path: str, rev: str) -> dict[str, list[tuple[int, tuple]]]:
-    cache: dict = ctx.extra.setdefault("_cell_asof_files", {})
+def _rows_at(ctx: LintContext, path: str, rev: str) -> dict[str, list[tuple[int, RowKey]]]:
+    cache = ctx.facts.rows_at
     key = (path, rev)
     if key not in cache:
-        by_line: dict[int, list] = {}
+        by_line: dict[int, list[Statement]] = {}
         data = blob_at(ctx.root, rev, path)
         if data is not None:
             for s in parse_record(path, data, ctx.config).statements:
                 if s.kind == "cell" and s.row_id and s.column:
                     by_line.setdefault(s.line, []).append(s)
         states = _states(ctx)
-        rows: dict[str, list[tuple[int, tuple]]] = {}
+        rows: dict[str, list[tuple[int, RowKey]]] = {}
         for line, cells in by_line.items():
-            rows.setdefault(cells[0].row_id, []).append((line, _key(cells, states)))
+            rows.setdefault(cells[0].row_id or "", []).append((line, _key(cells, states)))
         cache[key] = rows
     return cache[key]
 
 
-def _blame_one(ctx: "LintContext", path: str, rev: str, line: int) -> str | None:
-    cache: dict = ctx.extra.setdefault("_cell_asof_blame", {})
+def _blame_one(ctx: LintContext, path: str, rev: str, line: int) -> str | None:
+    cache = ctx.facts.blamed_line
     key = (path, rev, line)
     if key not in cache:
         try:

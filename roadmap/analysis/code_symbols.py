@@ -5,18 +5,15 @@ look like the flag landing. These helpers re-count, for the few candidate commit
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
+from roadmap.analysis.context import LintContext
 from roadmap.history.git import GitError, run_git
-
-if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
 
 DOC_SUFFIXES = ("md", "markdown", "rst", "txt", "adoc")
 SHA = re.compile(r"^[0-9a-f]{40}$")
 
 
-def code_pathspec(ctx: "LintContext") -> list[str]:
+def code_pathspec(ctx: LintContext) -> list[str]:
     """Everything but records, evidence and prose docs."""
     specs = ["."] + [f":(exclude,glob)**/*.{s}" for s in DOC_SUFFIXES]
     specs.append(f":(exclude){ctx.config.evidence.root.strip('/')}")
@@ -27,11 +24,11 @@ def code_pathspec(ctx: "LintContext") -> list[str]:
 MAX_SNAPSHOT_BYTES = 64 << 20   # code at one revision read into memory at most; past it, one `git grep` per symbol
 
 
-def in_code_at(ctx: "LintContext", symbol: str, rev: str) -> bool:
+def in_code_at(ctx: LintContext, symbol: str, rev: str) -> bool:
     """Does `symbol` occur in a code file of `rev`? (A git failure reads as "present": no introduction
     is ever inferred from an error.) Answers what `git grep -l -F -e <symbol> <rev> -- <code pathspec>`
     would: from the revision's code files read once (`code_snapshot`), else from that grep."""
-    cache: dict = ctx.extra.setdefault("_code_at", {})
+    cache = ctx.facts.in_code
     key = (symbol, rev)
     if key not in cache:
         try:
@@ -50,18 +47,18 @@ def in_code_at(ctx: "LintContext", symbol: str, rev: str) -> bool:
     return cache[key]
 
 
-def code_snapshot(ctx: "LintContext", rev: str) -> list[bytes] | None:
+def code_snapshot(ctx: LintContext, rev: str) -> list[bytes] | None:
     """The contents of the files `git grep` searches at `rev` under the code pathspec (those it lists for an
     empty pattern: every non-empty file, binaries included), read with one `git cat-file --batch`; once
     per revision. None (callers grep per symbol) when the revision is unknown, a name cannot be fed to
     cat-file, or the code is larger than MAX_SNAPSHOT_BYTES."""
-    cache: dict = ctx.extra.setdefault("_code_snapshot", {})
+    cache = ctx.facts.code_snapshots
     if rev not in cache:
         cache[rev] = _read_snapshot(ctx, rev)
     return cache[rev]
 
 
-def _read_snapshot(ctx: "LintContext", rev: str) -> list[bytes] | None:
+def _read_snapshot(ctx: LintContext, rev: str) -> list[bytes] | None:
     listed = run_git(ctx.root, "grep", "-l", "-z", "-e", "", rev, "--", *code_pathspec(ctx), check=False)
     names = [n for n in listed.split(b"\0") if n]
     if not names:
@@ -89,13 +86,13 @@ def _read_snapshot(ctx: "LintContext", rev: str) -> list[bytes] | None:
     return blobs
 
 
-def _rev_ok(ctx: "LintContext", rev: str) -> bool:
+def _rev_ok(ctx: LintContext, rev: str) -> bool:
     return bool(run_git(ctx.root, "cat-file", "-t", rev, check=False).strip())
 
 
-def code_delta(ctx: "LintContext", symbol: str, sha: str) -> int:
+def code_delta(ctx: LintContext, symbol: str, sha: str) -> int:
     """Net change in `symbol`'s count made by commit `sha` in code files (first-parent diff; root: all)."""
-    cache: dict = ctx.extra.setdefault("_code_delta", {})
+    cache = ctx.facts.code_deltas
     key = (symbol, sha)
     if key not in cache:
         diff = None if "\n" in symbol else _code_diff(ctx, sha)   # counted line by line: no symbol spans lines
@@ -103,10 +100,10 @@ def code_delta(ctx: "LintContext", symbol: str, sha: str) -> int:
     return cache[key]
 
 
-def _code_diff(ctx: "LintContext", sha: str) -> tuple[str, str] | None:
+def _code_diff(ctx: LintContext, sha: str) -> tuple[str, str] | None:
     """(added lines, removed lines) of commit `sha` in code files, newline-joined: one `git diff-tree` per
     commit, however many symbols ask about it. None when git cannot diff it."""
-    cache: dict = ctx.extra.setdefault("_code_diffs", {})
+    cache = ctx.facts.code_diffs
     if sha not in cache:
         try:
             out = run_git(ctx.root, "diff-tree", "-p", "-U0", "--root", "--no-ext-diff", "--no-textconv",

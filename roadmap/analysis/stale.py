@@ -1,79 +1,39 @@
 """Stale directives, analysed once for RL101-RL104: one finding per stale thing, every reason, every surface.
 
 A directive can be stale for several reasons at once (its work landed, a commit refuted its premise, the
-feature it calls opt-in was turned on by default, the rerun it asks for was done). Each rule module
-registers a *detector* here; `analyse` runs every selected detector on every candidate statement, groups
-the stale statements with the statements that repeat them (surfaces.py), and each group becomes ONE
-finding, reported by the rule of its leading reason (errors before warnings, then RL101 > RL103 > RL104 >
-RL102) and carrying all the reasons, commits and evidence entries. Deselecting a rule drops its reason.
+feature it calls opt-in was turned on by default, the rerun it asks for was done). Each of those rules has a
+*detector* (listed in roadmap/registry.py; the runner puts the selected ones in `ctx.detectors`); `analyse`
+runs them on every candidate statement, groups the stale statements with the statements that repeat them
+(surfaces.py), and each group becomes ONE finding, reported by the rule of its leading reason (errors before
+warnings, then RL101 > RL103 > RL104 > RL102) and carrying all the reasons, commits and evidence entries.
+Deselecting a rule drops its reason.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import Any, Iterator
 
-from roadmap.checks.asof import News, needs_blame, news_for, prefetch_blame
-from roadmap.checks.surfaces import describe, primary_key, subject_ids, surfaces_of
-from roadmap.findings import Related
-
-if TYPE_CHECKING:
-    from roadmap.checks.context import LintContext
-    from roadmap.checks.registry import Rule
-    from roadmap.findings import Finding
-    from roadmap.history.commit import Commit
-    from roadmap.records.model import Statement
+from roadmap.analysis.asof import needs_blame, news_for, prefetch_blame
+from roadmap.analysis.context import Detector, LintContext
+from roadmap.analysis.facts import Reason, StaleGroup
+from roadmap.analysis.surfaces import describe, primary_key, subject_ids, surfaces_of
+from roadmap.findings import Hit, Related
+from roadmap.records.model import Statement
 
 PRIORITY = ("RL101", "RL103", "RL104", "RL102")
-
-
-@dataclass
-class Reason:
-    code: str
-    severity: str                                  # "error" (strong) | "warning" (weak match)
-    phrase: str                                    # a clause of the finding's message
-    fix: str                                       # what a records-only correction changes, for this reason
-    commits: list[tuple["Commit", str]] = field(default_factory=list)   # (commit, role)
-    evidence: list[Any] = field(default_factory=list)                   # EvidenceEntry objects
-    news: News | None = None
-
-
-@dataclass(frozen=True)
-class Detector:
-    code: str
-    applies: Callable[["Statement"], bool]
-    detect: Callable[["LintContext", "Statement", News], Reason | None]
-
-
-DETECTORS: dict[str, Detector] = {}
-
-
-def detector(code: str, applies: Callable[["Statement"], bool]):
-    """Register `detect(ctx, statement, news) -> Reason | None` for rule `code`."""
-    def register(func):
-        DETECTORS[code] = Detector(code, applies, func)
-        return func
-    return register
-
-
-@dataclass
-class StaleGroup:
-    primary: "Statement"
-    surfaces: list["Statement"]                    # primary first
-    reasons: list[Reason]                          # leading reason first
-
-    @property
-    def lead(self) -> str:
-        return self.reasons[0].code
 
 
 def _rank(r: Reason) -> tuple[int, int]:
     return (0 if r.severity == "error" else 1, PRIORITY.index(r.code) if r.code in PRIORITY else 99)
 
 
-def analyse(ctx: "LintContext") -> list[StaleGroup]:
-    if "_stale_groups" in ctx.extra:
-        return ctx.extra["_stale_groups"]
-    active = [DETECTORS[c] for c in PRIORITY if c in DETECTORS and (not ctx.selected or c in ctx.selected)]
+def _order(d: Detector) -> int:
+    return PRIORITY.index(d.code) if d.code in PRIORITY else len(PRIORITY)
+
+
+def analyse(ctx: LintContext) -> list[StaleGroup]:
+    if ctx.facts.stale_groups is not None:
+        return ctx.facts.stale_groups
+    active = sorted(ctx.detectors, key=_order)
     pool = [st for st in ctx.statements() if not st.historical]
     reasons: dict[int, list[Reason]] = {}
     todo = [(st, dets) for st in pool if (dets := [d for d in active if d.applies(st)])]
@@ -87,7 +47,7 @@ def analyse(ctx: "LintContext") -> list[StaleGroup]:
             reasons[id(st)] = found
     groups: list[StaleGroup] = []
     used: set[int] = set()
-    by_id: dict[str, list["Statement"]] = {}      # only statements sharing a row/claim can repeat each other
+    by_id: dict[str, list[Statement]] = {}      # only statements sharing a row/claim can repeat each other
     for st in pool:
         if st.directive:
             for i in subject_ids(st):
@@ -105,18 +65,18 @@ def analyse(ctx: "LintContext") -> list[StaleGroup]:
                 if r.code not in merged or _rank(r) < _rank(merged[r.code]):
                     merged[r.code] = r
         groups.append(StaleGroup(surfaces[0], surfaces, sorted(merged.values(), key=_rank)))
-    ctx.extra["_stale_groups"] = groups
+    ctx.facts.stale_groups = groups
     return groups
 
 
-def findings_for(ctx: "LintContext", rule: "Rule") -> Iterator["Finding"]:
-    """The findings whose leading reason is `rule`'s."""
+def hits_for(ctx: LintContext, code: str) -> Iterator[Hit]:
+    """One hit per stale group whose leading reason is rule `code`'s."""
     for g in analyse(ctx):
-        if g.lead == rule.code:
-            yield _finding(rule, g)
+        if g.lead == code:
+            yield _hit(g)
 
 
-def _finding(rule: "Rule", g: StaleGroup) -> "Finding":
+def _hit(g: StaleGroup) -> Hit:
     p = g.primary
     row = p.row_id or p.defines or next(iter(sorted(subject_ids(p))), None)
     phrases = [r.phrase for r in g.reasons]
@@ -132,7 +92,7 @@ def _finding(rule: "Rule", g: StaleGroup) -> "Finding":
         message += f" [repeated on {len(others)} other surface{'s' if len(others) > 1 else ''}]"
     related = [Related(s.path, s.line, f"repeats the stale directive: {describe(s)}") for s in others]
     evidence: list[dict[str, Any]] = []
-    seen: dict[tuple, dict[str, Any]] = {}
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
     for r in g.reasons:                 # one entry per commit/evidence, listing every reason it supports
         for c, role in r.commits:
             item = seen.get(("c", c.sha))
@@ -151,9 +111,9 @@ def _finding(rule: "Rule", g: StaleGroup) -> "Finding":
     where = ", ".join(f"{s.path}:{s.line}" for s in g.surfaces)
     fix = (f"Records-only fix on {len(g.surfaces)} surface{'s' if len(g.surfaces) > 1 else ''} ({where}): "
            + "; ".join(r.fix for r in g.reasons) + ". No code change; the row's state stays as it is.")
-    return rule.finding(severity=g.reasons[0].severity, message=message, path=p.path, line=p.line,
-                        end_line=p.end_line, record_id=row, related=related, evidence=evidence, fix=fix,
-                        key=" ".join((p.directive_text or p.text).split()))
+    return Hit(severity=g.reasons[0].severity, message=message, path=p.path, line=p.line,
+               end_line=p.end_line, record_id=row, related=related, evidence=evidence, fix=fix,
+               key=" ".join((p.directive_text or p.text).split()))
 
 
 def _capital(s: str) -> str:

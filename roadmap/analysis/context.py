@@ -1,0 +1,89 @@
+"""Everything a rule may read: config, parsed records, facts about the tree, history and evidence, and the
+derived facts computed from them. Rules do no I/O of their own beyond what these objects offer.
+
+History and evidence are built on first use (`get_history()`), so deselected history rules cost nothing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+from roadmap.analysis.facts import Facts, News, Reason
+from roadmap.config import Config
+from roadmap.evidence.store import EvidenceStore, load_evidence
+from roadmap.history.git import GitError
+from roadmap.history.index import HistoryIndex
+from roadmap.history.tree import Tree
+from roadmap.records.model import RecordFile, Statement
+
+
+@dataclass(frozen=True)
+class Detector:
+    """One rule's test for a stale directive; analysis/stale.py runs every selected one and groups the reasons."""
+
+    code: str
+    applies: Callable[[Statement], bool]
+    detect: Callable[["LintContext", Statement, News], Reason | None]
+
+
+@dataclass
+class LintContext:
+    root: Path                      # repository top level
+    config: Config
+    records: list[RecordFile]
+    tree: Tree                      # files at the linted revision (working tree by default)
+    head: str | None = None         # the commit sha the lint runs against (HEAD or --at REV); None outside git
+    at: str | None = None           # --at REV as given (None: the working tree)
+    history: HistoryIndex | None = None    # built by get_history() when a rule first needs it
+    evidence: EvidenceStore | None = None  # loaded by get_evidence() when a rule first needs it
+    selected: frozenset[str] = frozenset()      # codes of the rules this run executes
+    known_codes: frozenset[str] = frozenset()   # codes of every rule there is (RL901 names unknown ones)
+    detectors: tuple[Detector, ...] = ()        # the selected rules' stale-directive detectors
+    use_cache: bool = True          # False under --no-cache
+    facts: Facts = field(default_factory=Facts)
+
+    def statements(self) -> Iterator[Statement]:
+        for rf in self.records:
+            yield from rf.statements
+
+    def statements_by_row(self) -> dict[str, list[Statement]]:
+        out: dict[str, list[Statement]] = {}
+        for st in self.statements():
+            if st.row_id:
+                out.setdefault(st.row_id, []).append(st)
+        return out
+
+    def get_history(self) -> HistoryIndex:
+        """The history index, built on first use (may raise GitError, e.g. for a shallow clone)."""
+        if self.history is None:
+            self.history = build_history(self)
+        return self.history
+
+    def get_evidence(self) -> EvidenceStore:
+        """The evidence store, loaded on first use."""
+        if self.evidence is None:
+            self.evidence = load_evidence(self.tree, self.config, cache_dir=self.root if self.use_cache else None)
+        return self.evidence
+
+    def record(self, path: str) -> RecordFile | None:
+        by_path = self.facts.records_by_path
+        if by_path is None:
+            by_path = self.facts.records_by_path = {rf.path: rf for rf in self.records}
+        return by_path.get(path)
+
+
+def build_history(ctx: LintContext) -> HistoryIndex:
+    """The history index for the linted revision, for every symbol and env var the records name (one pass).
+
+    Raises ShallowHistoryError (a GitError: exit 2 with the fix) when the walk would cross a shallow boundary.
+    """
+    if ctx.head is None:
+        raise GitError("the repository has no commits yet; commit the records first (`git commit`)")
+    symbols = sorted({s for st in ctx.statements() for s in (*st.mentions.symbols, *st.mentions.env_vars)})
+    hist = ctx.config.history
+    pathspecs = [*hist.include, *(f":(exclude){p}" for p in hist.exclude)]
+    if pathspecs and not hist.include:
+        pathspecs.insert(0, ".")   # excludes alone need something to exclude from
+    return HistoryIndex.build(ctx.root, ctx.head, symbols, cache_dir=ctx.root, pathspecs=pathspecs or None,
+                              use_cache=ctx.use_cache)

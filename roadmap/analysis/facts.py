@@ -1,0 +1,126 @@
+"""Derived facts: what analysis computes from records, history and evidence, once per lint run, typed.
+
+`Facts` has one attribute per fact (or per-key cache of one fact); the module named in its comment fills it
+on first use and every later reader gets the same object. The value types the facts hold live here too, so
+this module imports only the layers below analysis and the pure term helpers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Hashable
+
+from roadmap.analysis.terms import TermWeights
+from roadmap.evidence.store import EvidenceEntry
+from roadmap.history.commit import Commit
+from roadmap.history.paths import PathFates
+from roadmap.records.model import PathRef, RecordFile, Statement, Suppression
+
+StatementKey = tuple[str, int, int, str | None]       # (path, line, end_line, column)
+RowKey = tuple[tuple[str, str], ...]                   # a table row's (column, text) pairs but its state
+
+
+@dataclass(frozen=True)
+class News:
+    """A statement's as-of point and the commits it cannot have known about (analysis/asof.py)."""
+
+    kind: str                    # "sha" | "date" | "blame" | "uncommitted" | "unknown"
+    base: str                    # the sha or date the statement is as of ("" when unknown)
+    date: str | None             # YYYY-MM-DD of the as-of point (evidence after this day is news)
+    source: str                  # how it was found, for messages: "the file preamble", "git blame", ...
+    commits: tuple[Commit, ...] = field(default=(), repr=False)   # newest first, HEAD's ancestry only
+
+    def describe(self) -> str:
+        if self.kind == "sha":
+            return f"as of {self.base[:9]} ({self.source})"
+        if self.kind == "date":
+            return f"as of {self.base} ({self.source})"
+        if self.kind == "blame":
+            return f"last edited in {self.base[:9]} on {self.date} (git blame)"
+        return "with no known as-of point"
+
+
+@dataclass
+class Reason:
+    """Why a directive is stale, as one rule sees it (analysis/stale.py merges the reasons of its surfaces)."""
+
+    code: str
+    severity: str                                  # "error" (strong) | "warning" (weak match)
+    phrase: str                                    # a clause of the finding's message
+    fix: str                                       # what a records-only correction changes, for this reason
+    commits: list[tuple[Commit, str]] = field(default_factory=list)   # (commit, role)
+    evidence: list[EvidenceEntry] = field(default_factory=list)
+    news: News | None = None
+
+
+@dataclass
+class StaleGroup:
+    """One stale thing: the directive reported, the statements repeating it, and every reason."""
+
+    primary: Statement
+    surfaces: list[Statement]                      # primary first
+    reasons: list[Reason]                          # leading reason first
+
+    @property
+    def lead(self) -> str:
+        return self.reasons[0].code
+
+
+@dataclass
+class Resolved:
+    """Where a path reference points in the linted tree (analysis/refs.py)."""
+
+    path: str | None          # the existing file/dir it points at, or None
+    ambiguous: bool = False   # several files match a bare name: exists, but which one is unknown
+    candidates: tuple[str, ...] = ()   # repo-relative spellings to look up history with when missing
+
+
+@dataclass
+class RefSite:
+    """A path reference in a live statement, with the record line it is written on (analysis/refs.py)."""
+
+    rf: RecordFile
+    st: Statement
+    ref: PathRef
+    line: int
+
+
+@dataclass
+class Facts:
+    # roadmap/lint.py, after the check phase: the suppression comments that suppressed a finding (RL901)
+    suppressions_used: set[Suppression] = field(default_factory=set)
+    # analysis/context.py: LintContext.record()
+    records_by_path: dict[str, RecordFile] | None = None
+    # analysis/asof.py
+    news: dict[StatementKey, News] = field(default_factory=dict)
+    commits_after: dict[str, tuple[Commit, ...]] = field(default_factory=dict)
+    blame: dict[str, dict[int, str]] = field(default_factory=dict)           # record path -> {line: sha}
+    news_shas: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
+    commits_matching: dict[str, list[Commit]] = field(default_factory=dict)
+    news_subsets: dict[tuple[Hashable, str, str], list[Commit]] = field(default_factory=dict)
+    # analysis/cell_asof.py
+    rows_at: dict[tuple[str, str], dict[str, list[tuple[int, RowKey]]]] = field(default_factory=dict)
+    blamed_line: dict[tuple[str, str, int], str | None] = field(default_factory=dict)
+    # analysis/code_symbols.py
+    in_code: dict[tuple[str, str], bool] = field(default_factory=dict)
+    code_snapshots: dict[str, list[bytes] | None] = field(default_factory=dict)
+    code_deltas: dict[tuple[str, str], int] = field(default_factory=dict)
+    code_diffs: dict[str, tuple[str, str] | None] = field(default_factory=dict)
+    # analysis/commit_text.py
+    term_weights: TermWeights | None = None
+    # analysis/refs.py
+    record_lines: dict[str, list[str]] = field(default_factory=dict)
+    basename_index: dict[str, list[str]] | None = None
+    resolved: dict[tuple[str, str], Resolved] = field(default_factory=dict)
+    path_refs: list[RefSite] | None = None
+    file_lines: dict[str, list[str] | None] = field(default_factory=dict)
+    # analysis/stale.py
+    stale_groups: list[StaleGroup] | None = None
+    # checks/path_missing.py: deletions and renames on the linted history, loaded once; near-miss paths
+    path_fates: PathFates | None = None
+    path_fates_loaded: bool = False
+    close_matches: dict[str, str | None] = field(default_factory=dict)
+    paths_by_depth: dict[int, list[str]] | None = None
+    # checks/directive_landed.py: the newest commit on or before an as-of point
+    landed_base: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    # checks/figure_unbacked.py: evidence path -> (field path, value) for every number it holds
+    evidence_numbers: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
