@@ -52,7 +52,7 @@ def test_prompt_longer_than_the_context(tiny_qwen3_dir: Path, capsys) -> None:
 def test_cpu_threads_leave_busy_cores_alone(monkeypatch) -> None:
     import os
 
-    from engine.cli import cpu_threads
+    from engine.utils import cpu_threads
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (1.6, 1.0, 1.0))
