@@ -12,7 +12,9 @@ import torch
 from engine.bench import cli, peer_transformers, workloads
 
 SHA = "89abcdef0123456789abcdef0123456789abcdef"
-SMALL = ["--max-model-len", "64", "--max-num-seqs", "8"]   # a KV cache of 32 blocks, not the 1 GiB CPU default
+# A KV cache of 32 blocks, not the 1 GiB CPU default; on CPU whatever the machine has, so the evidence directory names
+# end in "-cpu" on a CUDA machine too (and no test process sizes its cache from a GPU others share).
+SMALL = ["--max-model-len", "64", "--max-num-seqs", "8", "--device", "cpu"]
 REQUIRED = ("schema", "series", "row", "created", "commit", "dirty", "command", "machine", "model", "workload",
             "engine", "runs", "metrics", "roofline", "peers")
 
