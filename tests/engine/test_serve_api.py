@@ -121,6 +121,12 @@ def test_stop_strings_cut_the_text_and_free_the_request(core: EngineCore) -> Non
     assert "".join(c["choices"][0]["text"] for c in chunks) == cut
     assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
     assert not core.has_unfinished_requests()
+    # Offline, the same request through the same OutputProcessor: the same text, reason and token count.
+    offline = LLM.from_engine_core(core).generate(
+        {"prompt_token_ids": PROMPTS[1]}, SamplingParams(temperature=0, max_tokens=12, ignore_eos=True,
+                                                         stop=[stop, "never-seen"]), use_tqdm=False)[0].outputs[0]
+    assert (offline.text, offline.finish_reason, offline.stop_reason) == (cut, "stop", stop)
+    assert len(offline.token_ids) == plain["usage"]["completion_tokens"] < 12
 
 
 def test_health_and_models(core: EngineCore) -> None:
