@@ -14,7 +14,7 @@ import itertools
 import logging
 import threading
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine.engine_core import EngineCore
