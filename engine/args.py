@@ -36,7 +36,8 @@ class EngineArgs:
     dtype: str | torch.dtype = _setting("auto", "auto (bfloat16 on cuda, float32 on cpu), float32, bfloat16, float16",
                                         ("auto", *DTYPES))
     device: str | torch.device | None = _setting(None, "cuda or cpu (default: cuda if available)")
-    seed: int = _setting(0, "seed of dummy weights and of requests that bring none")
+    seed: int = _setting(0, "seed of dummy weights and of requests that bring none (engine bench: of the workload "
+                            "too)")
     max_num_seqs: int = _setting(256, "requests running at once")
     max_num_batched_tokens: int = _setting(8192, "token budget of one step")
     max_model_len: int | None = _setting(None, "context length (default: the model's)")
@@ -117,8 +118,8 @@ class EngineArgs:
 
     # ---- the flags of the CLI ----------------------------------------------------------------------
     @classmethod
-    def add_cli_args(cls, parser: argparse.ArgumentParser, defaults: Mapping[str, Any] | None = None,
-                     exclude: tuple[str, ...] = ()) -> argparse._ArgumentGroup:
+    def add_cli_args(cls, parser: argparse.ArgumentParser,
+                     defaults: Mapping[str, Any] | None = None) -> argparse._ArgumentGroup:
         """One flag per setting (`--max-num-seqs`, `--enable-prefix-caching/--no-...`), in an "engine" group.
 
         `defaults` replaces a setting's default for one command (bench runs "Qwen3-0.6B" dummy weights)."""
@@ -129,8 +130,6 @@ class EngineArgs:
         hints = typing.get_type_hints(cls)
         group = parser.add_argument_group("engine")
         for f in fields(cls):
-            if f.name in exclude:
-                continue
             flag = "--" + f.name.replace("_", "-")
             default = defaults.get(f.name, f.default)
             kind = _cli_type(hints[f.name])
@@ -145,8 +144,8 @@ class EngineArgs:
 
     @classmethod
     def from_cli_args(cls, args: argparse.Namespace) -> EngineArgs:
-        """The settings among the parsed flags (a command that excluded a flag keeps the setting's default)."""
-        return cls(**{f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)})
+        """The settings among the parsed flags (add_cli_args made one flag per setting)."""
+        return cls(**{f.name: getattr(args, f.name) for f in fields(cls)})
 
 
 def _choices(name: str) -> tuple[str, ...]:

@@ -15,7 +15,8 @@ from engine.utils import cpu_threads
 
 def _generate_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("generate", help="generate text for one or more prompts",
-                       description="Generate a completion for each PROMPT and print it, then a tokens/s line.")
+                       description="Generate a completion for each PROMPT and print it, then a tokens/s line. "
+                                   "--max-num-seqs defaults to the number of prompts (at most 256).")
     p.add_argument("prompts", nargs="+", metavar="PROMPT")
     EngineArgs.add_cli_args(p, defaults={"max_num_seqs": None})   # None: the number of prompts, at most 256
     p.add_argument("--max-tokens", type=int, default=256)

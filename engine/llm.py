@@ -39,7 +39,7 @@ class LLM:
     def _init(self, engine_core: EngineCore) -> None:
         self.engine_core = engine_core
         self.config = engine_core.config
-        self.output_processor = OutputProcessor(engine_core.tokenizer)
+        self.output_processor = OutputProcessor(engine_core.tokenizer, stream=False)
         self._ids = itertools.count()
 
     def get_tokenizer(self):
@@ -106,7 +106,8 @@ class LLM:
                 if not core.has_unfinished_requests():
                     raise RuntimeError("the engine went idle with requests unanswered (an engine bug)")
                 finished, result = core.step()
-                processed = processor.process_outputs([*result.req_ids, *(r.request_id for r in finished)])
+                moved = result.req_ids if processor.wants_every_step else []
+                processed = processor.process_outputs([*moved, *(r.request_id for r in finished)])
                 core.abort_requests(processed.reqs_to_abort)   # a stop string ended them: free their blocks now
                 for out in processed.finished:
                     done[out.request_id] = out
