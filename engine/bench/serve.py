@@ -84,6 +84,8 @@ def add_parser(bench_sub: Any) -> argparse.ArgumentParser:
 def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser | None = None) -> int:
     try:
         require_package("aiohttp", "engine bench serve")
+        if getattr(args, "output_dir", None) is not None:   # before the runs, not when the plot is drawn
+            require_package("matplotlib", "the plots of an evidence directory", alternative="or drop --output-dir")
     except EngineError as e:
         print(f"engine bench: error: {e}", file=sys.stderr)
         return 2

@@ -79,3 +79,10 @@ def test_serve_without_aiohttp_names_the_package(monkeypatch, capsys) -> None:
     assert err == "engine: error: engine serve needs aiohttp, which is not installed; pip install aiohttp\n"
     assert main(["bench", "serve", "--num-prompts", "1"]) == 2
     assert "engine bench serve needs aiohttp" in capsys.readouterr().err
+
+
+def test_bench_serve_evidence_without_matplotlib_names_the_package(monkeypatch, capsys, tmp_path) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert main(["bench", "serve", "--num-prompts", "1", "--output-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install matplotlib (or drop --output-dir)" in err
