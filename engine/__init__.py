@@ -3,6 +3,7 @@
     from engine import LLM, SamplingParams
     outputs = LLM("Qwen3-0.6B", load_format="dummy").generate(["Hello"], SamplingParams(temperature=0))
 """
+from engine.args import EngineArgs
 from engine.config import EngineConfig
 from engine.outputs import CompletionOutput, RequestMetrics, RequestOutput
 from engine.sampling_params import SamplingParams
@@ -16,4 +17,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'engine' has no attribute {name!r}")
 
 
-__all__ = ["LLM", "SamplingParams", "RequestOutput", "CompletionOutput", "RequestMetrics", "EngineConfig"]
+__all__ = ["LLM", "SamplingParams", "RequestOutput", "CompletionOutput", "RequestMetrics", "EngineArgs", "EngineConfig"]

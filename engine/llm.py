@@ -8,11 +8,12 @@ from typing import Any, Union
 
 import numpy as np
 
-from engine.config import EngineConfig
-from engine.core.engine_core import EngineCore
+from engine.args import EngineArgs
 from engine.core.request import Request
+from engine.engine_core import EngineCore
 from engine.errors import EngineError
-from engine.outputs import CompletionOutput, RequestOutput
+from engine.output_processor import OutputProcessor
+from engine.outputs import RequestOutput
 from engine.sampling_params import SamplingParams
 
 # A prompt: text, {"prompt": text}, or {"prompt_token_ids": [ids]} (vLLM's TextPrompt / TokensPrompt).
@@ -20,21 +21,13 @@ PromptType = Union[str, dict[str, Any]]
 
 
 class LLM:
-    def __init__(self, model: str | None = None, *, load_format: str = "auto", dtype: Any = "auto",
-                 device: Any = None, seed: int = 0, max_num_seqs: int = 256, max_num_batched_tokens: int = 8192,
-                 max_model_len: int | None = None, block_size: int = 16, enable_prefix_caching: bool = True,
-                 enable_chunked_prefill: bool = True, gpu_memory_utilization: float = 0.9,
-                 num_blocks: int | None = None, cpu_kv_cache_gib: float = 1.0, enforce_eager: bool | None = None,
-                 async_scheduling: bool = False, attention_backend: str = "auto",
-                 max_capture_size: int | None = None) -> None:
-        config = EngineConfig(
-            model=model, load_format=load_format, dtype=dtype, device=device, seed=seed, max_num_seqs=max_num_seqs,
-            max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len, block_size=block_size,
-            enable_prefix_caching=enable_prefix_caching, enable_chunked_prefill=enable_chunked_prefill,
-            gpu_memory_utilization=gpu_memory_utilization, num_blocks=num_blocks, cpu_kv_cache_gib=cpu_kv_cache_gib,
-            enforce_eager=enforce_eager, async_scheduling=async_scheduling, attention_backend=attention_backend,
-            max_capture_size=max_capture_size)
-        self._init(EngineCore(config))
+    def __init__(self, model: str | None = None, **kwargs: Any) -> None:
+        """`LLM(model, max_num_seqs=..., dtype=..., ...)`: every keyword is an engine setting (engine/args.py)."""
+        self._init(EngineCore.from_args(EngineArgs.from_kwargs({"model": model, **kwargs}, caller="LLM")))
+
+    @classmethod
+    def from_engine_args(cls, engine_args: EngineArgs) -> LLM:
+        return cls.from_engine_core(EngineCore.from_args(engine_args))
 
     @classmethod
     def from_engine_core(cls, engine_core: EngineCore) -> LLM:
@@ -46,6 +39,7 @@ class LLM:
     def _init(self, engine_core: EngineCore) -> None:
         self.engine_core = engine_core
         self.config = engine_core.config
+        self.output_processor = OutputProcessor(engine_core.tokenizer, stream=False)
         self._ids = itertools.count()
 
     def get_tokenizer(self):
@@ -76,12 +70,17 @@ class LLM:
                                   f"or one per prompt")
         for sp in params:
             sp.validate()
+            if sp.stop and self.engine_core.tokenizer is None:
+                raise EngineError(f"model {self.engine_core.loaded.name} has no tokenizer, so stop strings cannot be "
+                                  f"matched; use SamplingParams(stop_token_ids=[...])")
         token_lists = [self._prompt_token_ids(i, p) for i, p in enumerate(prompts)]
         core = self.engine_core
         requests: list[Request] = []
         for prompt, ids, sp in zip(prompts, token_lists, params):
             text = prompt if isinstance(prompt, str) else prompt.get("prompt")
-            requests.append(core.add_request(str(next(self._ids)), ids, sp, prompt=text))
+            req = core.add_request(str(next(self._ids)), ids, sp, prompt=text)
+            self.output_processor.add_request(req)
+            requests.append(req)
         return self._run(requests, use_tqdm, on_request_finished)
 
     def chat(self, messages: list[dict[str, Any]] | Sequence[list[dict[str, Any]]],
@@ -99,36 +98,33 @@ class LLM:
 
     def _run(self, requests: list[Request], use_tqdm: bool,
              on_request_finished: Callable[[RequestOutput], None] | None) -> list[RequestOutput]:
-        core = self.engine_core
+        core, processor = self.engine_core, self.output_processor
         done: dict[str, RequestOutput] = {}
         progress = _Progress(len(requests)) if use_tqdm and sys.stderr.isatty() else None
         try:
             while len(done) < len(requests):
                 if not core.has_unfinished_requests():
                     raise RuntimeError("the engine went idle with requests unanswered (an engine bug)")
-                finished, _ = core.step()
-                for req in finished:
-                    out = self._to_output(req)
-                    done[req.request_id] = out
+                finished, result = core.step()
+                moved = result.req_ids if processor.wants_every_step else []
+                processed = processor.process_outputs([*moved, *(r.request_id for r in finished)])
+                core.abort_requests(processed.reqs_to_abort)   # a stop string ended them: free their blocks now
+                for out in processed.finished:
+                    done[out.request_id] = out
                     if on_request_finished is not None:
                         on_request_finished(out)
-                if progress is not None and finished:
-                    progress.advance(len(finished))
+                if progress is not None and processed.finished:
+                    progress.advance(len(processed.finished))
         except BaseException:
-            core.abort_requests([r.request_id for r in requests if r.request_id not in done])
+            unanswered = [r.request_id for r in requests if r.request_id not in done]
+            core.abort_requests(unanswered)
+            for rid in unanswered:
+                processor.abort_request(rid)
             raise
         finally:
             if progress is not None:
                 progress.close()
         return [done[r.request_id] for r in requests]
-
-    def _to_output(self, req: Request) -> RequestOutput:
-        tok = self.engine_core.tokenizer
-        text = "" if tok is None else tok.decode(req.output_token_ids,
-                                                 skip_special_tokens=req.sampling_params.skip_special_tokens)
-        completion = CompletionOutput(0, text, list(req.output_token_ids), req.finish_reason, req.stop_reason)
-        return RequestOutput(req.request_id, req.prompt, req.prompt_token_ids, [completion], req.status.finished,
-                             req.metrics, req.metrics.num_cached_tokens)
 
     # ---- input validation --------------------------------------------------------------------------
     def _require_tokenizer(self, what: str):

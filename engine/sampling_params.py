@@ -16,10 +16,13 @@ class SamplingParams:
     seed: int | None = None           # per-request seed: same seed + same prompt -> same tokens
     max_tokens: int | None = 16       # None = until EOS or the context is full
     ignore_eos: bool = False
+    stop: str | list[str] = field(default_factory=list)   # stop strings: the text ends before the first one
     stop_token_ids: list[int] = field(default_factory=list)
     skip_special_tokens: bool = True  # detokenisation only
+    detokenize: bool = True           # False: token ids only, text stays "" (benchmarks skip the decoding cost)
 
     def __post_init__(self) -> None:
+        self.stop = [self.stop] if isinstance(self.stop, str) else list(self.stop or [])
         self.stop_token_ids = list(self.stop_token_ids or [])
         self.validate()
 
@@ -45,6 +48,10 @@ class SamplingParams:
         if self.max_tokens is not None and (not _is_int(self.max_tokens) or self.max_tokens <= 0):
             raise bad("max_tokens", "an integer >= 1 (or None for 'until EOS or the context is full')",
                       self.max_tokens)
+        if not all(isinstance(s, str) and s for s in self.stop):
+            raise bad("stop", "a list of non-empty strings", self.stop)
+        if self.stop and not self.detokenize:
+            raise bad("detokenize", "True when stop strings are given (they are matched in the text)", self.detokenize)
         for tok in self.stop_token_ids:
             if not _is_int(tok) or tok < 0:
                 raise bad("stop_token_ids", "a list of token ids >= 0", self.stop_token_ids)

@@ -34,19 +34,19 @@ TINY_QWEN3 = dict(architectures=["Qwen3ForCausalLM"], model_type="qwen3", vocab_
 
 
 def build(model: str, dtype: str, device: str, enforce_eager: bool, args: argparse.Namespace, spread: bool) -> Any:
-    from engine.config import EngineConfig
-    from engine.core.engine_core import EngineCore
+    from engine.args import EngineArgs
+    from engine.engine_core import EngineCore
     from engine.llm import LLM
     from engine.model import load_model
     from engine.model.dummy import initialize_dummy_weights
     loaded = load_model(model, load_format="dummy", dtype=dtype, device=device, seed=args.seed)
     if spread:   # ±0.2 instead of ±1e-3: logits with real gaps, so greedy parity is a meaningful check
         initialize_dummy_weights(loaded.model, seed=args.seed, low=-0.2, high=0.2)
-    cfg = EngineConfig(model=model, load_format="dummy", device=device, dtype=dtype, seed=args.seed,
+    cfg = EngineArgs(model=model, load_format="dummy", device=device, dtype=dtype, seed=args.seed,
                        max_num_seqs=args.max_num_seqs, max_model_len=args.max_model_len, num_blocks=args.num_blocks,
                        max_num_batched_tokens=args.max_num_batched_tokens, attention_backend="triton",
                        enforce_eager=enforce_eager)
-    return LLM.from_engine_core(EngineCore(cfg, loaded=loaded))
+    return LLM.from_engine_core(EngineCore.from_args(cfg, loaded=loaded))
 
 
 def release(llm: Any) -> None:
@@ -144,7 +144,7 @@ def main() -> int:
                 min(args.output_len, 6)
             args.parity_tokens, args.max_num_seqs = min(args.parity_tokens, 6), min(args.max_num_seqs, 12)
             args.dtype = "float32"
-        from engine.model.config import get_model_config
+        from engine.model.loader import get_model_config
         args.vocab = min(get_model_config(model).vocab_size, 10000)
         args.max_model_len = 3 * args.input_len + max(args.output_len, args.parity_tokens) + 16
         args.max_num_batched_tokens = max(2048, args.max_model_len)

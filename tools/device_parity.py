@@ -34,7 +34,7 @@ def main() -> int:
     from transformers import AutoConfig, AutoModelForCausalLM
 
     from engine import LLM, SamplingParams
-    from engine.model.config import get_model_config
+    from engine.model.loader import get_model_config
 
     dtype = getattr(torch, args.dtype)
     device = "cuda" if torch.cuda.is_available() else "cpu"

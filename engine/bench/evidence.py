@@ -1,68 +1,44 @@
-"""Evidence directories: `<output-dir>/<YYYYMMDD>-<series>/` with result.json (DESIGN §4.1), summary.md, plot.png.
+"""Evidence directories: `<output-dir>/<YYYYMMDD>-<series>/` with result.json (schema "evident.bench/1", as
+roadmap/evidence/schema.py validates it), summary.md, plot.png.
 
-Provenance rules:
-* commit: `--commit SHA` (40 hex, or a prefix `git rev-parse` resolves where a repository is present); without
-  it, `git rev-parse HEAD` of the repository holding the engine; with neither, an error asking for --commit.
-* dirty: `--dirty`/`--clean` when given. Otherwise, with --commit given, false: the caller vouches that the
-  tree measured is that commit (the GPU machine has no .git to ask). Otherwise `git status --porcelain` over
-  engine/ and pyproject.toml (untracked files included): any change there makes the measurement dirty.
+Where they go: `out/bench/` (gitignored) unless --output-dir says otherwise; the project's evidence root,
+docs/bench-evidence/, only when asked for, and then never from a dirty tree unless --dirty says so. Which code was
+measured (commit, dirty) is settled by engine/provenance/commit.py.
 """
 from __future__ import annotations
 
 import json
 import re
-import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from engine.bench.errors import BenchError
+from engine.provenance.commit import REPO_ROOT
 
 SCHEMA = "evident.bench/1"
 RESULT = "result.json"
 SUMMARY = "summary.md"
 PLOT = "plot.png"
-_SHA = re.compile(r"^[0-9a-f]{40}$")
-_SHORT = re.compile(r"^[0-9a-f]{7,39}$")
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DIRTY_PATHS = ("engine", "pyproject.toml")
+DEFAULT_OUTPUT_DIR = "out/bench"                       # gitignored: a measurement nobody asked to keep
+EVIDENCE_ROOT = REPO_ROOT / "docs" / "bench-evidence"   # what the project's records cite
 
 
 class EvidenceError(BenchError):
     """A provenance or output-directory problem the user fixes with a flag; the message names it."""
 
 
-def _git(args: list[str], cwd: Path) -> str | None:
-    try:
-        out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout if out.returncode == 0 else None
+def is_evidence_root(output_dir: Path) -> bool:
+    """Whether output_dir is the project's evidence root (or a directory inside it)."""
+    path = Path(output_dir).resolve()
+    return path == EVIDENCE_ROOT or EVIDENCE_ROOT in path.parents
 
 
-def provenance(commit: str | None, dirty: bool | None, repo: Path = REPO_ROOT) -> tuple[str, bool]:
-    """(40-hex commit, dirty) per the module docstring."""
-    in_repo = _git(["rev-parse", "--is-inside-work-tree"], repo) is not None
-    if commit is not None:
-        commit = commit.strip().lower()
-        if not _SHA.match(commit):
-            resolved = _git(["rev-parse", "--verify", "--end-of-options", f"{commit}^{{commit}}"], repo) \
-                if in_repo and _SHORT.match(commit) else None
-            if not resolved:
-                raise EvidenceError(f"--commit {commit!r} is not a 40-hex commit sha; pass the full sha of the code "
-                                    f"measured (git rev-parse HEAD)")
-            commit = resolved.strip()
-        return commit, bool(dirty) if dirty is not None else False
-    if not in_repo:
-        raise EvidenceError("no git repository here to read the commit from; pass --commit <40-hex sha> of the code "
-                            "measured (and --dirty if it had uncommitted changes)")
-    head = (_git(["rev-parse", "HEAD"], repo) or "").strip()
-    if not _SHA.match(head):
-        raise EvidenceError("git rev-parse HEAD gave no commit (an empty repository?); pass --commit <40-hex sha>")
-    if dirty is None:
-        status = _git(["status", "--porcelain", "--", *DIRTY_PATHS], repo)
-        dirty = bool(status and status.strip())
-    return head, dirty
+def check_output_dir(output_dir: Path, dirty: bool, dirty_flag: bool | None) -> None:
+    """Evidence the records cite is of committed code: refuse a dirty tree found by git unless --dirty says so."""
+    if dirty and dirty_flag is not True and is_evidence_root(output_dir):
+        raise EvidenceError(f"the tree has uncommitted changes under engine/ or pyproject.toml and {output_dir} is the "
+                            f"evidence root; commit them first, or pass --dirty to record a dirty measurement")
 
 
 def slug(text: str) -> str:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from engine.bench import evidence, metrics, ours, workloads
 from engine.bench.errors import BenchError
-from engine.bench.result import assemble, model_block
+from engine.bench.result import assemble
 from engine.bench.session import log, start
-from engine.bench.throughput import _engine_version, report, roofline
+from engine.bench.throughput import report, roofline
+from engine.provenance.settings import model_block
+from engine.provenance.version import engine_version
 
 LATENCY_PERCENTILES = (10, 25, 50, 75, 90, 99)
 
@@ -27,10 +28,8 @@ def run(args: Any, command: str) -> int:
                              f"{evidence.slug(args.model)}" + ("" if s.device.type == "cuda" else f"-{s.device.type}"))
     out = evidence.evidence_dir(s.output_dir, s.created, series)   # refused now if taken, not after the runs
     model = model_block(args.model, args.load_format, s.dtype, s.hf_config)
-    kwargs = {**ours.engine_kwargs(args), "device": str(s.device)}
     log(f"engine: building {args.model} ...")
-    llm = ours.build_llm(kwargs)
-    settings = ours.settings_of(llm, kwargs)
+    llm, settings = ours.build_llm(ours.engine_args(args, s.device))
     for _ in range(args.num_iters_warmup):
         ours.generate(llm, w)
     runs = []
@@ -55,7 +54,7 @@ def run(args: Any, command: str) -> int:
     result = assemble(series=series, row=args.row, created=s.created_iso, commit=s.commit, dirty=s.dirty,
                       command=s.command, machine=s.machine, model=model, workload=workload, engine=settings,
                       runs=runs, metrics=agg, roofline=roof, peers=[],
-                      subject={"kind": "ours", "name": "engine", "version": _engine_version(), "complete": True})
+                      subject={"kind": "ours", "name": "engine", "version": engine_version(), "complete": True})
     evidence.write(out, result, result_only=args.result_only)
     report(result, out)
     return 0

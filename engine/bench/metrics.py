@@ -14,7 +14,7 @@ from typing import Any, Iterable, Sequence
 PERCENTILES = (50, 90, 99)
 CDF_POINTS = (0, 1, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 99, 100)
 SPREAD_KEYS = ("output_tok_per_s", "elapsed_s")        # {median, min, max} over runs
-MEDIAN_KEYS = ("total_tok_per_s", "requests_per_s")    # a number (the median over runs), as DESIGN §4.1 has them
+MEDIAN_KEYS = ("total_tok_per_s", "requests_per_s")    # a number (the median over runs): roadmap/evidence/schema.py
 LATENCY_KEYS = ("ttft_ms", "tpot_ms", "itl_ms")
 
 

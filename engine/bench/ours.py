@@ -1,79 +1,43 @@
 """Our engine under the bench: build the LLM from the CLI flags, run a workload, turn outputs into timings."""
 from __future__ import annotations
 
+import dataclasses
 import gc
 import time
 from collections.abc import Callable
-from dataclasses import fields
 from typing import Any
 
 import torch
 
+from engine.args import EngineArgs
 from engine.bench.metrics import RequestTiming
 from engine.bench.workloads import Workload
-
-# EngineConfig fields recorded in result.json's `engine` block (every setting that changes speed).
-ENGINE_SETTINGS = ("load_format", "dtype", "device", "seed", "max_num_seqs", "max_num_batched_tokens",
-                   "max_model_len", "block_size", "enable_prefix_caching", "enable_chunked_prefill",
-                   "gpu_memory_utilization", "num_blocks", "cpu_kv_cache_gib", "enforce_eager", "async_scheduling",
-                   "attention_backend", "max_capture_size")
+from engine.llm import LLM
+from engine.provenance.settings import engine_settings
+from engine.sampling_params import SamplingParams
 
 
-def engine_kwargs(args: Any) -> dict[str, Any]:
-    """LLM(...) keywords from the CLI; a flag left unset keeps the engine's default."""
-    kw: dict[str, Any] = {"model": args.model, "load_format": args.load_format, "dtype": args.dtype,
-                          "seed": args.seed}
-    for name in ("device", "max_num_seqs", "max_num_batched_tokens", "max_model_len", "gpu_memory_utilization",
-                 "num_blocks", "enforce_eager", "attention_backend"):
-        value = getattr(args, name, None)
-        if value is not None:
-            kw[name] = value
-    return kw
+def engine_args(args: Any, device: torch.device) -> EngineArgs:
+    """EngineArgs from the bench's engine flags, on the device the session settled."""
+    return dataclasses.replace(EngineArgs.from_cli_args(args), device=str(device))
 
 
-def engine_defaults() -> dict[str, Any]:
-    """EngineConfig's declared defaults (used for the roofline of a peer-only run)."""
-    from engine.config import EngineConfig
-    return {f.name: f.default for f in fields(EngineConfig) if not callable(f.default)}
+def build_llm(engine_args: EngineArgs) -> tuple[LLM, dict[str, Any]]:
+    """The engine and its resolved settings (result.json's `engine` block)."""
+    llm = LLM.from_engine_args(engine_args)
+    return llm, engine_settings(llm.engine_core)
 
 
-def build_llm(kwargs: dict[str, Any]) -> Any:
-    from engine import LLM
-    return LLM(**kwargs)
-
-
-def settings_of(llm: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The resolved EngineConfig where the LLM exposes it, else the keywords it was built with."""
-    cfg = getattr(llm, "config", None) or getattr(getattr(llm, "engine_core", None), "config", None)
-    if cfg is None:
-        return {k: _jsonable(v) for k, v in kwargs.items() if k != "model"}
-    out = {k: _jsonable(getattr(cfg, k)) for k in ENGINE_SETTINGS if hasattr(cfg, k)}
-    core = getattr(llm, "engine_core", None)
-    if core is not None and getattr(core, "num_blocks", None) is not None:
-        out["num_blocks"] = core.num_blocks   # resolved by profiling
-    kernels = getattr(getattr(core, "runner", None), "attention_kernels", None)
-    if kernels is not None:
-        out["attention_kernels"] = kernels.name   # what "auto" resolved to
-    mode = getattr(getattr(core, "runner", None), "graph_mode", None)
-    if mode is not None:
-        out["graph_mode"] = mode                  # what enforce_eager resolved to: off | capture | replay
-    return out
-
-
-def _jsonable(v: Any) -> Any:
-    if v is None or isinstance(v, (bool, int, float, str)):
-        return v
-    return str(v).removeprefix("torch.")
-
-
-def generate(llm: Any, workload: Workload, on_progress: Callable[[int, int], None] | None = None
+def generate(llm: LLM, workload: Workload, on_progress: Callable[[int, int], None] | None = None
              ) -> tuple[list[RequestTiming], float]:
-    """One timed pass over the workload: (per-request timings, wall seconds of generate())."""
-    from engine import SamplingParams
-    prompts = [{"prompt_token_ids": p} for p in workload.prompts]
-    params = [SamplingParams(max_tokens=n, ignore_eos=True, temperature=0.0) for n in workload.output_lens]
+    """One timed pass over the workload: (per-request timings, wall seconds of generate()). Token ids only: the
+    workloads are ids, so no text is decoded (vLLM's benchmarks offer the same, --disable-detokenize)."""
+    prompts: list[str | dict[str, Any]] = [{"prompt_token_ids": p} for p in workload.prompts]
+    params = [SamplingParams(max_tokens=n, ignore_eos=True, temperature=0.0, detokenize=False)
+              for n in workload.output_lens]
     t0 = time.perf_counter()
-    outputs = llm.generate(prompts, params, **_progress_kwargs(llm, workload.num_requests, on_progress))
+    outputs = llm.generate(prompts, params, use_tqdm=False, on_request_finished=_ticker(workload.num_requests,
+                                                                                           on_progress))
     elapsed = time.perf_counter() - t0
     timings = []
     for out, prompt, want in zip(outputs, workload.prompts, workload.output_lens):
@@ -85,8 +49,7 @@ def generate(llm: Any, workload: Workload, on_progress: Callable[[int, int], Non
     return timings, elapsed
 
 
-
-def timed_run(llm: Any, workload: Workload, device: torch.device,
+def timed_run(llm: LLM, workload: Workload, device: torch.device,
               on_progress: Callable[[int, int], None] | None = None
               ) -> tuple[list[RequestTiming], float, int | None]:
     """generate() with the device's peak memory measured over that pass alone: (timings, seconds, peak bytes)."""
@@ -97,34 +60,27 @@ def timed_run(llm: Any, workload: Workload, device: torch.device,
     peak = torch.cuda.max_memory_allocated(device) if device.type == "cuda" else None
     return timings, elapsed, peak
 
-def _progress_kwargs(llm: Any, total: int, on_progress: Callable[[int, int], None] | None) -> dict[str, Any]:
-    """vLLM's generate(use_tqdm=...) takes a callable; pass our progress through it when the engine does too."""
-    import inspect
-    params = inspect.signature(llm.generate).parameters
+def _ticker(total: int, on_progress: Callable[[int, int], None] | None) -> Callable[[Any], None] | None:
+    """on_request_finished for generate(): on_progress(done, total) once per finished request."""
     if on_progress is None:
-        return {"use_tqdm": False} if "use_tqdm" in params else {}
-    if "on_request_finished" in params:
-        done = [0]
+        return None
+    done = [0]
 
-        def tick(*_: Any) -> None:
-            done[0] += 1
-            on_progress(done[0], total)
-        return {"on_request_finished": tick, **({"use_tqdm": False} if "use_tqdm" in params else {})}
-    if "use_tqdm" in params:
-        return {"use_tqdm": False}
-    return {}
+    def tick(_: Any) -> None:
+        done[0] += 1
+        on_progress(done[0], total)
+    return tick
 
 
 WARMUP_REQUESTS, WARMUP_TOKENS = 16, 8
 
 
-def warmup(llm: Any, workload: Workload) -> None:
+def warmup(llm: LLM, workload: Workload) -> None:
     """The workload's first prompts, a few tokens each, untimed: first launches, kernel compilation and allocator
     growth at the workload's own shapes stay out of the timed runs."""
-    from engine import SamplingParams
-    prompts = [{"prompt_token_ids": p} for p in workload.prompts[:WARMUP_REQUESTS]]
-    llm.generate(prompts, SamplingParams(max_tokens=WARMUP_TOKENS, ignore_eos=True, temperature=0.0),
-                 **_progress_kwargs(llm, len(prompts), None))
+    prompts: list[str | dict[str, Any]] = [{"prompt_token_ids": p} for p in workload.prompts[:WARMUP_REQUESTS]]
+    llm.generate(prompts, SamplingParams(max_tokens=WARMUP_TOKENS, ignore_eos=True, temperature=0.0,
+                                         detokenize=False), use_tqdm=False)
 
 
 def release(device: torch.device) -> None:

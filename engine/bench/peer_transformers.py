@@ -32,6 +32,7 @@ import torch
 from engine.bench.errors import BenchError
 from engine.bench.metrics import RequestTiming
 from engine.bench.workloads import Workload
+from engine.utils import cdiv
 
 NAME = "transformers-cb"
 _MODEL_TYPES = {"Qwen3ForCausalLM": "qwen3", "LlamaForCausalLM": "llama"}   # a GGUF's implied config has no type
@@ -101,8 +102,8 @@ def _cb_config(device: torch.device, workload: Workload) -> tuple[Any, dict[str,
         page_field = "page_size" if "page_size" in names else "block_size"
         page = 32
         overrides = {page_field: page, "max_batch_tokens": 256,
-                     "num_blocks": sum(-(-(len(p) + o) // page) for p, o in zip(workload.prompts,
-                                                                                 workload.output_lens)) + 4}
+                     "num_blocks": sum(cdiv(len(p) + o, page)
+                                       for p, o in zip(workload.prompts, workload.output_lens)) + 4}
     return ContinuousBatchingConfig(**overrides), overrides
 
 

@@ -1,24 +1,18 @@
-"""Assemble result.json (DESIGN §4.1, schema "evident.bench/1") from the parts a bench measured."""
+"""Assemble result.json (schema "evident.bench/1", the layout roadmap/evidence/schema.py validates) from the parts a
+bench measured."""
 from __future__ import annotations
 
 from typing import Any
 
-import torch
-
 from engine.bench.errors import BenchError
 from engine.bench.evidence import SCHEMA, slug
-
-
-def model_block(name: str, load_format: str, dtype: torch.dtype | str, hf_config: dict[str, Any]) -> dict[str, Any]:
-    return {"name": name, "load_format": load_format, "dtype": str(dtype).removeprefix("torch."),
-            "config": hf_config}
 
 
 def assemble(*, series: str, row: str, created: str, commit: str, dirty: bool, command: str,
              machine: dict[str, Any], model: dict[str, Any], workload: dict[str, Any], engine: dict[str, Any],
              runs: list[dict[str, Any]], metrics: dict[str, Any], roofline: dict[str, Any] | None,
              peers: list[dict[str, Any]], subject: dict[str, Any]) -> dict[str, Any]:
-    """Keys in the order DESIGN §4.1 lists them; `subject` says what was measured (ours, a peer, or a server);
+    """Keys in the schema's order; `subject` says what was measured (ours, a peer, or a server);
     roofline None: no bound was computed (a serving run: the client cannot probe the server's device)."""
     return {"schema": SCHEMA, "series": series, "row": row, "created": created, "commit": commit, "dirty": dirty,
             "command": command, "machine": machine, "model": model, "workload": workload, "engine": engine,

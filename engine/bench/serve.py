@@ -24,6 +24,8 @@ from typing import Any
 from engine.bench import metrics, workloads
 from engine.bench.errors import BenchError
 from engine.bench.evidence import slug
+from engine.errors import EngineError
+from engine.utils import require_package
 
 SCHEMA = "evident.bench-serve/1"
 
@@ -80,6 +82,13 @@ def add_parser(bench_sub: Any) -> argparse.ArgumentParser:
 
 
 def run_cli(args: argparse.Namespace, parser: argparse.ArgumentParser | None = None) -> int:
+    try:
+        require_package("aiohttp", "engine bench serve")
+        if getattr(args, "output_dir", None) is not None:   # before the runs, not when the plot is drawn
+            require_package("matplotlib", "the plots of an evidence directory", alternative="or drop --output-dir")
+    except EngineError as e:
+        print(f"engine bench: error: {e}", file=sys.stderr)
+        return 2
     if getattr(args, "output_dir", None) is not None:
         return _evidence_cli(args, parser)
     try:
@@ -102,7 +111,7 @@ def _check_evidence_flags(args: argparse.Namespace) -> None:
 def _evidence_cli(args: argparse.Namespace, parser: argparse.ArgumentParser | None) -> int:
     """Provenance and the directory are settled first (from /v1/engine), then --repeat runs, then the evidence."""
     from engine.bench import serve_evidence as ev
-    from engine.bench.cli import command_line
+    from engine.bench.command import command_line
     try:
         if args.repeat < 1:
             raise BenchError(f"--repeat must be >= 1, got {args.repeat}")

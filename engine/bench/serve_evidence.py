@@ -1,4 +1,5 @@
-"""`engine bench serve --output-dir DIR`: the serving runs as an evidence directory (DESIGN §4.1).
+"""`engine bench serve --output-dir DIR`: the serving runs as an evidence directory (result.json as
+roadmap/evidence/schema.py validates it).
 
 The server says what it runs (`GET /v1/engine`: model, engine settings, machine, commit, dirty, version); the client
 adds the workload (with request_rate and max_concurrency), every run raw and their aggregate (metrics.aggregate, as
@@ -51,11 +52,10 @@ def workload_block(work: workloads.Workload, request_rate: float, max_concurrenc
 def default_series(work: workloads.Workload, request_rate: float, max_concurrency: int | None,
                    info: dict[str, Any]) -> str:
     """serve-<workload>-<model>-r<rate>-c<concurrency>[-<device type>] (the device suffix off CUDA, as throughput)."""
-    from engine.bench.throughput import workload_slug
     rate = "inf" if math.isinf(request_rate) else f"{request_rate:g}"
     device = str((info.get("machine") or {}).get("device") or "cuda").split(":")[0]
     suffix = "" if device == "cuda" else f"-{device}"
-    return (f"serve-{workload_slug(work)}-{evidence.slug(str(info['model']['name']))}-r{rate}"
+    return (f"serve-{workloads.slug(work)}-{evidence.slug(str(info['model']['name']))}-r{rate}"
             f"-c{max_concurrency or 'none'}{suffix}")
 
 

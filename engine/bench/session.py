@@ -12,9 +12,13 @@ from typing import Any, Callable, Iterator
 
 import torch
 
+from engine.args import EngineArgs
 from engine.bench import evidence, probe
-from engine.bench.machine import machine_info
 from engine.bench.roofline import Ceilings, ModelShape
+from engine.config import resolve_dtype
+from engine.model.loader import get_model_config
+from engine.provenance.commit import resolve_commit
+from engine.provenance.machine import machine_info
 
 
 @dataclass
@@ -46,15 +50,14 @@ class Session:
 
 
 def start(args: Any, command: str) -> Session:
-    """Provenance first (a missing --commit fails before minutes of measuring), then the probe."""
-    from engine.config import resolve_dtype
-    from engine.model.config import get_model_config
+    """Provenance and settings first (a missing --commit or a bad flag fails before minutes of measuring), then
+    the probe."""
     started = time.perf_counter()
-    commit, dirty = evidence.provenance(args.commit, args.dirty)
-    device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise evidence.EvidenceError(f"--device {device} asked for, but CUDA is not available here; use --device cpu")
-    dtype = resolve_dtype(args.dtype, device)
+    commit, dirty = resolve_commit(args.commit, args.dirty)
+    evidence.check_output_dir(Path(args.output_dir), dirty, args.dirty)
+    engine_args = EngineArgs.from_cli_args(args)
+    device = engine_args.resolve_device()
+    dtype = resolve_dtype(engine_args.dtype, device)
     model_config = get_model_config(args.model)   # HF dir, config .json, .gguf metadata or a shipped name
     log(f"probe: measuring copy bandwidth and matmul peak on {device} ...")
     ceilings, details = probe.measure(device, dtype)

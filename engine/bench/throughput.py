@@ -13,29 +13,23 @@ from typing import Any
 
 import torch
 
+from engine.args import EngineArgs
 from engine.bench import evidence, metrics, ours, peer_transformers, workloads
 from engine.bench.errors import BenchError
-from engine.bench.result import assemble, check_peer_matches, model_block, ratio
+from engine.bench.result import assemble, check_peer_matches, ratio
 from engine.bench.roofline import roofline_record, workload_bound
 from engine.bench.session import Session, log, progress, start
+from engine.provenance.settings import model_block
+from engine.provenance.version import engine_version
 
 PEER_STOP_MARGIN_S = 30.0   # left at the end of --time-budget for writing evidence and tearing down
-
-
-def workload_slug(w: workloads.Workload) -> str:
-    if w.name == "nano" and w.num_requests == workloads.NANO_NUM_PROMPTS and w.params.get("max_input_len") == 1024 \
-            and w.params.get("max_output_len") == 1024 and w.seed == 0:
-        return "nano"
-    if w.name == "nano":
-        return f"nano{w.num_requests}-{w.params['max_input_len']}-{w.params['max_output_len']}-s{w.seed}"
-    return f"random{w.num_requests}-{w.params['input_len']}-{w.params['output_len']}-s{w.seed}"
 
 
 def default_series(kind: str, args: Any, w: workloads.Workload, device: torch.device) -> str:
     suffix = "" if device.type == "cuda" else f"-{device.type}"
     if kind == "peer":
-        return f"peer-{peer_transformers.NAME}-{evidence.slug(args.model)}-{workload_slug(w)}{suffix}"
-    return f"throughput-{workload_slug(w)}-{evidence.slug(args.model)}{suffix}"
+        return f"peer-{peer_transformers.NAME}-{evidence.slug(args.model)}-{workloads.slug(w)}{suffix}"
+    return f"throughput-{workloads.slug(w)}-{evidence.slug(args.model)}{suffix}"
 
 
 def run(args: Any, command: str) -> int:
@@ -74,7 +68,7 @@ def run(args: Any, command: str) -> int:
     result = assemble(series=series, row=args.row, created=s.created_iso, commit=s.commit, dirty=s.dirty,
                       command=s.command, machine=s.machine, model=model, workload=w.describe(),
                       engine=engine_settings, runs=runs, metrics=agg, roofline=roof, peers=peers,
-                      subject={"kind": "ours", "name": "engine", "version": _engine_version(), "complete": True})
+                      subject={"kind": "ours", "name": "engine", "version": engine_version(), "complete": True})
     assert out is not None
     evidence.write(out, result, result_only=args.result_only)
     report(result, out)
@@ -86,11 +80,8 @@ def peer_series(args: Any, w: workloads.Workload, s: Session) -> str:
 
 
 def run_ours(args: Any, s: Session, w: workloads.Workload) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    kwargs = ours.engine_kwargs(args)
-    kwargs["device"] = str(s.device)
     log(f"engine: building {args.model} ({args.load_format}, {str(s.dtype).removeprefix('torch.')}) ...")
-    llm = ours.build_llm(kwargs)
-    settings = ours.settings_of(llm, kwargs)
+    llm, settings = ours.build_llm(ours.engine_args(args, s.device))
     ours.warmup(llm, w)
     runs = []
     for i in range(args.repeat):
@@ -140,7 +131,7 @@ def run_peer(args: Any, s: Session, w: workloads.Workload, model: dict[str, Any]
                                                                          if args.load_format == "dummy" else "")
                            + ", unpacked to HF names"}
     series = peer_series(args, w, s)
-    roof = roofline(s, w, ours.engine_defaults(), agg["output_tok_per_s"]["median"])
+    roof = roofline(s, w, {}, agg["output_tok_per_s"]["median"])   # the engine's default schedule
     result = assemble(series=series, row=args.row, created=s.created_iso, commit=s.commit, dirty=s.dirty,
                       command=s.command, machine=s.machine, model=model,
                       workload=w.describe(), engine=settings, runs=[r], metrics=agg, roofline=roof, peers=[],
@@ -153,8 +144,9 @@ def run_peer(args: Any, s: Session, w: workloads.Workload, model: dict[str, Any]
 
 def roofline(s: Session, w: workloads.Workload, engine_settings: dict[str, Any], measured: float | None
              ) -> dict[str, Any]:
-    max_seqs = int(engine_settings.get("max_num_seqs") or ours.engine_defaults()["max_num_seqs"])
-    max_tokens = int(engine_settings.get("max_num_batched_tokens") or ours.engine_defaults()["max_num_batched_tokens"])
+    defaults = EngineArgs()
+    max_seqs = int(engine_settings.get("max_num_seqs") or defaults.max_num_seqs)
+    max_tokens = int(engine_settings.get("max_num_batched_tokens") or defaults.max_num_batched_tokens)
     b = workload_bound(s.shape, s.dtype.itemsize, w.prompt_lens, w.output_lens, max_seqs, max_tokens, s.ceilings)
     rec = roofline_record(s.shape, s.dtype.itemsize, b, s.ceilings, measured, s.ceiling_details)
     rec["schedule"].update({"max_num_seqs": max_seqs, "max_num_batched_tokens": max_tokens})
@@ -182,14 +174,3 @@ def _fmt(x: float) -> str:
 def _ms(summary: dict[str, float] | None) -> str:
     return "-" if not summary else f"{summary['p50']:.1f} ms"
 
-
-def _engine_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("evident")
-    except PackageNotFoundError:   # run from a source tree (the GPU machine: PYTHONPATH=.), not installed
-        import re
-        from pathlib import Path
-        pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
-        m = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(), re.M) if pyproject.is_file() else None
-        return m.group(1) if m else "unknown"

@@ -92,3 +92,13 @@ def build(name: str, num_prompts: int | None, input_len: int | None, output_len:
         return random_fixed(1000 if num_prompts is None else num_prompts, 1024 if input_len is None else input_len,
                             128 if output_len is None else output_len, seed)
     raise BenchError(f"--dataset-name must be 'random' or 'nano', got {name!r}")
+
+
+def slug(w: Workload) -> str:
+    """The workload's part of a series name: "nano" for the standard one, its parameters otherwise."""
+    if w.name == "nano" and w.num_requests == NANO_NUM_PROMPTS and w.params.get("max_input_len") == 1024 \
+            and w.params.get("max_output_len") == 1024 and w.seed == 0:
+        return "nano"
+    if w.name == "nano":
+        return f"nano{w.num_requests}-{w.params['max_input_len']}-{w.params['max_output_len']}-s{w.seed}"
+    return f"random{w.num_requests}-{w.params['input_len']}-{w.params['output_len']}-s{w.seed}"

@@ -11,16 +11,13 @@ from array import array
 
 from engine.core.block_pool import BlockPool, KVCacheBlock
 from engine.core.request import Request
+from engine.utils import cdiv
 
 _ROOT_HASH = b"engine-prefix-cache-v1"
 
 
 def hash_block_tokens(parent_hash: bytes | None, token_ids: list[int]) -> bytes:
     return hashlib.sha256((parent_hash or _ROOT_HASH) + array("q", token_ids).tobytes()).digest()
-
-
-def cdiv(a: int, b: int) -> int:
-    return -(a // -b)
 
 
 class KVCacheManager:

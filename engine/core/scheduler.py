@@ -78,7 +78,7 @@ class Scheduler:
         del self.requests[req.request_id]
 
     def _release_slot(self, req: Request) -> None:
-        heapq.heappush(self._free_slots, req.slot)
+        heapq.heappush(self._free_slots, _slot_of(req))
         req.slot = None
 
     # ---- one step --------------------------------------------------------------------------------
@@ -117,8 +117,8 @@ class Scheduler:
                 preempt(victim)
                 if victim is req:
                     return
-            cached[req.request_id] = CachedRequestData(req.request_id, req.slot, [b.block_id for b in new_blocks],
-                                                       req.num_computed_tokens)
+            cached[req.request_id] = CachedRequestData(req.request_id, _slot_of(req),
+                                                       [b.block_id for b in new_blocks], req.num_computed_tokens)
             out.num_scheduled_tokens[req.request_id] = n
             budget -= n
 
@@ -189,3 +189,9 @@ class Scheduler:
         if req.num_tokens >= self.max_model_len:
             return RequestStatus.FINISHED_LENGTH
         return None
+
+
+def _slot_of(req: Request) -> int:
+    """The slot of a request that holds one (running); None there is a scheduler bug."""
+    assert req.slot is not None, f"{req} holds no slot"
+    return req.slot

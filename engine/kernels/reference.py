@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from engine.kernels.attention_metadata import AttentionMetadata
+from engine.utils import cdiv
 
 
 def write_kv(k: torch.Tensor,             # [T, Hkv, D]
@@ -79,7 +80,7 @@ def paged_attention(q: torch.Tensor,         # [T, Hq, D]
 def gather_kv(kv_cache: torch.Tensor, block_table: torch.Tensor, seq_len: int) -> tuple[torch.Tensor, torch.Tensor]:
     """One sequence's K and V, each [seq_len, Hkv, D], read through its block table row [max_blocks]."""
     block_size, num_kv_heads, head_dim = kv_cache.shape[2:]
-    num_blocks = -(-seq_len // block_size)
+    num_blocks = cdiv(seq_len, block_size)
     blocks = block_table[:num_blocks].long()
     k = kv_cache[0].index_select(0, blocks).view(-1, num_kv_heads, head_dim)[:seq_len]
     v = kv_cache[1].index_select(0, blocks).view(-1, num_kv_heads, head_dim)[:seq_len]
@@ -103,7 +104,7 @@ def _decode_batch(q: torch.Tensor, kv_cache: torch.Tensor, attn: AttentionMetada
                   rows: list[int], token_index: list[int], max_seq_len: int, out: torch.Tensor) -> None:
     """All single-token rows at once: gather [R, max_seq_len] K/V through the block tables, mask the tail."""
     block_size, num_kv_heads, head_dim = kv_cache.shape[2:]
-    num_blocks = -(-max_seq_len // block_size)
+    num_blocks = cdiv(max_seq_len, block_size)
     r0, t0 = rows[0], token_index[0]
     # Decode-first batches put these rows in one contiguous run: slice them; otherwise gather by index.
     contiguous = rows == list(range(r0, r0 + len(rows))) and token_index == list(range(t0, t0 + len(rows)))

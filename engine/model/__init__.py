@@ -4,8 +4,8 @@
     hidden = loaded.model(input_ids, positions, attn_metadata, kv_caches)   # [T, H]
     logits = loaded.model.compute_logits(hidden[last_token_rows])           # [N, V] float32
 """
-from engine.model.config import ModelConfig, get_model_config, shipped_config_names
-from engine.model.loader import LoadedModel, default_model_path, load_model
+from engine.model.config import ModelConfig, shipped_config_names
+from engine.model.loader import LoadedModel, default_model_path, get_model_config, load_model
 from engine.model.tokenizer import IncrementalDetokenizer, Tokenizer
 
 __all__ = ["IncrementalDetokenizer", "LoadedModel", "ModelConfig", "Tokenizer", "default_model_path",

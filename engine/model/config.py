@@ -6,16 +6,16 @@ Shipped configs (Qwen3 0.6B/1.7B/4B/8B, as published on the Hub) live in `config
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from engine.config import DTYPES, dtype_name
 from engine.errors import EngineError
 
 # HF `architectures[0]` -> our architecture key (the model class registry is keyed by the same names).
 ARCHITECTURES: dict[str, str] = {"Qwen3ForCausalLM": "qwen3", "LlamaForCausalLM": "llama"}
-_DTYPES = ("float32", "float16", "bfloat16")
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class ModelConfig:
     max_position_embeddings: int
     bos_token_id: int | None = None
     eos_token_ids: tuple[int, ...] = ()
-    torch_dtype: str = "bfloat16"     # the checkpoint's dtype; what "auto" picks on GPU
+    torch_dtype: str = "bfloat16"     # the checkpoint's dtype, as recorded (engine/config.py resolves "auto")
     attention_bias: bool = False
     rope_scaling: RopeScaling | None = None
     name: str = ""                    # where it came from: a shipped name, a path
@@ -111,7 +111,7 @@ class ModelConfig:
             max_position_embeddings=int(d.get("max_position_embeddings", 2048)),
             bos_token_id=None if d.get("bos_token_id") is None else int(d["bos_token_id"]),
             eos_token_ids=eos_ids,
-            torch_dtype=dtype if dtype in _DTYPES else "bfloat16",
+            torch_dtype=dtype_name(DTYPES[dtype]) if dtype in DTYPES else "bfloat16",
             attention_bias=bool(d.get("attention_bias", False)),
             rope_scaling=_rope_scaling(d.get("rope_scaling") or rope or None, source),
             name=source,
@@ -153,24 +153,3 @@ def read_config_json(path: Path) -> ModelConfig:
     if not isinstance(data, dict):
         raise EngineError(f"{path}: expected a JSON object of model settings")
     return ModelConfig.from_hf_dict(data, str(path))
-
-
-def get_model_config(name_or_path: str) -> ModelConfig:
-    """A config from an HF directory, a config .json file, a .gguf file's metadata, or a shipped name
-    ("Qwen3-0.6B", "Qwen/Qwen3-8B", "qwen3-0.6b")."""
-    path = Path(name_or_path).expanduser()
-    if path.is_dir():
-        if not (path / "config.json").is_file():
-            raise EngineError(f"{path} has no config.json; pass an HF model directory")
-        return read_config_json(path / "config.json")
-    if path.is_file() and path.suffix == ".json":
-        return read_config_json(path)
-    if path.is_file() and path.suffix == ".gguf":
-        from engine.model.gguf_loader import gguf_file_config  # gguf is only imported for GGUF files
-        return gguf_file_config(path)
-    shipped = shipped_name(name_or_path)
-    if shipped is None:
-        raise EngineError(f"model path {name_or_path} does not exist; pass an HF directory, a .gguf file, or a "
-                          f"config name with --load-format dummy ({', '.join(shipped_config_names())})")
-    cfg = read_config_json(Path(str(resources.files("engine.model").joinpath("configs", f"{shipped}.json"))))
-    return replace(cfg, name=shipped)

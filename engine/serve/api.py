@@ -16,8 +16,9 @@ from typing import Any
 
 from aiohttp import web
 
+from engine.provenance.commit import Provenance
 from engine.serve.async_engine import AsyncEngine, QueueFullError, RequestFailed, StreamOutput
-from engine.serve.info import Provenance, engine_info
+from engine.serve.info import engine_info
 from engine.serve.protocol import ApiError, GenerateRequest, parse_chat, parse_completion
 
 log = logging.getLogger("engine.serve")
@@ -159,7 +160,7 @@ def _usage(prompt_tokens: int, completion_tokens: int) -> dict[str, int]:
 def _open(request: web.Request, req: GenerateRequest):
     engine = request.app[ENGINE_KEY]
     try:
-        return engine.open(req.prompt_token_ids, req.params, req.stop, prompt=req.prompt)
+        return engine.open(req.prompt_token_ids, req.params, prompt=req.prompt)
     except QueueFullError as e:
         raise ApiError(503, str(e)) from None
     except RequestFailed as e:

@@ -1,9 +1,10 @@
 """AsyncEngine: an asyncio front end over one EngineCore that a dedicated thread steps.
 
 Threads: the engine thread alone touches the EngineCore. The event loop hands it new requests and aborts through a
-locked command list, applied between steps; after each step the engine thread detokenises the new tokens (text
-deltas that hold back an incomplete UTF-8 sequence or a possible stop string) and delivers every request's
-`StreamOutput` to the loop with one `call_soon_threadsafe`. Admission is bounded: at most
+locked command list, applied between steps; after each step the engine thread hands the requests that moved to the
+OutputProcessor (engine/output_processor.py, the same one LLM.generate uses: text deltas that hold back an
+incomplete UTF-8 sequence or a possible stop string) and delivers every request's `StreamOutput` to the loop with
+one `call_soon_threadsafe`. Admission is bounded: at most
 `max_num_seqs + max_queued_requests` requests are in flight; past that `open()` raises `QueueFullError` at once.
 """
 from __future__ import annotations
@@ -13,13 +14,12 @@ import itertools
 import logging
 import threading
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from engine.core.engine_core import EngineCore
-from engine.core.request import Request
+from engine.engine_core import EngineCore
 from engine.errors import EngineError
-from engine.model.tokenizer import IncrementalDetokenizer
+from engine.output_processor import OutputDelta, OutputProcessor
 from engine.sampling_params import SamplingParams
 
 log = logging.getLogger("engine.serve")
@@ -50,17 +50,10 @@ class StreamOutput:
     stop_reason: int | str | None = None  # the stop token id or stop string that ended it
     error: RequestFailed | None = None
 
-
-@dataclass
-class _Tracked:
-    """Engine-thread state of one request."""
-    request: Request | None     # set once the engine thread added it
-    stream: RequestStream
-    detok: IncrementalDetokenizer | None
-    stops: tuple[str, ...]
-    sent_tokens: int = 0
-    text: str = ""          # decoded text so far
-    emitted: int = 0        # characters of `text` already delivered
+    @classmethod
+    def of(cls, delta: OutputDelta) -> StreamOutput:
+        return cls(delta.token_ids, delta.text, delta.num_prompt_tokens, delta.num_output_tokens,
+                   delta.finish_reason, delta.stop_reason)
 
 
 @dataclass
@@ -118,9 +111,10 @@ class AsyncEngine:
         self._in_flight = 0                        # event-loop thread only
         self._ids = itertools.count()
         self._cond = threading.Condition()
-        self._commands: list[tuple[str, Any]] = []  # ("add", (_Tracked, ids, params)) | ("abort", request_id)
+        self._commands: list[tuple[str, Any]] = []  # ("add", (stream, ids, params, prompt)) | ("abort", request_id)
         self._stopping = False
-        self._tracked: dict[str, _Tracked] = {}    # engine thread only
+        self._streams: dict[str, RequestStream] = {}   # engine thread only, as is the output processor
+        self.output_processor = OutputProcessor(core.tokenizer)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
 
@@ -149,8 +143,8 @@ class AsyncEngine:
             self._thread = None
 
     # ---- requests (event loop) -----------------------------------------------------------------
-    def open(self, prompt_token_ids: list[int], params: SamplingParams, stop: tuple[str, ...] = (),
-             prompt: str | None = None, request_id: str | None = None) -> _Admission:
+    def open(self, prompt_token_ids: list[int], params: SamplingParams, prompt: str | None = None,
+             request_id: str | None = None) -> _Admission:
         """Admit one request now or raise QueueFullError; use the result as `async with ... as stream`."""
         if self._thread is None or self._stopping:
             raise RequestFailed("the engine is not running (the server is shutting down)", 503)
@@ -159,10 +153,8 @@ class AsyncEngine:
                                  f"(--max-num-seqs + --max-queued-requests = {self.capacity}); retry later")
         rid = request_id or f"req-{next(self._ids)}"
         stream = RequestStream(rid)
-        detok = None if self.tokenizer is None else self.tokenizer.incremental(
-            prompt_token_ids, skip_special_tokens=params.skip_special_tokens)
         self._in_flight += 1
-        self._command("add", (_Tracked(None, stream, detok, tuple(stop)), prompt_token_ids, params, prompt))
+        self._command("add", (stream, prompt_token_ids, params, prompt))
         return _Admission(self, stream)
 
     def _release(self, stream: RequestStream) -> None:
@@ -192,12 +184,13 @@ class AsyncEngine:
             for kind, payload in commands:
                 if kind == "add":
                     self._add(*payload, outbox)
-                elif kind == "abort" and payload in self._tracked:
+                elif kind == "abort" and payload in self._streams:
                     core.abort_requests([payload])
-                    t = self._tracked.pop(payload)
+                    del self._streams[payload]
+                    state = self.output_processor.abort_request(payload)
                     self.stats.num_aborted += 1
                     log.info("request %s aborted (its client left) after %d tokens; its KV blocks are free",
-                             payload, t.sent_tokens)
+                             payload, state.sent_tokens if state is not None else 0)
             if core.has_unfinished_requests():
                 try:
                     finished, result = core.step()
@@ -208,57 +201,36 @@ class AsyncEngine:
                 else:
                     self.stats.num_steps += 1
                     self.stats.max_batch_requests = max(self.stats.max_batch_requests, len(result.req_ids))
-                    for rid in list(result.req_ids) + [r.request_id for r in finished]:
-                        self._collect(rid, outbox)
+                    self._collect([*result.req_ids, *(r.request_id for r in finished)], outbox)
             self._deliver(outbox)
 
-    def _add(self, tracked: _Tracked, ids: list[int], params: SamplingParams, prompt: str | None,
+    def _add(self, stream: RequestStream, ids: list[int], params: SamplingParams, prompt: str | None,
              outbox: list[tuple[RequestStream, StreamOutput]]) -> None:
-        rid = tracked.stream.request_id
-        if tracked.stream.finished:   # its client left before the engine saw it
+        rid = stream.request_id
+        if stream.finished:   # its client left before the engine saw it
             return
         try:
-            tracked.request = self.core.add_request(rid, ids, params, prompt=prompt)
+            request = self.core.add_request(rid, ids, params, prompt=prompt)
+            self.output_processor.add_request(request)
         except EngineError as e:
-            outbox.append((tracked.stream, StreamOutput([], "", len(ids), 0, error=RequestFailed(str(e), 400))))
+            self.core.abort_requests([rid])   # added to the core but refused by the processor: not left running
+            outbox.append((stream, StreamOutput([], "", len(ids), 0, error=RequestFailed(str(e), 400))))
             return
-        self._tracked[rid] = tracked
+        self._streams[rid] = stream
 
-    def _collect(self, rid: str, outbox: list[tuple[RequestStream, StreamOutput]]) -> None:
-        t = self._tracked.get(rid)
-        if t is None:
-            return
-        req = t.request
-        new = req.output_token_ids[t.sent_tokens:]
-        finished = req.status.finished
-        if not new and not finished:
-            return
-        t.sent_tokens = len(req.output_token_ids)
-        if t.detok is not None:
-            t.text += t.detok.add(new)
-            if finished:
-                t.text += t.detok.flush()
-        reason, stop_reason = req.finish_reason, req.stop_reason
-        end = len(t.text)
-        if t.stops:
-            hit = _find_stop(t.text, t.stops, t.emitted)
-            if hit is not None:
-                end, stop_str = max(hit[0], t.emitted), hit[1]
-                reason, stop_reason, finished = "stop", stop_str, True
-                if not req.status.finished:
-                    self.core.abort_requests([rid])   # frees its KV blocks now
-            elif not finished:   # hold back a tail that could still grow into a stop string
-                end = max(t.emitted, len(t.text) - (max(map(len, t.stops)) - 1))
-        text, t.emitted = t.text[t.emitted:end], end
-        outbox.append((t.stream, StreamOutput(new, text, req.num_prompt_tokens, t.sent_tokens,
-                                              reason if finished else None, stop_reason if finished else None)))
-        if finished:
-            del self._tracked[rid]
+    def _collect(self, request_ids: list[str], outbox: list[tuple[RequestStream, StreamOutput]]) -> None:
+        processed = self.output_processor.process_outputs(request_ids)
+        self.core.abort_requests(processed.reqs_to_abort)   # a stop string ended them: free their KV blocks now
+        for delta in processed.deltas:
+            stream = self._streams[delta.request_id]
+            outbox.append((stream, StreamOutput.of(delta)))
+            if delta.finish_reason is not None:
+                del self._streams[delta.request_id]
 
     def _fail_all(self, message: str, status: int,
                   outbox: list[tuple[RequestStream, StreamOutput]] | None = None) -> None:
         outbox = [] if outbox is None else outbox
-        rids = list(self._tracked)
+        rids = list(self._streams)
         try:
             self.core.abort_requests(rids)
             # KV written by a failed step is not trustworthy: forget every prefix-cache hash.
@@ -266,15 +238,16 @@ class AsyncEngine:
         except Exception:
             log.error("aborting after an engine failure failed:\n%s", traceback.format_exc())
         for rid in rids:
-            t = self._tracked.pop(rid)
-            outbox.append((t.stream, StreamOutput([], "", t.request.num_prompt_tokens, t.sent_tokens,
-                                                  error=RequestFailed(message, status))))
+            stream = self._streams.pop(rid)
+            state = self.output_processor.abort_request(rid)
+            prompt_tokens, sent = (state.request.num_prompt_tokens, state.sent_tokens) if state is not None else (0, 0)
+            outbox.append((stream, StreamOutput([], "", prompt_tokens, sent, error=RequestFailed(message, status))))
         with self._cond:   # adds that never reached the engine
             pending, self._commands = self._commands, []
         for kind, payload in pending:
             if kind == "add":
-                outbox.append((payload[0].stream, StreamOutput([], "", len(payload[1]), 0,
-                                                              error=RequestFailed(message, status))))
+                outbox.append((payload[0], StreamOutput([], "", len(payload[1]), 0,
+                                                       error=RequestFailed(message, status))))
         self._deliver(outbox)
         outbox.clear()
 
@@ -290,12 +263,3 @@ def _put_all(items: list[tuple[RequestStream, StreamOutput]]) -> None:
     for stream, out in items:
         stream.queue.put_nowait(out)
 
-
-def _find_stop(text: str, stops: tuple[str, ...], emitted: int) -> tuple[int, str] | None:
-    """The earliest stop string in text that ends after what was already emitted: (its start, it)."""
-    best: tuple[int, str] | None = None
-    for s in stops:
-        i = text.find(s, max(0, emitted - len(s) + 1))
-        if i >= 0 and (best is None or i < best[0]):
-            best = (i, s)
-    return best

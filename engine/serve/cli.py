@@ -1,7 +1,6 @@
 """`engine serve [MODEL]`: vLLM's `vllm serve` shape (--host, --port, --served-model-name + the engine flags).
 
-Engine flags come from engine.cli.add_engine_args, and every flag whose name is an EngineConfig field reaches
-EngineConfig unchanged, so an engine flag added there is served here without an edit.
+The engine flags are EngineArgs' (engine/args.py): a setting added there is a flag here without an edit.
 """
 from __future__ import annotations
 
@@ -12,19 +11,20 @@ import shlex
 import sys
 from typing import Any
 
+from engine.args import EngineArgs
 from engine.errors import EngineError
+from engine.provenance.commit import Provenance, add_provenance_args, resolve_provenance
 from engine.serve.async_engine import DEFAULT_MAX_QUEUED_REQUESTS
+from engine.utils import cpu_threads, require_package
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    from engine.bench.cli import add_provenance_args
-    from engine.cli import add_engine_args
     p = subparsers.add_parser("serve", help="serve a model over an OpenAI-compatible HTTP API",
                               description="Serve MODEL at http://HOST:PORT/v1 (completions and chat completions, "
                                           "streaming or not). Stop with Ctrl-C or SIGTERM.")
     p.add_argument("model_tag", nargs="?", default=None, metavar="MODEL",
                    help="same as --model (default: the embedded SmolLM2-135M-Instruct GGUF)")
-    add_engine_args(p)
+    EngineArgs.add_cli_args(p)
     g = p.add_argument_group("server")
     g.add_argument("--host", default="127.0.0.1", help="address to bind (0.0.0.0 for every interface)")
     g.add_argument("--port", type=int, default=8000)
@@ -42,48 +42,40 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def engine_config(args: argparse.Namespace):
-    """EngineConfig from every parsed flag named like one of its fields."""
-    from engine.config import EngineConfig
+def engine_args(args: argparse.Namespace) -> EngineArgs:
+    """EngineArgs from the engine flags; MODEL and --model are one setting."""
     if args.model_tag and args.model and args.model_tag != args.model:
         raise EngineError(f"two models given: {args.model_tag!r} and --model {args.model!r}; pass one")
-    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(EngineConfig)
-              if getattr(args, f.name, None) is not None}
-    values["model"] = args.model_tag or args.model
-    return EngineConfig(**values)
+    return dataclasses.replace(EngineArgs.from_cli_args(args), model=args.model_tag or args.model)
 
 
-def _provenance(args: argparse.Namespace):
-    from engine.bench.errors import BenchError
-    from engine.serve.info import resolve_provenance
+def _provenance(args: argparse.Namespace) -> Provenance:
     if args.dirty is not None and args.commit is None:
         raise EngineError("--dirty/--clean say what --commit was served; pass --commit SHA with it")
-    try:
-        # the command as typed (`engine serve ...`, `python -m engine serve ...`); None when called otherwise
-        return resolve_provenance(args.commit, args.dirty, shlex.join(["engine", *sys.argv[1:]])
-                                  if sys.argv[1:2] == ["serve"] else None)
-    except BenchError as e:
-        raise EngineError(str(e)) from None
+    # the command as typed (`engine serve ...`, `python -m engine serve ...`); None when called otherwise
+    return resolve_provenance(args.commit, args.dirty, shlex.join(["engine", *sys.argv[1:]])
+                              if sys.argv[1:2] == ["serve"] else None)
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    require_package("aiohttp", "engine serve")
     import torch
     from aiohttp import web
 
-    from engine.cli import cpu_threads
-    from engine.core.engine_core import EngineCore
+    from engine.engine_core import EngineCore
     from engine.serve.api import create_app
     from engine.serve.async_engine import AsyncEngine
 
     if not 0 <= args.port <= 65535:
         raise EngineError(f"--port must be in [0, 65535], got {args.port}")
-    config = engine_config(args)
+    eargs = engine_args(args)
     provenance = _provenance(args)   # a bad --commit fails before the model loads
-    if config.device.type == "cpu":
+    if eargs.resolve_device().type == "cpu":
         threads = cpu_threads(args.cpu_threads)
         if threads is not None:
             torch.set_num_threads(threads)
-    core = EngineCore(config)
+    core = EngineCore.from_args(eargs)
+    config = core.config
     engine = AsyncEngine(core, args.max_queued_requests)
     name = args.served_model_name or core.loaded.name
     app = create_app(engine, name, provenance)

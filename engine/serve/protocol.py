@@ -44,8 +44,7 @@ class GenerateRequest:
     model: str
     prompt_token_ids: list[int]
     prompt: str | None
-    params: SamplingParams
-    stop: tuple[str, ...]
+    params: SamplingParams     # stop strings included
     stream: bool
     include_usage: bool
 
@@ -110,8 +109,7 @@ def _common(body: Any, served_model: str) -> tuple[str, bool, bool]:
     return served_model, stream, include_usage
 
 
-def _sampling(body: dict[str, Any], max_tokens_default: int | None, tokens_field: str) -> tuple[SamplingParams,
-                                                                                                 tuple[str, ...]]:
+def _sampling(body: dict[str, Any], max_tokens_default: int | None, tokens_field: str) -> SamplingParams:
     max_tokens = _int(body, tokens_field, max_tokens_default, "an integer >= 1", lambda v: v >= 1)
     stop = body.get("stop")
     if stop is None:
@@ -132,9 +130,9 @@ def _sampling(body: dict[str, Any], max_tokens_default: int | None, tokens_field
         top_p=_number(body, "top_p", 1.0, "a number in (0, 1]", lambda v: 0 < v <= 1),
         top_k=_int(body, "top_k", 0, "an integer >= 1, or 0 / -1 to disable", lambda v: v >= -1),
         seed=_int(body, "seed", None, "an integer", lambda v: True),
-        max_tokens=max_tokens, ignore_eos=_bool(body, "ignore_eos", False), stop_token_ids=list(stop_ids or []),
-        skip_special_tokens=_bool(body, "skip_special_tokens", True))
-    return params, stops
+        max_tokens=max_tokens, ignore_eos=_bool(body, "ignore_eos", False), stop=list(stops),
+        stop_token_ids=list(stop_ids or []), skip_special_tokens=_bool(body, "skip_special_tokens", True))
+    return params
 
 
 def _check_prompt(ids: list[int], field: str, params: SamplingParams, vocab_size: int, max_model_len: int,
@@ -168,11 +166,11 @@ def parse_completion(body: Any, served_model: str, tokenizer, vocab_size: int, m
         raise _bad("prompt", f"got a batch of {len(prompt)} prompts; send one prompt per request")
     else:
         raise _bad("prompt", "is required: a string, or a list of token ids (integers)")
-    params, stops = _sampling(body, 16, "max_tokens")
-    if stops and tokenizer is None:
+    params = _sampling(body, 16, "max_tokens")
+    if params.stop and tokenizer is None:
         raise _bad("stop", "stop strings need a tokenizer and this model has none; use stop_token_ids")
     _check_prompt(ids, "prompt", params, vocab_size, max_model_len, "max_tokens")
-    return GenerateRequest(model, ids, text, params, stops, stream, include_usage)
+    return GenerateRequest(model, ids, text, params, stream, include_usage)
 
 
 def parse_chat(body: Any, served_model: str, tokenizer, vocab_size: int, max_model_len: int) -> GenerateRequest:
@@ -194,9 +192,9 @@ def parse_chat(body: Any, served_model: str, tokenizer, vocab_size: int, max_mod
         raise _bad("messages", f"the chat template could not render them: {e}") from None
     ids = tokenizer.encode(text, add_special_tokens=False)   # the template wrote the special tokens itself
     field = "max_completion_tokens" if body.get("max_completion_tokens") is not None else "max_tokens"
-    params, stops = _sampling(body, None, field)
+    params = _sampling(body, None, field)
     _check_prompt(ids, "messages", params, vocab_size, max_model_len, field)
-    return GenerateRequest(model, ids, text, params, stops, stream, include_usage)
+    return GenerateRequest(model, ids, text, params, stream, include_usage)
 
 
 def _message(i: int, m: Any) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import torch
 
 from engine.core.sched_output import SchedulerOutput
 from engine.kernels.attention_metadata import AttentionMetadata
+from engine.utils import cdiv
 from engine.worker.sampler import SamplingTensors
 from engine.worker.state import SlotState
 
@@ -77,7 +78,7 @@ def prepare_inputs(state: SlotState, sched: SchedulerOutput, block_size: int, up
     from_device = pos >= state.num_host_tokens[tok_slot]     # the token was sampled on the device
     host_ids = state.token_ids[tok_slot, np.where(from_device, 0, pos)]
     slot_mapping = state.block_table[tok_slot, pos // block_size].astype(np.int64) * block_size + pos % block_size
-    max_blocks = -(-int(seq_lens.max()) // block_size)
+    max_blocks = cdiv(int(seq_lens.max()), block_size)
     block_tables = state.block_table[slots, :max_blocks]                                            # [B, max_blocks]
     samples = seq_lens >= state.num_tokens[slots]            # rows whose known tokens are all computed now
     sample_slots = slots[samples]                                                                   # [S]

@@ -10,11 +10,11 @@ from __future__ import annotations
 import torch
 
 from engine.config import EngineConfig
-from engine.core.kv_cache_manager import cdiv
 from engine.core.sched_output import ModelRunnerOutput, SchedulerOutput
 from engine.errors import EngineError
 from engine.kernels.attention_metadata import AttentionMetadata, kv_cache_shape
 from engine.kernels.backends import select as select_attention
+from engine.utils import cdiv
 from engine.worker.cuda_graphs import DecodeGraphs, capture_sizes, graph_mode
 from engine.worker.input_batch import Uploader, prepare_inputs
 from engine.worker.sampler import Sampler, SamplingTensors
@@ -23,10 +23,9 @@ from engine.worker.state import SlotState
 
 class ModelRunner:
     def __init__(self, config: EngineConfig, model: torch.nn.Module, model_config, keep_logits: bool = False) -> None:
-        assert config.max_model_len is not None, "resolve max_model_len before building the runner"
         self.config = config
-        self.device = torch.device(config.device)
-        self.dtype = config.torch_dtype
+        self.device = config.device
+        self.dtype = config.dtype
         self.model = model
         self.model_config = model_config
         self.block_size = config.block_size

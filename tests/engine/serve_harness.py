@@ -15,10 +15,10 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from engine.core.engine_core import EngineCore
+from engine.engine_core import EngineCore
 from engine.serve.api import create_app
 from engine.serve.async_engine import AsyncEngine
-from engine.serve.info import Provenance
+from engine.provenance.commit import Provenance
 
 MODEL = "tiny"
 

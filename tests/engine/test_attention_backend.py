@@ -6,7 +6,8 @@ import argparse
 import pytest
 import torch
 
-from engine.config import EngineConfig
+from engine.args import EngineArgs
+from engine.engine_core import EngineCore
 from engine.errors import EngineError
 from engine.kernels import backends
 from engine.kernels.backends import REFERENCE, select
@@ -33,13 +34,13 @@ def test_auto_never_picks_the_interpreter(monkeypatch: pytest.MonkeyPatch) -> No
 def test_triton_on_cpu_without_the_interpreter_is_one_clear_error(no_interpreter: None) -> None:
     with pytest.raises(EngineError, match=r"attention_backend='triton' cannot run: .*CUDA device.*TRITON_INTERPRET=1"):
         select("triton", CPU)
-    with pytest.raises(EngineError, match="TRITON_INTERPRET=1"):
-        EngineConfig(device="cpu", attention_backend="triton")   # before any model is loaded
+    with pytest.raises(EngineError, match="TRITON_INTERPRET=1"):   # before the model loads: it does not exist
+        EngineCore.from_args(EngineArgs(model="/no/such/model", device="cpu", attention_backend="triton"))
 
 
 def test_unknown_name_and_unsupported_shapes(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(EngineError, match="attention_backend must be one of auto, triton, torch, got 'flash'"):
-        EngineConfig(device="cpu", attention_backend="flash")
+        EngineArgs(device="cpu", attention_backend="flash")
     with pytest.raises(EngineError, match="one of auto, triton, torch"):
         select("flash", CPU)
     monkeypatch.setenv("TRITON_INTERPRET", "1")
@@ -80,24 +81,24 @@ def test_generate_cli_reports_triton_on_cpu_in_one_line(no_interpreter: None,
 def test_bench_flag_reaches_the_engine_and_the_reproduce_command() -> None:
     from engine.bench import cli as bench_cli
     from engine.bench import ours
+    from engine.bench.command import command_line
     parser = argparse.ArgumentParser(prog="engine")
     sub = parser.add_subparsers(dest="command")
     bench_cli.add_parser(sub)
     for kind in ("throughput", "latency"):
         args = parser.parse_args(["bench", kind, "--attention-backend", "torch", "--device", "cpu"])
-        assert ours.engine_kwargs(args)["attention_backend"] == "torch"
+        assert ours.engine_args(args, CPU).attention_backend == "torch"
     bench = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["bench"]
     tp = next(a for a in bench._actions if isinstance(a, argparse._SubParsersAction)).choices["throughput"]
     args = parser.parse_args(["bench", "throughput", "--attention-backend", "triton"])
-    assert "--attention-backend triton" in bench_cli.command_line("throughput", tp, args)
-    assert "attention_backend" not in ours.engine_kwargs(parser.parse_args(["bench", "throughput"]))
+    assert "--attention-backend triton" in command_line("throughput", tp, args)
+    default = parser.parse_args(["bench", "throughput"])
+    assert ours.engine_args(default, CPU).attention_backend == "auto"
+    assert "--attention-backend" not in command_line("throughput", tp, default)
 
 
-def test_result_settings_record_the_backend_and_what_auto_resolved_to() -> None:
-    from types import SimpleNamespace
-
+def test_result_settings_record_the_backend_and_what_auto_resolved_to(tiny_qwen3_dir) -> None:
     from engine.bench import ours
-    config = EngineConfig(device="cpu")
-    core = SimpleNamespace(num_blocks=7, runner=SimpleNamespace(attention_kernels=REFERENCE))
-    settings = ours.settings_of(SimpleNamespace(config=config, engine_core=core), {})
+    _, settings = ours.build_llm(EngineArgs(model=str(tiny_qwen3_dir), device="cpu", max_model_len=64,
+                                            max_num_seqs=4))
     assert settings["attention_backend"] == "auto" and settings["attention_kernels"] == "torch"

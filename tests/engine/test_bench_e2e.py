@@ -12,7 +12,9 @@ import torch
 from engine.bench import cli, peer_transformers, workloads
 
 SHA = "89abcdef0123456789abcdef0123456789abcdef"
-SMALL = ["--max-model-len", "64", "--max-num-seqs", "8"]   # a KV cache of 32 blocks, not the 1 GiB CPU default
+# A KV cache of 32 blocks, not the 1 GiB CPU default; on CPU whatever the machine has, so the evidence directory names
+# end in "-cpu" on a CUDA machine too (and no test process sizes its cache from a GPU others share).
+SMALL = ["--max-model-len", "64", "--max-num-seqs", "8", "--device", "cpu"]
 REQUIRED = ("schema", "series", "row", "created", "commit", "dirty", "command", "machine", "model", "workload",
             "engine", "runs", "metrics", "roofline", "peers")
 
@@ -123,3 +125,42 @@ def test_user_mistakes_are_one_line(tiny: str, tmp_path: Path, capsys: pytest.Ca
     assert cli.main(["throughput", "--model", tiny, "--peer-only", "--commit", SHA]) == 2
     assert "--peer transformers-cb" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_without_output_dir_evidence_goes_to_out_bench(tiny: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["latency", "--model", tiny, "--batch-size", "1", "--input-len", "4", "--output-len", "2",
+                     "--num-iters-warmup", "0", "--num-iters", "1", "--commit", SHA, "--result-only", *SMALL]) == 0
+    (d,) = (tmp_path / "out" / "bench").iterdir()
+    assert d.name.endswith("latency-bs1-in4-out2-tiny-qwen3-cpu") and (d / "result.json").is_file()
+
+
+def test_the_evidence_root_refuses_a_dirty_tree_unless_told(tiny: str, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.bench import evidence, session
+    root = tmp_path / "docs" / "bench-evidence"
+    monkeypatch.setattr(evidence, "EVIDENCE_ROOT", root)
+    monkeypatch.setattr(session, "resolve_commit", lambda commit, dirty: (SHA, True if dirty is None else dirty))
+    argv = ["latency", "--model", tiny, "--batch-size", "1", "--input-len", "4", "--output-len", "2",
+            "--num-iters-warmup", "0", "--num-iters", "1", "--result-only", "--output-dir", str(root), *SMALL]
+    assert cli.main(argv) == 2   # git found changes: refused before measuring
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "uncommitted changes" in err and "pass --dirty" in err
+    assert not root.exists()
+    assert cli.main([*argv, "--dirty"]) == 0   # asked for: written, and recorded dirty
+    (d,) = root.iterdir()
+    assert json.loads((d / "result.json").read_text())["dirty"] is True
+    assert cli.main([*argv, "--output-dir", str(tmp_path / "elsewhere")]) == 0   # anywhere else: written
+
+
+def test_plots_without_matplotlib_name_the_package(tiny: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+    monkeypatch.setitem(sys.modules, "matplotlib", None)   # what an import of a missing package sees
+    assert cli.main(["latency", "--model", tiny, "--output-dir", str(tmp_path), "--commit", SHA, *SMALL]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install matplotlib" in err and "--result-only" in err
+    assert not any(tmp_path.iterdir())
+    assert cli.main(["render", str(tmp_path)]) == 2 and "pip install matplotlib" in capsys.readouterr().err

@@ -8,9 +8,12 @@ from pathlib import Path
 import pytest
 
 from engine.bench import cli, evidence
+from engine.bench.command import command_line
 from engine.bench.errors import BenchError
 from engine.bench.metrics import RequestTiming, aggregate, run_metrics
 from engine.bench.result import assemble, check_peer_matches
+from engine.errors import EngineError
+from engine.provenance.commit import resolve_commit
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 
@@ -32,31 +35,31 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_explicit_commit_is_clean_unless_told(tmp_path: Path) -> None:
-    assert evidence.provenance(SHA, None, tmp_path) == (SHA, False)
-    assert evidence.provenance(SHA.upper(), True, tmp_path) == (SHA, True)
+    assert resolve_commit(SHA, None, tmp_path) == (SHA, False)
+    assert resolve_commit(SHA.upper(), True, tmp_path) == (SHA, True)
 
 
 def test_bad_or_missing_commit_asks_for_one(tmp_path: Path) -> None:
-    with pytest.raises(BenchError, match="40-hex"):
-        evidence.provenance("HEAD~1", None, tmp_path)
-    with pytest.raises(BenchError, match="--commit"):
-        evidence.provenance(None, None, tmp_path)   # no repository here
+    with pytest.raises(EngineError, match="40-hex"):
+        resolve_commit("HEAD~1", None, tmp_path)
+    with pytest.raises(EngineError, match="--commit"):
+        resolve_commit(None, None, tmp_path)   # no repository here
 
 
 def test_commit_and_dirty_from_git(repo: Path) -> None:
     head = _git(repo, "rev-parse", "HEAD")
-    assert evidence.provenance(None, None, repo) == (head, False)
-    assert evidence.provenance(head[:10], None, repo) == (head, False)   # a prefix resolves where git can
+    assert resolve_commit(None, None, repo) == (head, False)
+    assert resolve_commit(head[:10], None, repo) == (head, False)   # a prefix resolves where git can
     (repo / "engine" / "x.py").write_text("x = 2\n")
-    assert evidence.provenance(None, None, repo) == (head, True)
-    assert evidence.provenance(None, False, repo) == (head, False)
+    assert resolve_commit(None, None, repo) == (head, True)
+    assert resolve_commit(None, False, repo) == (head, False)
 
 
 def test_untracked_engine_file_is_dirty_but_records_are_not(repo: Path) -> None:
     (repo / "notes.md").write_text("records only\n")
-    assert evidence.provenance(None, None, repo)[1] is False
+    assert resolve_commit(None, None, repo)[1] is False
     (repo / "engine" / "new.py").write_text("y = 1\n")
-    assert evidence.provenance(None, None, repo)[1] is True
+    assert resolve_commit(None, None, repo)[1] is True
 
 
 def test_evidence_is_never_overwritten(tmp_path: Path) -> None:
@@ -85,7 +88,7 @@ def test_reproduce_command_names_every_setting_that_matters() -> None:
     args = top.parse_args(["bench", "throughput", "--model", "Qwen3-4B", "--repeat", "3", "--peer",
                            "transformers-cb", "--peer-timeout", "200", "--no-enforce-eager", "--commit", SHA,
                            "--dirty", "--output-dir", "/tmp/somewhere", "--result-only"])
-    cmd = cli.command_line("throughput", tp, args)
+    cmd = command_line("throughput", tp, args)
     assert cmd.startswith("engine bench throughput --model Qwen3-4B --load-format dummy --dtype auto --seed 0")
     for part in ("--no-enforce-eager", "--dataset-name nano", "--repeat 3", "--peer transformers-cb",
                  "--peer-timeout 200.0", f"--commit {SHA}", "--dirty"):

@@ -115,17 +115,17 @@ def test_static_launch_never_picks_split_kv() -> None:
 
 # ---- the padded path against eager, end to end ---------------------------------------------------------------
 def _engine(config_path: Path, enforce_eager: bool, max_num_seqs: int = 12):
-    from engine.config import EngineConfig
-    from engine.core.engine_core import EngineCore
+    from engine.args import EngineArgs
+    from engine.engine_core import EngineCore
     from engine.llm import LLM
     from engine.model import load_model
     from engine.model.dummy import initialize_dummy_weights
     loaded = load_model(str(config_path), load_format="dummy", dtype="float32")
     initialize_dummy_weights(loaded.model, seed=3, low=-0.2, high=0.2)   # a real spread: no near-tied logits
-    cfg = EngineConfig(model=str(config_path), load_format="dummy", device="cpu", dtype="float32", block_size=16,
+    cfg = EngineArgs(model=str(config_path), load_format="dummy", device="cpu", dtype="float32", block_size=16,
                        max_model_len=64, max_num_seqs=max_num_seqs, max_num_batched_tokens=256, num_blocks=40,
                        attention_backend="triton", enforce_eager=enforce_eager)
-    return LLM.from_engine_core(EngineCore(cfg, loaded=loaded))
+    return LLM.from_engine_core(EngineCore.from_args(cfg, loaded=loaded))
 
 
 @pytest.fixture
@@ -198,27 +198,27 @@ def test_captured_graphs_match_eager_on_cuda(tmp_path: Path) -> None:
     assert result["identical"] and result["graph_mode"] == "capture" and result["graph_decode_steps"] > 0
 
 
-def test_bench_flag_turns_graphs_on_and_result_records_it() -> None:
+def test_bench_flag_turns_graphs_on_and_result_records_it(tiny_qwen3_dir: Path) -> None:
     import argparse
-    from types import SimpleNamespace
 
+    from engine.args import EngineArgs
     from engine.bench import cli as bench_cli
     from engine.bench import ours
-    from engine.config import EngineConfig
-    from engine.kernels.backends import REFERENCE
     parser = argparse.ArgumentParser(prog="engine")
     bench_cli.add_parser(parser.add_subparsers(dest="command"))
+    cpu = torch.device("cpu")
     for kind in ("throughput", "latency"):
-        assert ours.engine_kwargs(parser.parse_args(["bench", kind, "--no-enforce-eager"]))["enforce_eager"] is False
-        assert "enforce_eager" not in ours.engine_kwargs(parser.parse_args(["bench", kind]))   # the engine default
-    config = EngineConfig(device="cpu", enforce_eager=False, max_capture_size=32)
-    core = SimpleNamespace(num_blocks=7, runner=SimpleNamespace(attention_kernels=REFERENCE))
-    settings = ours.settings_of(SimpleNamespace(config=config, engine_core=core), {})
+        args = parser.parse_args(["bench", kind, "--no-enforce-eager"])
+        assert ours.engine_args(args, cpu).enforce_eager is False
+        assert ours.engine_args(parser.parse_args(["bench", kind]), cpu).enforce_eager is None   # the engine default
+    _, settings = ours.build_llm(EngineArgs(model=str(tiny_qwen3_dir), device="cpu", enforce_eager=False,
+                                            max_capture_size=32, max_model_len=64, max_num_seqs=4))
     assert settings["enforce_eager"] is False and settings["max_capture_size"] == 32
+    assert settings["graph_mode"] == "off"   # asked for, but the torch reference kernels cannot run as graphs
 
 
 def test_max_capture_size_is_validated() -> None:
-    from engine.config import EngineConfig
+    from engine.args import EngineArgs
     from engine.errors import EngineError
     with pytest.raises(EngineError, match="max_capture_size must be an integer >= 1, got 0"):
-        EngineConfig(device="cpu", max_capture_size=0)
+        EngineArgs(device="cpu", max_capture_size=0)

@@ -52,7 +52,7 @@ def test_prompt_longer_than_the_context(tiny_qwen3_dir: Path, capsys) -> None:
 def test_cpu_threads_leave_busy_cores_alone(monkeypatch) -> None:
     import os
 
-    from engine.cli import cpu_threads
+    from engine.utils import cpu_threads
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (1.6, 1.0, 1.0))
@@ -62,3 +62,27 @@ def test_cpu_threads_leave_busy_cores_alone(monkeypatch) -> None:
     assert cpu_threads(3) == 3                         # an explicit --cpu-threads wins
     monkeypatch.setenv("OMP_NUM_THREADS", "4")
     assert cpu_threads(None) is None                   # so does the user's OMP_NUM_THREADS
+
+
+def test_version(capsys) -> None:
+    from engine.provenance.version import engine_version
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out == f"engine {engine_version()}\n"
+    assert engine_version()[0].isdigit()
+
+
+def test_serve_without_aiohttp_names_the_package(monkeypatch, capsys) -> None:
+    monkeypatch.setitem(sys.modules, "aiohttp", None)   # what an import of a missing package sees
+    assert main(["serve", "--device", "cpu"]) == 2
+    err = capsys.readouterr().err
+    assert err == "engine: error: engine serve needs aiohttp, which is not installed; pip install aiohttp\n"
+    assert main(["bench", "serve", "--num-prompts", "1"]) == 2
+    assert "engine bench serve needs aiohttp" in capsys.readouterr().err
+
+
+def test_bench_serve_evidence_without_matplotlib_names_the_package(monkeypatch, capsys, tmp_path) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert main(["bench", "serve", "--num-prompts", "1", "--output-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install matplotlib (or drop --output-dir)" in err

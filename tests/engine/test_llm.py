@@ -79,6 +79,37 @@ def test_stop_token_ids_and_eos(llm: LLM) -> None:
     assert out.token_ids == free[:cut + 1] and out.finish_reason == "stop" and out.stop_reason is None
 
 
+def test_stop_strings_end_the_text_and_free_the_blocks(llm: LLM) -> None:
+    prompts = [{"prompt_token_ids": [5 + i, 6, 7, 8]} for i in range(3)]
+    free = llm.generate(prompts, SamplingParams(temperature=0, max_tokens=16, ignore_eos=True), use_tqdm=False)
+    texts = [o.outputs[0].text for o in free]
+    # a stop string from the middle of the first answer, that did not occur before it
+    stop = next(texts[0][i:i + 3] for i in range(2, len(texts[0]) - 3)
+                if texts[0][i:i + 3].strip() and texts[0][i:i + 3] not in texts[0][:i + 2])
+    outs = llm.generate(prompts, SamplingParams(temperature=0, max_tokens=16, ignore_eos=True, stop=stop),
+                        use_tqdm=False)
+    for before, out in zip(texts, outs):
+        comp = out.outputs[0]
+        if stop in before:
+            assert comp.text == before[:before.index(stop)]
+            assert (comp.finish_reason, comp.stop_reason) == ("stop", stop) and len(comp.token_ids) < 16
+        else:
+            assert comp.text == before and comp.finish_reason == "length"
+    assert outs[0].outputs[0].finish_reason == "stop" and outs[0].finished
+    core = llm.engine_core
+    core.step()   # the runner hears about the aborted requests and drops their slots
+    assert not core.has_unfinished_requests() and core.scheduler.kv.num_free_blocks == core.num_blocks
+
+
+def test_stop_strings_need_a_tokenizer(tiny_qwen3_dir: Path) -> None:
+    llm = LLM(str(tiny_qwen3_dir / "config.json"), load_format="dummy", device="cpu", max_num_seqs=2,
+              max_model_len=32)
+    with pytest.raises(EngineError, match="no tokenizer, so stop strings cannot be matched; use SamplingParams"):
+        llm.generate({"prompt_token_ids": [1, 2]}, SamplingParams(stop=["x"]), use_tqdm=False)
+    with pytest.raises(EngineError, match="SamplingParams.stop must be a list of non-empty strings"):
+        SamplingParams(stop=[""])
+
+
 def test_chat_applies_the_template(llm: LLM) -> None:
     tok = llm.get_tokenizer()
     msgs = [{"role": "user", "content": "hi"}]

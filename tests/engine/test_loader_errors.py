@@ -30,7 +30,7 @@ def test_unknown_name_with_dummy_lists_shipped_configs() -> None:
 def test_bad_format_and_dtype(tiny_llama_dir: Path) -> None:
     with pytest.raises(EngineError, match=r"unknown load format 'pt'; choose auto, hf, gguf, dummy"):
         load_model(str(tiny_llama_dir), load_format="pt")
-    with pytest.raises(EngineError, match=r"unknown dtype 'fp8'; choose auto, float32"):
+    with pytest.raises(EngineError, match=r"dtype must be auto, float32, bfloat16 or float16, got 'fp8'"):
         load_model(str(tiny_llama_dir), dtype="fp8")
     with pytest.raises(EngineError, match=r"--load-format gguf needs a .gguf file, but .* is a directory"):
         load_model(str(tiny_llama_dir), load_format="gguf")

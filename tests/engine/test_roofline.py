@@ -56,7 +56,7 @@ def _shipped(name: str) -> dict:
 
 @pytest.mark.parametrize("name,params", [("Qwen3-0.6B", 596_049_920), ("Qwen3-4B", 4_022_468_096)])
 def test_qwen3_parameter_counts(name: str, params: int) -> None:
-    from engine.model.config import get_model_config
+    from engine.model.loader import get_model_config
     shape = ModelShape.from_config(_shipped(name))
     assert shape.num_params == params                                   # the Hub's published counts
     assert ModelShape.from_config(get_model_config(name)) == shape       # engine ModelConfig reads the same

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from engine import LLM, SamplingParams
-from engine.core.engine_core import EngineCore
+from engine.engine_core import EngineCore
 from serve_harness import MODEL, serve, slow_steps, sse_events
 
 PROMPTS = ["def main():", [5, 6, 7, 8, 9], "import os\nimport sys", "x" * 30]
@@ -121,6 +121,12 @@ def test_stop_strings_cut_the_text_and_free_the_request(core: EngineCore) -> Non
     assert "".join(c["choices"][0]["text"] for c in chunks) == cut
     assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
     assert not core.has_unfinished_requests()
+    # Offline, the same request through the same OutputProcessor: the same text, reason and token count.
+    offline = LLM.from_engine_core(core).generate(
+        {"prompt_token_ids": PROMPTS[1]}, SamplingParams(temperature=0, max_tokens=12, ignore_eos=True,
+                                                         stop=[stop, "never-seen"]), use_tqdm=False)[0].outputs[0]
+    assert (offline.text, offline.finish_reason, offline.stop_reason) == (cut, "stop", stop)
+    assert len(offline.token_ids) == plain["usage"]["completion_tokens"] < 12
 
 
 def test_health_and_models(core: EngineCore) -> None:
@@ -181,11 +187,11 @@ def test_mistakes_get_an_openai_error_naming_the_field(core: EngineCore, path, b
 
 def test_serve_cli_flags_reach_the_engine_config(capsys) -> None:
     from engine.cli import build_parser, main
-    from engine.serve.cli import engine_config
+    from engine.serve.cli import engine_args
     args = build_parser().parse_args(["serve", "Qwen3-0.6B", "--load-format", "dummy", "--device", "cpu",
                                       "--max-num-seqs", "3", "--block-size", "8", "--no-enable-prefix-caching",
                                       "--port", "9001", "--served-model-name", "q", "--max-queued-requests", "7"])
-    cfg = engine_config(args)
+    cfg = engine_args(args)
     assert (cfg.model, cfg.load_format, cfg.max_num_seqs, cfg.block_size, cfg.enable_prefix_caching) == \
         ("Qwen3-0.6B", "dummy", 3, 8, False)
     assert (args.port, args.served_model_name, args.max_queued_requests, args.host) == (9001, "q", 7, "127.0.0.1")

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from engine import LLM, SamplingParams
-from engine.core.engine_core import EngineCore
+from engine.engine_core import EngineCore
 from engine.serve.async_engine import AsyncEngine, RequestFailed
 from serve_harness import MODEL, engine_idle, serve, slow_steps, sse_events, wait_until
 

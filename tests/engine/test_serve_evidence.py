@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
-from engine.config import EngineConfig
-from engine.core.engine_core import EngineCore
-from engine.serve.info import Provenance
+from engine.args import EngineArgs
+from engine.engine_core import EngineCore
+from engine.provenance.commit import Provenance
 from roadmap.cli import main as roadmap_main
 from roadmap.evidence.schema import validate_result
 from serve_harness import serve
@@ -25,7 +25,7 @@ SERVER = "engine serve --device cpu --max-num-seqs 4 --commit " + SHA
 
 @pytest.fixture(scope="module")
 def core(smollm2_loaded) -> EngineCore:
-    return EngineCore(EngineConfig(device="cpu", max_num_seqs=4, max_model_len=256, block_size=16,
+    return EngineCore.from_args(EngineArgs(device="cpu", max_num_seqs=4, max_model_len=256, block_size=16,
                                    max_num_batched_tokens=256), loaded=smollm2_loaded)
 
 

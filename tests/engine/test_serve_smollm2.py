@@ -13,8 +13,8 @@ import torch
 from engine import LLM, SamplingParams
 from engine.bench.serve import benchmark, table
 from engine.cli import build_parser, main
-from engine.config import EngineConfig
-from engine.core.engine_core import EngineCore
+from engine.args import EngineArgs
+from engine.engine_core import EngineCore
 from serve_harness import engine_idle, serve
 
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 @pytest.fixture(scope="module")
 def core(smollm2_loaded) -> EngineCore:
-    return EngineCore(EngineConfig(device="cpu", max_num_seqs=4, max_model_len=256, block_size=16,
+    return EngineCore.from_args(EngineArgs(device="cpu", max_num_seqs=4, max_model_len=256, block_size=16,
                                    max_num_batched_tokens=256), loaded=smollm2_loaded)
 
 

@@ -208,18 +208,18 @@ TINY_QWEN3 = dict(architectures=["Qwen3ForCausalLM"], model_type="qwen3", vocab_
 
 
 def _generate(config_path: Path, backend: str) -> list[list[int]]:
-    from engine.config import EngineConfig
-    from engine.core.engine_core import EngineCore
+    from engine.args import EngineArgs
+    from engine.engine_core import EngineCore
     from engine.llm import LLM
     from engine.model import load_model
     from engine.model.dummy import initialize_dummy_weights
     from engine.sampling_params import SamplingParams
     loaded = load_model(str(config_path), load_format="dummy", dtype="float32")
     initialize_dummy_weights(loaded.model, seed=3, low=-0.2, high=0.2)   # a real spread: no near-tied logits
-    cfg = EngineConfig(model=str(config_path), load_format="dummy", device="cpu", dtype="float32", block_size=16,
+    cfg = EngineArgs(model=str(config_path), load_format="dummy", device="cpu", dtype="float32", block_size=16,
                        max_model_len=96, max_num_seqs=4, max_num_batched_tokens=24, num_blocks=24,
                        attention_backend=backend)
-    llm = LLM.from_engine_core(EngineCore(cfg, loaded=loaded))
+    llm = LLM.from_engine_core(EngineCore.from_args(cfg, loaded=loaded))
     kernels = llm.engine_core.runner.attention_kernels
     assert kernels.name == backend and all(layer.self_attn.kernels is kernels for layer in loaded.model.model.layers)
     gen = torch.Generator().manual_seed(11)

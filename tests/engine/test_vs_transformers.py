@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine.config import EngineConfig
-from engine.core.engine_core import EngineCore
+from engine.args import EngineArgs
+from engine.engine_core import EngineCore
 from engine.llm import LLM
 from engine.model import load_model
 from engine.sampling_params import SamplingParams
@@ -68,9 +68,9 @@ def ref(request: pytest.FixtureRequest) -> Reference:
 
 
 def build(ref: Reference, keep_logits: bool = False, **settings) -> EngineCore:
-    cfg = EngineConfig(model="tiny", device="cpu", dtype="float32", block_size=4, max_model_len=80,
+    cfg = EngineArgs(model="tiny", device="cpu", dtype="float32", block_size=4, max_model_len=80,
                        max_num_seqs=16, **settings)
-    return EngineCore(cfg, loaded=ref.loaded, keep_logits=keep_logits)
+    return EngineCore.from_args(cfg, loaded=ref.loaded, keep_logits=keep_logits)
 
 
 def greedy(n: int) -> SamplingParams:

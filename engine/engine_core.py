@@ -1,16 +1,21 @@
 """EngineCore: scheduler + runner, stepped synchronously (schedule -> execute -> update).
 
-The async depth-2 path (DESIGN §4) will keep this shape: the SchedulerOutput is the only thing that
-crosses to the runner, and sampled tokens already live in a slot-indexed device tensor.
+It sits above engine/core/ (scheduler, KV cache) and engine/worker/ (runner), which never import it. The async
+depth-2 path will keep this shape: the SchedulerOutput (engine/core/sched_output.py) is the only thing that crosses
+to the runner, and sampled tokens already live in a slot-indexed device tensor (engine/worker/state.py).
 """
 from __future__ import annotations
 
 import random
 
+from engine.args import EngineArgs
 from engine.config import EngineConfig, resolve_dtype
 from engine.core.request import Request
+from engine.core.sched_output import ModelRunnerOutput
 from engine.core.scheduler import Scheduler
 from engine.errors import EngineError
+from engine.kernels.backends import require_triton
+from engine.model.loader import LoadedModel, default_model_path, load_model
 from engine.sampling_params import SamplingParams
 from engine.worker.model_runner import ModelRunner
 
@@ -18,19 +23,16 @@ _SEED_MASK = (1 << 63) - 1
 
 
 class EngineCore:
-    def __init__(self, config: EngineConfig, loaded=None, keep_logits: bool = False) -> None:
-        if loaded is None:
-            from engine.model import default_model_path
-            from engine.model.loader import load_model
-            loaded = load_model(config.model or default_model_path(), load_format=config.load_format,
-                                dtype=resolve_dtype(config.dtype, config.device), device=config.device,
-                                seed=config.seed)
+    def __init__(self, config: EngineConfig, loaded: LoadedModel, keep_logits: bool = False) -> None:
+        """`config` resolved for `loaded` (EngineCore.from_args does both)."""
+        dtype = next(loaded.model.parameters()).dtype
+        if config.dtype != dtype:
+            raise EngineError(f"the config says dtype {config.dtype} but the model loaded in {dtype}; build the "
+                              f"config with EngineArgs.create_engine_config(dtype=...) of this model")
         self.config = config
-        config.dtype = next(loaded.model.parameters()).dtype   # what "auto" resolved to
         self.loaded = loaded
         self.model_config = loaded.config
         self.tokenizer = loaded.tokenizer
-        config.resolve_max_model_len(self.model_config.max_position_embeddings)
         self.runner = ModelRunner(config, loaded.model, self.model_config, keep_logits=keep_logits)
         self.num_blocks = self.runner.determine_num_blocks()
         self.runner.initialize_kv_cache(self.num_blocks)
@@ -44,6 +46,19 @@ class EngineCore:
         self.eos_token_ids = frozenset(eos)
         self._seed_rng = random.Random(config.seed)   # seeds for requests that bring none
         self.num_steps = 0
+
+    @classmethod
+    def from_args(cls, args: EngineArgs, loaded: LoadedModel | None = None, keep_logits: bool = False) -> EngineCore:
+        """Load the model (unless given), resolve the config against it, build the engine."""
+        device = args.resolve_device()
+        if args.attention_backend == "triton":   # fail before the model loads, not after
+            require_triton(device, block_size=args.block_size)
+        if loaded is None:
+            loaded = load_model(args.model or default_model_path(), load_format=args.load_format,
+                                dtype=resolve_dtype(args.dtype, device), device=device, seed=args.seed)
+        config = args.create_engine_config(dtype=next(loaded.model.parameters()).dtype,
+                                           max_position_embeddings=loaded.config.max_position_embeddings)
+        return cls(config, loaded, keep_logits=keep_logits)
 
     @property
     def vocab_size(self) -> int:
@@ -65,7 +80,7 @@ class EngineCore:
     def has_unfinished_requests(self) -> bool:
         return self.scheduler.has_unfinished_requests()
 
-    def step(self) -> tuple[list[Request], object]:
+    def step(self) -> tuple[list[Request], ModelRunnerOutput]:
         """One engine step; returns (requests finished in it, the runner output)."""
         sched = self.scheduler.schedule()
         result = self.runner.execute_model(sched)
