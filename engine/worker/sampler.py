@@ -2,10 +2,9 @@
 
 Random rows use the exponential race (argmax of probs / E, E ~ Exp(1) per vocabulary entry), with E
 drawn from a counter-based hash of (request seed, token position, vocabulary index). So a request's
-tokens depend only on its seed and its own logits, not on its batch neighbours or on preemption, and
-every row is sampled by the same few tensor ops. (In bf16 on a GPU the logits themselves can shift with
-the batch's shape, as in any engine; in fp32 seeded output was batch-invariant on an H200.) Greedy rows
-are exactly argmax of the raw logits.
+tokens depend only on its seed and its own logits, not on its batch neighbours or on preemption. (In bf16
+on a GPU the logits themselves can shift with the batch's shape, as in any engine; in fp32 seeded output
+was batch-invariant on an H200.) Greedy rows are exactly argmax of the raw logits.
 """
 from __future__ import annotations
 
@@ -59,31 +58,51 @@ def exponential_noise(seeds: torch.Tensor, positions: torch.Tensor, vocab_size: 
     return -torch.log(u)
 
 
-def apply_top_k_top_p(logits: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None) -> torch.Tensor:
-    """Mask logits outside each row's top-k and top-p nucleus to -inf. logits: [N, V] float32."""
-    sorted_logits, order = logits.sort(dim=-1, descending=False)
-    vocab = logits.shape[-1]
+def top_k_top_p_mask(logits: torch.Tensor,       # [N, V] float32
+                     temperature: torch.Tensor,  # [N] float32, > 0
+                     top_k: torch.Tensor | None,  # [N] int64, >= V where off
+                     top_p: torch.Tensor | None,  # [N] float32, 1 where off
+                     ) -> torch.Tensor:
+    """[N, V] bool: the tokens each row keeps. Top-k keeps every logit >= the k-th largest; top-p then keeps, of
+    those, each logit whose strictly larger kept tokens hold less than top_p of their renormalised probability
+    (the most likely token always stays). Both cuts are logit thresholds, so tied tokens stay or go together."""
+    sorted_logits = logits.sort(dim=-1, descending=True).values
+    num_rows, vocab = logits.shape
+    kept = torch.full((num_rows,), vocab, dtype=torch.int64, device=logits.device)   # leading sorted entries kept
     if top_k is not None:
-        kth = sorted_logits.gather(1, (vocab - top_k.clamp(1, vocab)).unsqueeze(1))   # [N, 1]
-        sorted_logits = sorted_logits.masked_fill(sorted_logits < kth, float("-inf"))
+        kth = sorted_logits.gather(1, (top_k.clamp(1, vocab) - 1).unsqueeze(1))
+        kept = (sorted_logits >= kth).sum(dim=-1)
     if top_p is not None:
-        cum = sorted_logits.softmax(dim=-1).cumsum(dim=-1)
-        drop = cum <= (1.0 - top_p).unsqueeze(1)
-        drop[:, -1] = False          # the most likely token always stays
-        sorted_logits = sorted_logits.masked_fill(drop, float("-inf"))
-    return torch.empty_like(logits).scatter_(1, order, sorted_logits)
+        in_k = torch.arange(vocab, device=logits.device) < kept.unsqueeze(1)
+        top = sorted_logits[:, :1]
+        top = torch.where(top > float("-inf"), top, torch.zeros_like(top))    # an all -inf row: no NaN
+        probs = ((sorted_logits - top) / temperature.unsqueeze(1)).masked_fill(~in_k, float("-inf")).softmax(dim=-1)
+        above = probs.cumsum(dim=-1) - probs                                  # mass of the entries before each
+        kept = ((above < top_p.unsqueeze(1)) & in_k).sum(dim=-1).clamp(min=1)
+    return logits >= sorted_logits.gather(1, (kept - 1).unsqueeze(1))
+
+
+def sample_reference(logits: torch.Tensor, t: SamplingTensors) -> torch.Tensor:
+    """logits [N, V] (any float dtype) -> [N] int64, in torch: the CPU path and the fused kernel's oracle.
+    The exponential race argmax(p_i / E_i) is taken in logs, argmax((x_i - max) / T - log E_i), so it needs no
+    softmax and neither underflows nor overflows for any temperature."""
+    x = logits.float()
+    greedy = x.argmax(dim=-1)
+    if t.all_greedy:
+        return greedy
+    temperature = torch.where(t.temperature > 0, t.temperature, torch.ones_like(t.temperature)).unsqueeze(1)
+    if t.need_top_k or t.need_top_p:
+        keep = top_k_top_p_mask(x, temperature.squeeze(1), t.top_k if t.need_top_k else None,
+                                t.top_p if t.need_top_p else None)
+        x = x.masked_fill(~keep, float("-inf"))
+    top = x.amax(dim=-1, keepdim=True)
+    top = torch.where(top > float("-inf"), top, torch.zeros_like(top))
+    gumbel = -exponential_noise(t.seeds, t.positions, logits.shape[-1]).log()
+    sampled = ((x - top) / temperature + gumbel).argmax(dim=-1)
+    return torch.where(t.temperature > 0, sampled, greedy) if t.any_greedy else sampled
 
 
 class Sampler:
     def __call__(self, logits: torch.Tensor, t: SamplingTensors) -> torch.Tensor:
-        """logits [N, V] float32 -> sampled token ids [N] int64 (on the logits' device)."""
-        greedy = logits.argmax(dim=-1)
-        if t.all_greedy:
-            return greedy
-        temperature = torch.where(t.temperature > 0, t.temperature, torch.ones_like(t.temperature))
-        scaled = logits / temperature.unsqueeze(1)
-        if t.need_top_k or t.need_top_p:
-            scaled = apply_top_k_top_p(scaled, t.top_k if t.need_top_k else None, t.top_p if t.need_top_p else None)
-        probs = scaled.softmax(dim=-1)
-        sampled = (probs / exponential_noise(t.seeds, t.positions, logits.shape[-1])).argmax(dim=-1)
-        return torch.where(t.temperature > 0, sampled, greedy) if t.any_greedy else sampled
+        """logits [N, V] float32/bfloat16/float16 -> sampled token ids [N] int64 (on the logits' device)."""
+        return sample_reference(logits, t)
