@@ -5,12 +5,18 @@ drawn from a counter-based hash of (request seed, token position, vocabulary ind
 tokens depend only on its seed and its own logits, not on its batch neighbours or on preemption. (In bf16
 on a GPU the logits themselves can shift with the batch's shape, as in any engine; in fp32 seeded output
 was batch-invariant on an H200.) Greedy rows are exactly argmax of the raw logits.
+
+On CUDA one Triton kernel does it all (engine/kernels/triton_sampling.py: no sort, no fp32 or int64 copy of the
+logits); `sample_reference` below is the CPU path and that kernel's oracle, and both draw the same noise.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import torch
+
+ENV_FUSED = "ENGINE_FUSED_SAMPLER"
 
 
 @dataclass
@@ -102,7 +108,37 @@ def sample_reference(logits: torch.Tensor, t: SamplingTensors) -> torch.Tensor:
     return torch.where(t.temperature > 0, sampled, greedy) if t.any_greedy else sampled
 
 
+def fused_enabled() -> bool:
+    """ENGINE_FUSED_SAMPLER=0 turns the fused kernel off (the torch path runs on CUDA too), for ablation."""
+    return os.environ.get(ENV_FUSED, "1").strip().lower() not in ("0", "false", "off", "no")
+
+
 class Sampler:
+    """The fused Triton kernel (engine/kernels/triton_sampling.py) on CUDA, `sample_reference` elsewhere."""
+
+    def __init__(self, fused: bool | None = None) -> None:
+        self.fused = fused_enabled() if fused is None else fused
+
     def __call__(self, logits: torch.Tensor, t: SamplingTensors) -> torch.Tensor:
         """logits [N, V] float32/bfloat16/float16 -> sampled token ids [N] int64 (on the logits' device)."""
+        if t.all_greedy:
+            return logits.argmax(dim=-1)
+        if self.runs_fused(logits):
+            # Imported on first use: triton picks GPU compilation or its interpreter when the module is imported.
+            from engine.kernels import triton_sampling
+            return triton_sampling.sample(logits, t.temperature, t.top_k, t.top_p, t.seeds, t.positions,
+                                          has_top_k=t.need_top_k, has_top_p=t.need_top_p)
         return sample_reference(logits, t)
+
+    def runs_fused(self, logits: torch.Tensor) -> bool:
+        return self.fused and logits.is_cuda
+
+    def warm_up(self, logits: torch.Tensor) -> None:
+        """Compile every variant of the fused kernel now (the profile run), not in some request's first step."""
+        if not self.runs_fused(logits):
+            return
+        one = torch.ones(1, device=logits.device)
+        zero = torch.zeros(1, dtype=torch.int64, device=logits.device)
+        for need_top_k, need_top_p in ((False, False), (True, False), (False, True), (True, True)):
+            self(logits[:1], SamplingTensors(one, zero + 50, one * 0.9, zero, zero, False, False,
+                                             need_top_k, need_top_p))

@@ -7,8 +7,10 @@ import torch
 from sampling_cases import OFF, chi_square_ok, exact_distribution, rows, tensors
 
 from engine.worker.sampler import (
+    ENV_FUSED,
     Sampler,
     exponential_noise,
+    fused_enabled,
     sample_reference,
     top_k_top_p_mask,
 )
@@ -115,3 +117,13 @@ def test_extreme_temperatures():
     hot = Sampler()(tied, tensors(2000, temperature=1e30, seeds=torch.arange(2000)))
     ok, why = chi_square_ok(hot, [0.2] * 5)                                # uniform
     assert ok, why
+
+
+def test_the_fused_kernel_is_on_unless_switched_off(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv(ENV_FUSED, raising=False)
+    assert fused_enabled() and Sampler().fused
+    monkeypatch.setenv(ENV_FUSED, "0")
+    assert not fused_enabled() and not Sampler().fused
+    x = logits(4)
+    t = tensors(4, temperature=0.8, top_k=5)
+    assert torch.equal(Sampler(fused=True)(x, t), sample_reference(x, t))     # CPU tensors take the torch path

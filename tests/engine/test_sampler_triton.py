@@ -32,7 +32,7 @@ finally:
     else:
         os.environ["TRITON_INTERPRET"] = _saved
 
-from engine.worker.sampler import SamplingTensors, sample_reference
+from engine.worker.sampler import Sampler, SamplingTensors, sample_reference
 
 if type(triton_sampling._sample_kernel).__name__ != "InterpretedFunction":
     pytest.skip("the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process",
@@ -258,3 +258,30 @@ def test_every_variant_compiles_for_sm90() -> None:
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300,
                           check=False)
     assert done.returncode == 0 and "compiled" in done.stdout, done.stderr[-3000:]
+
+
+class InterpretedSampler(Sampler):
+    """The engine's Sampler, taking its CUDA path on CPU tensors (the kernel is interpreted here)."""
+
+    def runs_fused(self, logits: torch.Tensor) -> bool:
+        return self.fused
+
+
+def test_the_sampler_runs_the_kernel_and_warms_every_variant(monkeypatch: pytest.MonkeyPatch) -> None:
+    launched: list[tuple[bool, bool]] = []
+    original = triton_sampling.sample
+
+    def sample(*args: Any, has_top_k: bool, has_top_p: bool, **kwargs: Any) -> torch.Tensor:
+        launched.append((has_top_k, has_top_p))
+        return original(*args, has_top_k=has_top_k, has_top_p=has_top_p, **kwargs)
+    monkeypatch.setattr(triton_sampling, "sample", sample)
+    x = random_logits(6, seed=10).bfloat16()
+    t = tensors(6, temperature=[0.0, 1.0, 0.5, 0.0, 2.0, 0.8], top_k=[OFF, 4, OFF, 2, 9, OFF], top_p=0.7)
+    assert torch.equal(InterpretedSampler(fused=True)(x, t), sample_reference(x, t))
+    assert launched == [(True, True)]
+    InterpretedSampler(fused=True).warm_up(x)
+    assert sorted(launched[1:]) == [(False, False), (False, True), (True, False), (True, True)]
+    launched.clear()
+    InterpretedSampler(fused=False).warm_up(x)                 # ENGINE_FUSED_SAMPLER=0: nothing to compile
+    assert torch.equal(InterpretedSampler(fused=False)(x, t), sample_reference(x, t))
+    assert launched == []
