@@ -11,8 +11,9 @@ position per row:
   temperature   T = 0.8
   top-k+top-p   T = 0.8, k = 50, p = 0.9
 torch is engine/worker/sampler.py's sample_reference (what ENGINE_FUSED_SAMPLER=0 runs, its fp32 upcast included);
-fused is engine/kernels/triton_sampling.py. Times are CUDA-event medians of 50 calls after 5 warm-ups; the bound is
-reading the logits once at the measured device copy bandwidth.
+fused is engine/kernels/triton_sampling.py at its default block and warps; a tuning table times it at each
+(block, num_warps) of TUNING too. Times are CUDA-event medians of 50 calls after 5 warm-ups; the bound is reading the
+logits once at the measured device copy bandwidth.
 Checks: greedy rows equal torch.argmax exactly; fused and torch draw the same token on >= 99% of the timed rows
 (they share the noise, so only exp/log rounding can part them); and on a 64-token vocabulary with known
 probabilities, 100,000 seeded draws from each sampler pass a chi-square test against the exact distribution, for
@@ -39,6 +40,7 @@ CASES = {"greedy": (0.0, None, 1.0), "temperature": (0.8, None, 1.0), "top-k+top
 DISTRIBUTIONS = {"temperature": (0.9, None, 1.0), "top-k": (1.0, 9, 1.0), "top-p": (1.0, None, 0.8),
                  "top-k+top-p": (0.7, 20, 0.9)}
 MIN_AGREEMENT = 0.99
+TUNING = [(1024, 8), (2048, 8), (4096, 16)]   # (block, num_warps) of the fused kernel, timed side by side
 
 
 def sampling_tensors(n: int, temperature: float, top_k: int | None, top_p: float, device: torch.device,
@@ -56,10 +58,16 @@ def sampling_tensors(n: int, temperature: float, top_k: int | None, top_p: float
         need_top_p=top_p < 1.0)
 
 
-def fused(logits: torch.Tensor, t: Any) -> torch.Tensor:
+def fused(logits: torch.Tensor, t: Any, config: tuple[int, int] | None = None) -> torch.Tensor:
     from engine.kernels import triton_sampling
+    block, num_warps = config or (triton_sampling.DEFAULT_BLOCK, triton_sampling.DEFAULT_NUM_WARPS)
     return triton_sampling.sample(logits, t.temperature, t.top_k, t.top_p, t.seeds, t.positions,
-                                  has_top_k=t.need_top_k, has_top_p=t.need_top_p)
+                                  has_top_k=t.need_top_k, has_top_p=t.need_top_p, block=block, num_warps=num_warps)
+
+
+def fused_default() -> str:
+    from engine.kernels import triton_sampling
+    return f"{triton_sampling.DEFAULT_BLOCK}x{triton_sampling.DEFAULT_NUM_WARPS}"
 
 
 def exact_distribution(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float) -> torch.Tensor:
@@ -116,6 +124,8 @@ def timed_cases(rows: list[int], vocab: int, device: torch.device, warmup: int, 
                     row["ok"] = row["agreement"] >= MIN_AGREEMENT
                 row["torch_ms"] = time_ms(lambda x=logits, t=t: sample_reference(x, t), device, warmup, iters)
                 row["fused_ms"] = time_ms(lambda x=logits, t=t: fused(x, t), device, warmup, iters)
+                row["fused_ms_by_config"] = {f"{b}x{w}": time_ms(lambda x=logits, t=t, c=(b, w): fused(x, t, c), device,
+                                                                 warmup, iters) for b, w in TUNING}
                 nbytes = logits.numel() * logits.element_size()
                 bound_ms = nbytes / (bandwidth * 1e9) * 1e3
                 row.update(bytes=nbytes, bound_ms=round(bound_ms, 4),
@@ -164,7 +174,7 @@ def main() -> int:
         print("device_sampler: error: --device cpu needs TRITON_INTERPRET=1 in the environment", file=sys.stderr)
         return 2
     t_start = time.perf_counter()
-    rows, vocab, draws = ([1, 4], 2048, 200) if args.small else ([1, 32, 256], 151_936, 100_000)
+    rows, vocab, draws = ([1, 3], 2048, 200) if args.small else ([1, 32, 256], 151_936, 100_000)
     warmup, iters = (5, 50) if device.type == "cuda" else (1, 1)
     bandwidth, _ = copy_gbps(device)
     cases = timed_cases(rows, vocab, device, warmup, iters, bandwidth)
@@ -173,7 +183,7 @@ def main() -> int:
     import triton
     report = {"device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu (triton interpreter)",
               "torch": torch.__version__, "triton": triton.__version__, "dtype": "bfloat16", "vocab": vocab,
-              "copy_gbps": round(bandwidth, 1), "cases": cases, "distribution": dists,
+              "copy_gbps": round(bandwidth, 1), "fused_default": fused_default(), "cases": cases, "distribution": dists,
               "ok": all(r["ok"] for r in cases + dists), "wall_s": round(time.perf_counter() - t_start, 1)}
     with open(args.out, "w") as f:
         json.dump(report, f, indent=2)
@@ -188,6 +198,12 @@ def main() -> int:
         same = "exact" if r["case"] == "greedy" and r["greedy_equal"] else f"{r.get('agreement', 0.0):.2%}"
         print(f"{r['case']:12} {r['rows']:5d} {r['torch_ms']:9.4f} {r['fused_ms']:9.4f} {r['speedup']:7.2f} "
               f"{r['bound_ms']:9.4f} {r['fused_fraction_of_bound']:8.1%} {same:>10}  {'yes' if r['ok'] else 'NO'}")
+    print(f"\nfused ms by (block x num_warps); default {fused_default()}")
+    print(f"{'case':12} {'rows':>5} " + " ".join(f"{b}x{w}".rjust(10) for b, w in TUNING))
+    for r in cases:
+        if "fused_ms_by_config" in r:
+            times = " ".join(f"{ms:10.4f}" for ms in r["fused_ms_by_config"].values())
+            print(f"{r['case']:12} {r['rows']:5d} {times}")
     print(f"\n{'distribution':12} {'draws':>7} {'support':>7}  {'fused chi2/limit':>16} {'tv':>6}  "
           f"{'torch chi2/limit':>16} {'tv':>6}  ok")
     for r in dists:

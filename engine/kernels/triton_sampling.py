@@ -19,6 +19,11 @@ import triton
 import triton.language as tl
 
 NUM_PIVOTS = 16          # candidate thresholds a search pass tests: half evenly in key space, half in value space
+# A program walks its row in BLOCK-sized loads, one at a time: larger blocks amortise each load's latency. 4096 with
+# 16 warps compiles for sm_90 without spilling (8192 spills in the search's [BLOCK, NUM_PIVOTS] compare); the best
+# pair on an H200 is what tools/device_sampler.py's tuning table measures.
+DEFAULT_BLOCK = 4096
+DEFAULT_NUM_WARPS = 16
 # Low key bits that a half-precision input never sets (fp32 mantissa bits beyond its own): dropping them makes the
 # key space as small as the dtype, so a bf16 search needs at most ~4 passes.
 _KEY_SHIFT = {torch.float32: 0, torch.bfloat16: 16, torch.float16: 13}
@@ -207,7 +212,7 @@ def sample(logits: torch.Tensor,        # [N, V] float32 / bfloat16 / float16, r
            seeds: torch.Tensor,         # [N] int64
            positions: torch.Tensor,     # [N] int64, position of the token being sampled
            has_top_k: bool, has_top_p: bool,   # host flags: False compiles the stage out
-           block: int = 1024, num_warps: int = 8) -> torch.Tensor:
+           block: int = DEFAULT_BLOCK, num_warps: int = DEFAULT_NUM_WARPS) -> torch.Tensor:
     """Sampled token ids [N] int64 on the logits' device; no host synchronisation, no data-dependent shape."""
     if logits.dtype not in _KEY_SHIFT:
         raise ValueError(f"fused sampling reads float32, bfloat16 or float16 logits, not {logits.dtype}")

@@ -242,10 +242,10 @@ def test_every_variant_compiles_for_sm90() -> None:
         for dtype, shift, has_k, has_p in [("bf16", 16, k, p) for k, p in itertools.product((0, 1), (0, 1))] + [
                 ("fp32", 0, 1, 1), ("fp16", 13, 1, 1)]:
             sig["logits_ptr"] = "*" + dtype
-            consts = {"HAS_TOP_K": bool(has_k), "HAS_TOP_P": bool(has_p), "SHIFT": shift, "BLOCK": 1024,
-                      "NUM_PIVOTS": ts.NUM_PIVOTS}
+            consts = {"HAS_TOP_K": bool(has_k), "HAS_TOP_P": bool(has_p), "SHIFT": shift,
+                      "BLOCK": ts.DEFAULT_BLOCK, "NUM_PIVOTS": ts.NUM_PIVOTS}
             kernel = compile(ASTSource(ts._sample_kernel, sig, consts), target=GPUTarget("cuda", 90, 32),
-                             options={"num_warps": 8})
+                             options={"num_warps": ts.DEFAULT_NUM_WARPS})
             assert kernel.asm["cubin"], (dtype, has_k, has_p)
         print("compiled")
     """)
