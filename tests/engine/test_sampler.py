@@ -91,7 +91,7 @@ def test_edge_cases_of_the_cuts():
     plain = Sampler()(x, tensors(64, temperature=0.9, seeds=seeds))
     assert torch.equal(Sampler()(x, tensors(64, temperature=0.9, top_k=V, seeds=seeds)), plain)       # k = V
     assert torch.equal(Sampler()(x, tensors(64, temperature=0.9, top_k=10 * V, seeds=seeds)), plain)  # k > V
-    p_one = tensors(64, temperature=0.9, top_k=[2] + [OFF] * 63, top_p=1.0, seeds=seeds)         # p = 1 rows
+    p_one = tensors(64, temperature=0.9, top_k=[2] + [OFF] * 63, top_p=[0.5] + [1.0] * 63, seeds=seeds)  # p = 1
     assert torch.equal(Sampler()(x, p_one)[1:], plain[1:])
     top3 = x.topk(3, dim=-1).indices
     out = Sampler()(x, tensors(64, temperature=5.0, top_k=3, seeds=seeds))
