@@ -1,4 +1,7 @@
-"""Which attention kernels a model runs: the pure-torch reference or the Triton ones, picked by name.
+"""Which kernels a model runs: the pure-torch reference or the Triton ones, picked by name.
+
+A backend is the attention kernels plus `layers`, the ops between a decoder layer's GEMMs (RMSNorm with the residual
+add, q/k norm + rotary + KV write, SiLU * up): one fused kernel each on Triton, plain torch on the reference.
 
     select("auto", device)   -> Triton on CUDA when triton imports (and the shapes suit it), torch otherwise
     select("triton", device) -> Triton, or one clear EngineError saying why not
@@ -18,10 +21,21 @@ from typing import Any
 import torch
 
 from engine.errors import EngineError
-from engine.kernels import reference
+from engine.kernels import layer_reference, reference
 from engine.kernels.attention_metadata import AttentionMetadata
 
 BACKENDS = ("auto", "triton", "torch")
+
+
+@dataclass(frozen=True)
+class LayerKernels:
+    """Signatures: engine/kernels/layer_reference.py, which is also the torch backend's implementation."""
+    rms_norm: Callable[..., tuple[torch.Tensor, torch.Tensor]]   # (x, weight, eps, residual) -> (normed, residual)
+    rope_write_kv: Callable[..., torch.Tensor]                   # (qkv, positions, cos_sin, ..., kv_cache, slots) -> q
+    silu_and_mul: Callable[[torch.Tensor], torch.Tensor]         # [T, 2 I] -> [T, I]
+
+
+REFERENCE_LAYERS = LayerKernels(layer_reference.rms_norm, layer_reference.rope_write_kv, layer_reference.silu_and_mul)
 
 
 @dataclass(frozen=True)
@@ -30,6 +44,7 @@ class AttentionKernels:
     paged_attention: Callable[[torch.Tensor, torch.Tensor, AttentionMetadata, float], torch.Tensor]
     prefill_attention: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, AttentionMetadata, float], torch.Tensor]
     name: str = "torch"
+    layers: LayerKernels = REFERENCE_LAYERS
 
 
 REFERENCE = AttentionKernels(reference.write_kv, reference.paged_attention, reference.prefill_attention, "torch")
@@ -41,8 +56,10 @@ def triton_interpreter_on() -> bool:
 
 
 def _triton_kernels() -> AttentionKernels:
+    from engine.kernels import triton_act, triton_norm, triton_rope_kv
     from engine.kernels import triton_attention as ta
-    return AttentionKernels(ta.write_kv, ta.paged_attention, ta.prefill_attention, "triton")
+    layers = LayerKernels(triton_norm.rms_norm, triton_rope_kv.rope_write_kv, triton_act.silu_and_mul)
+    return AttentionKernels(ta.write_kv, ta.paged_attention, ta.prefill_attention, "triton", layers)
 
 
 def __getattr__(name: str) -> Any:   # PEP 562: `backends.TRITON` imports triton only when first asked for

@@ -29,10 +29,19 @@ class DecoderLayer(nn.Module):
         self.post_attention_layernorm = RMSNorm(config.hidden_size, config.rms_norm_eps)
         self.mlp = GatedMLP(config.hidden_size, config.intermediate_size)
 
-    def forward(self, h: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, attn: AttentionMetadata,
-                kv_cache: torch.Tensor | None) -> torch.Tensor:  # [T, H] -> [T, H]
-        h = h + self.self_attn(self.input_layernorm(h), cos, sin, attn, kv_cache)
-        return h + self.mlp(self.post_attention_layernorm(h))
+    def forward(self,
+                positions: torch.Tensor,          # [T] int64
+                h: torch.Tensor,                  # [T, H]: the previous layer's MLP output (layer 0: the embedding)
+                residual: torch.Tensor | None,    # [T, H]: the residual stream before h is added; None in layer 0
+                cos_sin_cache: torch.Tensor,
+                attn: AttentionMetadata,
+                kv_cache: torch.Tensor | None,
+                ) -> tuple[torch.Tensor, torch.Tensor]:   # (this layer's MLP output, residual stream before it)
+        # Each residual add rides in the RMSNorm after it: one pass over the row instead of an add and a norm.
+        x, residual = self.input_layernorm(h, residual)
+        h = self.self_attn(positions, x, cos_sin_cache, attn, kv_cache)
+        x, residual = self.post_attention_layernorm(h, residual)
+        return self.mlp(x), residual
 
 
 class DecoderModel(nn.Module):
@@ -46,11 +55,11 @@ class DecoderModel(nn.Module):
 
     def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata,
                 kv_caches: list[torch.Tensor]) -> torch.Tensor:
-        cos, sin = self.rotary_emb(positions)
-        h = self.embed_tokens(input_ids)
+        h, residual = self.embed_tokens(input_ids), None
         for i, layer in enumerate(self.layers):
-            h = layer(h, cos, sin, attn, kv_caches[i] if kv_caches else None)
-        return self.norm(h)
+            h, residual = layer(positions, h, residual, self.rotary_emb.cos_sin_cache, attn,
+                                kv_caches[i] if kv_caches else None)
+        return self.norm(h, residual)[0]
 
 
 class DecoderForCausalLM(nn.Module):
@@ -86,8 +95,12 @@ class DecoderForCausalLM(nn.Module):
         return self.lm_head(hidden)
 
     def set_attention_kernels(self, kernels: AttentionKernels) -> None:
+        """Every attention block runs `kernels`; every norm and MLP runs `kernels.layers`."""
         for layer in self.model.layers:
             layer.self_attn.kernels = kernels
+        for module in self.modules():
+            if isinstance(module, (RMSNorm, GatedMLP)):
+                module.ops = kernels.layers
 
     def load_weights(self, weights: Iterable[tuple[str, torch.Tensor]], source: str) -> None:
         load_weights(self, weights, source)
