@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 _ALLOCATIONS = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "lift_fresh", "set_"}

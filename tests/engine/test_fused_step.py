@@ -18,9 +18,10 @@ _saved = os.environ.get("TRITON_INTERPRET")
 os.environ["TRITON_INTERPRET"] = "1"
 try:
     triton = pytest.importorskip("triton", reason="triton is not installed")
+    from triton_interp import interpreter_loop_problem
+
     from engine.kernels import backends, triton_attention
     from engine.kernels.triton_unified import _unified_kernel
-    from triton_interp import interpreter_loop_problem
     LOOP_PROBLEM = interpreter_loop_problem()
 finally:
     if _saved is None:
@@ -28,11 +29,12 @@ finally:
     else:
         os.environ["TRITON_INTERPRET"] = _saved
 
+from launch_count import LaunchCounter  # noqa: E402
+
 from engine.kernels.attention_metadata import AttentionMetadata, kv_cache_shape  # noqa: E402
 from engine.model import load_model  # noqa: E402
 from engine.model.mlp import GatedMLP  # noqa: E402
 from engine.model.rms_norm import RMSNorm  # noqa: E402
-from launch_count import LaunchCounter  # noqa: E402
 
 if type(_unified_kernel).__name__ != "InterpretedFunction":
     pytest.skip("the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process",

@@ -24,8 +24,9 @@ finally:
     else:
         os.environ["TRITON_INTERPRET"] = _saved
 
-from engine.kernels.attention_metadata import kv_cache_shape  # noqa: E402
 from triton_interp import round_bf16_to_nearest_even  # noqa: E402
+
+from engine.kernels.attention_metadata import kv_cache_shape  # noqa: E402
 
 if type(triton_norm._rms_norm_kernel).__name__ != "InterpretedFunction":
     pytest.skip("the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process",
