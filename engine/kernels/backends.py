@@ -7,11 +7,16 @@ add, q/k norm + rotary + KV write, SiLU * up): one fused kernel each on Triton, 
     select("triton", device) -> Triton, or one clear EngineError saying why not
     select("torch", device)  -> the reference kernels
 
+ENGINE_COMPILE=1 swaps the Triton backend for its torch.compile alternative (name "triton+compile"): the layer ops
+are the torch references, which the model compiles whole with Inductor (engine/model/decoder.py), the attention
+runs as opaque custom ops (compile_ops.py). Off by default; the torch backend ignores it.
+
 Triton is imported lazily (`TRITON` is built on first use): `@triton.jit` decides between GPU compilation and
 the CPU interpreter when the kernel modules are imported, so importing them must wait until they are needed.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 from collections.abc import Callable
@@ -45,6 +50,7 @@ class AttentionKernels:
     prefill_attention: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, AttentionMetadata, float], torch.Tensor]
     name: str = "torch"
     layers: LayerKernels = REFERENCE_LAYERS
+    compile_model: bool = False   # the model wraps its decoder in torch.compile (ENGINE_COMPILE=1)
 
 
 REFERENCE = AttentionKernels(reference.write_kv, reference.paged_attention, reference.prefill_attention, "torch")
@@ -60,6 +66,18 @@ def _triton_kernels() -> AttentionKernels:
     from engine.kernels import triton_attention as ta
     layers = LayerKernels(triton_norm.rms_norm, triton_rope_kv.rope_write_kv, triton_act.silu_and_mul)
     return AttentionKernels(ta.write_kv, ta.paged_attention, ta.prefill_attention, "triton", layers)
+
+
+def compile_requested() -> bool:
+    return os.environ.get("ENGINE_COMPILE", "0").strip().lower() in ("1", "true", "on", "yes")
+
+
+def _compiled_kernels() -> AttentionKernels:
+    from engine.kernels import compile_ops
+    rope_write_kv = functools.partial(layer_reference.rope_write_kv, write_kv=compile_ops.write_kv)
+    layers = LayerKernels(layer_reference.rms_norm, rope_write_kv, layer_reference.silu_and_mul)
+    return AttentionKernels(compile_ops.write_kv, compile_ops.paged_attention, reference.prefill_attention,
+                            "triton+compile", layers, compile_model=True)
 
 
 def __getattr__(name: str) -> Any:   # PEP 562: `backends.TRITON` imports triton only when first asked for
@@ -119,7 +137,7 @@ def select(name: str, device: torch.device, *, head_dim: int | None = None,
                       else ("the CPU interpreter", "unset TRITON_INTERPRET"))
         raise EngineError(f"the Triton kernels in this process were built for {built} when first imported, so they "
                           f"cannot run on {device.type}; {fix} before starting Python")
-    return kernels
+    return _compiled_kernels() if compile_requested() else kernels
 
 
 def _interpreted() -> bool:

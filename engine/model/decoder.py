@@ -80,6 +80,7 @@ class DecoderForCausalLM(nn.Module):
         self.lm_head = LMHead(config.vocab_size, config.hidden_size)
         if config.tie_word_embeddings:
             self.lm_head.weight = self.model.embed_tokens.weight
+        self._compiled_forward = None   # torch.compile of self.model.forward (ENGINE_COMPILE=1); not a submodule
 
     def forward(self,
                 input_ids: torch.Tensor,         # [T] int64
@@ -89,18 +90,25 @@ class DecoderForCausalLM(nn.Module):
                 ) -> torch.Tensor:               # hidden [T, H]
         if kv_caches and len(kv_caches) != len(self.model.layers):
             raise EngineError(f"got {len(kv_caches)} KV caches for a model of {len(self.model.layers)} layers")
+        if self._compiled_forward is not None and kv_caches:   # the profiling run (no cache) is not worth a compile
+            return self._compiled_forward(input_ids, positions, attn, kv_caches)
         return self.model(input_ids, positions, attn, kv_caches)
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:  # [N, H] -> [N, V] float32
         return self.lm_head(hidden)
 
     def set_attention_kernels(self, kernels: AttentionKernels) -> None:
-        """Every attention block runs `kernels`; every norm and MLP runs `kernels.layers`."""
+        """Every attention block runs `kernels`; every norm and MLP runs `kernels.layers`; the compile backend also
+        wraps the decoder in torch.compile (compiled lazily, at the first forward with a KV cache)."""
         for layer in self.model.layers:
             layer.self_attn.kernels = kernels
         for module in self.modules():
             if isinstance(module, (RMSNorm, GatedMLP)):
                 module.ops = kernels.layers
+        self._compiled_forward = None
+        if kernels.compile_model:
+            # dynamic: one graph for every token count (buckets, prefill chunks), not one per shape.
+            self._compiled_forward = torch.compile(self.model.forward, dynamic=True, fullgraph=True)
 
     def load_weights(self, weights: Iterable[tuple[str, torch.Tensor]], source: str) -> None:
         load_weights(self, weights, source)
