@@ -65,18 +65,18 @@ def copy_gbps(device: str) -> float:
 
 
 def build(model: str, batch: int, args: argparse.Namespace, device: str) -> Any:
-    from engine.config import EngineConfig
-    from engine.core.engine_core import EngineCore
+    from engine.args import EngineArgs
+    from engine.engine_core import EngineCore
     from engine.model import load_model
     dtype = "float32" if args.tiny else "bfloat16"
     loaded = load_model(model, load_format="dummy", dtype=dtype, device=device, seed=0)
     max_model_len = args.input_len + args.warmup_steps + 2 * args.steps + 8
     blocks = batch * -(-max_model_len // 16) + 16
-    cfg = EngineConfig(model=model, load_format="dummy", device=device, dtype=dtype, max_num_seqs=batch,
-                       max_model_len=max_model_len, max_num_batched_tokens=max(2048, max_model_len),
-                       num_blocks=blocks if device == "cpu" else None, attention_backend="triton",
-                       enforce_eager=args.eager)
-    return EngineCore(cfg, loaded=loaded)
+    engine_args = EngineArgs(model=model, load_format="dummy", device=device, dtype=dtype, max_num_seqs=batch,
+                             max_model_len=max_model_len, max_num_batched_tokens=max(2048, max_model_len),
+                             num_blocks=blocks if device == "cpu" else None, attention_backend="triton",
+                             enforce_eager=args.eager)
+    return EngineCore.from_args(engine_args, loaded=loaded)
 
 
 def start_decode(core: Any, batch: int, args: argparse.Namespace) -> list[Any]:
