@@ -9,9 +9,10 @@ at 1 and 256 decode rows and a 2048-token prefill chunk: add + RMSNorm (engine/k
 rotary + KV write with every 7th row a padding slot (triton_rope_kv.py), SiLU * up (triton_act.py). The kernels
 round where the references round, so outputs should be bit-identical but for float32 sums taken in another order:
 a check fails below 98% identical, or on any difference above 1% of the output's largest magnitude (max_ulp is
-printed too, but a one-ulp difference before a cancellation in the rotary sum can be many ulps after it). Times are CUDA-event medians of 50 calls after 5 warm-ups;
-bandwidth counts the bytes a kernel must read and write, against a measured device copy. --small runs tiny float32
-shapes on CPU under TRITON_INTERPRET=1 (the interpreter truncates bf16 casts; its times mean nothing).
+printed too, but a one-ulp difference before a cancellation in the rotary sum can be many ulps after it). Times
+are CUDA-event medians of 50 calls after 5 warm-ups; bandwidth counts the bytes a kernel must read and write,
+against a measured device copy. --small runs tiny float32 shapes on CPU under TRITON_INTERPRET=1 (the interpreter
+truncates bf16 casts; its times mean nothing).
 """
 from __future__ import annotations
 
@@ -88,8 +89,8 @@ def cases(shape: tuple[int, ...], tokens: int, dtype: torch.dtype, device: str) 
     e = torch.finfo(dtype).bits // 8
     rope_args = (qkv, positions, cos_sin, qw, kw, 1e-6, heads, kv_heads)
     return {
-        "add_rms_norm": (lambda: triton_norm.rms_norm(x, w, 1e-6, res), lambda: layer_reference.rms_norm(x, w, 1e-6, res),
-                         4 * tokens * hidden * e),
+        "add_rms_norm": (lambda: triton_norm.rms_norm(x, w, 1e-6, res),
+                         lambda: layer_reference.rms_norm(x, w, 1e-6, res), 4 * tokens * hidden * e),
         "rope_write_kv": (lambda: (triton_rope_kv.rope_write_kv(*rope_args, cache_t, slots), cache_t),
                           lambda: (layer_reference.rope_write_kv(*rope_args, cache_r, slots), cache_r),
                           (2 * heads + 4 * kv_heads) * head_dim * tokens * e),

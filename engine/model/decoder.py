@@ -5,7 +5,7 @@ checkpoint is the name map in `packed_modules_mapping` plus `weights.load_weight
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import torch
 from torch import nn
@@ -80,7 +80,8 @@ class DecoderForCausalLM(nn.Module):
         self.lm_head = LMHead(config.vocab_size, config.hidden_size)
         if config.tie_word_embeddings:
             self.lm_head.weight = self.model.embed_tokens.weight
-        self._compiled_forward = None   # torch.compile of self.model.forward (ENGINE_COMPILE=1); not a submodule
+        # torch.compile of self.model.forward (ENGINE_COMPILE=1); a plain attribute, not a submodule.
+        self._compiled_forward: Callable[..., torch.Tensor] | None = None
 
     def forward(self,
                 input_ids: torch.Tensor,         # [T] int64
