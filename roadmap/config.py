@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from roadmap.findings import SEVERITIES
+from roadmap.safefs import DEFAULT_MAX_BYTES
 
 # An id: letter-initial upper-case parts joined by hyphens, at least one later part holding a letter, so
 # ROAD-V1-C2-LOCAL-BF16 and RM-RECORDS match while UTF-8, HTTP-429 and BF16 do not. Whole-token.
@@ -80,6 +81,8 @@ class Config:
     history: HistoryConfig = field(default_factory=HistoryConfig)
     claims_ttl_days: int = 14
     fail_on: str = "error"
+    # no file larger than this is read (records, sources, evidence); roadmap/safefs.py
+    max_file_bytes: int = DEFAULT_MAX_BYTES
     source: str = "defaults"   # where this config came from (a path, or "defaults"); not a config key
 
     @cached_property
