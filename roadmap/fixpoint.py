@@ -25,6 +25,7 @@ class FixOutcome:
     skipped: list[Edit] = field(default_factory=list)       # edits whose text was no longer at their span
     refused: dict[str, str] = field(default_factory=dict)   # files no fix was written to, and why
     not_converged: list[Finding] = field(default_factory=list)
+    written: list[dict[str, list[Edit]]] = field(default_factory=list)   # per pass: path -> the edits written
 
     def summary(self) -> list[str]:
         """The lines `roadmap lint --fix` prints on stderr."""
@@ -57,6 +58,7 @@ def fix_to_fixed_point(root: Path, options: LintOptions, result: LintResult, max
         if not written:
             break
         outcome.files |= written
+        outcome.written.append({fp.path: fp.applied for fp in plan.files if fp.path in written})
         applied.update((_key(f), f) for f in plan.fixed if f.path in written)
         outcome.passes += 1
         outcome.result = lint(root, options)
