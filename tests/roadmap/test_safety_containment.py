@@ -125,3 +125,14 @@ def test_evidence_result_symlinked_outside_is_skipped(capsys, git_repo, tmp_path
     result = lint(repo.path, LintOptions(use_cache=False))
     assert SECRET not in json.dumps([f.to_json() for f in result.findings])
     assert [(f.code, f.severity) for f in result.findings if "bench-evidence" in f.path] == [("RL001", "info")]
+
+
+def test_config_symlinked_outside_the_tree_is_a_usage_error(capsys, git_repo, outside):
+    repo = git_repo()
+    repo.commit({"agents/ok.md": "- fine\n"}, "docs: records", "2026-07-01")
+    (repo.path / "roadmap.yml").symlink_to("/dev/zero")           # not a regular file: never opened
+    assert run(capsys, "lint", str(repo.path))[0] == 0
+    (repo.path / "roadmap.yaml").symlink_to(outside)
+    code, _, err = run(capsys, "lint", str(repo.path))
+    assert code == 2 and "roadmap.yaml: cannot read config (a symlink whose target is outside" in err
+    assert SECRET not in err

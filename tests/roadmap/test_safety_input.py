@@ -157,3 +157,12 @@ def test_an_unexpected_crash_exits_3_never_1(capsys, git_repo, monkeypatch):
     monkeypatch.setattr("roadmap.evidence.load_evidence", crash)
     code, _, err = run(capsys, "evidence", "list", "--path", str(repo.path))
     assert code == 3 and err.startswith("roadmap: internal error: MemoryError")
+
+
+def test_deeply_nested_config_is_a_usage_error(capsys, git_repo):
+    for name, body in (("roadmap.yaml", "[" * 100_000 + "]" * 100_000), ("pyproject.toml", "[tool.roadmap]\nx = " +
+                                                                         "[" * 100_000 + "]" * 100_000)):
+        repo = git_repo(name)
+        repo.commit({"agents/ok.md": "- fine\n", name: body}, "docs: records", "2026-07-01")
+        code, _, err = run(capsys, "lint", str(repo.path))
+        assert code == 2 and "nested too deeply" in err and "Traceback" not in err
