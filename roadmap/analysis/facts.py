@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Hashable
 
+from roadmap.analysis.evidence_figures import EvidenceFigure
+from roadmap.analysis.figure_quotes import Quote
 from roadmap.analysis.terms import TermWeights
 from roadmap.evidence.store import EvidenceEntry
 from roadmap.history.commit import Commit
@@ -124,3 +126,7 @@ class Facts:
     landed_base: dict[tuple[str, str], str | None] = field(default_factory=dict)
     # checks/figure_unbacked.py: evidence path -> (field path, value) for every number it holds
     evidence_numbers: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    # analysis/figure_quotes.py: every figure the records quote; analysis/supersession.py: evidence path -> figures
+    figure_quotes: list[Quote] | None = None
+    quotes_by_statement: dict[int, list[Quote]] | None = None        # checks/figure_unbacked.py
+    evidence_figures: dict[str, list[EvidenceFigure]] = field(default_factory=dict)

@@ -5,18 +5,22 @@ import re
 from typing import Any
 
 from roadmap.analysis.context import LintContext
-from roadmap.analysis.figures_compare import close, evidence_numbers, marked_historical
+from roadmap.analysis.evidence_figures import EvidenceFigure
+from roadmap.analysis.figure_quotes import Quote
+from roadmap.analysis.figures_compare import close, close_scaled, evidence_numbers
+from roadmap.analysis.metric_terms import matches, same_dimension
+from roadmap.analysis.supersession import evidence_figures, quotes
 from roadmap.analysis.surfaces import describe
+from roadmap.analysis.verdicts import verdict_problem
 from roadmap.evidence.store import EvidenceEntry
 from roadmap.findings import Hit
 from roadmap.records.model import Figure, Statement
 
-# Units of measured results; percentages and counts are usually derived, so they are not checked.
+# Units of measured results, backed by any number of a field of their kind. A figure of another unit (a
+# percentage, a ratio written without `x`, a real-time factor) is checked only against a field of its metric.
 CHECKED_UNITS = {"tok/s", "x", "ms", "s", "us", "req/s", "GiB", "GB", "ms/token", "ms/step", "ms/call", "TFLOP/s",
-                 "GB/s", "GiB/s", "TB/s"}
+                 "GB/s", "GiB/s", "TB/s", "MB/s", "MiB/s", "KB/s", "MB", "MiB", "KB", "KiB", "q/s"}
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(`])")
-_VERDICT = re.compile(r"\b(PASS(?:ED|ES)?|FAIL(?:ED|S)?)\b")
-_THRESHOLD = re.compile(r"(?:>=|≥|at least|gate|threshold|target|bar)\s*(?:of\s*)?(\d+(?:\.\d+)?)\s*x\b", re.I)
 
 
 def cited(ctx: "LintContext", st: "Statement") -> list["EvidenceEntry"]:
@@ -57,7 +61,7 @@ def _scopes(st: "Statement", entries: list["EvidenceEntry"]) -> list[tuple[int, 
         start = st.text.find(sent, pos)
         end = start + len(sent)
         pos = end
-        if any(e.name in sent or e.path in sent for e in entries):
+        if any(e.name in sent or e.path in sent or e.name.rsplit(".", 1)[0] in sent for e in entries):
             spans.append((start, end))
     return spans
 
@@ -72,6 +76,8 @@ _UNIT_FIELDS = {
     "s": re.compile(r"(?:^|\.)(?:elapsed|duration|time|wall)\w*_s\b|_s\b|_s\."),
     "GiB": re.compile(r"gib|vram|memory"), "GB": re.compile(r"_gb\b|memory"),
     "GB/s": re.compile(r"gbps|_gb_per_s|bandwidth"), "TFLOP/s": re.compile(r"tflops"),
+    "MB/s": re.compile(r"mbps|mb_per_s|mb_s\b|bandwidth|throughput"), "MiB/s": re.compile(r"mibps|mib_per_s"),
+    "KB": re.compile(r"kb\b|_kb|kib"), "MB": re.compile(r"mb\b|_mb|mib|memory|size"), "q/s": re.compile(r"qps|per_s"),
 }
 # The fields a derived ratio may be the quotient of: headline throughput figures, ours and the peers'.
 _RATIO_TERMS = re.compile(r"(?:^|\.)metrics\.(?:output_tok_per_s|total_tok_per_s|requests_per_s)(?:\.median)?$"
@@ -97,21 +103,25 @@ def _nearest(fig: "Figure", numbers: list[tuple[str, float]]) -> tuple[str, floa
     return min(pool, key=lambda pv: abs(pv[1] - fig.value) / max(abs(fig.value), 1e-9)) if pool else None
 
 
-def _verdict_problem(text: str, figs: list["Figure"]) -> str | None:
-    """A PASS/FAIL that the quoted ratio contradicts, against a threshold the text states (or parity)."""
-    m = _VERDICT.search(text)
-    ratios = [f for f in figs if f.unit == "x"]
-    if not m or len(ratios) != 1:
-        return None
-    t = _THRESHOLD.search(text)
-    bar = float(t.group(1)) if t else (1.0 if re.search(r"\bparity\b", text, re.I) else None)
-    if bar is None:
-        return None
-    passed = ratios[0].value >= bar
-    says_pass = m.group(1).upper().startswith("PASS")
-    if passed == says_pass:
-        return None
-    return f"says {m.group(1)} but {ratios[0].text} is {'at or above' if passed else 'below'} the {bar:g}x bar"
+def _by_metric(q: Quote, figures: list[EvidenceFigure]) -> tuple[bool, EvidenceFigure | None]:
+    """(backed, nearest) for a figure checked by its metric: (True, None) when the evidence has no figure of
+    that metric (unknown, not unbacked)."""
+    pool = [f for f in figures if matches(q.metric, f.metric) >= 1
+            and (same_dimension(q.unit, f.unit) or {q.unit, f.unit} <= {None, "x"})]
+    if not pool:
+        return True, None
+    if any(close_scaled(q.fig.value, q.fig.text, q.unit, f.value, f.unit, f.text) for f in pool):
+        return True, None
+    return False, min(pool, key=lambda f: abs(f.value - q.fig.value))
+
+
+def _quotes_of(ctx: "LintContext", st: "Statement") -> list[Quote]:
+    by_st = ctx.facts.quotes_by_statement
+    if by_st is None:
+        by_st = ctx.facts.quotes_by_statement = {}
+        for q in quotes(ctx):
+            by_st.setdefault(id(q.st), []).append(q)
+    return by_st.get(id(st), [])
 
 
 def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[str, Any]]]:
@@ -126,18 +136,30 @@ def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[st
     numbers = [n for e in entries for n in cache[e.path]]
     if not numbers:
         return [], []          # nothing readable: unknown, not unbacked
+    figures = [f for e in entries for f in evidence_figures(ctx, e)]
     scopes = _scopes(st, entries) if own else [(0, len(st.text))]
     problems: list[str] = []
-    for f in st.mentions.figures:
-        if f.unit not in CHECKED_UNITS or marked_historical(st.text, f):
+    qs = _quotes_of(ctx, st)
+    for q in qs:
+        f = q.fig
+        if q.role not in ("current", "dated") or not any(a <= f.start < b for a, b in scopes):
             continue
-        if not any(a <= f.start < b for a, b in scopes) or _backed(f, numbers):
+        if f.unit in CHECKED_UNITS:
+            if _backed(f, numbers):
+                continue
+            near = _nearest(f, numbers)
+            hint = f" (nearest: {near[1]:g} at {near[0]})" if near else ""
+        elif q.metric.known:
+            backed, nearest = _by_metric(q, figures)
+            if backed:
+                continue
+            hint = f" (the evidence says {nearest.text or f'{nearest.value:g}'} at {nearest.key})" if nearest else ""
+        else:
             continue
-        near = _nearest(f, numbers)
-        hint = f" (nearest: {near[1]:g} at {near[0]})" if near else ""
-        problems.append(f"{f.text}{'' if f.text.endswith(f.unit) or f.unit == 'x' else ' ' + f.unit} is not in it{hint}")
+        problems.append(f"{f.text}{'' if q.unit is None or f.text.endswith(q.unit) or q.unit == 'x' else ' ' + q.unit}"
+                        f" is not in it{hint}")
     for a, b in scopes:
-        v = _verdict_problem(st.text[a:b], [f for f in st.mentions.figures if a <= f.start < b])
+        v = verdict_problem(st.text[a:b], [q for q in qs if a <= q.fig.start < b], figures)
         if v:
             problems.append(v)
     evidence = [{"kind": "evidence", "path": e.path, "date": e.date} for e in entries]
