@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from typing import Hashable
 
 from roadmap.analysis.evidence_figures import EvidenceFigure
+from roadmap.analysis.evidence_series import SeriesFinder
 from roadmap.analysis.figure_quotes import Quote
 from roadmap.analysis.terms import TermWeights
 from roadmap.evidence.store import EvidenceEntry
 from roadmap.history.commit import Commit
 from roadmap.history.paths import PathFates
-from roadmap.records.model import PathRef, RecordFile, Statement, Suppression
+from roadmap.records.model import PathRef, RecordFile, Statement, Suppression, Table
 
 StatementKey = tuple[str, int, int, str | None]       # (path, line, end_line, column)
 RowKey = tuple[tuple[str, str], ...]                   # a table row's (column, text) pairs but its state
@@ -52,6 +53,9 @@ class Reason:
     commits: list[tuple[Commit, str]] = field(default_factory=list)   # (commit, role)
     evidence: list[EvidenceEntry] = field(default_factory=list)
     news: News | None = None
+    # The names of the one stale thing this reason is about (RL102: the series whose rerun is done). Directives
+    # with the same thing and no conflicting rows are one finding even when no row id joins them (stale.py).
+    thing: tuple[str, ...] = ()
 
 
 @dataclass
@@ -126,7 +130,11 @@ class Facts:
     landed_base: dict[tuple[str, str], str | None] = field(default_factory=dict)
     # checks/figure_unbacked.py: evidence path -> (field path, value) for every number it holds
     evidence_numbers: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
-    # analysis/figure_quotes.py: every figure the records quote; analysis/supersession.py: evidence path -> figures
+    # analysis/evidence_index.py: every figure the records quote, the figures of each evidence entry (by path),
+    # the evidence series names, and each table cell's row (record path -> id(cell) -> (table, cells))
     figure_quotes: list[Quote] | None = None
-    quotes_by_statement: dict[int, list[Quote]] | None = None        # checks/figure_unbacked.py
     evidence_figures: dict[str, list[EvidenceFigure]] = field(default_factory=dict)
+    series_finder: SeriesFinder | None = None
+    cell_rows: dict[str, dict[int, tuple[Table, tuple[Statement, ...]]]] = field(default_factory=dict)
+    # checks/figure_unbacked.py: id(statement) -> its figure quotes
+    quotes_by_statement: dict[int, list[Quote]] | None = None

@@ -13,21 +13,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
 from roadmap.analysis.figure_context import bar_of, metric_before
 from roadmap.analysis.figures_compare import marked_historical
+from roadmap.analysis.evidence_series import SeriesFinder, key_column, metric_column
 from roadmap.analysis.metric_terms import Metric, metric_of, words_of
 from roadmap.records.figures import header_unit, single_figure
 from roadmap.records.model import Figure, RecordFile, Statement, Table
 from roadmap.records.patterns import ISO_DATE
 
-if TYPE_CHECKING:
-    from roadmap.evidence.store import EvidenceStore
-
-_KEY_COLUMNS = re.compile(r"^(?:series|key|config(?:uration)?|model|name|benchmark|bench|workload|case|scenario|"
-                          r"dataset|variant|setup|suite|test)s?$", re.I)
-_METRIC_COLUMNS = re.compile(r"^(?:metric|measure|measurement|quantity|kpi|indicator)s?$", re.I)
 _BAR_COLUMNS = re.compile(r"\b(?:target|goal|budget|gate|threshold|bar|slo|sla|limit|required|requirement|"
                           r"acceptance|floor|ceiling)s?\b", re.I)
 _OLD_COLUMNS = re.compile(r"\b(?:baseline|previous|before|old|was|prior|original|initial|delta|change|diff|"
@@ -53,9 +48,8 @@ class Quote:
     bar: str | None = None     # for a bar: "min" (a floor to reach) or "max" (a ceiling), when it says which
 
 
-def quotes_in(records: Iterable[RecordFile], store: "EvidenceStore") -> list[Quote]:
-    """Every figure quote in `records`, its series resolved against the evidence in `store`."""
-    finder = _SeriesFinder(store)
+def quotes_in(records: Iterable[RecordFile], finder: SeriesFinder) -> list[Quote]:
+    """Every figure quote in `records`, its series resolved by `finder` (the evidence series there are)."""
     out: list[Quote] = []
     for rf in records:
         rows = {id(c): (t, cells) for t in rf.tables for cells in t.rows for c in cells}
@@ -72,7 +66,7 @@ def _has_digit(text: str) -> bool:
 
 
 def _quotes_of(st: Statement, table: Table | None, cells: tuple[Statement, ...],
-               finder: "_SeriesFinder") -> list[Quote]:
+               finder: SeriesFinder) -> list[Quote]:
     cell_metric, cell_unit = _cell_metric(st, table, cells)
     names, keys = finder.series(st, table, cells)
     row = st.row_id or st.defines
@@ -128,16 +122,12 @@ def _statement_role(st: Statement, table: Table | None) -> str:
     return "current"
 
 
-def _metric_column(table: Table) -> int | None:
-    return next((i for i, h in enumerate(table.headers) if _METRIC_COLUMNS.match(h.strip())), None)
-
-
 def _cell_metric(st: Statement, table: Table | None, cells: tuple[Statement, ...]) -> tuple[Metric, str | None]:
     """The metric and unit a cell's figures are of: its row's Metric cell, else its column header."""
     if st.kind != "cell":
         return metric_of(()), None
     text = st.column or ""
-    k = _metric_column(table) if table is not None else None
+    k = metric_column(table) if table is not None else None
     if k is not None and k < len(cells) and cells[k] is not st:
         text = cells[k].text
     return metric_of(words_of(_strip_unit_words(text))), header_unit(text)
@@ -148,76 +138,15 @@ def _strip_unit_words(text: str) -> str:
 
 
 def _is_key_cell(st: Statement, table: Table, cells: tuple[Statement, ...]) -> bool:
-    k = _key_column(table)
+    k = key_column(table)
     return k is not None and k < len(cells) and cells[k] is st
 
 
 def _row_key(st: Statement, table: Table | None, cells: tuple[Statement, ...]) -> str | None:
     """How a person names the cell's row: its key cell, else its Metric cell ("Real-time factor")."""
-    k = _key_column(table) if table is not None else None
+    k = key_column(table) if table is not None else None
     if k is None and table is not None:
-        k = _metric_column(table)
+        k = metric_column(table)
     if k is None or k >= len(cells) or cells[k] is st or not cells[k].text.strip():
         return None
     return cells[k].text.strip()
-
-
-def _key_column(table: Table) -> int | None:
-    k = next((i for i, h in enumerate(table.headers) if _KEY_COLUMNS.match(h.strip())), None)
-    if k is None and table.headers and not _METRIC_COLUMNS.match(table.headers[0].strip()):
-        k = 0
-    return k
-
-
-class _SeriesFinder:
-    """Evidence series names in record text, whole-token (`silesia-l3` is not in `silesia-l3-lowmem`)."""
-
-    def __init__(self, store: "EvidenceStore"):
-        self.store = store
-        slugs = sorted({s.lower() for s in store.by_series if s}, key=len, reverse=True)
-        self.known = set(slugs)
-        self.words = {s: frozenset(words_of(s)) for s in slugs}
-        alt = "|".join(re.escape(s) for s in slugs)
-        self.pattern = re.compile(rf"(?<![\w-])(?:{alt})(?![\w-])") if slugs else None
-
-    def named(self, text: str) -> set[str]:
-        return set(self.pattern.findall(text.lower())) if self.pattern is not None else set()
-
-    def cited(self, st: Statement) -> set[str]:
-        out = set()
-        root = self.store.root.rstrip("/") + "/"
-        for name in (*st.mentions.evidence, *(p.path for p in st.mentions.paths if p.path.startswith(root))):
-            e = self.store.get(name)
-            if e is not None and e.series:
-                out.add(e.series.lower())
-        return out
-
-    def series(self, st: Statement, table: Table | None,
-               cells: tuple[Statement, ...]) -> tuple[frozenset[str], frozenset[str]]:
-        """(evidence series, row keys) a statement's figures are of."""
-        names = self.named(st.text) | self.cited(st)
-        keys: set[str] = set()
-        if table is not None and cells:
-            for c in cells:
-                if c is not st:
-                    names |= self.cited(c)
-            k = _key_column(table)
-            if k is not None and k < len(cells) and cells[k] is not st:
-                key = " ".join(cells[k].text.lower().split())
-                if key and single_figure(key) is None:
-                    keys.add(key)
-                    names |= self.named(key)
-        if not names and self.known:
-            names |= self._from_heading(st, cells)
-        return frozenset(names), frozenset(keys)
-
-    def _from_heading(self, st: Statement, cells: tuple[Statement, ...]) -> set[str]:
-        """The one series the section heading names ("Where we stand (rnnt-small, A100)"), unless the statement's
-        own words, with the heading's, name another ("The large model (rnnt-large) ...")."""
-        heading = frozenset(w for s in st.section for w in words_of(s))
-        covered = {s for s in self.known if len(self.words[s]) >= 2 and self.words[s] <= heading}
-        if len(covered) != 1:
-            return set()
-        own = heading | frozenset(w for c in (cells or (st,)) for w in words_of(c.text))
-        with_own = {s for s in self.known if len(self.words[s]) >= 2 and self.words[s] <= own}
-        return covered if with_own == covered else set()

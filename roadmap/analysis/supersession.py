@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
 from roadmap.analysis.asof import news_for
-from roadmap.analysis.evidence_figures import EvidenceFigure, figures_of
-from roadmap.analysis.figure_quotes import Quote, quotes_in
+from roadmap.analysis.evidence_figures import EvidenceFigure
+from roadmap.analysis.evidence_index import evidence_figures, quotes
+from roadmap.analysis.figure_quotes import Quote
 from roadmap.analysis.figures_compare import close_scaled, comparable, explicitly_old
 from roadmap.analysis.metric_terms import matches, same_dimension, words_of
 from roadmap.config import glob_match
@@ -44,13 +45,6 @@ class Stale:
     kind: str                                  # "evidence" | "record" | "canonical" | "marked"
     evidence: dict[str, Any] = field(default_factory=dict)
     strong: bool = True                        # False: matched on a table key alone (a warning)
-
-
-def quotes(ctx: "LintContext") -> list[Quote]:
-    """Every figure quote in the records, once per run."""
-    if ctx.facts.figure_quotes is None:
-        ctx.facts.figure_quotes = quotes_in(ctx.records, ctx.get_evidence())
-    return ctx.facts.figure_quotes
 
 
 def stale_quotes(ctx: "LintContext") -> list[Stale]:
@@ -131,14 +125,6 @@ def _profile(e: "EvidenceEntry") -> tuple[str, ...]:
     gpu = field("machine", "gpu") or "cpu"
     return (gpu.lower(), field("model", "name").lower(), field("model", "load_format"), field("workload", "name"),
             e.series.split("-", 1)[0])
-
-
-def evidence_figures(ctx: "LintContext", e: "EvidenceEntry") -> list[EvidenceFigure]:
-    """The figures evidence entry `e` holds (analysis/evidence_figures.py), once per run."""
-    cache = ctx.facts.evidence_figures
-    if e.path not in cache:
-        cache[e.path] = figures_of(e, ctx.tree)
-    return cache[e.path]
 
 
 def _evidence_match(q: Quote, figs: list[EvidenceFigure]) -> list[EvidenceFigure]:

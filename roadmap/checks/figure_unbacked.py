@@ -9,7 +9,7 @@ from roadmap.analysis.evidence_figures import EvidenceFigure
 from roadmap.analysis.figure_quotes import Quote
 from roadmap.analysis.figures_compare import close, close_scaled, evidence_numbers
 from roadmap.analysis.metric_terms import matches, same_dimension
-from roadmap.analysis.supersession import evidence_figures, quotes
+from roadmap.analysis.evidence_index import evidence_figures, quotes
 from roadmap.analysis.surfaces import describe
 from roadmap.analysis.verdicts import verdict_problem
 from roadmap.evidence.store import EvidenceEntry

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from roadmap.analysis.context import LintContext
+from roadmap.analysis.evidence_index import row_of, series_finder
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids
@@ -12,16 +13,23 @@ from roadmap.evidence.store import EvidenceEntry
 from roadmap.findings import Hit
 from roadmap.records.model import Statement
 
-RERUN = re.compile(r"\bre-?(?:run|measure|bench(?:mark)?|take|profile)\b|\b(?:measure|run|bench(?:mark)?)\s+"
+RERUN = re.compile(r"\bre-?(?:run|measure|bench(?:mark)?|take|profile|do)\b|\b(?:measure|run|bench(?:mark)?)\s+"
                    r"(?:\w+\s+){0,3}again\b|\brepeat the\b", re.I)
-says_rerun = hinted(RERUN, ("run", "mea", "bench", "take", "prof", "aga", "repeat"))   # one in every match
+says_rerun = hinted(RERUN, ("run", "mea", "bench", "take", "prof", "aga", "repeat", "redo", "re-do"))
+# "nothing to rerun until ...", "no need to re-bench", "rerun not needed": a rerun the text says is not asked for
+_NO_RERUN = re.compile(r"\b(?:nothing|no need|no reason|not|never|don't|do not|no)\b(?:\s+\w+){0,2}\s+"
+                       r"re-?(?:run|measure|bench\w*|do)\b|\bre-?(?:run|measure|bench\w*)(?:ning)?\s+(?:is\s+)?"
+                       r"(?:not|no longer)\s+(?:needed|required)\b|\bwithout\s+re-?running\b", re.I)
 MIN_SLUG_COVERAGE = 2 / 3
 
 
-def match(st: Statement, entry: EvidenceEntry) -> str | None:
-    """How an evidence entry is the statement's series: "row" (it records one of the statement's rows or
-    claims), "series" (every word of its slug is the statement's), "partial" (two thirds of them), else
-    None. Two different model sizes (`4b` vs `8b`) never match."""
+def match(st: Statement, entry: EvidenceEntry, named: frozenset[str] = frozenset()) -> str | None:
+    """How an evidence entry is the statement's series: "named" (the statement, or its table row, names or
+    cites that series), "row" (it records one of the statement's rows or claims), "series" (every word of its
+    slug is the statement's), "partial" (two thirds of them), else None. A statement that names series is
+    about those alone (`silesia-l3` is not `silesia-l3-lowmem`); two model sizes (`4b`, `8b`) never match."""
+    if named:
+        return "named" if entry.series.lower() in named else None
     ids = subject_ids(st)
     words = set(tokens(st.text)) | id_parts(ids)
     slug = distinctive_terms(entry.series.replace("-", " ").replace("_", " "))
@@ -36,14 +44,19 @@ def match(st: Statement, entry: EvidenceEntry) -> str | None:
 
 
 def applies(st: Statement) -> bool:
-    return st.directive and says_rerun(st.directive_text or st.text)
+    text = st.directive_text or st.text
+    if not (st.directive and says_rerun(text)):
+        return False
+    return bool(RERUN.search(_NO_RERUN.sub(" ", text))) if _NO_RERUN.search(text) else True
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     if not news.date:
         return None
     store = ctx.get_evidence()
-    hits = [(e, how) for e in store.entries if e.date and e.date > news.date and (how := match(st, e))]
+    table, cells = row_of(ctx, st)
+    named, _ = series_finder(ctx).series(st, table, cells)
+    hits = [(e, how) for e in store.entries if e.date and e.date > news.date and (how := match(st, e, named))]
     if not hits:
         return None
     entries = [e for e, _ in hits]
@@ -52,17 +65,22 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     phrase = f"asks for a rerun done {n} time{'s' if n > 1 else ''} since {news.date}: {names}"
     newest = entries[-1]
     fix = f"cite the newest entry ({newest.path}, {newest.date}) instead of asking for the rerun"
-    strong = any(how == "row" for _, how in hits) or (n >= 2 and all(how == "series" for _, how in hits))
+    strong = any(how in ("row", "named") for _, how in hits) or (n >= 2 and all(how == "series" for _, how in hits))
     severity = "error" if strong else "warning"
-    return Reason("RL102", severity, phrase, fix, evidence=entries, news=news)
+    thing = tuple(sorted(named)) if named and all(how == "named" for _, how in hits) else ()
+    return Reason("RL102", severity, phrase, fix, evidence=entries, news=news, thing=thing)
 
 
 def rerun_done(ctx: LintContext) -> list[Hit]:
     """What it does:
-    Flags a directive that asks to rerun, re-measure or re-bench something when the evidence root holds
-    entries dated after the directive was written for the same row (the entry's `row`, from result.json
-    or a `Row:` line) or the same series (the entry's slug words are the directive's, and model sizes
-    agree). Every such entry is listed.
+    Flags a directive that asks to rerun, re-measure, re-bench or redo something when the evidence root
+    holds entries dated after the directive was written for the same series: the series the directive
+    names or cites (for a table cell, the series its row names or cites: a Series column, a "last run"
+    evidence name), else the same row (the entry's `row`, from result.json or a `Row:` line), else the same
+    slug words (model sizes must agree). Evidence named date first or date last, as a folder or a file,
+    counts. A directive that names one series never matches a look-alike (`pq-scan` is not `pq-train`),
+    and "nothing to rerun" asks for nothing. Every such entry is listed; the other places asking for the
+    same rerun are related locations.
 
     Why:
     A rerun request that was already answered hides the answer: the next person reruns instead of reading
