@@ -5,6 +5,7 @@ an Evidence or "last run" column), else the one its section heading names.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from roadmap.analysis.metric_terms import words_of
@@ -16,18 +17,31 @@ if TYPE_CHECKING:
 
 _KEY_COLUMNS = re.compile(r"^(?:series|key|config(?:uration)?|model|name|benchmark|bench|workload|case|scenario|"
                           r"dataset|variant|setup|suite|test)s?$", re.I)
+# Columns whose cells name a series two tables can share ("| Series | ... |"); a first column of arms, shapes or
+# steps ("oracle", "decode qkv 1×3072×2048") names a row of its own table only.
+_SERIES_COLUMNS = re.compile(r"^(?:series|benchmark|bench|workload|config(?:uration)?|model|suite)s?$", re.I)
 _METRIC_COLUMNS = re.compile(r"^(?:metric|measure|measurement|quantity|kpi|indicator)s?$", re.I)
 
 
 def metric_column(table: Table) -> int | None:
-    return next((i for i, h in enumerate(table.headers) if _METRIC_COLUMNS.match(h.strip())), None)
+    return _metric_column(table.headers)
 
 
 def key_column(table: Table) -> int | None:
     """The column that names what a row is about: Series/Key/Config/Model/..., else the first (unless it names
     metrics)."""
-    k = next((i for i, h in enumerate(table.headers) if _KEY_COLUMNS.match(h.strip())), None)
-    if k is None and table.headers and not _METRIC_COLUMNS.match(table.headers[0].strip()):
+    return _key_column(table.headers)
+
+
+@lru_cache(maxsize=4096)
+def _metric_column(headers: tuple[str, ...]) -> int | None:
+    return next((i for i, h in enumerate(headers) if _METRIC_COLUMNS.match(h.strip())), None)
+
+
+@lru_cache(maxsize=4096)
+def _key_column(headers: tuple[str, ...]) -> int | None:
+    k = next((i for i, h in enumerate(headers) if _KEY_COLUMNS.match(h.strip())), None)
+    if k is None and headers and not _METRIC_COLUMNS.match(headers[0].strip()):
         k = 0
     return k
 
@@ -42,22 +56,32 @@ class SeriesFinder:
         self.words = {s: frozenset(words_of(s)) for s in slugs}
         alt = "|".join(re.escape(s) for s in slugs)
         self.pattern = re.compile(rf"(?<![\w-])(?:{alt})(?![\w-])") if slugs else None
+        self._cited: dict[int, set[str]] = {}                 # id(statement) -> series it cites
+        self._headings: dict[tuple[str, ...], set[str]] = {}  # section titles -> the series they cover
 
     def named(self, text: str) -> set[str]:
         return set(self.pattern.findall(text.lower())) if self.pattern is not None else set()
 
     def cited(self, st: Statement) -> set[str]:
+        """Series of the evidence a statement cites (by name or by a path under the evidence root)."""
+        if not st.mentions.evidence and not st.mentions.paths:
+            return set()
+        hit = self._cited.get(id(st))
+        if hit is not None:
+            return hit
         out = set()
         root = self.store.root.rstrip("/") + "/"
         for name in (*st.mentions.evidence, *(p.path for p in st.mentions.paths if p.path.startswith(root))):
             e = self.store.get(name)
             if e is not None and e.series:
                 out.add(e.series.lower())
+        self._cited[id(st)] = out
         return out
 
     def series(self, st: Statement, table: Table | None,
                cells: tuple[Statement, ...]) -> tuple[frozenset[str], frozenset[str]]:
-        """(evidence series, row keys) a statement's figures are of."""
+        """(evidence series, series keys) a statement's figures are of: the keys are what a Series-like column
+        of its table row says, whether or not evidence of that name exists."""
         names = self.named(st.text) | self.cited(st)
         keys: set[str] = set()
         if table is not None and cells:
@@ -68,8 +92,9 @@ class SeriesFinder:
             if k is not None and k < len(cells) and cells[k] is not st:
                 key = " ".join(cells[k].text.lower().split())
                 if key and single_figure(key) is None:
-                    keys.add(key)
                     names |= self.named(key)
+                    if _SERIES_COLUMNS.match(table.headers[k].strip()):
+                        keys.add(key)
         if not names and self.known:
             names |= self._from_heading(st, cells)
         return frozenset(names), frozenset(keys)
@@ -77,10 +102,14 @@ class SeriesFinder:
     def _from_heading(self, st: Statement, cells: tuple[Statement, ...]) -> set[str]:
         """The one series the section heading names ("Where we stand (rnnt-small, A100)"), unless the statement's
         own words, with the heading's, name another ("The large model (rnnt-large) ...")."""
-        heading = frozenset(w for s in st.section for w in words_of(s))
-        covered = {s for s in self.known if len(self.words[s]) >= 2 and self.words[s] <= heading}
+        covered = self._headings.get(st.section)
+        if covered is None:
+            heading = frozenset(w for s in st.section for w in words_of(s))
+            covered = self._headings[st.section] = {
+                s for s in self.known if len(self.words[s]) >= 2 and self.words[s] <= heading}
         if len(covered) != 1:
             return set()
+        heading = frozenset(w for s in st.section for w in words_of(s))
         own = heading | frozenset(w for c in (cells or (st,)) for w in words_of(c.text))
         with_own = {s for s in self.known if len(self.words[s]) >= 2 and self.words[s] <= own}
         return covered if with_own == covered else set()

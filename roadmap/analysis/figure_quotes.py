@@ -18,7 +18,7 @@ from typing import Iterable
 from roadmap.analysis.figure_context import bar_of, metric_before
 from roadmap.analysis.figures_compare import marked_historical
 from roadmap.analysis.evidence_series import SeriesFinder, key_column, metric_column
-from roadmap.analysis.metric_terms import Metric, metric_of, words_of
+from roadmap.analysis.metric_terms import NO_METRIC, Metric, metric_of, words_of
 from roadmap.records.figures import header_unit, single_figure
 from roadmap.records.model import Figure, RecordFile, Statement, Table
 from roadmap.records.patterns import ISO_DATE
@@ -29,6 +29,8 @@ _OLD_COLUMNS = re.compile(r"\b(?:baseline|previous|before|old|was|prior|original
                           r"regression|improvement)\b|^Δ", re.I)
 _OLD_SECTIONS = re.compile(r"\b(?:history|historical|changelog|change log|log|archive|archived|journal|"
                            r"superseded|previous|retired|old)\b", re.I)
+_DIGIT = re.compile(r"\d")
+_LOG_TITLE = re.compile(r"\b(?:log|journal|changelog|history|diary|append(?:-only)?)\b", re.I)
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DATED = re.compile(rf"^\W{{0,3}}(?:{ISO_DATE}|\d{{1,2}}\s+{_MONTHS}\s+\d{{4}}|{_MONTHS}\s+\d{{1,2}},?\s+\d{{4}}|"
                     r"\d{4}/\d{2}/\d{2})\b", re.I)
@@ -62,26 +64,38 @@ def quotes_in(records: Iterable[RecordFile], finder: SeriesFinder) -> list[Quote
 
 
 def _has_digit(text: str) -> bool:
-    return any(ch.isdigit() for ch in text)
+    return _DIGIT.search(text) is not None
+
+
+def _figures(st: Statement, table: Table | None,
+             cells: tuple[Statement, ...]) -> list[tuple[Figure, str | None, Metric]]:
+    """The statement's figures with their unit and metric; those with neither say nothing comparable."""
+    found: list[tuple[Figure, str | None, Metric]] = []
+    if st.kind == "cell":
+        cell_metric, cell_unit = _cell_metric(st, table, cells)
+        whole = single_figure(st.text)
+        if whole is not None:
+            if table is not None and not _is_key_cell(st, table, cells):
+                found.append((whole, whole.unit or cell_unit, cell_metric))
+            return [f for f in found if f[1] is not None or f[2].known]
+    else:
+        cell_metric, cell_unit = NO_METRIC, None
+    for fig in st.mentions.figures:
+        metric = metric_before(st.text, fig.start)
+        if not metric.known:
+            metric = cell_metric if cell_metric.known else metric_of(words_of(fig.metric or ""))
+        found.append((fig, fig.unit or cell_unit, metric))
+    return [f for f in found if f[1] is not None or f[2].known]
 
 
 def _quotes_of(st: Statement, table: Table | None, cells: tuple[Statement, ...],
                finder: SeriesFinder) -> list[Quote]:
-    cell_metric, cell_unit = _cell_metric(st, table, cells)
+    found = _figures(st, table, cells)
+    if not found:
+        return []
     names, keys = finder.series(st, table, cells)
     row = st.row_id or st.defines
     base_role = _statement_role(st, table)
-    found: list[tuple[Figure, str | None, Metric]] = []
-    whole = single_figure(st.text) if st.kind == "cell" else None
-    if whole is not None and table is not None and not _is_key_cell(st, table, cells):
-        found.append((whole, whole.unit or cell_unit, cell_metric))
-    elif whole is None:
-        for fig in st.mentions.figures:
-            metric = metric_before(st.text, fig.start)
-            if not metric.known:
-                metric = cell_metric if st.kind == "cell" and cell_metric.known else metric_of(
-                    words_of(fig.metric or ""))
-            found.append((fig, fig.unit or (cell_unit if st.kind == "cell" else None), metric))
     series_words = frozenset(w for k in names | keys for w in words_of(k))
     out = []
     for fig, unit, metric in found:
@@ -112,6 +126,10 @@ def _column_bar(column: str | None, unit: str | None, metric: Metric) -> str | N
 def _statement_role(st: Statement, table: Table | None) -> str:
     if st.historical or any(_OLD_SECTIONS.search(s) for s in st.section[-1:]):
         return "old"
+    if st.section and _LOG_TITLE.search(st.section[0]):
+        return "dated"          # "# State log (append; newest last)": every entry is as of its day
+    if any(_DATED.match(s) for s in st.section):
+        return "dated"          # under "## 2026-07-07 — re-baseline": true as of that day
     if st.kind == "cell" and st.column:
         if _BAR_COLUMNS.search(st.column):
             return "bar"

@@ -20,7 +20,7 @@ from roadmap.analysis.asof import news_for
 from roadmap.analysis.evidence_figures import EvidenceFigure
 from roadmap.analysis.evidence_index import evidence_figures, quotes
 from roadmap.analysis.figure_quotes import Quote
-from roadmap.analysis.figures_compare import close_scaled, comparable, explicitly_old
+from roadmap.analysis.figures_compare import close_scaled, comparable, decimals, explicitly_old
 from roadmap.analysis.metric_terms import matches, same_dimension, words_of
 from roadmap.config import glob_match
 from roadmap.records.figures import single_figure
@@ -73,7 +73,7 @@ class _Dates:
 
 def with_unit(text: str, unit: str | None) -> str:
     """A figure as a person writes it: `412.6 MB/s`, `1.0283x`, `8.4 %`."""
-    if unit is None or text.rstrip().endswith(unit):
+    if unit is None or text.rstrip().endswith(unit) or unit == "x" and text.rstrip().endswith("×"):
         return text
     return f"{text}{unit}" if unit == "x" else f"{text} {unit}"
 
@@ -256,11 +256,13 @@ def _by_marks(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: 
             row = m.st.row_id or m.st.defines
             same_row = bool(row and row == q.row)
             same_series = not same_row and bool(m.keys & q.keys)
-            same_file = m.st.path == q.st.path and _significant(q.fig.text) and not (row and q.row and row != q.row)
+            same_file = m.st.path == q.st.path and _significant(q.fig.text) and _significant(m.text) \
+                and not (row and q.row and row != q.row)
             if not (same_row or same_series or same_file):
                 continue
-            if not close_scaled(q.fig.value, q.fig.text, q.unit, m.value, m.unit, m.text):
-                continue
+            if decimals(q.fig.text) != decimals(m.text) or not close_scaled(
+                    q.fig.value, q.fig.text, q.unit, m.value, m.unit, m.text):
+                continue                       # the same figure, written the same way: 2.65x is not "3x"
             if m.new and any(close_scaled(q.fig.value, q.fig.text, q.unit, v, m.unit) for v, _ in m.new):
                 continue
             qd, md = dates.of(q.st), dates.of(m.st)
@@ -290,7 +292,8 @@ def _by_records(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates
     for q in current:
         if not q.metric.known:
             continue
-        rivals = {id(o): o for k in q.keys for o in groups.get(k, ()) if o.st is not q.st
+        rivals = {id(o): o for k in q.keys for o in groups.get(k, ())
+                  if (o.st.path, o.st.line) != (q.st.path, q.st.line)   # another column of one row is another metric
                   and (o.row == q.row or not (o.row and q.row)) and _units_agree(q.unit, o.unit)
                   and matches(q.metric, o.metric) >= 2}
         if not rivals:
