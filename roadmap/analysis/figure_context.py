@@ -40,12 +40,16 @@ def metric_before(text: str, start: int) -> Metric:
     back to a verb, a function word or another number)."""
     left = _clause_left(text, start)
     picked: list[str] = []
+    skipped = 0
     for token in reversed(re.findall(r"[A-Za-z][\w-]*|\d[\w.]*|[=<>≤≥:]", left)):
         if token[0].isdigit():
             break
         if token in "=<>≤≥:":
             continue
         parts = words_of(token)
+        if not picked and skipped < 2 and parts and parts[0] in _COMPARATIVES:
+            skipped += 1        # "p99 under its 35 ms": the metric is before the comparison
+            continue
         if not parts or any(p in STOPWORDS and p not in _KEEP or p in _VERBS for p in parts):
             break
         picked[:0] = parts
@@ -54,6 +58,8 @@ def metric_before(text: str, start: int) -> Metric:
     return metric_of(picked)
 
 
+_COMPARATIVES = frozenset({"under", "below", "above", "over", "within", "its", "the", "a", "an", "of", "at", "least",
+                           "most", "than", "against", "to"})
 # Words terms.STOPWORDS drops as directive filler that name a metric beside a figure.
 _KEEP = frozenset({"min", "max", "mean", "median", "total", "size"})
 

@@ -10,6 +10,7 @@ Deselecting a rule drops its reason.
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 
 from roadmap.analysis.asof import needs_blame, news_for, prefetch_blame
@@ -96,8 +97,9 @@ def _rows_conflict(a: Statement, b: Statement) -> bool:
 
 
 def _names(st: Statement, thing: tuple[str, ...]) -> bool:
-    low = st.text.lower()
-    return any(t in low for t in thing)
+    """Does the statement name the thing in its own words ("the 1k ingest path" names `ingest-1k`)?"""
+    words = set(re.findall(r"[a-z0-9]+", st.text.lower()))
+    return any(set(re.findall(r"[a-z0-9]+", t)) <= words for t in thing)
 
 
 def hits_for(ctx: LintContext, code: str) -> Iterator[Hit]:

@@ -282,20 +282,29 @@ def _distinctive_key(key: str) -> bool:
     return any(ch.isdigit() or ch == "-" for ch in key) or len(words_of(key)) >= 2
 
 
+def _same_metric(a: Quote, b: Quote) -> bool:
+    """The same words, or one's abbreviation; or, between two table cells with a unit and no metric words of
+    their own ("p99 (ms)" over two series rows), the same unit and statistic."""
+    if a.metric.known or b.metric.known:
+        return matches(a.metric, b.metric) >= 2
+    return (a.st.kind == b.st.kind == "cell" and a.unit is not None and same_dimension(a.unit, b.unit)
+            and a.metric.stat == b.metric.stat)
+
+
 def _by_records(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: _Dates) -> Iterable[Stale]:
     groups: dict[str, list[Quote]] = {}
     for q in qs:
-        if q.role in ("current", "dated") and q.metric.known:
+        if q.role in ("current", "dated") and (q.metric.known or q.st.kind == "cell"):
             for k in q.keys:
                 if _distinctive_key(k):
                     groups.setdefault(k, []).append(q)
     for q in current:
-        if not q.metric.known:
+        if not (q.metric.known or q.st.kind == "cell"):
             continue
         rivals = {id(o): o for k in q.keys for o in groups.get(k, ())
                   if (o.st.path, o.st.line) != (q.st.path, q.st.line)   # another column of one row is another metric
                   and (o.row == q.row or not (o.row and q.row)) and _units_agree(q.unit, o.unit)
-                  and matches(q.metric, o.metric) >= 2}
+                  and _same_metric(q, o)}
         if not rivals:
             continue
         date = dates.of(q.st)

@@ -11,7 +11,7 @@ from typing import Sequence
 
 from roadmap.analysis.evidence_figures import EvidenceFigure
 from roadmap.analysis.figure_quotes import Quote
-from roadmap.analysis.metric_terms import matches, same_dimension, scale
+from roadmap.analysis.metric_terms import Metric, matches, same_dimension, scale
 
 VERDICT = re.compile(r"\b(PASS(?:ED|ES)?|FAIL(?:ED|S)?)\b")
 _PARITY = re.compile(r"\bparity\b", re.I)
@@ -54,14 +54,21 @@ def _measured(qs: Sequence[Quote], evidence: Sequence[EvidenceFigure], unit: str
     if len(mine) == 1:
         q = mine[0]
         return q.fig.value * scale(q.unit)[1] / scale(unit)[1], _written(q.fig.text, q.unit)
-    if mine or bar is None or not bar.metric.known:
+    if mine or bar is None or not (bar.metric.known or bar.metric.stat):
         return None
-    pool = [f for f in evidence if f.headline and same_dimension(f.unit, unit) and matches(bar.metric, f.metric) >= 1]
+    pool = [f for f in evidence if f.headline and same_dimension(f.unit, unit) and _same(bar.metric, f.metric)]
     values = {round(f.value * scale(f.unit)[1], 9) for f in pool}
     if len(values) != 1:
         return None
     f = pool[0]
     return f.value * scale(f.unit)[1] / scale(unit)[1], _written(f.text or f"{f.value:g}", f.unit)
+
+
+def _same(a: Metric, b: Metric) -> bool:
+    """One metric: the same words (or a part or an abbreviation of them), or no words and one statistic (p99)."""
+    if a.known or b.known:
+        return matches(a, b) >= 1
+    return a.stat is not None and a.stat == b.stat
 
 
 def _written(text: str, unit: str | None) -> str:

@@ -6,6 +6,7 @@ import re
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.evidence_index import row_of, series_finder
 from roadmap.analysis.facts import News, Reason
+from roadmap.analysis.metric_terms import words_of
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids
 from roadmap.analysis.terms import distinctive_terms, hinted, id_parts, size_terms, tokens
@@ -14,7 +15,7 @@ from roadmap.findings import Hit
 from roadmap.records.model import Statement
 
 RERUN = re.compile(r"\bre-?(?:run|measure|bench(?:mark)?|take|profile|do)\b|\b(?:measure|run|bench(?:mark)?)\s+"
-                   r"(?:\w+\s+){0,3}again\b|\brepeat the\b", re.I)
+                   r"(?:[\w./-]+\s+){0,3}again\b|\brepeat the\b", re.I)
 says_rerun = hinted(RERUN, ("run", "mea", "bench", "take", "prof", "aga", "repeat", "redo", "re-do"))
 # "nothing to rerun until ...", "no need to re-bench", "rerun not needed": a rerun the text says is not asked for
 _NO_RERUN = re.compile(r"\b(?:nothing|no need|no reason|not|never|don't|do not|no)\b(?:\s+\w+){0,2}\s+"
@@ -38,6 +39,9 @@ def match(st: Statement, entry: EvidenceEntry, named: frozenset[str] = frozenset
         return None
     if entry.row:
         return "row" if entry.row in ids else None
+    parts = set(words_of(entry.series))
+    if len(parts) >= 2 and parts <= set(words_of(st.text)):
+        return "series"                   # "rerun the 1k ingest benchmark": every word, sizes and counts too
     if len(slug) >= 2 and len(slug & words) >= 2 and len(slug & words) / len(slug) >= MIN_SLUG_COVERAGE:
         return "series" if slug <= words else "partial"
     return None
@@ -67,7 +71,8 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     fix = f"cite the newest entry ({newest.path}, {newest.date}) instead of asking for the rerun"
     strong = any(how in ("row", "named") for _, how in hits) or (n >= 2 and all(how == "series" for _, how in hits))
     severity = "error" if strong else "warning"
-    thing = tuple(sorted(named)) if named and all(how == "named" for _, how in hits) else ()
+    series = {e.series.lower() for e in entries}
+    thing = tuple(sorted(series)) if len(series) == 1 and all(how in ("named", "series") for _, how in hits) else ()
     return Reason("RL102", severity, phrase, fix, evidence=entries, news=news, thing=thing)
 
 

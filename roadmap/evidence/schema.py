@@ -96,7 +96,7 @@ def _message(err: Any, doc: Mapping[str, Any]) -> tuple[str, str]:
         return field, f"{_where(path)}: must be {err.validator_value!r}, got {err.instance!r}"
     if kind == "type":
         return field, f"{_where(path)}: must be {what}, got {_tname(err.instance)}"
-    if kind == "pattern":
+    if kind in ("pattern", "enum"):
         return field, f"{_where(path)}: must be {what}, got {err.instance!r}"
     if kind == "minItems":
         return field, f"{_where(path)}: empty; must be {what}"

@@ -1,0 +1,201 @@
+"""RL201 figure-superseded and RL202 figure-unbacked on records written the way other teams write them: a
+service team's latency table with evidence in two layouts, a mobile team's spec and benchmark record with no
+evidence at all, a pipeline team's notes where one line calls a figure superseded, and citations that misquote
+or misjudge their evidence. Every positive has negative controls beside it."""
+from __future__ import annotations
+
+import json
+
+from roadmap.lint import LintOptions, lint
+
+EV = "docs/bench-evidence"
+
+
+def _findings(repo, *codes: str):
+    return lint(repo.path, LintOptions(use_cache=False, select=codes)).findings
+
+
+def _on(findings, path: str, needle: str, repo) -> list:
+    lines = (repo.path / path).read_text(encoding="utf-8").split("\n")
+    return [f for f in findings if f.path == path and needle in lines[f.line - 1]]
+
+
+# --- a Go service team: p50/p99 per series, evidence as a date-last JSON file and a date-first folder ---------
+
+LATENCY = """# ingest latency
+
+Numbers from the load rig (c6i.4xlarge, 200 rps). Target for every series: p99 <= 50 ms.
+
+| Series | p50 (ms) | p99 (ms) | Evidence |
+|---|---|---|---|
+| ingest-1k | 12.1 | 45.0 | ingest-1k-20260301 |
+| ingest-10k | 30.4 | 88.0 | ingest-10k-20260301 |
+
+## Log
+
+- 2026-03-02: ingest-1k p99 45.0 ms on the first rig run.
+"""
+
+
+def _latency_repo(git_repo):
+    repo = git_repo()
+    repo.commit({f"{EV}/ingest-1k-20260301.json": json.dumps({"p50_ms": 12.1, "p99_ms": 45.0}),
+                 f"{EV}/ingest-10k-20260301.json": json.dumps({"p50_ms": 30.4, "p99_ms": 88.0})},
+                "bench: first rig numbers", "2026-03-01")
+    repo.commit({".agents/latency.md": LATENCY}, "docs: latency table", "2026-03-02")
+    repo.commit({f"{EV}/20260310-ingest-1k/result.json": json.dumps({"p50_ms": 11.8, "p99_ms": 39.2})},
+                "bench: ingest-1k after the batching change", "2026-03-10")
+    return repo
+
+
+def test_a_newer_entry_of_the_series_supersedes_the_table_row(git_repo):
+    repo = _latency_repo(git_repo)
+    found = _findings(repo, "RL201")
+    [f] = _on(found, ".agents/latency.md", "| ingest-1k |", repo)
+    assert f.severity == "error" and "12.1 ms, 45.0 ms as current (as of 2026-03-02)" in f.message
+    assert "newer evidence 20260310-ingest-1k (2026-03-10) records 11.8 ms, 39.2 ms" in f.message
+    assert f.evidence == [{"kind": "evidence", "path": f"{EV}/20260310-ingest-1k", "date": "2026-03-10"}]
+    assert not _on(found, ".agents/latency.md", "| ingest-10k |", repo)      # a look-alike series: no newer entry
+    assert not _on(found, ".agents/latency.md", "p99 <= 50 ms", repo)        # a target, not a measurement
+    assert not _on(found, ".agents/latency.md", "2026-03-02: ingest-1k", repo)   # a dated log entry
+    assert len(found) == 1
+
+
+def test_a_row_that_quotes_the_newest_figures_is_current(git_repo):
+    repo = _latency_repo(git_repo)
+    repo.commit({".agents/latency.md": LATENCY.replace("| 12.1 | 45.0 | ingest-1k-20260301 |",
+                                                       "| 11.8 | 39.2 | 20260310-ingest-1k |")},
+                "docs: ingest-1k numbers", "2026-03-11")
+    assert _findings(repo, "RL201") == []
+
+
+def test_our_evidence_from_another_machine_does_not_supersede(git_repo):
+    def ours(median: float, gpu: str | None, day: str) -> str:
+        return json.dumps({"schema": "evident.bench/1", "series": "throughput-nano-tiny", "row": "ENG-X",
+                           "created": f"{day}T10:00:00Z", "machine": {"gpu": gpu}, "model": {"name": "tiny"},
+                           "workload": {"name": "nano"}, "metrics": {"output_tok_per_s": {"median": median}}})
+    repo = git_repo()
+    repo.commit({f"{EV}/20260301-throughput-nano-tiny/result.json": ours(5000.0, "H200", "2026-03-01"),
+                 "agents/bench.md": "# bench\n\n| Series | output tok/s | Evidence |\n|---|---|---|\n"
+                                    "| throughput-nano-tiny | 5000.0 | 20260301-throughput-nano-tiny |\n"},
+                "bench", "2026-03-01")
+    repo.commit({f"{EV}/20260305-throughput-nano-tiny/result.json": ours(41.5, None, "2026-03-05")},
+                "bench: a cpu smoke run", "2026-03-05")
+    assert _findings(repo, "RL201") == []                       # a CPU run never supersedes an H200 figure
+    repo.commit({f"{EV}/20260306-throughput-nano-tiny/result.json": ours(5400.0, "H200", "2026-03-06")},
+                "bench: h200 again", "2026-03-06")
+    [f] = _findings(repo, "RL201")
+    assert "records 5400" in f.message and "20260306-throughput-nano-tiny" in f.message
+
+
+# --- a mobile team: a spec and a benchmark record, no evidence directory at all -----------------------------
+
+SPEC = """# Cold start
+
+| Config | Cold start (s) | Owner |
+|---|---|---|
+| pixel-7 release | 1.84 | dana |
+| pixel-6 release | 2.10 | dana |
+| pixel-7 debug | 3.95 | lee |
+"""
+RECORD = """# Benchmarks
+
+| Config | Cold start (s) | Warm start (s) | Notes |
+|---|---|---|---|
+| pixel-7 release | 1.52 | 0.61 | baseline profile on |
+| pixel-6 release | 2.10 | 0.80 | unchanged |
+"""
+
+
+def test_a_newer_record_row_of_the_same_config_supersedes_the_spec(git_repo):
+    repo = git_repo()
+    repo.commit({"agents/specs/cold-start.md": SPEC}, "spec", "2026-04-01")
+    repo.commit({"agents/benchmarks.md": RECORD}, "bench: baseline profiles", "2026-04-09")
+    found = _findings(repo, "RL201")
+    [f] = _on(found, "agents/specs/cold-start.md", "pixel-7 release", repo)
+    assert "quotes 1.84 s as current (as of 2026-04-01)" in f.message and "records 1.52 s" in f.message
+    assert not _on(found, "agents/specs/cold-start.md", "pixel-6 release", repo)   # the same figure
+    assert not _on(found, "agents/specs/cold-start.md", "pixel-7 debug", repo)     # no newer figure of it
+    assert not _on(found, "agents/benchmarks.md", "", repo)                        # the newer record itself
+    assert len(found) == 1
+
+
+def test_an_older_record_never_supersedes_a_newer_one(git_repo):
+    repo = git_repo()
+    repo.commit({"agents/benchmarks.md": RECORD}, "bench", "2026-04-01")
+    repo.commit({"agents/specs/cold-start.md": SPEC}, "spec", "2026-04-09")
+    [f] = _findings(repo, "RL201")
+    assert f.path == "agents/benchmarks.md" and "1.52 s" in f.message and "records 1.84 s" in f.message
+
+
+# --- a pipeline team's notes: one line says a figure was superseded, others still quote it --------------------
+
+NOTES = """# Writer notes
+
+## Status
+
+- The Parquet writer sustains 1.84 GB/s on the 16-core box.
+- Compaction keeps up at 1.84 GB/s of input, so the queue stays empty.
+- The reader is at 3.27 GB/s.
+
+## Changes
+
+- 2026-05-03: the 1.84 GB/s figure is superseded by 2.31 GB/s after the zstd level change.
+- 2026-05-03: ~~3.9 GB/s~~ was a cached-read artefact.
+"""
+
+
+def test_lines_still_quoting_a_figure_the_file_calls_superseded(git_repo):
+    repo = git_repo()
+    repo.commit({"agents/notes.md": NOTES.split("## Changes")[0]}, "notes", "2026-05-01")
+    repo.commit({"agents/notes.md": NOTES}, "notes: zstd level", "2026-05-03")
+    found = _findings(repo, "RL201")
+    first = _on(found, "agents/notes.md", "Parquet writer sustains", repo)
+    second = _on(found, "agents/notes.md", "Compaction keeps up", repo)
+    assert first and second and first[0].severity == "warning"
+    assert "calls 1.84 GB/s replaced" in first[0].message and "2.31 GB/s" in first[0].message
+    assert {(r.path, r.line) for r in first[0].related} == {("agents/notes.md", second[0].line)}
+    assert not _on(found, "agents/notes.md", "reader is at 3.27", repo)    # struck 3.9 is another figure
+    assert not _on(found, "agents/notes.md", "is superseded by 2.31", repo)
+    assert len(found) == 2
+
+
+# --- citations that misquote or misjudge their evidence ------------------------------------------------------
+
+SUMMARY = """# ingest-1k, 2026-03-10
+
+rig c6i.4xlarge, 200 rps, batching on.
+
+- p50: 11.8 ms
+- p99: 39.2 ms
+- error rate: 0.02 %
+"""
+
+
+def _cited(git_repo, line: str):
+    repo = git_repo(f"r{abs(hash(line)) % 10**8}")
+    repo.commit({f"{EV}/20260310-ingest-1k/summary.md": SUMMARY}, "bench", "2026-03-10")
+    repo.commit({"agents/results.md": f"# Results\n\n{line}\n"}, "results", "2026-03-11")
+    return _findings(repo, "RL202")
+
+
+def test_a_figure_its_evidence_does_not_hold(git_repo):
+    [f] = _cited(git_repo, "- ingest-1k p99 41.0 ms with batching (20260310-ingest-1k).")
+    assert "41.0 ms is not in it" in f.message and f.severity == "error"
+    assert _cited(git_repo, "- ingest-1k p99 39.2 ms with batching (20260310-ingest-1k).") == []
+
+
+def test_a_percentage_is_checked_against_the_figure_of_its_metric(git_repo):
+    [f] = _cited(git_repo, "- ingest-1k error rate 0.2 % under load (20260310-ingest-1k).")
+    assert "0.2 % is not in it" in f.message and "0.02 %" in f.message
+    assert _cited(git_repo, "- ingest-1k error rate 0.02 % under load (20260310-ingest-1k).") == []
+    assert _cited(git_repo, "- ingest-1k: 99.5 % of requests batched (20260310-ingest-1k).") == []   # no such metric
+
+
+def test_a_verdict_its_own_figures_contradict(git_repo):
+    [f] = _cited(git_repo, "- ingest-1k p99 39.2 ms, SLO < 40 ms: FAIL (20260310-ingest-1k).")
+    assert "says FAIL but 39.2 ms is at or under the 40 ms bar" in f.message
+    assert _cited(git_repo, "- ingest-1k p99 39.2 ms, SLO < 40 ms: PASS (20260310-ingest-1k).") == []
+    [g] = _cited(git_repo, "- ingest-1k p99 under its 35 ms budget: PASS (20260310-ingest-1k).")
+    assert "says PASS but 39.2 ms is over the 35 ms bar" in g.message   # the measurement comes from the evidence
+    assert _cited(git_repo, "- ingest-1k p99 under its 45 ms budget: PASS (20260310-ingest-1k).") == []
