@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
-from roadmap.analysis.figure_context import bar_of, metric_before
-from roadmap.analysis.figures_compare import marked_historical
-from roadmap.analysis.metric_terms import Metric, key_metric, metric_of, words_of
+from roadmap.analysis.evidence_series import SeriesFinder
+from roadmap.analysis.figure_quotes import quotes_in
+from roadmap.analysis.metric_terms import Metric, key_metric, unit_named
 from roadmap.config import Config
-from roadmap.records.figures import header_unit, single_figure
+from roadmap.evidence.store import EvidenceStore
 from roadmap.records.parser import parse_record
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 MAX_TEXT = 256 * 1024          # a summary larger than this is not read for figures
 _CONFIG = Config()             # evidence summaries are parsed with the default record conventions
+_NO_SERIES = SeriesFinder(EvidenceStore("", []))   # a summary's figures are of its own entry's series
 
 
 @dataclass(frozen=True)
@@ -52,38 +53,27 @@ def figures_of(entry: "EvidenceEntry", tree: "Tree | None") -> list[EvidenceFigu
 _CONFIG_BLOCKS = frozenset({"machine", "model", "workload", "engine", "settings", "config", "corpus"})
 
 
-def _json(obj: Any, path: str, headline: bool) -> Iterator[EvidenceFigure]:
+def _json(obj: Any, path: str, headline: bool, unit_hint: str | None = None) -> Iterator[EvidenceFigure]:
     if isinstance(obj, bool) or obj is None:
         return
     if isinstance(obj, (int, float)):
         metric, unit = key_metric(path)
-        yield EvidenceFigure(path, float(obj), unit, metric, headline)
+        yield EvidenceFigure(path, float(obj), unit or unit_hint, metric, headline)
     elif isinstance(obj, dict):
+        hint = unit_named(obj.get("unit") or obj.get("units")) or unit_hint    # {"p99": 41.0, "unit": "ms"}
         for k, v in obj.items():
             inner = headline and str(k) not in _CONFIG_BLOCKS and str(k) != "runs"
-            yield from _json(v, f"{path}.{k}" if path else str(k), inner)
+            yield from _json(v, f"{path}.{k}" if path else str(k), inner, hint)
     elif isinstance(obj, list):
         keep = headline and all(isinstance(v, dict) for v in obj) and path.rsplit(".", 1)[-1] == "peers"
         for i, v in enumerate(obj):
-            yield from _json(v, f"{path}[{i}]", keep)
+            yield from _json(v, f"{path}[{i}]", keep, unit_hint)
 
 
 def _markdown(path: str, data: bytes) -> Iterator[EvidenceFigure]:
+    """A summary's figures, read the way record figures are (analysis/figure_quotes.py): a bar it states or a
+    figure it calls old is not a headline."""
     rf = parse_record(path, data, _CONFIG)
-    for st in rf.statements:
-        if st.kind == "heading":
-            continue
-        where = f"{path}:{st.line}"
-        header = st.column or ""
-        whole = single_figure(st.text) if st.kind == "cell" else None
-        if whole is not None:
-            unit = whole.unit or header_unit(header)
-            yield EvidenceFigure(where, whole.value, unit, metric_of(words_of(header)), True, whole.text)
-            continue
-        for fig in st.mentions.figures:
-            metric = metric_before(st.text, fig.start)
-            if not metric.known and st.kind == "cell":
-                metric = metric_of(words_of(header))
-            bar = bar_of(st.text, fig.start, fig.start + len(fig.text), fig.unit, metric)
-            old = st.historical or marked_historical(st.text, fig)
-            yield EvidenceFigure(where, fig.value, fig.unit, metric, bar is None and not old, fig.text)
+    for q in quotes_in([rf], _NO_SERIES):
+        yield EvidenceFigure(f"{path}:{q.st.line}", q.fig.value, q.unit, q.metric, q.role in ("current", "dated"),
+                             q.fig.text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from roadmap.analysis.evidence_figures import EvidenceFigure, figures_of
-from roadmap.analysis.evidence_series import SeriesFinder
+from roadmap.analysis.evidence_series import SeriesFinder, series_keys
 from roadmap.analysis.figure_quotes import Quote, quotes_in
 from roadmap.records.model import Statement, Table
 
@@ -31,7 +31,8 @@ def evidence_figures(ctx: "LintContext", e: "EvidenceEntry") -> list[EvidenceFig
 
 def series_finder(ctx: "LintContext") -> SeriesFinder:
     if ctx.facts.series_finder is None:
-        ctx.facts.series_finder = SeriesFinder(ctx.get_evidence())
+        keys = series_keys(t for rf in ctx.records for t in rf.tables)
+        ctx.facts.series_finder = SeriesFinder(ctx.get_evidence(), keys)
     return ctx.facts.series_finder
 
 

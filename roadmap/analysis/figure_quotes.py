@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from roadmap.analysis.figure_context import bar_of, metric_before
-from roadmap.analysis.figures_compare import marked_historical
+from roadmap.analysis.figures_compare import explicitly_old, marked_historical
 from roadmap.analysis.evidence_series import SeriesFinder, key_column, metric_column
 from roadmap.analysis.metric_terms import NO_METRIC, Metric, metric_of, words_of
-from roadmap.records.figures import header_unit, single_figure
+from roadmap.records.figures import header_unit, rate_unit, single_figure
 from roadmap.records.model import Figure, RecordFile, Statement, Table
 from roadmap.records.patterns import ISO_DATE
 
@@ -109,7 +109,7 @@ def _quotes_of(st: Statement, table: Table | None, cells: tuple[Statement, ...],
         if role == "bar":
             bar = bar or _column_bar(st.column, unit, metric)
         elif role == "current":
-            if marked_historical(st.text, fig):
+            if marked_historical(st.text, fig) or explicitly_old(st.text, fig):
                 role = "old"
             elif bar is not None:
                 role = "bar"
@@ -148,11 +148,17 @@ def _cell_metric(st: Statement, table: Table | None, cells: tuple[Statement, ...
     k = metric_column(table) if table is not None else None
     if k is not None and k < len(cells) and cells[k] is not st:
         text = cells[k].text
-    return metric_of(words_of(_strip_unit_words(text))), header_unit(text)
+    unit = header_unit(text)
+    return metric_of(w for w in words_of(_strip_unit_words(text)) if not _names_unit(w, unit)), unit
 
 
 def _strip_unit_words(text: str) -> str:
     return re.sub(r"\([^)]*\)", " ", text) if "(" in text else text
+
+
+def _names_unit(word: str, unit: str | None) -> bool:
+    """Is `word` the unit's own word ("img" of img/s, "fps")? The unit says it; the metric is the rest."""
+    return unit is not None and "/" in unit and (rate_unit(f"{word}/s") == unit or rate_unit(word) == unit)
 
 
 def _is_key_cell(st: Statement, table: Table, cells: tuple[Statement, ...]) -> bool:

@@ -30,6 +30,10 @@ KEY_UNITS = {"ms": "ms", "us": "us", "s": "s", "sec": "s", "secs": "s", "seconds
 _PER_S = {"tok": "tok/s", "tokens": "tok/s", "token": "tok/s", "req": "req/s", "requests": "req/s",
           "request": "req/s", "mb": "MB/s", "gb": "GB/s", "mib": "MiB/s", "gib": "GiB/s", "q": "q/s",
           "queries": "q/s"}
+_UNIT_WORDS = {**KEY_UNITS, **{u.lower(): u for u in ("MB/s", "GB/s", "MiB/s", "GiB/s", "KB/s", "tok/s", "req/s",
+                                                       "q/s", "us", "ms", "s", "%", "x", "GiB", "MiB", "GB", "MB")},
+               "tokens/s": "tok/s", "tok/sec": "tok/s", "requests/s": "req/s", "seconds": "s", "sec": "s",
+               "µs": "us", "percent": "%"}
 STATS = {"p50": "p50", "median": "p50", "p90": "p90", "p95": "p95", "p99": "p99", "p999": "p999",
          "mean": "mean", "avg": "mean", "average": "mean", "min": "min", "max": "max"}
 # Words a unit or the sentence already carries, or that every metric has: never what tells two metrics apart.
@@ -62,8 +66,13 @@ def words_of(text: str) -> list[str]:
     return _WORD.findall(_SPLIT_CAMEL.sub(" ", text).lower().replace("_", " "))
 
 
+# Short forms teams write in keys and headers: `gpu_mem`, "tput".
+_SYNONYMS = {"mem": "memory", "tput": "throughput", "thpt": "throughput", "lat": "latency", "err": "error",
+             "errors": "error", "acc": "accuracy"}
+
+
 def metric_of(words: Iterable[str]) -> Metric:
-    ws = [w for w in words if not w.isdigit()]
+    ws = [_SYNONYMS.get(w, w) for w in words if not w.isdigit()]
     stat = next((STATS[w] for w in ws if w in STATS), None)
     terms = frozenset(normalise(w) for w in ws if w not in _GENERIC and w not in STATS)
     return Metric(terms, tuple(w for w in ws if w not in STATS), None if stat == "p50" else stat)
@@ -78,6 +87,9 @@ def key_metric(path: str) -> tuple[Metric, str | None]:
             unit = _PER_S[ws[i - 1]]
             ws = ws[:i - 1] + ws[i + 2:]
             break
+    if unit is None and len(ws) >= 2 and ws[-1] == "s" and ws[-2] in _PER_S:
+        unit = _PER_S[ws[-2]]                       # tok_s, req_s, mb_s: per second
+        ws = ws[:-2]
     if unit is None:
         for i in range(len(ws) - 1, -1, -1):
             if ws[i] in KEY_UNITS:
@@ -85,6 +97,13 @@ def key_metric(path: str) -> tuple[Metric, str | None]:
                 del ws[i]
                 break
     return metric_of(ws), unit
+
+
+def unit_named(value: object) -> str | None:
+    """The unit a JSON `"unit"` field names ("ms", "MB/s", "tokens/s"), normalised; None for anything else."""
+    if not isinstance(value, str) or len(value) > 16:
+        return None
+    return _UNIT_WORDS.get(value.strip().lower())
 
 
 def scale(unit: str | None) -> tuple[str | None, float]:

@@ -21,7 +21,7 @@ from roadmap.analysis.evidence_figures import EvidenceFigure
 from roadmap.analysis.evidence_index import evidence_figures, quotes
 from roadmap.analysis.figure_quotes import Quote
 from roadmap.analysis.figures_compare import close_scaled, comparable, decimals, explicitly_old
-from roadmap.analysis.metric_terms import matches, same_dimension, words_of
+from roadmap.analysis.metric_terms import Metric, matches, same_dimension, words_of
 from roadmap.config import glob_match
 from roadmap.records.figures import single_figure
 from roadmap.records.model import Figure, Statement
@@ -73,8 +73,8 @@ class _Dates:
 
 def with_unit(text: str, unit: str | None) -> str:
     """A figure as a person writes it: `412.6 MB/s`, `1.0283x`, `8.4 %`."""
-    if unit is None or text.rstrip().endswith(unit) or unit == "x" and text.rstrip().endswith("×"):
-        return text
+    if unit is None or re.search(r"[A-Za-z%×µ]", text):
+        return text                        # written with its unit already: "1730 img/s", "0.98×", "8.4 %"
     return f"{text}{unit}" if unit == "x" else f"{text} {unit}"
 
 
@@ -236,9 +236,26 @@ def _last_figure(text: str) -> Figure | None:
     return None
 
 
-def _significant(text: str) -> bool:
+def significant(text: str) -> bool:
     """A figure precise enough that the same value elsewhere is the same figure: three digits or more."""
     return sum(ch.isdigit() for ch in text.lstrip("0.,")) >= 3
+
+
+def echoes(stale: Stale, q: Quote) -> bool:
+    """Does current quote `q` repeat the stale figure, with nothing saying it is of another series or metric
+    ("The forest p99 of 21.7 ms is driven by foliage" beside the forest row's stale 21.7 ms)?"""
+    old = stale.quote
+    if q.unit is None or not same_dimension(q.unit, old.unit) or not significant(q.fig.text):
+        return False
+    if decimals(q.fig.text) != decimals(old.fig.text) or not close_scaled(
+            q.fig.value, q.fig.text, q.unit, old.fig.value, old.unit, old.fig.text):
+        return False
+    if q.names and not q.names & old.names or q.row and old.row and q.row != old.row:
+        return False
+    if q.metric.stat != old.metric.stat:
+        return False
+    own = q.metric.terms - {w for k in old.keys for w in words_of(k)}    # "the forest p99": forest is the series
+    return not (own and old.metric.known) or matches(Metric(own, q.metric.words, q.metric.stat), old.metric) >= 1
 
 
 def _by_marks(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: _Dates) -> Iterable[Stale]:
@@ -256,7 +273,7 @@ def _by_marks(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: 
             row = m.st.row_id or m.st.defines
             same_row = bool(row and row == q.row)
             same_series = not same_row and bool(m.keys & q.keys)
-            same_file = m.st.path == q.st.path and _significant(q.fig.text) and _significant(m.text) \
+            same_file = m.st.path == q.st.path and significant(q.fig.text) and significant(m.text) \
                 and not (row and q.row and row != q.row)
             if not (same_row or same_series or same_file):
                 continue

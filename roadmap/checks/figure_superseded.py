@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.figures_compare import close_scaled
-from roadmap.analysis.supersession import Stale, stale_quotes, with_unit
+from roadmap.analysis.evidence_index import quotes
+from roadmap.analysis.supersession import Stale, echoes, stale_quotes, with_unit
 from roadmap.analysis.surfaces import describe
 from roadmap.findings import Hit, Related
 
@@ -89,12 +90,20 @@ def figure_superseded(ctx: LintContext) -> list[Hit]:
                        and any(_same_figure(a, b) for a in s.stale for b in o.stale)]
         used.update(id(o) for o in group)
         groups.append(group)
+    stale_lines = {(o.path, o.line) for o in surfaces}
+    current = [q for q in quotes(ctx) if q.role == "current" and (q.st.path, q.st.line) not in stale_lines]
     findings = []
     for group in groups:
         primary, members = group[0], group[1:]
         others = members + [o for o in surfaces if o not in group
                             and any(_same_figure(a, b) for a in primary.stale for b in o.stale)]
-        findings.append(_hit(primary, members, others))
+        echoed: dict[tuple[str, int], _Surface] = {}
+        for q in current:                  # lines that repeat the stale figure without naming their series
+            hits = [s for s in primary.stale if echoes(s, q)]
+            if hits and (q.st.path, q.st.line) not in echoed:
+                echoed[(q.st.path, q.st.line)] = _Surface(q.st.path, q.st.line, [Stale(
+                    q, hits[0].date, hits[0].new, hits[0].source, hits[0].kind)])
+        findings.append(_hit(primary, members, others + list(echoed.values())))
     return findings
 
 

@@ -9,7 +9,7 @@ from roadmap.analysis.evidence_figures import EvidenceFigure
 from roadmap.analysis.figure_quotes import Quote
 from roadmap.analysis.figures_compare import close, close_scaled, evidence_numbers
 from roadmap.analysis.metric_terms import matches, same_dimension
-from roadmap.analysis.evidence_index import evidence_figures, quotes
+from roadmap.analysis.evidence_index import evidence_figures, quotes, series_finder
 from roadmap.analysis.surfaces import describe
 from roadmap.analysis.verdicts import verdict_problem
 from roadmap.evidence.store import EvidenceEntry
@@ -24,16 +24,8 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(`])")
 
 
 def cited(ctx: "LintContext", st: "Statement") -> list["EvidenceEntry"]:
-    """Evidence entries a statement names (by name or by a path under the evidence root)."""
-    store = ctx.get_evidence()
-    names = list(st.mentions.evidence) + [p.path for p in st.mentions.paths
-                                          if p.path.startswith(store.root.rstrip("/") + "/")]
-    out: list["EvidenceEntry"] = []
-    for n in names:
-        e = store.get(n)
-        if e is not None and e not in out:
-            out.append(e)
-    return out
+    """Evidence entries a statement names (in any date style, or by a path under the evidence root)."""
+    return series_finder(ctx).cited_entries(st)
 
 
 def _row_citations(ctx: "LintContext", st: "Statement") -> list["EvidenceEntry"]:
@@ -145,8 +137,9 @@ def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[st
         if q.role not in ("current", "dated") or not any(a <= f.start < b for a, b in scopes):
             continue
         if f.unit in CHECKED_UNITS:
-            if _backed(f, numbers):
-                continue
+            if _backed(f, numbers) or any(same_dimension(f.unit, e.unit) and close_scaled(
+                    f.value, f.text, f.unit, e.value, e.unit, e.text) for e in figures):
+                continue                       # a field of its kind, or any figure the evidence gives a unit
             near = _nearest(f, numbers)
             hint = f" (nearest: {near[1]:g} at {near[0]})" if near else ""
         elif q.metric.known:

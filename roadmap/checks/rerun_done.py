@@ -14,9 +14,14 @@ from roadmap.evidence.store import EvidenceEntry
 from roadmap.findings import Hit
 from roadmap.records.model import Statement
 
-RERUN = re.compile(r"\bre-?(?:run|measure|bench(?:mark)?|take|profile|do)\b|\b(?:measure|run|bench(?:mark)?)\s+"
+RERUN = re.compile(r"\bre-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b|\b(?:measure|run|bench(?:mark)?)\s+"
                    r"(?:[\w./-]+\s+){0,3}again\b|\brepeat the\b", re.I)
-says_rerun = hinted(RERUN, ("run", "mea", "bench", "take", "prof", "aga", "repeat", "redo", "re-do"))
+says_rerun = hinted(RERUN, ("run", "mea", "bench", "take", "prof", "aga", "repeat", "redo", "re-do", "capt",
+                           "time"))
+# A list item or paragraph that opens with a rerun verb asks for one, whatever the directive vocabulary says
+# ("Re-capture forest-level on PS5 once ...").
+_OPENS_WITH_RERUN = re.compile(r"^\W{0,3}(?:\[ \]\s*)?re-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b",
+                               re.I)
 # "nothing to rerun until ...", "no need to re-bench", "rerun not needed": a rerun the text says is not asked for
 _NO_RERUN = re.compile(r"\b(?:nothing|no need|no reason|not|never|don't|do not|no)\b(?:\s+\w+){0,2}\s+"
                        r"re-?(?:run|measure|bench\w*|do)\b|\bre-?(?:run|measure|bench\w*)(?:ning)?\s+(?:is\s+)?"
@@ -49,7 +54,8 @@ def match(st: Statement, entry: EvidenceEntry, named: frozenset[str] = frozenset
 
 def applies(st: Statement) -> bool:
     text = st.directive_text or st.text
-    if not (st.directive and says_rerun(text)):
+    asks = st.directive or (st.kind in ("item", "paragraph") and _OPENS_WITH_RERUN.match(text) is not None)
+    if not (asks and says_rerun(text)):
         return False
     return bool(RERUN.search(_NO_RERUN.sub(" ", text))) if _NO_RERUN.search(text) else True
 

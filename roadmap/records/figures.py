@@ -23,6 +23,9 @@ _DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")   # digit-led candidates: a cheap sc
 _STRICT = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d.]\d)")  # no "1.2.3" versions, no "12,5"
 # Matched only where a number ended (one position, not a scan), so the long alternation stays cheap.
 _UNIT_RE = re.compile(rf"(\s?)({_UNIT_ALT})(?![A-Za-z0-9/µ])", re.IGNORECASE)
+# Any other rate a team measures: "img/s", "rows/sec", "fps", "ops/s" (one word per second).
+_RATE_RE = re.compile(r"\s?([A-Za-z]{1,12}/s(?:ec)?|fps)(?![A-Za-z0-9/])", re.IGNORECASE)
+_RATE_ALIASES = {"img": "image", "imgs": "image", "sample": "sample", "smp": "sample", "row": "row", "op": "op"}
 _CHAIN_GAP = re.compile(r"^\s*(?:/|vs\.?|versus|->|→|to)\s*$", re.IGNORECASE)
 _BASES = {"throughput": "throughput", "ttft": "ttft", "tpot": "tpot", "itl": "itl", "latency": "latency",
           "vram": "vram", "memory": "vram", "speedup": "speedup", "ratio": "ratio", "e2e": "latency",
@@ -67,8 +70,22 @@ def _numbers(text: str) -> list[_Num]:
         if um and not (um.group(2).lower() == "x" and um.group(1)):  # "2 x 3" is a product; ratios are "1.0283x"
             unit = _UNITS[um.group(2).lower()]
             end = um.end()
+        elif (rate := _RATE_RE.match(text, end)) is not None:
+            unit = rate_unit(rate.group(1))
+            end = rate.end()
         out.append(_Num(start, end, sign, m.group(1), m.group(2) or "", text[start:end], unit))
     return out
+
+
+def rate_unit(written: str) -> str:
+    """`Images/sec` -> "image/s", `fps` -> "frame/s": one spelling per rate, singular, per second."""
+    low = written.lower()
+    if low == "fps":
+        return "frame/s"
+    word = low.split("/", 1)[0]
+    if word.endswith("s") and len(word) > 3 and not word.endswith("ss"):
+        word = word[:-1]
+    return f"{_RATE_ALIASES.get(word, word)}/s"
 
 
 def metric_of(window: str) -> str | None:
@@ -103,6 +120,8 @@ def header_unit(header: str) -> str | None:
     for word in re.findall(r"[\w/%µ×]+", header.lower()):
         if word in _UNITS and (len(word) > 1 or word == "%"):
             return _UNITS[word]
+        if _RATE_RE.fullmatch(word):
+            return rate_unit(word)
     return None
 
 

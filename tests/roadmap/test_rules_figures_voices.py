@@ -199,3 +199,91 @@ def test_a_verdict_its_own_figures_contradict(git_repo):
     [g] = _cited(git_repo, "- ingest-1k p99 under its 35 ms budget: PASS (20260310-ingest-1k).")
     assert "says PASS but 39.2 ms is over the 35 ms bar" in g.message   # the measurement comes from the evidence
     assert _cited(git_repo, "- ingest-1k p99 under its 45 ms budget: PASS (20260310-ingest-1k).") == []
+
+
+# --- an inference team: a spec's status table by metric, a benchmark log by series, no evidence folder --------
+
+INT8_SPEC = """# INT8 serving
+
+## Status (resnet50-int8-t4)
+
+| Metric | Target | Current |
+|---|---|---|
+| Throughput | ≥ 2000 img/s | 1730 img/s |
+| p99 latency | ≤ 15 ms | 17.2 ms |
+| Top-1 accuracy | ≥ 75.5 % | 75.9 % |
+
+## Status (efficientnet-b0-int8-t4)
+
+| Metric | Target | Current |
+|---|---|---|
+| Throughput | ≥ 4000 img/s | 4410 img/s |
+"""
+INT8_LOG = """# Benchmarks
+
+| Series | img/s | p99 (ms) | Top-1 % | Notes |
+|---|---|---|---|---|
+| resnet50-int8-t4 | 2140 | 13.9 | 75.9 | per-channel calibration |
+| efficientnet-b0-int8-t4 | 4410 | 6.1 | 76.8 | unchanged |
+"""
+
+
+def test_a_status_table_by_metric_against_a_newer_log_by_series(git_repo):
+    repo = git_repo()
+    repo.commit({"agents/specs/int8-serving.md": INT8_SPEC}, "spec: int8 serving", "2026-01-10")
+    repo.commit({"agents/benchmarks.md": INT8_LOG}, "bench: calibration fix", "2026-01-20")
+    found = _findings(repo, "RL201")
+    [tput] = _on(found, "agents/specs/int8-serving.md", "| Throughput | ≥ 2000 img/s |", repo)
+    assert "The Throughput row at line 7 quotes 1730 img/s as current" in tput.message and "2140" in tput.message
+    [p99] = _on(found, "agents/specs/int8-serving.md", "| p99 latency |", repo)
+    assert "records 13.9 ms" in p99.message
+    assert not _on(found, "agents/specs/int8-serving.md", "Top-1 accuracy", repo)   # the same 75.9 %
+    assert not _on(found, "agents/specs/int8-serving.md", "4410 img/s", repo)       # the same figure
+    assert len(found) == 2
+
+
+# --- a game studio: captures named 2026-02-01_level_platform.json, frame times with a unit field --------------
+
+BUDGET = """# Frame budget (PS5)
+
+Every level must hold p99 frame time under 16.6 ms.
+
+| Level | p50 frame (ms) | p99 frame (ms) | GPU memory | Capture |
+|---|---|---|---|---|
+| forest-level | 14.2 | 21.7 | 9.8 GB | 2026-02-01_forest-level_ps5 |
+| desert-level | 12.0 | 18.3 | — | 2026-02-01_desert-level_ps5 |
+
+## Notes
+
+- The forest p99 of 21.7 ms comes from foliage overdraw.
+- The desert p99 of 18.3 ms comes from streaming hitches.
+- Re-capture forest-level on PS5 once the foliage impostors land.
+"""
+
+
+def _capture(p50: float, p99: float, mem: float | None = None) -> str:
+    doc: dict[str, object] = {"frame_ms": {"p50": p50, "p99": p99}}
+    if mem is not None:
+        doc["gpu_mem"] = {"value": mem, "unit": "GB"}
+    return json.dumps(doc)
+
+
+def test_captures_in_another_naming_supersede_a_row_and_answer_its_rerun(git_repo):
+    repo = git_repo()
+    root = "perf/captures"
+    repo.commit({f"{root}/2026-02-01_forest-level_ps5.json": _capture(14.2, 21.7, 9.8),
+                 f"{root}/2026-02-01_desert-level_ps5.json": _capture(12.0, 18.3),
+                 "roadmap.yaml": f"records: [\"design/**/*.md\"]\nevidence:\n  root: {root}\n",
+                 "design/frame-budget.md": BUDGET}, "frame budget", "2026-02-03")
+    repo.commit({f"{root}/2026-02-11_forest-level_ps5.json": _capture(11.9, 15.8, 9.1)}, "capture", "2026-02-11")
+    result = lint(repo.path, LintOptions(use_cache=False, select=("RL102", "RL201", "RL202")))
+    found = result.findings
+    [row] = _on(found, "design/frame-budget.md", "| forest-level |", repo)
+    assert row.code == "RL201" and "14.2 ms, 21.7 ms, 9.8 GB as current" in row.message
+    assert "records 11.9 ms, 15.8 ms, 9.1 GB" in row.message            # the GB from the JSON's unit field
+    assert [(r.path, r.line) for r in row.related] == [("design/frame-budget.md", 12)]   # "The forest p99 of 21.7"
+    [rerun] = _on(found, "design/frame-budget.md", "Re-capture forest-level", repo)
+    assert rerun.code == "RL102" and "2026-02-11_forest-level_ps5.json" in rerun.message
+    assert not _on(found, "design/frame-budget.md", "desert", repo)
+    assert not _on(found, "design/frame-budget.md", "under 16.6 ms", repo)
+    assert len(found) == 2
