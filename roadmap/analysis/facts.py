@@ -53,9 +53,6 @@ class Reason:
     commits: list[tuple[Commit, str]] = field(default_factory=list)   # (commit, role)
     evidence: list[EvidenceEntry] = field(default_factory=list)
     news: News | None = None
-    # The names of the one stale thing this reason is about (RL102: the series whose rerun is done). Directives
-    # with the same thing and no conflicting rows are one finding even when no row id joins them (stale.py).
-    thing: tuple[str, ...] = ()
 
 
 @dataclass

@@ -10,7 +10,6 @@ Deselecting a rule drops its reason.
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Iterator
 
 from roadmap.analysis.asof import needs_blame, news_for, prefetch_blame
@@ -66,40 +65,8 @@ def analyse(ctx: LintContext) -> list[StaleGroup]:
                 if r.code not in merged or _rank(r) < _rank(merged[r.code]):
                     merged[r.code] = r
         groups.append(StaleGroup(surfaces[0], surfaces, sorted(merged.values(), key=_rank)))
-    groups = _same_things(groups)
     ctx.facts.stale_groups = groups
     return groups
-
-
-def _same_things(groups: list[StaleGroup]) -> list[StaleGroup]:
-    """Join groups whose leading reasons are about one stale thing (Reason.thing) and whose rows do not conflict:
-    the rerun a checklist asks for and the "next" cell of the series' table row. The surface that names the
-    thing in its own words leads."""
-    out: list[StaleGroup] = []
-    by_thing: dict[tuple[str, ...], StaleGroup] = {}
-    for g in groups:
-        thing = g.reasons[0].thing
-        host = by_thing.get(thing) if thing else None
-        if host is None or _rows_conflict(host.primary, g.primary):
-            out.append(g)
-            if thing:
-                by_thing.setdefault(thing, g)
-            continue
-        surfaces = sorted(host.surfaces + g.surfaces, key=lambda s: (not _names(s, thing), primary_key(s)))
-        joined = StaleGroup(surfaces[0], surfaces, host.reasons)
-        out[out.index(host)] = by_thing[thing] = joined
-    return out
-
-
-def _rows_conflict(a: Statement, b: Statement) -> bool:
-    ra, rb = a.row_id or a.defines, b.row_id or b.defines
-    return bool(ra and rb and ra != rb)
-
-
-def _names(st: Statement, thing: tuple[str, ...]) -> bool:
-    """Does the statement name the thing in its own words ("the 1k ingest path" names `ingest-1k`)?"""
-    words = set(re.findall(r"[a-z0-9]+", st.text.lower()))
-    return any(set(re.findall(r"[a-z0-9]+", t)) <= words for t in thing)
 
 
 def hits_for(ctx: LintContext, code: str) -> Iterator[Hit]:

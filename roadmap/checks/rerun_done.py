@@ -11,7 +11,7 @@ from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids
 from roadmap.analysis.terms import distinctive_terms, hinted, id_parts, size_terms, tokens
 from roadmap.evidence.store import EvidenceEntry
-from roadmap.findings import Hit
+from roadmap.findings import Hit, Related
 from roadmap.records.model import Statement
 
 RERUN = re.compile(r"\bre-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b|\b(?:measure|run|bench(?:mark)?)\s+"
@@ -77,9 +77,7 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     fix = f"cite the newest entry ({newest.path}, {newest.date}) instead of asking for the rerun"
     strong = any(how in ("row", "named") for _, how in hits) or (n >= 2 and all(how == "series" for _, how in hits))
     severity = "error" if strong else "warning"
-    series = {e.series.lower() for e in entries}
-    thing = tuple(sorted(series)) if len(series) == 1 and all(how in ("named", "series") for _, how in hits) else ()
-    return Reason("RL102", severity, phrase, fix, evidence=entries, news=news, thing=thing)
+    return Reason("RL102", severity, phrase, fix, evidence=entries, news=news)
 
 
 def rerun_done(ctx: LintContext) -> list[Hit]:
@@ -105,4 +103,51 @@ def rerun_done(ctx: LintContext) -> list[Hit]:
     Records only: replace the rerun request with the newest entry's result, or say what the next rerun
     must change.
     """
-    return list(hits_for(ctx, "RL102"))
+    return _join(ctx, list(hits_for(ctx, "RL102")))
+
+
+_REPEATED = re.compile(r" \[repeated on \d+ other surfaces?\]$")
+_FIX_HEAD = re.compile(r"^Records-only fix on \d+ surfaces? \([^)]*\): ")
+
+
+def _join(ctx: LintContext, hits: list[Hit]) -> list[Hit]:
+    """One rerun asked in places no row id joins (a checklist item, the "next" cell of the series' table row),
+    answered by the same evidence entries, is one finding: the place that names the series in its own words
+    leads and the others are related locations. Findings with other reasons, or of another row, stay apart."""
+    out: list[Hit] = []
+    groups: dict[tuple[tuple[str, ...], str | None], list[Hit]] = {}
+    for h in hits:
+        entries = tuple(sorted(e["path"] for e in h.evidence if e.get("kind") == "evidence"))
+        reasons = {r for e in h.evidence for r in e.get("reasons", ())}
+        if not entries or reasons != {"RL102"}:
+            out.append(h)
+            continue
+        rows = [k for k in groups if k[0] == entries and (k[1] is None or h.record_id in (None, k[1]))]
+        groups.setdefault(rows[0] if rows else (entries, h.record_id), []).append(h)
+    store = ctx.get_evidence()
+    for (entries, _), group in groups.items():
+        series = {e.series for p in entries if (e := store.get(p)) is not None}
+        group.sort(key=lambda h: (not _names_series(ctx, h, series), h.path, h.line))
+        out.append(group[0] if len(group) == 1 else _merged(group))
+    return sorted(out, key=lambda h: (h.path, h.line))
+
+
+def _names_series(ctx: LintContext, h: Hit, series: set[str]) -> bool:
+    """Does the directive the finding is on name the series in its own words (not through its table row)?"""
+    rf = ctx.record(h.path)
+    asking = [st for st in rf.statements if st.line == h.line and applies(st)] if rf else []
+    return any(set(words_of(name)) <= set(words_of(st.text)) for st in asking for name in series)
+
+
+def _merged(group: list[Hit]) -> Hit:
+    lead, rest = group[0], group[1:]
+    related = list(lead.related)
+    for h in rest:
+        related.append(Related(h.path, h.line, "asks for the same rerun: " + _REPEATED.sub("", h.message)))
+        related.extend(h.related)
+    n = len(related)
+    message = _REPEATED.sub("", lead.message) + f" [repeated on {n} other surface{'s' if n > 1 else ''}]"
+    where = ", ".join([f"{lead.path}:{lead.line}", *(f"{r.path}:{r.line}" for r in related)])
+    fix = _FIX_HEAD.sub(f"Records-only fix on {n + 1} surfaces ({where}): ", lead.fix or "")
+    return Hit(message=message, path=lead.path, line=lead.line, end_line=lead.end_line, severity=lead.severity,
+               record_id=lead.record_id, related=related, evidence=lead.evidence, fix=fix, key=lead.key)
