@@ -30,6 +30,7 @@ _OLD_COLUMNS = re.compile(r"\b(?:baseline|previous|before|old|was|prior|original
 _OLD_SECTIONS = re.compile(r"\b(?:history|historical|changelog|change log|log|archive|archived|journal|"
                            r"superseded|previous|retired|old)\b", re.I)
 _DIGIT = re.compile(r"\d")
+_NUMBER_LIKE = re.compile(r"\s*[-+−~≈]?\d[\d,.]*\s*[^\s\d]{0,8}\s*$")   # a cell that may be one figure
 _LOG_TITLE = re.compile(r"\b(?:log|journal|changelog|history|diary|append(?:-only)?)\b", re.I)
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DATED = re.compile(rf"^\W{{0,3}}(?:{ISO_DATE}|\d{{1,2}}\s+{_MONTHS}\s+\d{{4}}|{_MONTHS}\s+\d{{1,2}},?\s+\d{{4}}|"
@@ -71,9 +72,11 @@ def _figures(st: Statement, table: Table | None,
              cells: tuple[Statement, ...]) -> list[tuple[Figure, str | None, Metric]]:
     """The statement's figures with their unit and metric; those with neither say nothing comparable."""
     found: list[tuple[Figure, str | None, Metric]] = []
+    whole = single_figure(st.text) if st.kind == "cell" and _NUMBER_LIKE.match(st.text) else None
+    if whole is None and not st.mentions.figures:
+        return found
     if st.kind == "cell":
         cell_metric, cell_unit = _cell_metric(st, table, cells)
-        whole = single_figure(st.text)
         if whole is not None:
             if table is not None and not _is_key_cell(st, table, cells):
                 found.append((whole, whole.unit or cell_unit, cell_metric))
