@@ -45,3 +45,11 @@ def row_of(ctx: "LintContext", st: Statement) -> tuple[Table | None, tuple[State
         rf = ctx.record(st.path)
         rows[st.path] = {id(c): (t, cells) for t in (rf.tables if rf else ()) for cells in t.rows for c in cells}
     return rows[st.path].get(id(st), (None, ()))
+
+
+def cited_with_row(ctx: "LintContext", st: Statement) -> list["EvidenceEntry"]:
+    """The evidence entries a statement cites, and for a table cell the ones its row cites ("last run")."""
+    finder = series_finder(ctx)
+    _, cells = row_of(ctx, st)
+    out = {e.path: e for c in (cells or (st,)) for e in finder.cited_entries(c)}
+    return sorted(out.values(), key=lambda e: e.date or "")

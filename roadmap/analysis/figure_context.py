@@ -55,9 +55,13 @@ def metric_before(text: str, start: int) -> Metric:
         picked[:0] = parts
         if len(picked) >= _MAX_WORDS:
             break
+    if not picked:      # "upstream vLLM gets 6100 tok/s": whose figure it is, when nothing names the metric
+        picked = [w for w in words_of(left) if w in _SIDES][-1:]
     return metric_of(picked)
 
 
+_SIDES = frozenset({"upstream", "vllm", "sglang", "tgi", "llama", "peer", "baseline", "reference", "competitor",
+                    "theirs"})
 _COMPARATIVES = frozenset({"under", "below", "above", "over", "within", "its", "the", "a", "an", "of", "at", "least",
                            "most", "than", "against", "to"})
 # Words terms.STOPWORDS drops as directive filler that name a metric beside a figure.

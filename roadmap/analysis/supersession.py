@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from roadmap.analysis.asof import news_for
 from roadmap.analysis.evidence_figures import EvidenceFigure
-from roadmap.analysis.evidence_index import evidence_figures, quotes
+from roadmap.analysis.evidence_index import cited_with_row, evidence_figures, quotes
 from roadmap.analysis.figure_quotes import Quote
 from roadmap.analysis.figures_compare import close_scaled, comparable, decimals, explicitly_old
 from roadmap.analysis.metric_terms import Metric, matches, same_dimension, words_of
@@ -97,8 +97,12 @@ def _by_evidence(ctx: "LintContext", current: list[Quote], _all: list[Quote], da
         date = dates.of(q.st)
         if not date:
             continue
-        cited = [e for e in pool if e.date and e.date <= date and e.declared]
-        for e in reversed([e for e in pool if e.date and e.date > date]):
+        # Written from a run it cites: a newer run of that series replaced it, even one older than the text
+        # (stale on arrival: the record was written after the newer run, from the old one).
+        own = [e.date for e in cited_with_row(ctx, q.st) if e.date and e.series.lower() in q.names]
+        since = min(date, max(own)) if own else date
+        cited = [e for e in pool if e.date and e.date <= since and e.declared]
+        for e in reversed([e for e in pool if e.date and e.date > since]):
             if cited and _profile(e) != _profile(cited[-1]):
                 continue                       # another machine, model, workload or kind under the same name
             same = _evidence_match(q, evidence_figures(ctx, e))
@@ -106,7 +110,8 @@ def _by_evidence(ctx: "LintContext", current: list[Quote], _all: list[Quote], da
                 continue
             if not any(close_scaled(q.fig.value, q.fig.text, q.unit, f.value, f.unit, f.text) for f in same):
                 new = [(f.value, with_unit(f.text or f"{f.value:g}", f.unit or q.unit)) for f in same]
-                yield Stale(q, date, new, f"newer evidence {e.name} ({e.date})", "evidence",
+                late = "" if (e.date or "") > date else f", before this was written on {date}"
+                yield Stale(q, date, new, f"newer evidence {e.name} ({e.date}{late})", "evidence",
                             {"kind": "evidence", "path": e.path, "date": e.date})
             break
 

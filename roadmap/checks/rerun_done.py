@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from roadmap.analysis.context import LintContext
-from roadmap.analysis.evidence_index import row_of, series_finder
+from roadmap.analysis.evidence_index import cited_with_row, row_of, series_finder
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.metric_terms import words_of
 from roadmap.analysis.stale import hits_for
@@ -66,13 +66,19 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     store = ctx.get_evidence()
     table, cells = row_of(ctx, st)
     named, _ = series_finder(ctx).series(st, table, cells)
-    hits = [(e, how) for e in store.entries if e.date and e.date > news.date and (how := match(st, e, named))]
+    # The run it cites as the last one: a newer run of that series answers the rerun even when it is older
+    # than the text (written after the rerun, from the old run: stale on arrival).
+    own = [e.date for e in cited_with_row(ctx, st) if e.date and e.series.lower() in named]
+    since = min(news.date, max(own)) if own else news.date
+    hits = [(e, how) for e in store.entries if e.date and e.date > since and (how := match(st, e, named))]
     if not hits:
         return None
     entries = [e for e, _ in hits]
     names = ", ".join(e.name for e in entries)
     n = len(entries)
-    phrase = f"asks for a rerun done {n} time{'s' if n > 1 else ''} since {news.date}: {names}"
+    phrase = f"asks for a rerun done {n} time{'s' if n > 1 else ''} since {since}: {names}"
+    if since < news.date and any(e.date and e.date <= news.date for e in entries):
+        phrase += f" (the run it cites is older than the text, {news.date})"
     newest = entries[-1]
     fix = f"cite the newest entry ({newest.path}, {newest.date}) instead of asking for the rerun"
     strong = any(how in ("row", "named") for _, how in hits) or (n >= 2 and all(how == "series" for _, how in hits))

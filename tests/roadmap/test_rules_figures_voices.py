@@ -287,3 +287,22 @@ def test_captures_in_another_naming_supersede_a_row_and_answer_its_rerun(git_rep
     assert not _on(found, "design/frame-budget.md", "desert", repo)
     assert not _on(found, "design/frame-budget.md", "under 16.6 ms", repo)
     assert len(found) == 2
+
+
+def test_a_table_written_after_a_newer_run_from_the_older_one_is_stale_on_arrival(git_repo):
+    repo = git_repo()
+    repo.commit({f"{EV}/ingest-1k-20260301.json": json.dumps({"p50_ms": 12.1, "p99_ms": 45.0}),
+                 f"{EV}/20260310-ingest-1k/result.json": json.dumps({"p50_ms": 11.8, "p99_ms": 39.2})},
+                "bench: both runs", "2026-03-10")
+    repo.commit({".agents/latency.md": LATENCY}, "docs: latency table, from the first run", "2026-03-12")
+    [f] = _findings(repo, "RL201")
+    assert "as of 2026-03-12" in f.message and "before this was written on 2026-03-12" in f.message
+    repo.commit({".agents/latency.md": LATENCY.replace("| 12.1 | 45.0 | ingest-1k-20260301 |",
+                                                       "| 11.8 | 39.2 | 20260310-ingest-1k |")}, "fix", "2026-03-13")
+    assert _findings(repo, "RL201") == []          # citing the newest run: current
+
+
+def test_an_upstream_figure_beside_a_citation_is_not_ours_to_back(git_repo):
+    assert _cited(git_repo, "- ingest-1k p99 39.2 ms; upstream envoy reports 35.0 ms (20260310-ingest-1k).") == []
+    [f] = _cited(git_repo, "- ingest-1k p99 39.2 ms; our p50 is 35.0 ms (20260310-ingest-1k).")   # ours: checked
+    assert "35.0 ms is not in it" in f.message

@@ -88,3 +88,15 @@ def test_a_rerun_on_a_branch_that_never_merged_is_not_done(git_repo):
     repo.commit({".agents/chores.md": CHORES}, "notes: chores", "2026-06-02")
     repo.commit({f"{EV}/20260610-wal-fsync.md": "# wal-fsync\n\n- 2.1 ms\n"}, "bench", "2026-06-10", branch="wip")
     assert _findings(repo) == []
+
+
+def test_a_rerun_asked_after_it_was_done_from_the_run_it_cites(git_repo):
+    repo = git_repo()
+    repo.commit({f"{EV}/20260601-ingest-1k/result.json": json.dumps({"p99_ms": 41.0}),
+                 f"{EV}/ingest-1k-20260609.json": json.dumps({"p99_ms": 33.5})}, "bench", "2026-06-09")
+    repo.commit({".agents/series.md": TABLE}, "notes: series", "2026-06-12")       # cites the 0601 run
+    [f] = _findings(repo)
+    assert "ingest-1k-20260609.json" in f.message and "the run it cites is older than the text" in f.message
+    repo.commit({".agents/series.md": TABLE.replace("| 20260601-ingest-1k |", "| ingest-1k-20260609 |")},
+                "notes: newest run", "2026-06-13")
+    assert _findings(repo) == []                   # cites the newest run: the rerun it asks for is still to do
