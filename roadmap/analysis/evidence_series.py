@@ -84,6 +84,13 @@ class SeriesFinder:
     def named(self, text: str) -> set[str]:
         return set(self.pattern.findall(text.lower())) if self.pattern is not None else set()
 
+    def in_text(self, text: str) -> set[str]:
+        """Series a fragment of text names, or whose evidence it cites by name."""
+        low = text.lower()
+        cited = {self.entries[n].series.lower() for n in self.entry_pattern.findall(low)} \
+            if self.entry_pattern is not None else set()
+        return self.named(low) | cited
+
     def cited_entries(self, st: Statement) -> list["EvidenceEntry"]:
         """The evidence entries a statement cites: by name in any date style, or by a path under the root."""
         hit = self._cited.get(id(st))

@@ -18,7 +18,7 @@ from typing import Iterable
 from roadmap.analysis.figure_context import bar_of, metric_before
 from roadmap.analysis.figures_compare import explicitly_old, marked_historical
 from roadmap.analysis.evidence_series import SeriesFinder, key_column, metric_column
-from roadmap.analysis.metric_terms import NO_METRIC, Metric, metric_of, words_of
+from roadmap.analysis.metric_terms import NO_METRIC, Metric, metric_of, without, words_of
 from roadmap.records.figures import header_unit, rate_unit, single_figure
 from roadmap.records.model import Figure, RecordFile, Statement, Table
 from roadmap.records.patterns import ISO_DATE
@@ -30,6 +30,8 @@ _OLD_COLUMNS = re.compile(r"\b(?:baseline|previous|before|old|was|prior|original
 _OLD_SECTIONS = re.compile(r"\b(?:history|historical|changelog|change log|log|archive|archived|journal|"
                            r"superseded|previous|retired|old)\b", re.I)
 _DIGIT = re.compile(r"\d")
+_CHAIN = re.compile(r"^\s*(?:/|vs\.?|versus|->|→|to)\s*$", re.I)
+_SEGMENT = re.compile(r";|(?<=[^\d\s])\.\s|(?<=\))\.\s")
 _NUMBER_LIKE = re.compile(r"\s*[-+−~≈]?\d[\d,.]*\s*[^\s\d]{0,8}\s*$")   # a cell that may be one figure
 _LOG_TITLE = re.compile(r"\b(?:log|journal|changelog|history|diary|append(?:-only)?)\b", re.I)
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -83,11 +85,16 @@ def _figures(st: Statement, table: Table | None,
             return [f for f in found if f[1] is not None or f[2].known]
     else:
         cell_metric, cell_unit = NO_METRIC, None
+    previous: tuple[Figure, Metric] | None = None
     for fig in st.mentions.figures:
         metric = metric_before(st.text, fig.start)
-        if not metric.known:
-            metric = cell_metric if cell_metric.known else metric_of(words_of(fig.metric or ""))
+        if not (metric.known or metric.stat) and previous is not None and _CHAIN.match(
+                st.text[previous[0].start + len(previous[0].text):fig.start]):
+            metric = previous[1]           # "throughput 6831.71 vs 6643.40 tok/s": one metric for the chain
+        elif not (metric.known or metric.stat) and cell_metric.known:
+            metric = cell_metric
         found.append((fig, fig.unit or cell_unit, metric))
+        previous = (fig, metric)
     return [f for f in found if f[1] is not None or f[2].known]
 
 
@@ -100,11 +107,15 @@ def _quotes_of(st: Statement, table: Table | None, cells: tuple[Statement, ...],
     row = st.row_id or st.defines
     base_role = _statement_role(st, table)
     series_words = frozenset(w for k in names | keys for w in words_of(k))
+    segments = _segments(st.text) if st.kind != "cell" and len(names) > 1 else []
     out = []
     for fig, unit, metric in found:
-        if series_words & metric.terms:      # "rnnt-large-a100 WER 5.8 %" names WER; the series is not a metric
-            metric = Metric(metric.terms - series_words, tuple(w for w in metric.words if w not in series_words),
-                            metric.stat)
+        own = names
+        for a, b in segments:          # "publish at 412 req/s (broker-publish-...); consume at 950 req/s (...)"
+            if a <= fig.start < b:
+                own = frozenset(finder.in_text(st.text[a:b])) or names
+                break
+        metric = without(metric, series_words)    # "rnnt-large-a100 WER 5.8 %" names WER
         role = base_role
         bar = None
         if role in ("bar", "current"):
@@ -116,8 +127,17 @@ def _quotes_of(st: Statement, table: Table | None, cells: tuple[Statement, ...],
                 role = "old"
             elif bar is not None:
                 role = "bar"
-        out.append(Quote(st, fig, unit, metric, names, keys | names, row, role, _row_key(st, table, cells), bar))
+        out.append(Quote(st, fig, unit, metric, own, keys | own, row, role, _row_key(st, table, cells), bar))
     return out
+
+
+def _segments(text: str) -> list[tuple[int, int]]:
+    """Clauses of a statement that name series apart: split at `;` and sentence ends."""
+    out, start = [], 0
+    for m in _SEGMENT.finditer(text):
+        out.append((start, m.end()))
+        start = m.end()
+    return out + [(start, len(text))]
 
 
 def _column_bar(column: str | None, unit: str | None, metric: Metric) -> str | None:
@@ -152,7 +172,11 @@ def _cell_metric(st: Statement, table: Table | None, cells: tuple[Statement, ...
     if k is not None and k < len(cells) and cells[k] is not st:
         text = cells[k].text
     unit = header_unit(text)
-    return metric_of(w for w in words_of(_strip_unit_words(text)) if not _names_unit(w, unit)), unit
+    metric = metric_of(w for w in words_of(_strip_unit_words(text)) if not _names_unit(w, unit))
+    key = key_column(table) if table is not None and k is None else None
+    if not (metric.known or metric.stat) and key is not None and key < len(cells) and cells[key] is not st:
+        metric = metric_of(words_of(cells[key].text))   # "| p99 publish latency | ≤ 35 ms | PASS |": the row says
+    return metric, unit
 
 
 def _strip_unit_words(text: str) -> str:

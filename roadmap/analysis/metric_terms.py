@@ -44,7 +44,7 @@ per vs versus ours our run runs repetitions repetition headline new now today la
 target goal gate bar threshold budget limit cap slo sla required requirement interim against its
 """.split()) | frozenset(KEY_UNITS) | {"tok", "tokens", "token", "req", "requests"}
 _WORD = re.compile(r"[a-z][a-z0-9]*|[0-9]+[a-z][a-z0-9]*")
-_SPLIT_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SPLIT_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,13 @@ def metric_of(words: Iterable[str]) -> Metric:
     stat = next((STATS[w] for w in ws if w in STATS), None)
     terms = frozenset(normalise(w) for w in ws if w not in _GENERIC and w not in STATS)
     return Metric(terms, tuple(w for w in ws if w not in STATS), None if stat == "p50" else stat)
+
+
+def without(metric: Metric, words: frozenset[str] | set[str]) -> Metric:
+    """`metric` less the words of a series ("broker-publish" in "p99 publish latency"): a series is not a metric."""
+    if not words or not metric.terms & words:
+        return metric
+    return Metric(metric.terms - words, tuple(w for w in metric.words if w not in words), metric.stat)
 
 
 def key_metric(path: str) -> tuple[Metric, str | None]:

@@ -21,7 +21,7 @@ from roadmap.analysis.evidence_figures import EvidenceFigure
 from roadmap.analysis.evidence_index import cited_with_row, evidence_figures, quotes
 from roadmap.analysis.figure_quotes import Quote
 from roadmap.analysis.figures_compare import close_scaled, comparable, decimals, explicitly_old
-from roadmap.analysis.metric_terms import Metric, matches, same_dimension, words_of
+from roadmap.analysis.metric_terms import Metric, matches, same_dimension, without, words_of
 from roadmap.config import glob_match
 from roadmap.records.figures import single_figure
 from roadmap.records.model import Figure, Statement
@@ -136,8 +136,9 @@ def _evidence_match(q: Quote, figs: list[EvidenceFigure]) -> list[EvidenceFigure
     """The entry's headline figures of the quote's metric (the best-agreeing metric only), or, for a quote whose
     metric is unnamed, the entry's figures of its unit when they are all of one metric."""
     pool = [f for f in figs if f.headline and _units_agree(q.unit, f.unit) and f.metric.stat == q.metric.stat]
+    ignore = series_words(q)
     if q.metric.known:
-        scored = [(matches(q.metric, f.metric), f) for f in pool]
+        scored = [(matches(q.metric, without(f.metric, ignore)), f) for f in pool]
         best = max((s for s, _ in scored), default=0)
         if best == 0:
             return []
@@ -146,8 +147,13 @@ def _evidence_match(q: Quote, figs: list[EvidenceFigure]) -> list[EvidenceFigure
         return picked if len(metrics) == 1 else []
     if q.unit is None:
         return []
-    metrics = {f.metric.terms - _SIDES for f in pool}
+    metrics = {f.metric.terms - _SIDES - ignore for f in pool}
     return pool if len(metrics) == 1 else []
+
+
+def series_words(q: Quote) -> frozenset[str]:
+    """The words of the series a quote is of: in its evidence's keys they name the series, not the metric."""
+    return frozenset(w for k in q.keys for w in words_of(k))
 
 
 # --- the canonical row ---------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import Sequence
 
 from roadmap.analysis.evidence_figures import EvidenceFigure
 from roadmap.analysis.figure_quotes import Quote
-from roadmap.analysis.metric_terms import Metric, matches, same_dimension, scale
+from roadmap.analysis.metric_terms import Metric, matches, same_dimension, scale, without, words_of
 
 VERDICT = re.compile(r"\b(PASS(?:ED|ES)?|FAIL(?:ED|S)?)\b")
 _PARITY = re.compile(r"\bparity\b", re.I)
@@ -56,7 +56,9 @@ def _measured(qs: Sequence[Quote], evidence: Sequence[EvidenceFigure], unit: str
         return q.fig.value * scale(q.unit)[1] / scale(unit)[1], _written(q.fig.text, q.unit)
     if mine or bar is None or not (bar.metric.known or bar.metric.stat):
         return None
-    pool = [f for f in evidence if f.headline and same_dimension(f.unit, unit) and _same(bar.metric, f.metric)]
+    ignore = frozenset(w for k in bar.keys for w in words_of(k))
+    pool = [f for f in evidence if f.headline and same_dimension(f.unit, unit)
+            and _same(bar.metric, without(f.metric, ignore))]
     values = {round(f.value * scale(f.unit)[1], 9) for f in pool}
     if len(values) != 1:
         return None

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Iterator
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.evidence_figures import EvidenceFigure
@@ -11,7 +11,7 @@ from roadmap.analysis.figures_compare import close, close_scaled, evidence_numbe
 from roadmap.analysis.metric_terms import matches, same_dimension
 from roadmap.analysis.evidence_index import evidence_figures, quotes, series_finder
 from roadmap.analysis.surfaces import describe
-from roadmap.analysis.verdicts import verdict_problem
+from roadmap.analysis.verdicts import VERDICT, verdict_problem
 from roadmap.evidence.store import EvidenceEntry
 from roadmap.findings import Hit
 from roadmap.records.model import Figure, Statement
@@ -164,6 +164,32 @@ def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[st
     return problems, evidence
 
 
+def _row_verdicts(ctx: "LintContext") -> Iterator[Hit]:
+    """A table row whose verdict cell (PASS/FAIL) its own bar and measurement, or the evidence it cites,
+    contradict: `| p99 publish latency | ≤ 35 ms | PASS | broker-publish-20260501 |` with 38.5 ms measured."""
+    for rf in ctx.records:
+        for table in rf.tables:
+            for cells in table.rows:
+                if not any(VERDICT.fullmatch(c.text.strip()) for c in cells) or any(c.historical for c in cells):
+                    continue
+                qs = [q for c in cells for q in _quotes_of(ctx, c)]
+                if not any(q.role == "bar" for q in qs):
+                    continue
+                entries = _row_citations(ctx, cells[0]) if cells else []
+                figures = [f for e in entries for f in evidence_figures(ctx, e)]
+                text = " | ".join(c.text for c in cells)
+                problem = verdict_problem(text, qs, figures)
+                if problem is None:
+                    continue
+                st = cells[0]
+                names = ", ".join(e.path for e in entries)
+                yield Hit(message=f"The row at line {st.line} {problem}" + (f" ({names})" if names else ""),
+                          path=st.path, line=st.line, end_line=st.line, record_id=st.row_id,
+                          evidence=[{"kind": "evidence", "path": e.path, "date": e.date} for e in entries],
+                          fix="Records-only fix: correct the verdict, or the bar or figure it is judged by",
+                          key=f"{st.row_id} row {st.line} {problem}")
+
+
 def figure_unbacked(ctx: LintContext) -> list[Hit]:
     """What it does:
     Flags a figure quoted next to an evidence citation (in the same sentence, the same table cell, or the
@@ -188,6 +214,7 @@ def figure_unbacked(ctx: LintContext) -> list[Hit]:
     findings: list[Hit] = []
     if not len(ctx.get_evidence()):
         return findings
+    findings.extend(_row_verdicts(ctx))
     for st in ctx.statements():
         if st.historical or not st.mentions.figures:
             continue

@@ -306,3 +306,45 @@ def test_an_upstream_figure_beside_a_citation_is_not_ours_to_back(git_repo):
     assert _cited(git_repo, "- ingest-1k p99 39.2 ms; upstream envoy reports 35.0 ms (20260310-ingest-1k).") == []
     [f] = _cited(git_repo, "- ingest-1k p99 39.2 ms; our p50 is 35.0 ms (20260310-ingest-1k).")   # ours: checked
     assert "35.0 ms is not in it" in f.message
+
+
+# --- a message-queue team: prose naming two series, a release-gate table, summaries with a Metric column -------
+
+def _summary_md(series: str, rows: dict[str, str]) -> str:
+    body = "".join(f"| {k} | {v} |\n" for k, v in rows.items())
+    return f"# {series}\n\n| Metric | Value |\n|---|---|\n{body}"
+
+
+STATUS = """# Broker status
+
+Publish is currently at 412 req/s with a p99 of 38.5 ms (broker-publish-20260501); consume runs at
+950 req/s (broker-consume-20260501).
+
+## Release gate
+
+| Check | Bar | Result | Evidence |
+|---|---|---|---|
+| publish throughput | ≥ 400 req/s | PASS | broker-publish-20260501 |
+| p99 publish latency | ≤ 35 ms | PASS | broker-publish-20260501 |
+| consume throughput | ≥ 1000 req/s | FAIL | broker-consume-20260501 |
+"""
+
+
+def test_two_series_in_one_paragraph_and_a_gate_table_judged_by_its_evidence(git_repo):
+    repo = git_repo()
+    repo.commit({f"{EV}/broker-publish-20260501.md": _summary_md("broker-publish", {
+                     "publish throughput": "412 req/s", "p99 publish latency": "38.5 ms"}),
+                 f"{EV}/broker-consume-20260501.md": _summary_md("broker-consume", {"consume throughput": "950 req/s"})},
+                "bench", "2026-05-01")
+    repo.commit({".agents/status.md": STATUS}, "status", "2026-05-02")
+    repo.commit({f"{EV}/broker-publish-20260507.md": _summary_md("broker-publish", {
+        "publish throughput": "1130 req/s", "p99 publish latency": "21.0 ms"})}, "bench: batching", "2026-05-07")
+    found = _findings(repo, "RL201", "RL202")
+    [para] = _on(found, ".agents/status.md", "Publish is currently", repo)
+    assert para.code == "RL201" and "quotes 412 req/s, 38.5 ms as current" in para.message
+    assert "950" not in para.message                       # consume's figure: another series, no newer run
+    [gate] = _on(found, ".agents/status.md", "| p99 publish latency |", repo)
+    assert gate.code == "RL202" and "says PASS but 38.5 ms is over the 35 ms bar" in gate.message
+    assert not _on(found, ".agents/status.md", "| publish throughput |", repo)     # 412 >= 400: PASS holds
+    assert not _on(found, ".agents/status.md", "| consume throughput |", repo)     # 950 < 1000: FAIL holds
+    assert len(found) == 2
