@@ -20,8 +20,10 @@ be became becomes land lands landed come comes came
 """.split())
 _MAX_WORDS = 3
 # A bar the figure states rather than a measurement: an operator right before it, or a bar word in its clause.
-_MIN_OP = re.compile(r"(?:>=|≥|>|\bat least|\babove|\bover|\bminimum(?: of)?|\bmin\.?)\s*$", re.I)
-_MAX_OP = re.compile(r"(?:<=|≤|<|\bat most|\bunder|\bbelow|\bwithin|\bmaximum(?: of)?|\bmax\.?|\bup to)\s*$", re.I)
+# An arrow (`2.216 -> 7.650`, `=>`, `<-`) is not a comparison.
+_MIN_OP = re.compile(r"(?:>=|≥|(?<![-=])>|\bat least|\babove|\bover|\bminimum(?: of)?|\bmin\.?)\s*$", re.I)
+_MAX_OP = re.compile(r"(?:<=|≤|<(?!-)|\bat most|\bunder|\bbelow|\bwithin|\bmaximum(?: of)?|\bmax\.?|\bup to)\s*$",
+                     re.I)
 _BAR_BEFORE = re.compile(r"\b(?:target|goal|gate|bar|threshold|budget|limit|cap|slo|sla|requirement|required|"
                          r"must (?:be|reach|stay)|needs? to (?:be|reach|stay))\b[^0-9]{0,24}$", re.I)
 _BAR_AFTER = re.compile(r"^\s*(?:[a-z/%]+\s+)?(?:target|goal|gate|bar|threshold|budget|limit|cap|slo|sla)\b", re.I)

@@ -15,10 +15,35 @@ from roadmap.analysis.metric_terms import Metric, matches, same_dimension, scale
 
 VERDICT = re.compile(r"\b(PASS(?:ED|ES)?|FAIL(?:ED|S)?)\b")
 _PARITY = re.compile(r"\bparity\b", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(`*\d-])")
 
 
-def verdict_problem(text: str, qs: Sequence[Quote], evidence: Sequence[EvidenceFigure]) -> str | None:
-    """What is wrong with the PASS/FAIL `text` states for the figures `qs` it quotes, or None."""
+def verdict_problem(text: str, qs: Sequence[Quote], evidence: Sequence[EvidenceFigure],
+                    offset: int = 0) -> str | None:
+    """What is wrong with a PASS/FAIL `text` states for the figures `qs` it quotes (their `fig.start` counted
+    from `offset` before `text`), or None. In prose each sentence is judged alone: its verdict, its bars, its
+    measurement; a table row (cells joined by " | ") is one sentence."""
+    if VERDICT.search(text) is None:
+        return None
+    if " | " not in text:
+        for a, b in _sentences(text):
+            inside = [q for q in qs if a <= q.fig.start - offset < b]
+            found = _judge(text[a:b], inside, evidence)
+            if found:
+                return found
+        return None
+    return _judge(text, qs, evidence)
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(text):
+        out.append((start, m.start()))
+        start = m.end()
+    return out + [(start, len(text))]
+
+
+def _judge(text: str, qs: Sequence[Quote], evidence: Sequence[EvidenceFigure]) -> str | None:
     m = VERDICT.search(text)
     if m is None:
         return None

@@ -121,8 +121,9 @@ def _quotes_of(ctx: "LintContext", st: "Statement") -> list[Quote]:
 def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[str, Any]]]:
     own = cited(ctx, st)
     entries = own or _row_citations(ctx, st)
-    if not entries:
-        return [], []
+    if not entries:              # no citation: only a verdict its own figures contradict
+        v = verdict_problem(st.text, _quotes_of(ctx, st), []) if st.kind != "cell" else None
+        return ([v] if v else []), []
     cache = ctx.facts.evidence_numbers
     for e in entries:
         if e.path not in cache:
@@ -157,7 +158,7 @@ def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[st
         problems.append(f"{f.text}{'' if q.unit is None or f.text.endswith(q.unit) or q.unit == 'x' else ' ' + q.unit}"
                         f" is not in it{hint}")
     for a, b in scopes:
-        v = verdict_problem(st.text[a:b], [q for q in qs if a <= q.fig.start < b], figures)
+        v = verdict_problem(st.text[a:b], [q for q in qs if a <= q.fig.start < b], figures, offset=a)
         if v:
             problems.append(v)
     evidence = [{"kind": "evidence", "path": e.path, "date": e.date} for e in entries]
@@ -193,12 +194,17 @@ def _row_verdicts(ctx: "LintContext") -> Iterator[Hit]:
 def figure_unbacked(ctx: LintContext) -> list[Hit]:
     """What it does:
     Flags a figure quoted next to an evidence citation (in the same sentence, the same table cell, or the
-    same table row when the row has an Evidence column) that the cited evidence does not contain within
-    the rounding it is written with. A result.json field backs a figure of its own kind only (tok/s by a
-    `*_tok_per_s` field, ms by a `*_ms` field, a ratio by a ratio field or the quotient of two headline
-    throughputs); numbers in the entry's markdown summary back any figure. Also flags a PASS/FAIL
-    verdict that the quoted ratio contradicts, against the bar the text states ("gate 1.0x", "parity").
-    Percentages and counts are not checked; evidence with no readable numbers is unknown, not wrong.
+    same table row when the row cites evidence) that the cited evidence does not contain within the
+    rounding it is written with. Evidence is ours or anyone's: a result.json field backs a figure of its
+    own kind (tok/s by a `*_tok_per_s` field, ms by a `*_ms` field, MB/s by `*_mbps`, a ratio by a ratio
+    field or the quotient of two headline throughputs); a figure without such a unit (a WER %, a ratio
+    written bare, a real-time factor) only by the evidence's figure of the same metric; a markdown
+    summary's figures back figures of their unit. Also flags a PASS/FAIL verdict that its measurement
+    contradicts against the bar it states (">= 450 MB/s: PASS" with 438.0 MB/s, "340 ms against its
+    300 ms budget: PASS", "1.0283x FAIL against parity"), in a sentence or in a table row with a bar and
+    a verdict cell; the measurement is the sentence's (row's) own figure, else the cited evidence's.
+    Bars are never read as measurements; figures of upstream or a baseline are left alone unless the
+    evidence holds that side; evidence with no readable numbers is unknown, not wrong.
 
     Why:
     A figure that its own citation does not back is either a typo or from somewhere else; a reader who
@@ -211,10 +217,7 @@ def figure_unbacked(ctx: LintContext) -> list[Hit]:
     Fix:
     Records only: quote the figure the evidence holds, or cite the entry the figure comes from.
     """
-    findings: list[Hit] = []
-    if not len(ctx.get_evidence()):
-        return findings
-    findings.extend(_row_verdicts(ctx))
+    findings: list[Hit] = list(_row_verdicts(ctx))
     for st in ctx.statements():
         if st.historical or not st.mentions.figures:
             continue
@@ -225,7 +228,7 @@ def figure_unbacked(ctx: LintContext) -> list[Hit]:
         label = describe(st)
         label = label[:1].upper() + label[1:]
         findings.append(Hit(
-            message=f"{label} cites {names}, but {'; '.join(problems)}",
+            message=f"{label} cites {names}, but {'; '.join(problems)}" if names else f"{label} {problems[0]}",
             path=st.path, line=st.line, end_line=st.end_line, record_id=st.row_id, evidence=evidence,
             fix=f"Records-only fix: quote the figures {names} holds, or cite the evidence they come from",
             key=f"{st.row_id} {' '.join(problems)}"))
