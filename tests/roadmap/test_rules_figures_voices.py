@@ -348,3 +348,14 @@ def test_two_series_in_one_paragraph_and_a_gate_table_judged_by_its_evidence(git
     assert not _on(found, ".agents/status.md", "| publish throughput |", repo)     # 412 >= 400: PASS holds
     assert not _on(found, ".agents/status.md", "| consume throughput |", repo)     # 950 < 1000: FAIL holds
     assert len(found) == 2
+
+
+def test_a_verdict_needs_no_citation_to_contradict_itself(git_repo):
+    repo = git_repo()
+    notes = ("# Gates\n\n- Login p99 is 41.0 ms against the 40 ms budget: PASS.\n"
+             "- Search p99 is 38.0 ms against the 40 ms budget: PASS.\n"
+             "- Decode went 2.2 -> 7.6 tok/s on the small box: PASS.\n"
+             "- Upload p50 is 90 ms; the p99 budget of 40 ms is a FAIL for now.\n")
+    repo.commit({"agents/gates.md": notes}, "gates", "2026-05-01")
+    [f] = _findings(repo, "RL202")
+    assert f.line == 3 and "says PASS but 41.0 ms is over the 40 ms bar" in f.message
