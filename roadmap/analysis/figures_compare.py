@@ -1,4 +1,5 @@
-"""Comparing figures: rounding tolerance, metric families, and the figures an evidence entry holds.
+"""Comparing figures: rounding tolerance (units converted), metric families, words that call one figure old, and
+every number an evidence entry holds (RL202 backs figures by them).
 
 Shared by RL201 (figure-superseded) and RL202 (figure-unbacked).
 """
@@ -107,20 +108,3 @@ def _walk(obj: Any, path: str) -> Iterator[tuple[str, float]]:
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
             yield from _walk(v, f"{path}[{i}]")
-
-
-def headline(entry: "EvidenceEntry") -> dict[str, list[float]]:
-    """Current figures an evidence result states, by unit: output tok/s (ours, peers) and peer ratios."""
-    out: dict[str, list[float]] = {}
-    tok = entry.metrics.get("output_tok_per_s") if isinstance(entry.metrics, dict) else None
-    if isinstance(tok, dict) and isinstance(tok.get("median"), (int, float)):
-        out.setdefault("tok/s", []).append(float(tok["median"]))
-    for p in entry.peers or []:
-        if not isinstance(p, dict):
-            continue
-        med = (p.get("metrics") or {}).get("output_tok_per_s", {}) if isinstance(p.get("metrics"), dict) else {}
-        if isinstance(med, dict) and isinstance(med.get("median"), (int, float)):
-            out.setdefault("tok/s", []).append(float(med["median"]))
-        if isinstance(p.get("ratio"), (int, float)) and not isinstance(p.get("ratio"), bool):
-            out.setdefault("x", []).append(float(p["ratio"]))
-    return out

@@ -12,18 +12,16 @@ Four kinds of newer figure, like compared with like (same series, same metric, u
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from roadmap.analysis.asof import news_for
 from roadmap.analysis.evidence_figures import EvidenceFigure
 from roadmap.analysis.evidence_index import cited_with_row, evidence_figures, quotes
+from roadmap.analysis.figure_marks import by_marks
 from roadmap.analysis.figure_quotes import Quote
-from roadmap.analysis.figures_compare import close_scaled, comparable, decimals, explicitly_old
-from roadmap.analysis.metric_terms import Metric, matches, same_dimension, without, words_of
+from roadmap.analysis.figure_stale import Dates, Stale, units_agree, with_unit
+from roadmap.analysis.figures_compare import close_scaled, comparable, explicitly_old
+from roadmap.analysis.metric_terms import matches, same_dimension, without, words_of
 from roadmap.config import glob_match
-from roadmap.records.figures import single_figure
 from roadmap.records.model import Figure, Statement
 
 if TYPE_CHECKING:
@@ -32,59 +30,22 @@ if TYPE_CHECKING:
 
 _QUALS = ("output", "total", "prefill", "decode", "input", "peak")
 _SIDES = frozenset({"peer", "ours", "baseline", "reference", "upstream"})
-_STRUCK = re.compile(r"~~(.+?)~~", re.S)
-_REPLACED_BY = re.compile(r"\b(?:superseded|replaced) by\b", re.I)
-
-
-@dataclass
-class Stale:
-    quote: Quote
-    date: str                                  # the quote's as-of date
-    new: list[tuple[float, str]]               # the newer figures: (value, text as written with its unit)
-    source: str                                # "newer evidence 20260410-silesia-l3 (2026-04-10)"
-    kind: str                                  # "evidence" | "record" | "canonical" | "marked"
-    evidence: dict[str, Any] = field(default_factory=dict)
-    strong: bool = True                        # False: matched on a table key alone (a warning)
 
 
 def stale_quotes(ctx: "LintContext") -> list[Stale]:
     qs = quotes(ctx)
     current = [q for q in qs if q.role == "current" and (q.unit is not None or q.metric.known)]
-    dates = _Dates(ctx)
+    dates = Dates(ctx)
     found: dict[int, Stale] = {}
-    for finder in (_by_evidence, _by_canonical, _by_marks, _by_records):
+    for finder in (_by_evidence, _by_canonical, by_marks, _by_records):
         for s in finder(ctx, current, qs, dates):
             found.setdefault(id(s.quote), s)    # the first kind that finds a quote stale explains it
     return list(found.values())
 
 
-class _Dates:
-    """Each statement's as-of date, on first use (blame is the expensive part)."""
-
-    def __init__(self, ctx: "LintContext"):
-        self.ctx = ctx
-        self.cache: dict[int, str | None] = {}
-
-    def of(self, st: Statement) -> str | None:
-        if id(st) not in self.cache:
-            self.cache[id(st)] = news_for(self.ctx, st).date
-        return self.cache[id(st)]
-
-
-def with_unit(text: str, unit: str | None) -> str:
-    """A figure as a person writes it: `412.6 MB/s`, `1.0283x`, `8.4 %`."""
-    if unit is None or re.search(r"[A-Za-z%×µ]", text):
-        return text                        # written with its unit already: "1730 img/s", "0.98×", "8.4 %"
-    return f"{text}{unit}" if unit == "x" else f"{text} {unit}"
-
-
-def _units_agree(a: str | None, b: str | None) -> bool:
-    return same_dimension(a, b) or {a, b} == {None, "x"}
-
-
 # --- newer evidence -------------------------------------------------------------------------------------------
 
-def _by_evidence(ctx: "LintContext", current: list[Quote], _all: list[Quote], dates: _Dates) -> Iterable[Stale]:
+def _by_evidence(ctx: "LintContext", current: list[Quote], _all: list[Quote], dates: Dates) -> Iterable[Stale]:
     store = ctx.get_evidence()
     by_series: dict[str, list["EvidenceEntry"]] = {}
     for e in store:
@@ -135,7 +96,7 @@ def _profile(e: "EvidenceEntry") -> tuple[str, ...]:
 def _evidence_match(q: Quote, figs: list[EvidenceFigure]) -> list[EvidenceFigure]:
     """The entry's headline figures of the quote's metric (the best-agreeing metric only), or, for a quote whose
     metric is unnamed, the entry's figures of its unit when they are all of one metric."""
-    pool = [f for f in figs if f.headline and _units_agree(q.unit, f.unit) and f.metric.stat == q.metric.stat]
+    pool = [f for f in figs if f.headline and units_agree(q.unit, f.unit) and f.metric.stat == q.metric.stat]
     ignore = series_words(q)
     if q.metric.known:
         scored = [(matches(q.metric, without(f.metric, ignore)), f) for f in pool]
@@ -166,7 +127,7 @@ def _quals(fig: Figure) -> set[str]:
     return {w for w in (fig.metric or "").split() if w in _QUALS}
 
 
-def _by_canonical(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: _Dates) -> Iterable[Stale]:
+def _by_canonical(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: Dates) -> Iterable[Stale]:
     canon: dict[str, list[Statement]] = {}
     for st in ctx.statements():
         if _canonical_file(ctx, st.path) and not st.historical and st.mentions.figures and st.row_id:
@@ -199,110 +160,6 @@ def _row_label(ctx: "LintContext", t: Statement) -> str:
     return t.row_id or "the canonical row"
 
 
-# --- a record that calls the figure replaced -----------------------------------------------------------------
-
-@dataclass(frozen=True)
-class _Mark:
-    st: Statement
-    value: float
-    text: str
-    unit: str | None
-    keys: frozenset[str]                       # the series keys of the statement that calls it replaced
-    new: tuple[tuple[float, str], ...]         # the figures it names in its place
-
-
-def _marks(qs: list[Quote]) -> list[_Mark]:
-    """Figures a statement calls replaced: struck through (`~~0.9864x~~ 1.0283x`), "X, superseded by Y",
-    "previously X"; with the figures that replaced them when the statement names them."""
-    out: list[_Mark] = []
-    by_st: dict[int, list[Quote]] = {}
-    for q in qs:
-        by_st.setdefault(id(q.st), []).append(q)
-    for group in by_st.values():
-        st = group[0].st
-        keys = frozenset(k for q in group for k in q.keys)
-        live = [q for q in group if q.role != "bar"]
-        replaced_at = [m.start() for m in _REPLACED_BY.finditer(st.text)]
-        for q in live:
-            after = [p for p in replaced_at if p > q.fig.start]
-            named_new = [o for o in live if after and o.fig.start > after[0] and _units_agree(q.unit, o.unit)]
-            before_phrase = bool(after and named_new and not _REPLACED_BY.search(st.text[:q.fig.start][-30:]))
-            if q.unit is not None and (explicitly_old(st.text, q.fig) or before_phrase):
-                new = tuple((o.fig.value, with_unit(o.fig.text, o.unit)) for o in named_new[:2])
-                out.append(_Mark(st, q.fig.value, q.fig.text, q.unit, keys, new))
-        for m in _STRUCK.finditer(st.raw if "~~" in st.raw else ""):
-            fig = single_figure(m.group(1)) or _last_figure(m.group(1))
-            if fig is not None and fig.unit is not None:
-                new = tuple((o.fig.value, with_unit(o.fig.text, o.unit)) for o in live
-                            if o.role == "current" and _units_agree(fig.unit, o.unit))
-                out.append(_Mark(st, fig.value, fig.text, fig.unit, keys, new[:2]))
-    return out
-
-
-def _last_figure(text: str) -> Figure | None:
-    for token in reversed(text.split()):
-        fig = single_figure(token.strip(".,;:()"))
-        if fig is not None:
-            return fig
-    return None
-
-
-def significant(text: str) -> bool:
-    """A figure precise enough that the same value elsewhere is the same figure: three digits or more."""
-    return sum(ch.isdigit() for ch in text.lstrip("0.,")) >= 3
-
-
-def echoes(stale: Stale, q: Quote) -> bool:
-    """Does current quote `q` repeat the stale figure, with nothing saying it is of another series or metric
-    ("The forest p99 of 21.7 ms is driven by foliage" beside the forest row's stale 21.7 ms)?"""
-    old = stale.quote
-    if q.unit is None or not same_dimension(q.unit, old.unit) or not significant(q.fig.text):
-        return False
-    if decimals(q.fig.text) != decimals(old.fig.text) or not close_scaled(
-            q.fig.value, q.fig.text, q.unit, old.fig.value, old.unit, old.fig.text):
-        return False
-    if q.names and not q.names & old.names or q.row and old.row and q.row != old.row:
-        return False
-    if q.metric.stat != old.metric.stat:
-        return False
-    own = q.metric.terms - {w for k in old.keys for w in words_of(k)}    # "the forest p99": forest is the series
-    return not (own and old.metric.known) or matches(Metric(own, q.metric.words, q.metric.stat), old.metric) >= 1
-
-
-def _by_marks(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: _Dates) -> Iterable[Stale]:
-    """A current quote of a figure that a record, no older than the quote, calls replaced: in the same row, for
-    the same series, or (the same precise figure and unit) elsewhere in the same file."""
-    marks = _marks(qs)
-    if not marks:
-        return
-    for q in current:
-        if q.unit is None:
-            continue
-        for m in marks:
-            if m.st is q.st or not _units_agree(q.unit, m.unit):
-                continue
-            row = m.st.row_id or m.st.defines
-            same_row = bool(row and row == q.row)
-            same_series = not same_row and bool(m.keys & q.keys)
-            same_file = m.st.path == q.st.path and significant(q.fig.text) and significant(m.text) \
-                and not (row and q.row and row != q.row)
-            if not (same_row or same_series or same_file):
-                continue
-            if decimals(q.fig.text) != decimals(m.text) or not close_scaled(
-                    q.fig.value, q.fig.text, q.unit, m.value, m.unit, m.text):
-                continue                       # the same figure, written the same way: 2.65x is not "3x"
-            if m.new and any(close_scaled(q.fig.value, q.fig.text, q.unit, v, m.unit) for v, _ in m.new):
-                continue
-            qd, md = dates.of(q.st), dates.of(m.st)
-            if not (qd and md) or md < qd:
-                continue
-            said = f"{m.st.path}:{m.st.line} ({md}) calls {with_unit(m.text, m.unit)} replaced"
-            yield Stale(q, qd, list(m.new), said, "marked",
-                        {"kind": "statement", "path": m.st.path, "line": m.st.line, "date": md,
-                         "text": m.st.text[:200]}, strong=same_row or bool(m.keys & q.names))
-            break
-
-
 # --- a newer record statement --------------------------------------------------------------------------------
 
 def _distinctive_key(key: str) -> bool:
@@ -319,7 +176,7 @@ def _same_metric(a: Quote, b: Quote) -> bool:
             and a.metric.stat == b.metric.stat)
 
 
-def _by_records(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: _Dates) -> Iterable[Stale]:
+def _by_records(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: Dates) -> Iterable[Stale]:
     groups: dict[str, list[Quote]] = {}
     for q in qs:
         if q.role in ("current", "dated") and (q.metric.known or q.st.kind == "cell"):
@@ -331,7 +188,7 @@ def _by_records(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates
             continue
         rivals = {id(o): o for k in q.keys for o in groups.get(k, ())
                   if (o.st.path, o.st.line) != (q.st.path, q.st.line)   # another column of one row is another metric
-                  and (o.row == q.row or not (o.row and q.row)) and _units_agree(q.unit, o.unit)
+                  and (o.row == q.row or not (o.row and q.row)) and units_agree(q.unit, o.unit)
                   and _same_metric(q, o)}
         if not rivals:
             continue

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.figures_compare import close_scaled
 from roadmap.analysis.evidence_index import quotes
-from roadmap.analysis.supersession import Stale, echoes, stale_quotes, with_unit
+from roadmap.analysis.figure_marks import echoes
+from roadmap.analysis.figure_stale import Stale, with_unit
+from roadmap.analysis.supersession import stale_quotes
 from roadmap.analysis.surfaces import describe
 from roadmap.findings import Hit, Related
 
