@@ -41,6 +41,9 @@ def figures_of(entry: "EvidenceEntry", tree: "Tree | None") -> list[EvidenceFigu
     out: list[EvidenceFigure] = []
     if entry.raw is not None:
         out.extend(_json(entry.raw, "", headline=True))
+        if _peer_run(entry):               # a run of the peer alone: every figure of it is the peer's
+            out = [EvidenceFigure(f.key, f.value, f.unit, Metric(f.metric.terms | {"peer"}, ("peer", *f.metric.words),
+                                                                 f.metric.stat), f.headline, f.text) for f in out]
     if tree is not None:
         for f in entry.files:
             if f.endswith(".md"):
@@ -48,6 +51,11 @@ def figures_of(entry: "EvidenceEntry", tree: "Tree | None") -> list[EvidenceFigu
                 if data and len(data) <= MAX_TEXT:
                     out.extend(_markdown(f, data))
     return out
+
+
+def _peer_run(entry: "EvidenceEntry") -> bool:
+    subject = (entry.raw or {}).get("subject")
+    return entry.declared is not None and isinstance(subject, dict) and subject.get("kind") == "peer"
 
 
 _CONFIG_BLOCKS = frozenset({"machine", "model", "workload", "engine", "settings", "config", "corpus"})

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from roadmap.analysis.metric_terms import Metric, metric_of, scale, words_of
+from roadmap.analysis.metric_terms import SIDES, Metric, metric_of, scale, words_of
 from roadmap.analysis.terms import STOPWORDS
 
 _CLAUSE = re.compile(r"[;|\n()\[\]]|[.,]\s|\s[—–]\s|\bvs\b|\bversus\b")
@@ -58,12 +58,10 @@ def metric_before(text: str, start: int) -> Metric:
         if len(picked) >= _MAX_WORDS:
             break
     if not picked:      # "upstream vLLM gets 6100 tok/s": whose figure it is, when nothing names the metric
-        picked = [w for w in words_of(left) if w in _SIDES][-1:]
+        picked = [w for w in words_of(left) if w in SIDES][-1:]
     return metric_of(picked)
 
 
-_SIDES = frozenset({"upstream", "vllm", "sglang", "tgi", "llama", "peer", "baseline", "reference", "competitor",
-                    "theirs"})
 _COMPARATIVES = frozenset({"under", "below", "above", "over", "within", "its", "the", "a", "an", "of", "at", "least",
                            "most", "than", "against", "to"})
 # Words terms.STOPWORDS drops as directive filler that name a metric beside a figure.

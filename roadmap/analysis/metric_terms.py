@@ -66,6 +66,8 @@ def words_of(text: str) -> list[str]:
     return _WORD.findall(_SPLIT_CAMEL.sub(" ", text).lower().replace("_", " "))
 
 
+# Whose figure it is, when not ours: a figure of one side never matches a figure of another.
+SIDES = frozenset({"peer", "upstream", "vllm", "sglang", "tgi", "llama", "baseline", "reference", "competitor"})
 # Short forms teams write in keys and headers: `gpu_mem`, "tput".
 _SYNONYMS = {"mem": "memory", "tput": "throughput", "thpt": "throughput", "lat": "latency", "err": "error",
              "errors": "error", "acc": "accuracy"}
@@ -80,6 +82,7 @@ def metric_of(words: Iterable[str]) -> Metric:
 
 def without(metric: Metric, words: frozenset[str] | set[str]) -> Metric:
     """`metric` less the words of a series ("broker-publish" in "p99 publish latency"): a series is not a metric."""
+    words = set(words) - SIDES            # `peer-4b` names the peer's series; "peer" still says whose figure
     if not words or not metric.terms & words:
         return metric
     return Metric(metric.terms - words, tuple(w for w in metric.words if w not in words), metric.stat)
@@ -131,9 +134,9 @@ def initials(words: tuple[str, ...]) -> str:
 def matches(a: Metric, b: Metric) -> int:
     """How well two metrics agree: 3 the same terms, 2 one is the other's abbreviation (`rtf`, "real-time
     factor"), 1 one's terms are a part of the other's ("WER, test-clean" and `wer_pct`), 0 different. Stats
-    must agree (no stat is the median)."""
-    if a.stat != b.stat or not (a.known and b.known):
-        return 0
+    must agree (no stat is the median), and sides (a peer's, upstream's figure) too."""
+    if a.stat != b.stat or not (a.known and b.known) or a.terms & SIDES != b.terms & SIDES:
+        return 0                       # the peer's throughput is not ours
     if a.terms == b.terms:
         return 3
     for short, long_ in ((a, b), (b, a)):

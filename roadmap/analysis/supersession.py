@@ -20,7 +20,7 @@ from roadmap.analysis.figure_marks import by_marks
 from roadmap.analysis.figure_quotes import Quote
 from roadmap.analysis.figure_stale import Dates, Stale, units_agree, with_unit
 from roadmap.analysis.figures_compare import close_scaled, comparable, explicitly_old
-from roadmap.analysis.metric_terms import matches, same_dimension, without, words_of
+from roadmap.analysis.metric_terms import SIDES, matches, same_dimension, without, words_of
 from roadmap.config import glob_match
 from roadmap.records.model import Figure, Statement
 
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from roadmap.evidence.store import EvidenceEntry
 
 _QUALS = ("output", "total", "prefill", "decode", "input", "peak")
-_SIDES = frozenset({"peer", "ours", "baseline", "reference", "upstream"})
 
 
 def stale_quotes(ctx: "LintContext") -> list[Stale]:
@@ -104,11 +103,11 @@ def _evidence_match(q: Quote, figs: list[EvidenceFigure]) -> list[EvidenceFigure
         if best == 0:
             return []
         picked = [f for s, f in scored if s == best]
-        metrics = {f.metric.terms - _SIDES for f in picked}
+        metrics = {f.metric.terms - SIDES for f in picked}
         return picked if len(metrics) == 1 else []
     if q.unit is None:
         return []
-    metrics = {f.metric.terms - _SIDES - ignore for f in pool}
+    metrics = {f.metric.terms - SIDES - ignore for f in pool}
     return pool if len(metrics) == 1 else []
 
 

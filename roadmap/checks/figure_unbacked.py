@@ -8,7 +8,7 @@ from roadmap.analysis.context import LintContext
 from roadmap.analysis.evidence_figures import EvidenceFigure
 from roadmap.analysis.figure_quotes import Quote
 from roadmap.analysis.figures_compare import close, close_scaled, evidence_numbers
-from roadmap.analysis.metric_terms import matches, same_dimension
+from roadmap.analysis.metric_terms import SIDES, matches, same_dimension
 from roadmap.analysis.evidence_index import evidence_figures, quotes, series_finder
 from roadmap.analysis.surfaces import describe
 from roadmap.analysis.verdicts import VERDICT, verdict_problem
@@ -20,8 +20,6 @@ from roadmap.records.model import Figure, Statement
 # percentage, a ratio written without `x`, a real-time factor) is checked only against a field of its metric.
 CHECKED_UNITS = {"tok/s", "x", "ms", "s", "us", "req/s", "GiB", "GB", "ms/token", "ms/step", "ms/call", "TFLOP/s",
                  "GB/s", "GiB/s", "TB/s", "MB/s", "MiB/s", "KB/s", "MB", "MiB", "KB", "KiB", "q/s"}
-# Whose figure it is, when not ours: checked only against evidence that holds figures of that side.
-_SIDES = frozenset({"upstream", "vllm", "sglang", "tgi", "llama", "peer", "baseline", "reference", "competitor"})
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(`])")
 
 
@@ -139,7 +137,7 @@ def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[st
         f = q.fig
         if q.role not in ("current", "dated") or not any(a <= f.start < b for a, b in scopes):
             continue
-        side = q.metric.terms & _SIDES
+        side = q.metric.terms & SIDES
         if side and not any(side & e.metric.terms for e in figures):
             continue                           # upstream's or a baseline's figure, which the evidence does not hold
         if f.unit in CHECKED_UNITS:
