@@ -43,8 +43,8 @@ def row_of(ctx: "LintContext", st: Statement) -> tuple[Table | None, tuple[State
     rows = ctx.facts.cell_rows
     if st.path not in rows:
         rf = ctx.record(st.path)
-        rows[st.path] = {id(c): (t, cells) for t in (rf.tables if rf else ()) for cells in t.rows for c in cells}
-    return rows[st.path].get(id(st), (None, ()))
+        rows[st.path] = {cells[0].line: (t, cells) for t in (rf.tables if rf else ()) for cells in t.rows if cells}
+    return rows[st.path].get(st.line, (None, ()))
 
 
 def cited_with_row(ctx: "LintContext", st: Statement) -> list["EvidenceEntry"]:

@@ -128,7 +128,7 @@ class Facts:
     # checks/figure_unbacked.py: evidence path -> (field path, value) for every number it holds
     evidence_numbers: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     # analysis/evidence_index.py: every figure the records quote, the figures of each evidence entry (by path),
-    # the evidence series names, and each table cell's row (record path -> id(cell) -> (table, cells))
+    # the evidence series names, and each table row (record path -> line -> (table, cells))
     figure_quotes: list[Quote] | None = None
     evidence_figures: dict[str, list[EvidenceFigure]] = field(default_factory=dict)
     series_finder: SeriesFinder | None = None

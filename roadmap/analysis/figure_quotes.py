@@ -57,11 +57,11 @@ def quotes_in(records: Iterable[RecordFile], finder: SeriesFinder) -> list[Quote
     """Every figure quote in `records`, its series resolved by `finder` (the evidence series there are)."""
     out: list[Quote] = []
     for rf in records:
-        rows = {id(c): (t, cells) for t in rf.tables for cells in t.rows for c in cells}
+        rows = {cells[0].line: (t, cells) for t in rf.tables for cells in t.rows if cells}   # a row is one line
         for st in rf.statements:
             if st.kind == "heading" or not _has_digit(st.text):
                 continue
-            table, cells = rows.get(id(st), (None, ()))
+            table, cells = rows.get(st.line, (None, ())) if st.kind == "cell" else (None, ())
             out.extend(_quotes_of(st, table, cells, finder))
     return out
 

@@ -61,9 +61,9 @@ def _by_evidence(ctx: "LintContext", current: list[Quote], _all: list[Quote], da
         # (stale on arrival: the record was written after the newer run, from the old one).
         own = [e.date for e in cited_with_row(ctx, q.st) if e.date and e.series.lower() in q.names]
         since = min(date, max(own)) if own else date
-        cited = [e for e in pool if e.date and e.date <= since and e.declared]
+        before = {e.series: e for e in pool if e.date and e.date <= since and e.declared}   # the last, per series
         for e in reversed([e for e in pool if e.date and e.date > since]):
-            if cited and _profile(e) != _profile(cited[-1]):
+            if e.series in before and _profile(e) != _profile(before[e.series]):
                 continue                       # another machine, model, workload or kind under the same name
             same = _evidence_match(q, evidence_figures(ctx, e))
             if not same:
@@ -118,8 +118,10 @@ def series_words(q: Quote) -> frozenset[str]:
 
 # --- the canonical row ---------------------------------------------------------------------------------------
 
-def _canonical_file(ctx: "LintContext", path: str) -> bool:
-    return any(glob_match(g, path) for g in ctx.config.canonical_states)
+def _canonical_file(ctx: "LintContext", path: str, memo: dict[str, bool]) -> bool:
+    if path not in memo:
+        memo[path] = any(glob_match(g, path) for g in ctx.config.canonical_states)
+    return memo[path]
 
 
 def _quals(fig: Figure) -> set[str]:
@@ -128,8 +130,9 @@ def _quals(fig: Figure) -> set[str]:
 
 def _by_canonical(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: Dates) -> Iterable[Stale]:
     canon: dict[str, list[Statement]] = {}
+    memo: dict[str, bool] = {}
     for st in ctx.statements():
-        if _canonical_file(ctx, st.path) and not st.historical and st.mentions.figures and st.row_id:
+        if _canonical_file(ctx, st.path, memo) and not st.historical and st.mentions.figures and st.row_id:
             canon.setdefault(st.row_id, []).append(st)
     for q in current:
         if not q.row or q.row not in canon or q.unit is None:
