@@ -48,8 +48,8 @@ def test_what_declares_our_schema_or_does_not_parse_is_reported(git_repo):
                         f"{EV}/20260401-huge.json", f"{EV}/20260401-lint/result.json"}
     assert "row: missing" in got[f"{EV}/20260401-ours/result.json"]
     assert "schema: must be 'evident.bench/1', got 'evident.bench/0'" in got[f"{EV}/20260401-older/result.json"]
-    assert "not valid JSON (NaN is not a number JSON allows" in got[f"{EV}/20260401-nan/result.json"]
-    assert "1e999 is too large" in got[f"{EV}/20260401-huge.json"]
+    assert "NaN is not a JSON number" in got[f"{EV}/20260401-nan/result.json"]
+    assert "1e999 is not finite" in got[f"{EV}/20260401-huge.json"]
     lint_msg = got[f"{EV}/20260401-lint/result.json"]
     assert "corpus: missing" in lint_msg and "runs: empty; must be a list of every timed run" in lint_msg
 
