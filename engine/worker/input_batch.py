@@ -21,29 +21,38 @@ _NP = {torch.int64: np.int64, torch.float32: np.float32}
 
 
 class Uploader:
-    """Concatenate host arrays into one staging buffer and copy it to the device in one transfer."""
+    """Concatenate host arrays into one staging buffer and copy it to the device in one transfer.
+
+    CUDA: two pinned staging buffers per dtype, used in turn, so writing step N+1's inputs never waits for step N's
+    copy (under async scheduling it is queued behind step N-1 on the GPU); a buffer waits only for the copy out of
+    it two steps ago, which is long done."""
+    DEPTH = 2
 
     def __init__(self, device: torch.device) -> None:
         self.device = device
         self.pinned = device.type == "cuda"   # pinned host memory only where there is a GPU to copy to
-        self._bufs: dict[torch.dtype, torch.Tensor] = {}
-        self._copied: dict[torch.dtype, torch.cuda.Event] = {}
+        self._bufs: dict[tuple[torch.dtype, int], torch.Tensor] = {}
+        self._copied: dict[tuple[torch.dtype, int], torch.cuda.Event] = {}
+        self._turn: dict[torch.dtype, int] = {}
 
     def __call__(self, arrays: list[np.ndarray], dtype: torch.dtype) -> list[torch.Tensor]:
         sizes = [a.size for a in arrays]
         total = sum(sizes)
         if not self.pinned:
             return list(torch.from_numpy(np.concatenate([a.ravel() for a in arrays]).astype(_NP[dtype])).split(sizes))
-        buf = self._bufs.get(dtype)
+        turn = self._turn.get(dtype, 0)
+        self._turn[dtype] = (turn + 1) % self.DEPTH
+        key = (dtype, turn)
+        if key in self._copied:
+            self._copied[key].synchronize()   # the copy out of this buffer, two uploads ago, must be done
+        buf = self._bufs.get(key)
         if buf is None or buf.numel() < total:
-            buf = self._bufs[dtype] = torch.empty(max(total, 2 * (0 if buf is None else buf.numel())),
-                                                  dtype=dtype, pin_memory=True)
-        elif dtype in self._copied:
-            self._copied[dtype].synchronize()   # the previous step's copy out of this buffer must be done
+            buf = self._bufs[key] = torch.empty(max(total, 2 * (0 if buf is None else buf.numel())),
+                                                dtype=dtype, pin_memory=True)
         host = buf[:total]
         np.concatenate([a.ravel() for a in arrays], out=host.numpy(), casting="unsafe")
         dev = host.to(self.device, non_blocking=True)
-        event = self._copied.setdefault(dtype, torch.cuda.Event())
+        event = self._copied.setdefault(key, torch.cuda.Event())
         event.record()
         return list(dev.split(sizes))
 
