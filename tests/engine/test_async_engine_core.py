@@ -1,0 +1,102 @@
+"""EngineCore's step pipeline: two steps in flight with async scheduling, one without; the switch and its rollback.
+
+Token identity with the synchronous engine on a real (tiny) model is tested in test_vs_transformers.py and
+test_llm.py (both run each way); the scheduler's side of tokens in flight in test_async_scheduler.py.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from engine.args import EngineArgs
+from engine.cli import build_parser
+from engine.engine_core import EngineCore
+from engine.errors import EngineError
+from engine.sampling_params import SamplingParams
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+def config(**kw) -> object:
+    return EngineArgs(device="cpu", **kw).create_engine_config(dtype=torch.float32, max_position_embeddings=512)
+
+
+def test_async_is_the_default_and_the_env_or_the_flag_rolls_it_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ENGINE_ASYNC_SCHEDULING", raising=False)
+    assert config().async_scheduling is True
+    assert config(async_scheduling=False).async_scheduling is False
+    monkeypatch.setenv("ENGINE_ASYNC_SCHEDULING", "0")
+    assert config().async_scheduling is False
+    assert config(async_scheduling=True).async_scheduling is True   # the flag wins over the environment
+    monkeypatch.setenv("ENGINE_ASYNC_SCHEDULING", "maybe")
+    with pytest.raises(EngineError, match="ENGINE_ASYNC_SCHEDULING='maybe' is neither 0 nor 1; set it to 0"):
+        config()
+    with pytest.raises(EngineError, match="async_scheduling must be True, False or None"):
+        EngineArgs(async_scheduling="yes")   # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("flags,expected", [([], None), (["--async-scheduling"], True),
+                                            (["--no-async-scheduling"], False)])
+def test_the_flags_of_every_command(flags: list[str], expected: bool | None) -> None:
+    for command in (["generate", "hi"], ["serve"], ["bench", "throughput"], ["bench", "latency"]):
+        args = build_parser().parse_args([*command, *flags])
+        assert args.async_scheduling is expected
+
+
+@pytest.fixture(scope="module")
+def cores(tiny_qwen3_dir: Path) -> dict[bool, EngineCore]:
+    from engine.model import load_model
+    loaded = load_model(str(tiny_qwen3_dir), dtype="float32")
+    return {a: EngineCore.from_args(EngineArgs(model="tiny", device="cpu", dtype="float32", block_size=4,
+                                               max_model_len=64, max_num_seqs=4, async_scheduling=a), loaded=loaded)
+            for a in (True, False)}
+
+
+def test_async_launches_the_next_step_before_reading_a_token(cores: dict[bool, EngineCore]) -> None:
+    core = cores[True]
+    req = core.add_request("a", [5, 6, 7], SamplingParams(temperature=0, max_tokens=3, ignore_eos=True))
+    finished, out = core.step()                    # the prefill launched, nothing read yet
+    assert (finished, out.req_ids, core.num_steps_in_flight) == ([], [], 1)
+    finished, out = core.step()                    # the first decode launched, then the prefill's token read
+    assert out.req_ids == ["a"] and req.output_token_ids == out.sampled_token_ids
+    assert core.num_steps_in_flight == 1 and req.num_output_placeholders == 1 and req.num_computed_tokens == 4
+    core.step()
+    finished, out = core.step()                    # max_tokens in flight: nothing more launched, the last read
+    assert finished == [req] and len(req.output_token_ids) == 3 and core.num_steps_in_flight == 0
+    assert not core.has_unfinished_requests() and core.scheduler.kv.num_free_blocks == core.num_blocks
+
+
+def test_sync_reads_every_token_in_the_step_that_computed_it(cores: dict[bool, EngineCore]) -> None:
+    core = cores[False]
+    req = core.add_request("a", [5, 6, 7], SamplingParams(temperature=0, max_tokens=3, ignore_eos=True))
+    for n in (1, 2, 3):
+        _, out = core.step()
+        assert out.req_ids == ["a"] and len(req.output_token_ids) == n and core.num_steps_in_flight == 0
+    assert req.finish_reason == "length"
+
+
+def test_a_late_eos_costs_one_dropped_token_and_nothing_else(cores: dict[bool, EngineCore]) -> None:
+    prompt = [11, 12, 13, 14]
+    free = cores[False]
+    ref = free.add_request("ref", prompt, SamplingParams(temperature=0, max_tokens=8, ignore_eos=True))
+    while free.has_unfinished_requests():
+        free.step()
+    eos = ref.output_token_ids[2]
+    cut = ref.output_token_ids.index(eos)
+    core = cores[True]
+    core.eos_token_ids = frozenset({eos})
+    try:
+        req = core.add_request("eos", prompt, SamplingParams(temperature=0, max_tokens=8))
+        rows = 0
+        while core.has_unfinished_requests() or core.num_steps_in_flight:
+            _, out = core.step()
+            rows += out.req_ids.count("eos")
+    finally:
+        core.eos_token_ids = frozenset(core.model_config.eos_token_ids)
+    assert req.output_token_ids == ref.output_token_ids[:cut + 1] and req.finish_reason == "stop"
+    assert rows == cut + 2                         # the step after the EOS ran before the EOS was seen: dropped
+    assert core.scheduler.kv.num_free_blocks == core.num_blocks
+    core.step()                                    # the runner hears of it and drops its slot
+    assert not core.runner.state.req_to_slot
