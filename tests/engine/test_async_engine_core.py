@@ -100,3 +100,24 @@ def test_a_late_eos_costs_one_dropped_token_and_nothing_else(cores: dict[bool, E
     assert core.scheduler.kv.num_free_blocks == core.num_blocks
     core.step()                                    # the runner hears of it and drops its slot
     assert not core.runner.state.req_to_slot
+
+
+def test_the_h200_script_runs_its_cpu_smoke_check(tmp_path: Path) -> None:
+    """tools/device_async.py --tiny: parity (async == sync, stops, preemption), the decode windows, the ablation."""
+    import json
+    import os
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "async.json"
+    env = {**os.environ, "PYTHONPATH": str(root), "OMP_NUM_THREADS": "1"}
+    subprocess.run([sys.executable, str(root / "tools" / "device_async.py"), "--tiny", "--out", str(out)],
+                   check=True, env=env, cwd=root, timeout=600, capture_output=True)
+    r = json.loads(out.read_text())
+    parity = r["parity"]
+    assert parity["identical"] and parity["stops_honoured"] and parity["engines"]["async-constrained"]["preemptions"]
+    assert any(parity["stop_token_ids"]) and parity["engines"]["async"]["prefix_hits"] > 0
+    assert [d["async_scheduling"] for d in r["decode"]] == [True, False]
+    assert all(w["profile"]["steps"] == 3 and w["step_ms"] > 0 for d in r["decode"] for w in d["windows"])
+    assert len(r["ablation"]) == 4 and {a["fused_sampler"] for a in r["ablation"]} == {True, False}
+    assert all(a["batch"]["output_tok_per_s"] > 0 and a["batch1"]["tpot_ms"] > 0 for a in r["ablation"])
