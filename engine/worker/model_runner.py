@@ -149,7 +149,8 @@ class ModelRunner:
             hidden = self.model.forward(inputs.input_ids, inputs.positions, inputs.attn, self.kv_caches)
         if inputs.sampling is None:
             return AsyncModelRunnerOutput([])
-        logits = self.model.compute_logits(hidden[inputs.logits_indices])   # [S, vocab] in the model dtype
+        rows = hidden if inputs.logits_indices is None else hidden[inputs.logits_indices]
+        logits = self.model.compute_logits(rows)                             # [S, vocab] in the model dtype
         sampled = self.sampler(logits, inputs.sampling)                      # [S] on the device
         self.state.last_sampled[inputs.sample_slots] = sampled               # next step's decode inputs
         self.state.num_tokens[inputs.sample_slots_np] += 1
