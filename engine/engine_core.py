@@ -54,7 +54,7 @@ class EngineCore:
             eos = tuple(self.tokenizer.eos_token_ids)
         self.eos_token_ids = frozenset(eos)
         self._seed_rng = random.Random(config.seed)   # seeds for requests that bring none
-        self.num_steps = 0
+        self.num_steps = 0                  # steps whose output was processed
         self.depth = 2 if config.async_scheduling else 1
         self._in_flight: deque[tuple[SchedulerOutput, AsyncModelRunnerOutput]] = deque()   # oldest first
 

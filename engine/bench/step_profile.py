@@ -66,14 +66,19 @@ def host_timers(core: EngineCore) -> Iterator[dict[str, float]]:
         handle.get_output = timed(handle.get_output, "wait")
         return handle
 
+    patched = ((sched, "schedule"), (sched, "update_from_output"), (runner, "execute_model"))
+    before = [obj.__dict__.get(name) for obj, name in patched]   # an instance's own override, if it had one
     sched.schedule = timed(sched.schedule, "schedule")                        # type: ignore[method-assign]
     sched.update_from_output = timed(sched.update_from_output, "update")      # type: ignore[method-assign]
     runner.execute_model = execute_and_time_the_wait                          # type: ignore[method-assign]
     try:
         yield spent
     finally:
-        for obj, name in ((sched, "schedule"), (sched, "update_from_output"), (runner, "execute_model")):
-            del obj.__dict__[name]   # the class's method again
+        for (obj, name), own in zip(patched, before):
+            if own is None:
+                del obj.__dict__[name]   # the class's method again
+            else:
+                obj.__dict__[name] = own
 
 
 @dataclass

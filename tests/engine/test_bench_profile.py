@@ -102,3 +102,21 @@ def test_profile_dir_holds_the_summary_and_the_trace(tmp_path: Path, capsys: pyt
     assert summary["async_scheduling"] is True and summary["workload"] == "random"
     trace = json.loads(gzip.decompress((prof / "trace.json.gz").read_bytes()))
     assert any(e.get("name", "").startswith("aten::") for e in trace["traceEvents"])
+
+
+def test_host_timers_leave_the_engine_as_they_found_it(tiny_qwen3_dir: Path) -> None:
+    from engine.args import EngineArgs
+    from engine.bench.step_profile import host_timers
+    from engine.engine_core import EngineCore
+    from engine.sampling_params import SamplingParams
+    core = EngineCore.from_args(EngineArgs(model=str(tiny_qwen3_dir), device="cpu", max_model_len=64,
+                                           max_num_seqs=2))
+    own = core.runner.execute_model            # an override of this instance (a test's slow step, say)
+    core.runner.execute_model = own
+    core.add_request("a", [5, 6, 7], SamplingParams(temperature=0, max_tokens=4, ignore_eos=True))
+    with host_timers(core) as spent:
+        for _ in range(3):
+            core.step()
+    assert set(spent) == {"schedule", "execute", "wait", "update"} and all(v > 0 for v in spent.values())
+    assert core.runner.__dict__["execute_model"] is own
+    assert "schedule" not in core.scheduler.__dict__ and "update_from_output" not in core.scheduler.__dict__
