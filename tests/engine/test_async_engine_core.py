@@ -102,6 +102,24 @@ def test_a_late_eos_costs_one_dropped_token_and_nothing_else(cores: dict[bool, E
     assert not core.runner.state.req_to_slot
 
 
+def test_ids_reused_while_the_last_step_is_in_flight_get_their_own_tokens(cores: dict[bool, EngineCore]) -> None:
+    """Each LLM wrapper numbers its requests from 0: a second generate reuses the ids of requests whose last step
+    (computing tokens to drop) has not been processed yet."""
+    from engine.llm import LLM
+    core = cores[True]
+    prompts = [{"prompt_token_ids": [9, 8, 7, 6][:n]} for n in (1, 2, 3, 4)]
+    params = [SamplingParams(temperature=0, max_tokens=m, ignore_eos=True) for m in (5, 2, 7, 3)]
+    first = [o.outputs[0].token_ids for o in LLM.from_engine_core(core).generate(prompts, params, use_tqdm=False)]
+    stops = [SamplingParams(temperature=0, max_tokens=m, stop_token_ids=[t[0]]) for m, t in zip((5, 2, 7, 3), first)]
+    stopped = LLM.from_engine_core(core).generate(prompts, stops, use_tqdm=False)   # a late stop: a step in flight
+    assert [o.outputs[0].token_ids for o in stopped] == [t[:1] for t in first] and core.num_steps_in_flight == 1
+    again = [o.outputs[0].token_ids for o in LLM.from_engine_core(core).generate(prompts, params, use_tqdm=False)]
+    assert again == first
+    sync = [o.outputs[0].token_ids for o in LLM.from_engine_core(cores[False]).generate(prompts, params,
+                                                                                           use_tqdm=False)]
+    assert sync == first
+
+
 def test_the_h200_script_runs_its_cpu_smoke_check(tmp_path: Path) -> None:
     """tools/device_async.py --tiny: parity (async == sync, stops, preemption), the decode windows, the ablation."""
     import json
