@@ -1,7 +1,7 @@
 """Async scheduling on the GPU (ENG-ASYNC-SCHED; a measurement, not a test): parity, no host syncs, GPU idle, ablation.
 
     PYTHONPATH=. python3 tools/device_async.py --sections parity decode --out $OUT/async-decode.json   # H200 ~4 min
-    PYTHONPATH=. python3 tools/device_async.py --sections ablation --out $OUT/async-ablation.json      # H200 ~3 min
+    PYTHONPATH=. python3 tools/device_async.py --sections ablation --out $OUT/async-ablation.json      # H200 ~4 min
     PYTHONPATH=. python3 tools/device_async.py --tiny --out /tmp/async.json                          # CPU smoke check
 
 parity    float32, --parity-prompts prompts (16; three share a prefix), greedy: async and sync must give identical
@@ -15,10 +15,11 @@ decode    bf16, each of --models, async and sync: batch-1 TPOT (--input-len -> -
           of steady decode steps (step_ms, decode tok/s), a profiled window (engine/bench/step_profile.py: GPU busy
           and idle fraction of the device timeline, kernels and launches per step, host ms per phase), and a window
           under torch.cuda.set_sync_debug_mode("error") (the first host sync raises; its stack is recorded).
-ablation  Qwen3-0.6B bf16 over every combination of the axes: async scheduling 1/0, ENGINE_FUSED_SAMPLER 1/0, and
-          any --axis NAME=v1,v2 (an environment switch read when an engine is built, e.g. ENGINE_COMPILE=0,1 or the
-          fused layer ops' switch); sampled decoding (T 0.8, top-k 50, top-p 0.95: greedy batches skip the sampler):
-          batch-1 TPOT, and --batch prompts of --input-len -> --output-len end to end (output tok/s).
+ablation  Qwen3-0.6B bf16 over every combination of the axes: ENGINE_ASYNC_SCHEDULING 1/0, ENGINE_FUSED_SAMPLER 1/0
+          (the torch sampler), ENGINE_FUSED_OPS 1/0 (the layer ops as torch references around the Triton attention),
+          and any --axis NAME=v1,v2 (an environment switch read when an engine is built, e.g. ENGINE_COMPILE=0,1;
+          naming an axis above replaces its values); sampled decoding (T 0.8, top-k 50, top-p 0.95: greedy batches
+          skip the sampler): batch-1 TPOT, and --batch prompts of --input-len -> --output-len end to end.
 The JSON holds every figure; a table is printed. Exit 1 when parity fails or a sync was caught, 2 on a usage error.
 """
 from __future__ import annotations
@@ -226,7 +227,8 @@ def decode(args: argparse.Namespace, models: list[str], vocab_of: dict[str, int]
 # ---- ablation -----------------------------------------------------------------------------------------------------
 def ablation(args: argparse.Namespace, model: str, vocab: int) -> list[dict[str, Any]]:
     from engine.sampling_params import SamplingParams
-    axes: dict[str, list[str]] = {"ENGINE_ASYNC_SCHEDULING": ["1", "0"], "ENGINE_FUSED_SAMPLER": ["1", "0"]}
+    axes: dict[str, list[str]] = {"ENGINE_ASYNC_SCHEDULING": ["1", "0"], "ENGINE_FUSED_SAMPLER": ["1", "0"],
+                                  "ENGINE_FUSED_OPS": ["1", "0"]}
     for spec in args.axis:
         name, _, values = spec.partition("=")
         axes[name] = values.split(",")

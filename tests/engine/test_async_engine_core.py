@@ -137,5 +137,6 @@ def test_the_h200_script_runs_its_cpu_smoke_check(tmp_path: Path) -> None:
     assert any(parity["stop_token_ids"]) and parity["engines"]["async"]["prefix_hits"] > 0
     assert [d["async_scheduling"] for d in r["decode"]] == [True, False]
     assert all(w["profile"]["steps"] == 3 and w["step_ms"] > 0 for d in r["decode"] for w in d["windows"])
-    assert len(r["ablation"]) == 4 and {a["fused_sampler"] for a in r["ablation"]} == {True, False}
+    assert len(r["ablation"]) == 8 and {a["fused_sampler"] for a in r["ablation"]} == {True, False}
+    assert {a["async_scheduling"] for a in r["ablation"]} == {True, False}
     assert all(a["batch"]["output_tok_per_s"] > 0 and a["batch1"]["tpot_ms"] > 0 for a in r["ablation"])
