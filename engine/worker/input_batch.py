@@ -102,7 +102,9 @@ def prepare_inputs(state: SlotState, sched: SchedulerOutput, block_size: int, up
     # What the kernels read as int32 arrives as int32, and the float settings as their bits: no cast on the device.
     cu_d, seq_lens_d, bt_d, temp_bits_d, top_p_bits_d = upload(
         [cu, seq_lens, block_tables, temperature.view(np.int32), top_p.view(np.int32)], torch.int32)
-    if from_device.any():
+    if from_device.all():     # decode rows only: one gather
+        input_ids = state.last_sampled[tok_slot_d]
+    elif from_device.any():
         input_ids = torch.where(from_dev_d.bool(), state.last_sampled[tok_slot_d], host_ids_d)
     else:
         input_ids = host_ids_d
