@@ -1,8 +1,11 @@
 """Async scheduling on the GPU (ENG-ASYNC-SCHED; a measurement, not a test): parity, no host syncs, GPU idle, ablation.
 
-    PYTHONPATH=. python3 tools/device_async.py --sections parity decode --out $OUT/async-decode.json   # H200 ~4 min
-    PYTHONPATH=. python3 tools/device_async.py --sections ablation --out $OUT/async-ablation.json      # H200 ~4 min
-    PYTHONPATH=. python3 tools/device_async.py --tiny --out /tmp/async.json                          # CPU smoke check
+    PYTHONPATH=. python3 tools/device_async.py --sections parity decode --out $OUT/async-decode.json
+    PYTHONPATH=. python3 tools/device_async.py --sections ablation --out $OUT/async-ablation.json
+    PYTHONPATH=. python3 tools/device_async.py --tiny --out /tmp/async.json      # CPU smoke check (~15 s)
+
+On the H200 each of the first two is estimated at 3-5 minutes (engine builds with graph capture dominate; not yet
+run there): one device-tool call each.
 
 parity    float32, --parity-prompts prompts (16; three share a prefix), greedy: async and sync must give identical
           tokens, with stop token ids that end some requests mid-way (taken from a free run: a stop seen one step
