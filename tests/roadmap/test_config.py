@@ -17,7 +17,7 @@ def write(path: Path, text: str) -> Path:
 def test_defaults_without_any_file(tmp_path: Path) -> None:
     cfg = load_config(tmp_path)
     assert cfg == Config() and cfg.source == "defaults"
-    assert cfg.records == ("agents/**/*.md", ".agents/**/*.md")
+    assert cfg.records == ("agents/**/*.md", ".agents/**/*.md", ".agent/**/*.md")
     assert cfg.evidence.root == "docs/bench-evidence" and cfg.evidence.naming == "any"
     assert cfg.history.branch == "HEAD" and cfg.claims_ttl_days == 14 and cfg.fail_on == "error"
     assert "GATING" in cfg.states and cfg.closed_state_set >= {"DONE", "CLOSED", "SUPERSEDED"}
