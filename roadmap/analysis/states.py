@@ -17,6 +17,7 @@ from functools import cached_property
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.refs import fenced_lines
+from roadmap.records.loader import defined_ids
 from roadmap.records.model import RecordFile, Statement, Table
 from roadmap.records.state_words import leading_state, leading_word, norm
 
@@ -40,6 +41,21 @@ _ROW_KEY = re.compile(r"(?:^[\s>*+\-\d.)]*|[·|]\s*)[*_]{0,2}(?:row(?: id)?|item
 _SEPARATOR = re.compile(r"^\s*(?:—|–|-|:|\()\s*")
 _MEANING = re.compile(r"^(?:meaning|description|definition|means|what it means|when)$", re.I)
 _MARKUP = re.compile(r"[*_`~]")
+# A record that says it is the truth for the states it lists ("This table is the source of truth for row state",
+# "This is the canonical inventory", "Status: canonical", a title like "Roadmap (canonical states)").
+_SELF_CANONICAL = re.compile(r"\bthis (?:file|table|document|doc|page|matrix|list|record|inventory|board|roadmap)? ?is "
+                             r"(?:the |our )?(?:single |only |one )?(?:canonical|authoritative|source of truth)\b"
+                             r"|^\W*status\W*:\W*canonical\b|\((?:the )?canonical\b", re.I)
+
+
+def declares_canonical(rf: RecordFile) -> bool:
+    """Does the record say, before its first section, that it is the canonical record of its states?"""
+    for st in rf.statements[:8]:
+        if len(st.section) > 1 or st.historical:
+            break
+        if _SELF_CANONICAL.search(st.text):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -47,8 +63,9 @@ class StateCell:
     row_id: str          # the row id, or `<column>:<name>` for a row keyed by its name (no id column)
     state: str           # the known state word, normalised (IN-PROGRESS)
     cell: Statement      # where it is written
-    canonical: bool      # in a canonical-state file (config `canonical_states`)
+    canonical: bool      # in a canonical-state file (config `canonical_states`, or it says it is canonical)
     line: int = 0        # the record line of the state itself (a State: line inside a longer statement)
+    home: bool = False   # in the row that defines the id in its table's ID column: the row's own record
 
     @property
     def where(self) -> int:
@@ -86,19 +103,20 @@ def states(ctx: LintContext) -> States:
     defined = _defined_words(ctx)
     vocabulary = cfg.state_set | defined
     columns = {c.lower() for c in cfg.state_columns}
+    ids = frozenset(defined_ids(ctx.records, cfg))
     cells: list[StateCell] = []
     unknown: list[UnknownState] = []
     for rf in ctx.records:
-        in_canonical = cfg.is_canonical(rf.path)
+        in_canonical = cfg.is_canonical(rf.path) or declares_canonical(rf)
         fences = fenced_lines(rf)
         for table in rf.tables:
             if table.line in fences or _defines_words(table, columns):
                 continue
-            _table_states(table, columns, vocabulary, in_canonical, cells, unknown)
-        _line_states(rf, fences, vocabulary, in_canonical, cells, unknown, ctx)
+            _table_states(table, columns, vocabulary, in_canonical, cells, unknown, ids)
+        _line_states(rf, fences, vocabulary, in_canonical, cells, unknown, ids)
     rows = [c for c in cells if c.row_id and not cfg.claim_re.fullmatch(c.row_id)]
     canonical: dict[str, StateCell] = {}
-    for sc in sorted((c for c in rows if c.canonical), key=lambda c: (c.cell.path, c.where)):
+    for sc in sorted((c for c in rows if c.canonical), key=lambda c: (not c.home, c.cell.path, c.where)):
         canonical.setdefault(sc.row_id, sc)
     result = States(rows, unknown, frozenset(vocabulary), cfg.closed_state_set, canonical,
                     _closed_directives(ctx, rows, canonical, cfg.closed_state_set))
@@ -125,7 +143,9 @@ def _closed_directives(ctx: LintContext, rows: list[StateCell], canonical: dict[
                         out.append((st, own))
         for st in rf.statements:
             ref = canonical.get(st.row_id or "")
-            if ref is not None and ref.state in closed and id(st) not in seen and _open_directive(st, fences):
+            # the directive names the row itself: one that only sits under a heading naming it may be newer work
+            if ref is not None and ref.state in closed and id(st) not in seen and _open_directive(st, fences) \
+                    and (st.defines == ref.row_id or ref.row_id in st.mentions.ids):
                 seen.add(id(st))
                 out.append((st, ref))
     return out
@@ -163,20 +183,22 @@ def disagree(a: str, b: str, closed: frozenset[str]) -> str | None:
 
 
 def row_key(table: Table, cells: tuple[Statement, ...], state_col: int) -> str | None:
-    """A table row's key: its id, else `<first column>:<name>` when the first column names the row."""
+    """A table row's key: the id the row defines, else `<first column>:<name>` when the first column names the
+    row. A row that only mentions an id, or sits under a heading that names one, is not that id's row."""
     for c in cells:
-        if c.row_id:
-            return c.row_id
-    if table.id_column is not None or state_col == 0 or not cells:
+        if c.defines:
+            return c.defines
+    col = table.id_column if table.id_column is not None else 0
+    if col == state_col or col >= len(cells) or any(c.row_id for c in cells):
         return None
-    name = " ".join(_MARKUP.sub("", cells[0].text).lower().split())
-    if not name or len(name) > 60 or not any(ch.isalpha() for ch in name):
+    name = " ".join(_MARKUP.sub("", cells[col].text).lower().split())
+    if not name or len(name) > 60 or (table.id_column is None and not any(ch.isalpha() for ch in name)):
         return None
-    return f"{table.headers[0].strip().lower()}:{name}"
+    return f"{_MARKUP.sub('', table.headers[col]).strip().lower()}:{name}"
 
 
 def _table_states(table: Table, columns: set[str], vocabulary: frozenset[str], canonical: bool,
-                  cells: list[StateCell], unknown: list[UnknownState]) -> None:
+                  cells: list[StateCell], unknown: list[UnknownState], ids: frozenset[str]) -> None:
     for k, header in enumerate(table.headers):
         if _MARKUP.sub("", header).strip().lower() not in columns:
             continue
@@ -189,18 +211,19 @@ def _table_states(table: Table, columns: set[str], vocabulary: frozenset[str], c
             cell = row[k]
             state = leading_state(cell.text, vocabulary)
             if state:
-                cells.append(StateCell(key, state, cell, canonical))
-            elif cell.row_id and (word := leading_word(cell.text)):   # rows with an id: a table of work
+                home = table.id_column is not None and table.id_column < len(row) and row[table.id_column].defines == key
+                cells.append(StateCell(key, state, cell, canonical, home=home))
+            elif cell.row_id and (word := _unknown_word(cell.text, ids)):   # rows with an id: a table of work
                 unknown.append(UnknownState(word, cell, cell.line))
         return
 
 
 def _line_states(rf: RecordFile, fences: frozenset[int], vocabulary: frozenset[str], canonical: bool,
-                 cells: list[StateCell], unknown: list[UnknownState], ctx: LintContext) -> None:
+                 cells: list[StateCell], unknown: list[UnknownState], ids: frozenset[str]) -> None:
     for st in rf.statements:
         if st.kind == "cell" or st.historical or st.line in fences:
             continue
-        lead = _title_state(st, vocabulary, ctx)
+        lead = _title_state(st, vocabulary)
         if lead:
             cells.append(StateCell(st.row_id or "", lead, st, canonical, st.line))
             continue
@@ -217,9 +240,17 @@ def _line_states(rf: RecordFile, fences: frozenset[int], vocabulary: frozenset[s
             state = leading_state(value, vocabulary)
             if state:
                 cells.append(StateCell(subject, state, st, canonical, st.line + n))
-            elif (word := leading_word(value)) is not None:
+            elif (word := _unknown_word(value, ids)) is not None:
                 unknown.append(UnknownState(word, st, st.line + n))
             break
+
+
+def _unknown_word(text: str, ids: frozenset[str]) -> str | None:
+    """A one-word label that is not a row id (`BACKEND-PLATFORM (landed)` names a row, not a state)."""
+    word = leading_word(text, words=1)
+    if word is None or text.lstrip(" \t*_`[(").split()[0].strip("*_`.,;:()[]") in ids:
+        return None
+    return word
 
 
 def _subject(st: Statement, raw: str) -> str | None:
@@ -230,7 +261,7 @@ def _subject(st: Statement, raw: str) -> str | None:
     return st.row_id
 
 
-def _title_state(st: Statement, vocabulary: frozenset[str], ctx: LintContext) -> str | None:
+def _title_state(st: Statement, vocabulary: frozenset[str]) -> str | None:
     """`FW-OTA — WIP (@jo): ...`: a heading or item that starts with its row's id, then a known state."""
     if st.kind not in ("item", "heading") or not st.row_id:
         return None

@@ -115,7 +115,7 @@ class _Builder:
         sections = tuple(h.title for h in b.headings)
         verdict = self.cls.classify(text, b.kind, None, sections, all_struck=inl.struck and not inl.visible,
                                     struck=inl.struck)
-        why = self._history(b)
+        why = self._history(b) or ("" if verdict.directive else self.struct.unless_asked.get(id(b), ""))
         if why or (b.parent is not None and self.item_history.get(id(b.parent)) and not _OPEN_BOX.match(b.raw)
                    and not structure.HANDOFF.search(text)):
             why = why or "under a finished or historical item"
@@ -164,7 +164,8 @@ class _Builder:
                              visible=cell.inline.visible)
                 verdict = self.cls.classify(text, "cell", header, sections,
                                             all_struck=inl.struck and not inl.visible, struck=inl.struck)
-                if why:
+                why_cell = why or ("" if verdict.directive else self.struct.unless_asked.get(id(b), ""))
+                if why_cell:
                     verdict = Verdict(False, True, None)
                 own = as_of_in(text, leading_date=False)
                 st = Statement(
@@ -173,7 +174,7 @@ class _Builder:
                     mentions=extract(inl, self.config, self.rf.path, header), directive=verdict.directive,
                     historical=verdict.historical, as_of=self._resolve_as_of(own, b.headings, row_as_of),
                     defines=row_id if k == define_col else None, directive_text=verdict.directive_text,
-                    history=why)
+                    history=why_cell)
                 stmts.append(st)
                 self.rf.statements.append(st)
             rows.append(tuple(stmts))

@@ -53,8 +53,8 @@ def leading_state(text: str, vocabulary: frozenset[str]) -> str | None:
     return one if one in vocabulary else None
 
 
-def leading_word(text: str) -> str | None:
-    """The label a state position starts with when it is a label (one or two words, then nothing or a
+def leading_word(text: str, words: int = 2) -> str | None:
+    """The label a state position starts with when it is a label (up to `words` words, then nothing or a
     separator), normalised; None for prose, numbers and emoji. For reporting words the vocabulary lacks."""
     rest = text.lstrip(_WRAP)
     m = _LABEL.match(rest)
@@ -62,6 +62,6 @@ def leading_word(text: str) -> str | None:
         return None
     if _LABEL_END.match(rest[m.end(1):].lstrip("*_`~")):
         return norm(m.group(1))
-    if m.group(2) and _LABEL_END.match(rest[m.end(2):].lstrip("*_`~")):
+    if words > 1 and m.group(2) and _LABEL_END.match(rest[m.end(2):].lstrip("*_`~")):
         return norm(f"{m.group(1)} {m.group(2)}")
     return None

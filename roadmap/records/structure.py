@@ -7,8 +7,9 @@ says "append-only" or "newest last", or it is a dated entry in a logs/ folder). 
 
 Inside any file, some blocks are history too:
 - dated entries in sequence (headings, bullets or paragraphs that start with a date, two or more side by
-  side, or any in a log): every entry but the newest is history. A hand-off directive ("Next owner must")
-  in an older entry stays current while no later entry is about the same row or claim;
+  side, or any in a log): every entry but the newest is history, and in a log the newest entry too, but
+  for what it asks for. A hand-off ("Next owner must") in an older entry stays current while no later
+  entry is about the same row or claim;
 - sections titled as history (History, Changelog, Archive, Superseded, Done, Already in, Retrospective) or
   as another project's workings (Upstream chain, How upstream works);
 - a blockquote introduced as quoted text ("upstream says:", "verbatim:").
@@ -37,9 +38,11 @@ _LEAD_DATE = re.compile(rf"^\W{{0,6}}(?:({ISO_DATE})|(\d{{1,2}})\s+({_MON})\s+(\
                         r"|(20\d\d)(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?:\d{4})?\b)", re.I)
 _NUMBERING = re.compile(r"^[\s#*_`>\[\]()]*(?:§\s*)?(?:\d+(?:\.\d+)*[.)]?|[A-Z][.)])?\s*")
 
-# Titles (and file names) of logs.
-_LOG_TITLE = re.compile(r"\b(?:log|logs|journal|ledger|diary|changelog|change log|worklog|work log|history|"
-                        r"timeline)\b|\bappend[- ]only\b|\(append\b", re.I)
+# Titles (and file names) of logs: the log word ends the title's main part ("State log (append; newest last)",
+# "Parity ledger"), as a noun ("Agent Log Formatting Instructions" and "How we log" are not logs).
+_LOG_TITLE = re.compile(r"(?<!\bwe )(?<!\bto )(?<!\byou )(?<!\bhow )\b(?:log|logs|journal|ledger|diary|changelog|"
+                        r"worklog|history|timeline)$|\bappend[- ]only\b|\(append\b", re.I)
+_TITLE_MAIN = re.compile(r"\s+[—–-]\s+|:\s|\s*\(|\s*\[")
 _LOG_PREAMBLE = re.compile(r"\bappend[- ]only\b|\bappend;|\bnewest (?:entr(?:y|ies) )?(?:last|first|at the (?:top|bottom)"
                            r"|on top)\b|\boldest first\b|\breverse[- ]chronological\b", re.I)
 _NEWEST_FIRST = re.compile(r"\bnewest (?:entr(?:y|ies) )?(?:first|at the top|on top)\b|\breverse[- ]chronological\b",
@@ -73,7 +76,7 @@ _OURS = re.compile(r"\b(?:ours?|we|port(?:ed|ing)?|local|vs\.?|versus|sync|diff|
                    r"compat\w*|drop-in)\b", re.I)
 # Sections of a log that list what is live now.
 _LIVE_SECTION = re.compile(r"\b(?:active|open|current|live|in[- ]flight|held|outstanding)\b.*\b(?:claims?|work|items?|"
-                           r"tasks?|rows?|hand-?offs?|owners?)\b|^(?:claims?|hand-?off queue|next steps?|next)$", re.I)
+                           r"tasks?|rows?|hand-?offs?|owners?)\b|^(?:claims?|hand-?off queue)$", re.I)
 # A hand-off: a directive addressed to whoever comes next, which stays open until someone takes it.
 HANDOFF = re.compile(r"\bnext (?:owner|agent|person|session|assignee|maintainer|shift)s? (?:must|should|needs? to|has "
                      r"to|to)\b|\bhand(?:ing)?[- ]?off\b.*\b(?:must|should)\b|\bwhoever (?:picks|takes) (?:this|it) up\b",
@@ -88,6 +91,7 @@ class Structure:
     why: str = ""                       # how the kind was decided, for messages
     history: dict[int, str] = field(default_factory=dict)   # id(block) -> why its statements are history
     live: frozenset[int] = frozenset()  # id(block): a hand-off that stays current inside a history entry
+    unless_asked: dict[int, str] = field(default_factory=dict)  # history unless it asks for work (a log's newest entry)
 
 
 @dataclass
@@ -156,11 +160,16 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
             history[id(b)] = reason
     newest_first = is_log and any(_NEWEST_FIRST.search(b.inline.text) for b in blocks[:8])
     current: set[int] = set()
+    unless_asked: dict[int, str] = {}
     for run in _runs(blocks, is_log, config):
         newest = max(run, key=lambda e: (e.date, -e.order if newest_first else e.order))
+        in_log = is_log or any(_log_section(h.title) for h in run[0].blocks[0].headings)
         for e in run:
             if e is newest:
                 current.update(id(b) for b in e.blocks)
+                if in_log:   # a log's newest entry still records what happened; only what it asks for is open
+                    unless_asked.update((id(b), f"the newest entry ({e.date}) of a log") for b in e.blocks
+                                        if id(b) not in history)
                 continue
             later = [o for o in run if o is not e and (o.date, -o.order if newest_first else o.order)
                      > (e.date, -e.order if newest_first else e.order)]
@@ -179,7 +188,7 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
             history[id(b)] = why
         elif not is_log and any(_log_section(h.title) for h in b.headings):
             history[id(b)] = "a log section's older content"
-    return Structure(kind, why, history, frozenset(live))
+    return Structure(kind, why, history, frozenset(live), unless_asked)
 
 
 @lru_cache(maxsize=4096)
@@ -206,6 +215,7 @@ def _quoted_lines(blocks: list[Block]) -> set[int]:
         seen.add(b.quote)
         if _QUOTE_INTRO.search(previous.strip()) or _QUOTE_INTRO.search(b.inline.text[:120]):
             out.add(b.quote)
+        previous = ""     # the intro introduces the quote right after it, not the next one
     return out
 
 
@@ -234,7 +244,9 @@ def _file_kind(path: str, blocks: list[Block], lines: list[str], config: "Config
     title_text = title.inline.text if title is not None else ""
     if title_text and _CLOSED_TITLE.search(title_text):
         return "closed", f"its title says the work is finished ('{title_text[:60]}')", None
-    if title_text and _LOG_TITLE.search(title_text) and not _LIVE_SECTION.search(title_text):
+    main = _TITLE_MAIN.split(title_text, maxsplit=1)[0].strip(" *_`.") if title_text else ""
+    if title_text and (_LOG_TITLE.search(main) or _LOG_TITLE.search(title_text) and "append" in title_text.lower()) \
+            and not _LIVE_SECTION.search(title_text):
         return "log", f"its title says it is a log ('{title_text[:60]}')", None
     for b in preamble:
         if b.kind == "paragraph" and _LOG_PREAMBLE.search(b.inline.text):
