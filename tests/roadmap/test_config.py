@@ -74,6 +74,8 @@ def test_explicit_config_file(tmp_path: Path) -> None:
     ("[tool.roadmap]\nevidence = 'docs'\n", "evidence", "table of keys"),
     ("[tool.roadmap]\nid_patterns = ['ROAD-(']\n", "id_patterns", "invalid regex"),
     ("[tool.roadmap.evidence]\nnaming = 'sideways'\n", "evidence.naming", "date-first"),
+    ("[tool.roadmap]\nkinds = 'log'\n", "kinds", "glob = kind"),
+    ("[tool.roadmap.kinds]\n'.agents/state.md' = 'diary'\n", 'kinds.".agents/state.md"', "current, log, closed"),
 ])
 def test_bad_key_names_file_key_and_fix(tmp_path: Path, text: str, key: str, hint: str) -> None:
     write(tmp_path / "pyproject.toml", text)
@@ -81,6 +83,13 @@ def test_bad_key_names_file_key_and_fix(tmp_path: Path, text: str, key: str, hin
         load_config(tmp_path)
     msg = str(err.value)
     assert "pyproject.toml" in msg and f"`{key}`" in msg and hint in msg
+
+
+def test_kinds_name_record_files_by_glob(tmp_path: Path) -> None:
+    write(tmp_path / "roadmap.yaml", "kinds:\n  .agents/state.md: log\n  .agents/specs/old-*.md: closed\n")
+    cfg = load_config(tmp_path)
+    assert cfg.kind_of(".agents/state.md") == "log" and cfg.kind_of(".agents/specs/old-plan.md") == "closed"
+    assert cfg.kind_of(".agents/roadmap.md") is None
 
 
 def test_yaml_syntax_error_names_the_line(tmp_path: Path) -> None:
