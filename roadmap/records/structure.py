@@ -43,8 +43,11 @@ _NUMBERING = re.compile(r"^[\s#*_`>\[\]()]*(?:§\s*)?(?:\d+(?:\.\d+)*[.)]?|[A-Z]
 _LOG_TITLE = re.compile(r"(?<!\bwe )(?<!\bto )(?<!\byou )(?<!\bhow )\b(?:log|logs|journal|ledger|diary|changelog|"
                         r"worklog|history|timeline)$|\bappend[- ]only\b|\(append\b", re.I)
 _TITLE_MAIN = re.compile(r"\s+[—–-]\s+|:\s|\s*\(|\s*\[")
-_LOG_PREAMBLE = re.compile(r"\bappend[- ]only\b|\bappend;|\bnewest (?:entr(?:y|ies) )?(?:last|first|at the (?:top|bottom)"
-                           r"|on top)\b|\boldest first\b|\breverse[- ]chronological\b", re.I)
+# A preamble that says this record is append-only (at the start of a clause: "the append-only ledger" is another one).
+_LOG_PREAMBLE = re.compile(r"(?:^|[.;:,!]\s+|\()\s*(?:append[- ]only\b|append;|(?:the )?newest (?:entr(?:y|ies) )?"
+                           r"(?:last|first|at the (?:top|bottom)|on top)\b|oldest first\b|reverse[- ]chronological\b)"
+                           r"|\bthis (?:file|log|document|doc|page|record|ledger|journal) is (?:an? )?append[- ]only\b"
+                           r"|\b(?:add|append) (?:new )?entries (?:at|to) the (?:top|bottom|end)\b", re.I)
 _NEWEST_FIRST = re.compile(r"\bnewest (?:entr(?:y|ies) )?(?:first|at the top|on top)\b|\breverse[- ]chronological\b",
                            re.I)
 _LOG_NAME = re.compile(r"(?:^|[-_.])(?:change-?log|work-?log|log|logs|journal|ledger|diary|history|timeline)"
@@ -52,11 +55,11 @@ _LOG_NAME = re.compile(r"(?:^|[-_.])(?:change-?log|work-?log|log|logs|journal|le
 _LOG_DIRS = frozenset({"log", "logs", "journal", "journals", "history", "checkpoints", "handoffs", "sessions",
                        "standups", "daily", "sync", "worklog"})
 _CLOSED_DIRS = frozenset({"completed", "complete", "done", "closed", "archive", "archived", "archives", ".archive",
-                          "old", "legacy", "deprecated", "attic", "retired", "obsolete", "superseded"})
+                          "old", "legacy", "deprecated", "attic", "retired", "obsolete", "superseded", "history"})
 _TEMPLATE_DIRS = frozenset({"template", "templates", "_templates", ".templates"})
 _CLOSED_TITLE = re.compile(r"^\s*[\[(](?:done|closed|complete[d]?|archived|superseded|obsolete)[\])]|"
                            r"[\[(](?:done|closed|complete[d]?|archived|superseded|obsolete)[\])]\s*$|"
-                           r"\b(?:completion (?:summary|report)|retrospective|post-?mortem)\b", re.I)
+                           r"\b(?:completion (?:summar(?:y|ies)|reports?)|retrospectives?|post-?mortems?)\b", re.I)
 _STATUS_LINE = re.compile(r"^\W{0,4}(?:status|state)\W{0,4}[:=—–-]\s*(.*)$", re.I | re.S)
 _FRONT_STATUS = re.compile(r"^\s*(?:status|state)\s*:\s*['\"]?([^'\"#\n]*)", re.I)
 
@@ -64,7 +67,8 @@ _FRONT_STATUS = re.compile(r"^\s*(?:status|state)\s*:\s*['\"]?([^'\"#\n]*)", re.
 _HISTORY_SECTION = re.compile(
     r"^(?:(?:project |status |version )?history\b|archived?\b|archives\b|superseded\b|deprecated\b|obsolete\b|retired\b|closed\b|done\b|completed?\b"
     r"|already (?:in|done|landed|merged|shipped)\b|what (?:landed|shipped|changed|was done)\b|released\b"
-    r"|retrospective\b|post-?mortem\b|lessons learned\b|previous\b|old (?:plan|notes|design)\b|past\b|prior\b)",
+    r"|retrospective\b|post-?mortem\b|lessons learned\b|previous\b|old (?:plan|notes|design)\b|past\b|prior\b"
+    r"|(?:our |the |starting |initial )?baseline\b)",
     re.I)
 # Sections that are a log: their dated entries follow the log rules (the newest is current).
 _LOG_SECTION = re.compile(r"^(?:(?:change |decision |work |activity |session |progress |status |state |hand-?off )?"
@@ -79,8 +83,7 @@ _LIVE_SECTION = re.compile(r"\b(?:active|open|current|live|in[- ]flight|held|out
                            r"tasks?|rows?|hand-?offs?|owners?)\b|^(?:claims?|hand-?off queue)$", re.I)
 # A hand-off: a directive addressed to whoever comes next, which stays open until someone takes it.
 HANDOFF = re.compile(r"\bnext (?:owner|agent|person|session|assignee|maintainer|shift)s? (?:must|should|needs? to|has "
-                     r"to|to)\b|\bhand(?:ing)?[- ]?off\b.*\b(?:must|should)\b|\bwhoever (?:picks|takes) (?:this|it) up\b",
-                     re.I)
+                     r"to|to)\b|\bwhoever (?:picks|takes) (?:this|it) up\b|^\W*hand-?off\s*:", re.I)
 _QUOTE_INTRO = re.compile(r"\b(?:upstream|verbatim|quot(?:e|ed|es|ing)|excerpt|original(?:ly)?|relocated|reads|says|"
                           r"wrote|writes|documentation of)\b[^.]*:\s*$|\bverbatim\b", re.I)
 
@@ -331,7 +334,8 @@ def _heading_runs(blocks: list[Block], is_log: bool, config: "Config") -> list[l
             continue
         level = b.heading.level
         end = next((j for j, h in heads[n + 1:] if h.heading is not None and h.heading.level <= level), len(blocks))
-        parent = id(b.headings[-1]) if b.headings else 0
+        # a log's entries are one sequence even where a stray heading splits them; elsewhere, siblings only
+        parent = 0 if is_log or not b.headings else id(b.headings[-1])
         groups.setdefault((parent, level), []).append(_Entry(date, blocks[k:end], _subjects(b.inline.text, config), k))
     return [g for g in groups.values()
             if len(g) >= (1 if is_log or any(_log_section(h.title) for h in g[0].blocks[0].headings) else 2)]

@@ -34,6 +34,8 @@ def test_a_log_by_its_title_is_history_but_its_live_claims_section() -> None:
 def test_an_append_only_preamble_makes_a_log_a_board_that_mentions_the_log_does_not() -> None:
     log = parse("# Hand-offs\n\nAppend only; newest entry at the bottom.\n\n- Switch the cron to UTC.\n")
     assert at(log, "Switch the cron to UTC").historical
+    plan = parse("# Plan\n\nDetails live in the append-only state log.\n\n- Switch the cron to UTC.\n")
+    assert not at(plan, "Switch the cron to UTC").historical
     board = parse("# Claims board\n\nClosed claims move to the log and come off this table.\n\n"
                   "- Switch the cron to UTC.\n")
     assert not at(board, "Switch the cron to UTC").historical and at(board, "Switch the cron").directive
@@ -73,10 +75,11 @@ def test_config_kinds_override_the_structure() -> None:
 # --- sections and quotes -------------------------------------------------------------------------------------
 
 def test_history_and_upstream_sections_but_not_results() -> None:
-    rf = parse("# Compressor\n\n## Results\n\n- Level 3 reaches 412 MB/s (20260402-l3).\n\n## Superseded plans\n\n"
+    rf = parse("# Compressor\n\n## Our baseline\n\n- `src/match.c:12` is a plain hash chain.\n\n## Results\n\n- Level 3 reaches 412 MB/s (20260402-l3).\n\n## Superseded plans\n\n"
                "- Use a hash chain at level 3.\n\n## Upstream chain\n\n- `zstd/lib/compress/zstd_lazy.c:120` walks "
                "the chain.\n\n## Port map (ours vs upstream)\n\n- `src/match.c:40` mirrors it.\n")
     assert not at(rf, "Level 3 reaches").historical
+    assert at(rf, "plain hash chain").historical             # what existed when the record was written
     assert at(rf, "Use a hash chain").historical
     assert "another project" in at(rf, "walks the chain").history
     assert not at(rf, "mirrors it").historical
