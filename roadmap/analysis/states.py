@@ -41,6 +41,7 @@ _ROW_KEY = re.compile(r"(?:^[\s>*+\-\d.)]*|[·|]\s*)[*_]{0,2}(?:row(?: id)?|item
 _SEPARATOR = re.compile(r"^\s*(?:—|–|-|:|\()\s*")
 _MEANING = re.compile(r"^(?:meaning|description|definition|means|what it means|when)$", re.I)
 _MARKUP = re.compile(r"[*_`~]")
+_LEADING_IDS = re.compile(r"^[\s*_`]*(?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+[\s*_`,]*)+")   # "`ENG-X` closed; ..." -> "closed; ..."
 # A record that says it is the truth for the states it lists ("This table is the source of truth for row state",
 # "This is the canonical inventory", "Status: canonical", a title like "Roadmap (canonical states)").
 _SELF_CANONICAL = re.compile(r"\bthis (?:file|table|document|doc|page|matrix|list|record|inventory|board|roadmap)? ?is "
@@ -138,22 +139,26 @@ def _closed_directives(ctx: LintContext, rows: list[StateCell], canonical: dict[
                 if own is None:
                     continue
                 for st in row:
-                    if _open_directive(st, fences) and id(st) not in seen:
+                    if _open_directive(st, fences, closed) and id(st) not in seen:
                         seen.add(id(st))
                         out.append((st, own))
         for st in rf.statements:
             ref = canonical.get(st.row_id or "")
             # the directive names the row itself: one that only sits under a heading naming it may be newer work
-            if ref is not None and ref.state in closed and id(st) not in seen and _open_directive(st, fences) \
-                    and (st.defines == ref.row_id or ref.row_id in st.mentions.ids):
+            if ref is not None and ref.state in closed and id(st) not in seen and \
+                    _open_directive(st, fences, closed) and (st.defines == ref.row_id or ref.row_id in st.mentions.ids):
                 seen.add(id(st))
                 out.append((st, ref))
     return out
 
 
-def _open_directive(st: Statement, fences: frozenset[int]) -> bool:
-    return (st.directive and not st.historical and st.line not in fences
-            and (st.directive_text or st.text).strip().strip("*_`").lower() not in EMPTY_CELL)
+def _open_directive(st: Statement, fences: frozenset[int], closed: frozenset[str]) -> bool:
+    """A directive still asking for work: not empty, and not a note that its work closed (`X closed; ...`)."""
+    text = st.directive_text or st.text
+    if not st.directive or st.historical or st.line in fences or text.strip().strip("*_`").lower() in EMPTY_CELL:
+        return False
+    rest = _LEADING_IDS.sub("", text, count=1)
+    return leading_state(rest, closed) is None
 
 
 def state_cells(ctx: LintContext) -> list[StateCell]:

@@ -47,7 +47,8 @@ def test_rows_keyed_by_name_and_a_closed_row_with_work_left(git_repo):
     repo = git_repo()
     repo.commit({PLAN: "# Plan\n\n| Feature | State | Remaining |\n|---|---|---|\n"
                        "| Compression | done | Gzip request bodies once the collector accepts them. |\n"
-                       "| Clean exit | done | — |\n| Overload | in progress | Back off on 503. |\n"},
+                       "| Clean exit | done | — |\n| Overload | in progress | Back off on 503. |\n"
+                       "| Retries | done | `NET-RETRY` closed; jitter tuning rides the backoff work. |\n"},
                 "plan", "2026-08-03")
     [f] = _findings(repo, "RL401")
     assert (f.line, f.severity) == (5, "warning") and "'compression' is DONE" in f.message
