@@ -64,10 +64,14 @@ _STATUS_LINE = re.compile(r"^\W{0,4}(?:status|state)\W{0,4}[:=—–-]\s*(.*)$",
 _FRONT_STATUS = re.compile(r"^\s*(?:status|state)\s*:\s*['\"]?([^'\"#\n]*)", re.I)
 
 # Sections titled as history, or as how another project works (matched on the title without its numbering).
+_DONE_NOUNS = r"(?:\s+(?:items?|work|tasks?|rows?|claims?|issues?|questions?|milestones?|deliverables?|phases?|" \
+              r"specs?|plans?|so far|this (?:week|sprint|cycle)))?\s*(?:\(.*\))?$"
 _HISTORY_SECTION = re.compile(
-    r"^(?:(?:project |status |version )?history\b|archived?\b|archives\b|superseded\b|deprecated\b|obsolete\b|retired\b|closed\b|done\b|completed?\b"
+    r"^(?:(?:project |status |version |release )?history\b|archived?\b|archives\b|superseded\b|deprecated\b"
+    rf"|obsolete\b|retired\b|(?:closed|done|completed?|finished|resolved|shipped|landed){_DONE_NOUNS}"
     r"|already (?:in|done|landed|merged|shipped)\b|what (?:landed|shipped|changed|was done)\b|released\b"
-    r"|retrospective\b|post-?mortem\b|lessons learned\b|previous\b|old (?:plan|notes|design)\b|past\b|prior\b"
+    r"|retrospective\b|post-?mortem\b|lessons learned\b|previous (?:attempts?|plans?|approach|design|work)\b"
+    r"|old (?:plans?|notes|design)\b|past (?:work|plans?|notes|entries|decisions)\b|prior (?:art|work|attempts?)\b"
     r"|(?:our |the |starting |initial )?baseline\b)",
     re.I)
 # Sections that are a log: their dated entries follow the log rules (the newest is current).
