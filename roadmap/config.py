@@ -24,8 +24,9 @@ DEFAULT_CLAIM_PATTERN = r"CLAIM-[A-Z0-9]+(?:-[A-Z0-9]+)*"
 FAIL_ON = (*SEVERITIES, "never")   # the lowest severity that fails a run (roadmap/exits.py); never: none does
 NAMINGS = ("any", "date-first", "date-last")
 # What a record file is (roadmap/records/structure.py): `current` is read as it stands; `log` is a dated, append-only
-# record of what happened; `closed` a spec or plan of finished work; `template` an example to copy from.
-KINDS = ("current", "log", "closed", "template")
+# record of what happened; `closed` a spec or plan of finished work; `template` an example to copy from; `process`
+# says how to work (its imperatives are instructions, never work that lands).
+KINDS = ("current", "log", "closed", "template", "process")
 EVIDENCE_KINDS = ("any", "dir", "file")
 
 

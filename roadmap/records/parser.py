@@ -115,6 +115,8 @@ class _Builder:
         sections = tuple(h.title for h in b.headings)
         verdict = self.cls.classify(text, b.kind, None, sections, all_struck=inl.struck and not inl.visible,
                                     struck=inl.struck)
+        if self.struct.kind == "process" and verdict.directive:
+            verdict = Verdict(False, verdict.historical, None)   # an instruction of a how-to, not work
         why = self._history(b) or ("" if verdict.directive else self.struct.unless_asked.get(id(b), ""))
         if why or (b.parent is not None and self.item_history.get(id(b.parent)) and not _OPEN_BOX.match(b.raw)
                    and not structure.HANDOFF.search(text)):
@@ -164,6 +166,8 @@ class _Builder:
                              visible=cell.inline.visible)
                 verdict = self.cls.classify(text, "cell", header, sections,
                                             all_struck=inl.struck and not inl.visible, struck=inl.struck)
+                if self.struct.kind == "process" and verdict.directive:
+                    verdict = Verdict(False, verdict.historical, None)
                 why_cell = why or ("" if verdict.directive else self.struct.unless_asked.get(id(b), ""))
                 if why_cell:
                     verdict = Verdict(False, True, None)

@@ -1,6 +1,8 @@
 """What is current and what is history, decided by the shape of a record before its words.
 
-A record file has a kind (config KINDS): a `template` is an example to copy from; a `closed` spec or plan
+A record file has a kind (config KINDS): a `template` is an example to copy from; a `process` record says how
+to work (skills/, workflows/, rules/ folders, AGENTS.md, CONTRIBUTING.md, *-guide.md: its imperatives are
+instructions, never directives, while what it references stays current); a `closed` spec or plan
 records finished work (it sits in a completed/ or archive/ folder, or its own Status line says DONE/CLOSED);
 a `log` is an append-only record of what happened (its title says log/ledger/journal/history, its preamble
 says "append-only" or "newest last", or it is a dated entry in a logs/ folder). Config `kinds` overrides.
@@ -57,6 +59,12 @@ _LOG_DIRS = frozenset({"log", "logs", "journal", "journals", "history", "checkpo
 _CLOSED_DIRS = frozenset({"completed", "complete", "done", "closed", "archive", "archived", "archives", ".archive",
                           "old", "legacy", "deprecated", "attic", "retired", "obsolete", "superseded", "history"})
 _TEMPLATE_DIRS = frozenset({"template", "templates", "_templates", ".templates"})
+# How-to records: their imperatives are instructions ("2. Run the tests"), not work that can land.
+_PROCESS_DIRS = frozenset({"skills", "workflows", "rules", "guides", "setup-guides", "playbooks", "runbooks", "howto",
+                           "how-to", "conventions", "codestyles", "protocols", "processes"})
+_PROCESS_NAME = re.compile(r"^(?:skill|agents|claude|gemini|copilot-instructions|contributing|workflow|protocols?|"
+                           r"process|conventions|guidelines|styleguide|style-guide|runbook|playbook|onboarding|"
+                           r"discipline)$|(?:^|[-_])(?:guide|guidelines|protocol|runbook|playbook|how-?to)$", re.I)
 _CLOSED_TITLE = re.compile(r"^\s*[\[(](?:done|closed|complete[d]?|archived|superseded|obsolete)[\])]|"
                            r"[\[(](?:done|closed|complete[d]?|archived|superseded|obsolete)[\])]\s*$|"
                            r"\b(?:completion (?:summar(?:y|ies)|reports?)|retrospectives?|post-?mortems?)\b", re.I)
@@ -150,6 +158,8 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
     kind, why, status_block = _file_kind(path, blocks, lines, config)
     history: dict[int, str] = {}
     live: set[int] = set()
+    if kind == "process":
+        return Structure(kind, why)
     if kind in ("template", "closed"):
         for b in blocks:
             if b is not status_block:
@@ -262,6 +272,8 @@ def _file_kind(path: str, blocks: list[Block], lines: list[str], config: "Config
         return "log", f"its name says it is a log ({parts[-1]})", None
     if _LOG_DIRS & set(dirs) and leading_date(stem.replace("_", "-")):
         return "log", f"a dated entry of {'/'.join(parts[:-1])}/", None
+    if _PROCESS_DIRS & set(dirs) or _PROCESS_NAME.search(stem):
+        return "process", f"a how-to record ({parts[-1]}): its imperatives are instructions", None
     return "current", "", None
 
 

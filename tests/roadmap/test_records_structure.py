@@ -135,3 +135,13 @@ def test_items_under_a_finished_item_are_history_an_open_box_is_not() -> None:
     assert at(rf, "a flipped byte returns 401").historical
     assert not at(rf, "Rotate the signing key").historical
     assert not at(rf, "memory stays flat").historical
+
+
+def test_a_how_to_gives_instructions_not_work_and_its_references_stay_current() -> None:
+    skill = parse("# Debugging\n\n## Steps\n\n1. Run `scripts/repro.sh` until it fails twice.\n",
+                  ".agents/skills/debugging/SKILL.md")
+    step = at(skill, "until it fails twice")
+    assert not step.directive and not step.historical and step.mentions.paths
+    plan = parse("# Debugging plan\n\n## Steps\n\n1. Run `scripts/repro.sh` until it fails twice.\n",
+                 ".agents/plans/debugging.md")
+    assert at(plan, "until it fails twice").directive
