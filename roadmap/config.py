@@ -122,8 +122,7 @@ class Config:
 
     def is_canonical(self, path: str) -> bool:
         """Is `path` a canonical-state file? Case-insensitive: ROADMAP.md and roadmap.md are the same record."""
-        low = path.lower()
-        return any(glob_match(g.lower(), low) for g in self.canonical_states)
+        return _canonical(self.canonical_states, path)
 
     def kind_of(self, path: str) -> str | None:
         """The kind `kinds` gives `path` (the first glob that matches), else None: the structure decides."""
@@ -293,6 +292,12 @@ def _glob_re(pattern: str) -> re.Pattern[str]:
             out.append(re.escape(pattern[i]))
             i += 1
     return re.compile("".join(out) + r"\Z")
+
+
+@lru_cache(maxsize=4096)
+def _canonical(globs: tuple[str, ...], path: str) -> bool:
+    low = path.lower()
+    return any(glob_match(g.lower(), low) for g in globs)
 
 
 def glob_match(pattern: str, path: str) -> bool:

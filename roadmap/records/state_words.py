@@ -33,6 +33,8 @@ def norm(word: str) -> str:
 
 
 def _emoji(rest: str) -> str | None:
+    if not rest or rest[0].isascii():
+        return None
     return next((state for mark, state in EMOJI.items() if rest.startswith(mark)), None)
 
 
