@@ -9,11 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Hashable
 
+from roadmap.analysis.evidence_figures import EvidenceFigure
+from roadmap.analysis.evidence_series import SeriesFinder
+from roadmap.analysis.figure_quotes import Quote
 from roadmap.analysis.terms import TermWeights
 from roadmap.evidence.store import EvidenceEntry
 from roadmap.history.commit import Commit
 from roadmap.history.paths import PathFates
-from roadmap.records.model import PathRef, RecordFile, Statement, Suppression
+from roadmap.records.model import PathRef, RecordFile, Statement, Suppression, Table
 
 StatementKey = tuple[str, int, int, str | None]       # (path, line, end_line, column)
 RowKey = tuple[tuple[str, str], ...]                   # a table row's (column, text) pairs but its state
@@ -99,7 +102,13 @@ class Facts:
     commits_matching: dict[str, list[Commit]] = field(default_factory=dict)
     news_subsets: dict[tuple[Hashable, str, str], list[Commit]] = field(default_factory=dict)
     # analysis/cell_asof.py
-    rows_at: dict[tuple[str, str], dict[str, list[tuple[int, RowKey]]]] = field(default_factory=dict)
+    cells_by_line: dict[str, dict[int, list[Statement]]] = field(default_factory=dict)
+    # analysis/rows_at.py: (path, rev, row id) -> rows; a file's lines and token index at a revision; full parses
+    rows_at: dict[tuple[str, str, str], list[tuple[int, RowKey]]] = field(default_factory=dict)
+    lines_at: dict[tuple[str, str], list[str] | None] = field(default_factory=dict)
+    tokens_at: dict[tuple[str, str], dict[str, list[int]]] = field(default_factory=dict)
+    separators_at: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    rows_parsed: dict[tuple[str, str], dict[str, list[tuple[int, RowKey]]]] = field(default_factory=dict)
     blamed_line: dict[tuple[str, str, int], str | None] = field(default_factory=dict)
     # analysis/code_symbols.py
     in_code: dict[tuple[str, str], bool] = field(default_factory=dict)
@@ -128,3 +137,11 @@ class Facts:
     landed_base: dict[tuple[str, str], str | None] = field(default_factory=dict)
     # checks/figure_unbacked.py: evidence path -> (field path, value) for every number it holds
     evidence_numbers: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    # analysis/evidence_index.py: every figure the records quote, the figures of each evidence entry (by path),
+    # the evidence series names, and each table row (record path -> line -> (table, cells))
+    figure_quotes: list[Quote] | None = None
+    evidence_figures: dict[str, list[EvidenceFigure]] = field(default_factory=dict)
+    series_finder: SeriesFinder | None = None
+    cell_rows: dict[str, dict[int, tuple[Table, tuple[Statement, ...]]]] = field(default_factory=dict)
+    # checks/figure_unbacked.py: id(statement) -> its figure quotes
+    quotes_by_statement: dict[int, list[Quote]] | None = None

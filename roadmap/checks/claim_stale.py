@@ -99,7 +99,7 @@ def _idle(ctx: LintContext, history: HistoryIndex, c: Claim, others: list[Claim]
     touched = _touching(ctx, history, c, since)
     if not touched:
         return None
-    commits = sorted(touched, key=lambda k: k.commit_time)
+    commits = sorted(touched, key=history.rank)     # graph order, not commit dates
     listed = ", ".join(f"{k.short} ({k.day})" for k in commits[:MAX_LISTED])
     more = f" and {len(commits) - MAX_LISTED} more" if len(commits) > MAX_LISTED else ""
     what = ", ".join(c.rows) if c.rows else c.key
