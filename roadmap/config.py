@@ -25,6 +25,10 @@ DEFAULT_CLAIM_PATTERN = r"CLAIM-[A-Z0-9]+(?:-[A-Z0-9]+)*"
 MAX_CONFIG_BYTES = 1 << 20   # a config file past this is not read (a pyproject.toml is a few KiB)
 FAIL_ON = (*SEVERITIES, "never")   # the lowest severity that fails a run (roadmap/exits.py); never: none does
 NAMINGS = ("any", "date-first", "date-last")
+# What a record file is (roadmap/records/structure.py): `current` is read as it stands; `log` is a dated, append-only
+# record of what happened; `closed` a spec or plan of finished work; `template` an example to copy from; `process`
+# says how to work (its imperatives are instructions, never work that lands).
+KINDS = ("current", "log", "closed", "template", "process")
 EVIDENCE_KINDS = ("any", "dir", "file")
 
 
@@ -66,15 +70,28 @@ class HistoryConfig:
 
 @dataclass(frozen=True)
 class Config:
-    records: tuple[str, ...] = ("agents/**/*.md", ".agents/**/*.md")
+    records: tuple[str, ...] = ("agents/**/*.md", ".agents/**/*.md", ".agent/**/*.md")
     exclude: tuple[str, ...] = ()
     id_patterns: tuple[str, ...] = (DEFAULT_ID_PATTERN,)
     claim_patterns: tuple[str, ...] = (DEFAULT_CLAIM_PATTERN,)
-    states: tuple[str, ...] = ("PLANNED", "OPEN", "ACTIVE", "IN-PROGRESS", "GATING", "BLOCKED", "DONE",
-                               "CLOSED", "LANDED", "SUPERSEDED", "DROPPED")
-    closed_states: tuple[str, ...] = ("DONE", "CLOSED", "LANDED", "SUPERSEDED", "DROPPED")
-    # Files whose state column is authoritative for a row (globs); other files must agree with them.
-    canonical_states: tuple[str, ...] = ("agents/roadmap*.md", ".agents/specs/roadmap-*.md", ".agents/roadmap*.md")
+    # State words, upper case, spaces as hyphens ("in progress" is IN-PROGRESS); the words teams use most.
+    states: tuple[str, ...] = (
+        "PLANNED", "OPEN", "ACTIVE", "IN-PROGRESS", "GATING", "BLOCKED", "DONE", "CLOSED", "LANDED", "SUPERSEDED",
+        "DROPPED", "TODO", "TO-DO", "BACKLOG", "NOT-STARTED", "READY", "PROPOSED", "DRAFT", "QUEUED", "PENDING",
+        "NEW", "WIP", "DOING", "STARTED", "ONGOING", "IN-REVIEW", "REVIEW", "PARTIAL", "SPIKE", "CLAIMED", "PARKED",
+        "PAUSED", "ON-HOLD", "DEFERRED", "WAITING", "COMPLETE", "COMPLETED", "FINISHED", "SHIPPED", "MERGED",
+        "RELEASED", "FIXED", "RESOLVED", "PORTED", "CANCELLED", "CANCELED", "ABANDONED", "WONTFIX", "REJECTED",
+        "OBSOLETE", "RETIRED", "ARCHIVED")
+    closed_states: tuple[str, ...] = (
+        "DONE", "CLOSED", "LANDED", "SUPERSEDED", "DROPPED", "COMPLETE", "COMPLETED", "FINISHED", "SHIPPED", "MERGED",
+        "RELEASED", "FIXED", "RESOLVED", "PORTED", "CANCELLED", "CANCELED", "ABANDONED", "WONTFIX", "REJECTED",
+        "OBSOLETE", "RETIRED", "ARCHIVED")
+    # Files whose state column is authoritative for a row (globs, case-insensitive); other files must agree.
+    canonical_states: tuple[str, ...] = ("agents/**/roadmap*.md", ".agents/**/roadmap*.md", ".agent/**/roadmap*.md",
+                                         "agents/**/*development_matrix*.md", ".agents/**/*development_matrix*.md",
+                                         ".agent/**/*development_matrix*.md")
+    # Record files whose kind the structure does not show (globs -> a KINDS value): `{".agents/state.md" = "log"}`.
+    kinds: tuple[tuple[str, str], ...] = ()
     state_columns: tuple[str, ...] = ("State", "Status", "Lifecycle")
     id_columns: tuple[str, ...] = ("ID", "Id", "Row", "Row ID", "Key", "Claim", "Claim ID", "Item")
     directives: DirectiveConfig = field(default_factory=DirectiveConfig)
@@ -107,6 +124,14 @@ class Config:
     def state_set(self) -> frozenset[str]:
         return frozenset(s.upper() for s in self.states)
 
+    def is_canonical(self, path: str) -> bool:
+        """Is `path` a canonical-state file? Case-insensitive: ROADMAP.md and roadmap.md are the same record."""
+        return _canonical(self.canonical_states, path)
+
+    def kind_of(self, path: str) -> str | None:
+        """The kind `kinds` gives `path` (the first glob that matches), else None: the structure decides."""
+        return next((kind for glob, kind in self.kinds if glob_match(glob, path)), None)
+
     @cached_property
     def closed_state_set(self) -> frozenset[str]:
         return frozenset(s.upper() for s in self.closed_states)
@@ -125,6 +150,7 @@ _DEFAULT_CLAIM_RE = re.compile(r"C(?<![\w.-]C)LAIM-[A-Z0-9]+(?:-[A-Z0-9]+)*(?![\
 _NESTED = {"directives": DirectiveConfig, "evidence": EvidenceConfig, "history": HistoryConfig}
 _CHOICES = {"fail_on": FAIL_ON, "evidence.naming": NAMINGS, "evidence.kinds": EVIDENCE_KINDS}
 _REGEX_KEYS = {"id_patterns", "claim_patterns"}
+_MAPPINGS = {"kinds": KINDS}   # tables of glob -> one of the choices
 
 
 def load_config(root: Path, config_file: Path | None = None) -> Config:
@@ -191,7 +217,9 @@ def _build(cls: type, table: dict[str, Any], path: Path, prefix: str, source: st
             hint = f"did you mean `{prefix}{close[0]}`?" if close else f"valid keys: {', '.join(sorted(known))}"
             raise ConfigError(f"{path}: unknown key `{dotted}`; {hint}")
         default = getattr(cls(), key)
-        if key in _NESTED and not prefix:
+        if key in _MAPPINGS and not prefix:
+            values[key] = _check_mapping(dotted, value, _MAPPINGS[key], path)
+        elif key in _NESTED and not prefix:
             if not isinstance(value, dict):
                 raise ConfigError(f"{path}: key `{dotted}` must be a table of keys "
                                   f"({', '.join(f.name for f in fields(_NESTED[key]))}), got {_tname(value)}")
@@ -231,6 +259,18 @@ def _check_value(key: str, value: Any, default: Any, path: Path) -> Any:
     return value
 
 
+def _check_mapping(key: str, value: Any, choices: tuple[str, ...], path: Path) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: key `{key}` must be a table of glob = kind, got {_tname(value)}; "
+                          f"e.g. `{key} = {{\".agents/state.md\" = \"log\"}}`")
+    out = []
+    for glob, kind in value.items():
+        if not isinstance(kind, str) or kind not in choices:
+            raise ConfigError(f"{path}: key `{key}.\"{glob}\"` must be one of {', '.join(choices)}, got {kind!r}")
+        out.append((str(glob), kind))
+    return tuple(out)
+
+
 def _tname(value: Any) -> str:
     return {dict: "a table", list: "a list", str: "a string", bool: "a boolean", int: "an integer",
             float: "a number", type(None): "nothing"}.get(type(value), type(value).__name__)
@@ -260,6 +300,12 @@ def _glob_re(pattern: str) -> re.Pattern[str]:
             out.append(re.escape(pattern[i]))
             i += 1
     return re.compile("".join(out) + r"\Z")
+
+
+@lru_cache(maxsize=4096)
+def _canonical(globs: tuple[str, ...], path: str) -> bool:
+    low = path.lower()
+    return any(glob_match(g.lower(), low) for g in globs)
 
 
 def glob_match(pattern: str, path: str) -> bool:

@@ -53,6 +53,7 @@ class Reason:
     commits: list[tuple[Commit, str]] = field(default_factory=list)   # (commit, role)
     evidence: list[EvidenceEntry] = field(default_factory=list)
     news: News | None = None
+    statements: list[tuple[Statement, str]] = field(default_factory=list)   # (record statement, role)
 
 
 @dataclass
@@ -124,6 +125,9 @@ class Facts:
     file_lines: dict[str, list[str] | None] = field(default_factory=dict)
     # analysis/stale.py
     stale_groups: list[StaleGroup] | None = None
+    # analysis/states.py and analysis/claims.py: every state and claim the records write (their own types)
+    states: object = None
+    claims: object = None
     # checks/path_missing.py: deletions and renames on the linted history, loaded once; near-miss paths
     path_fates: PathFates | None = None
     path_fates_loaded: bool = False

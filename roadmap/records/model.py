@@ -70,6 +70,7 @@ class Statement:
     as_of: "AsOf | None" = None  # what the record says it was written from (base sha or date), if it names one
     defines: str | None = None # the row/claim id this statement defines (id cell of a table row, id-led title)
     directive_text: str | None = None  # the part that asks for work ("Next owner must ..."), when directive
+    history: str = ""          # why the record's structure makes it history ("a log", "section 'History'"), else ""
 
 
 @dataclass(frozen=True)

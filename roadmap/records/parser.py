@@ -5,9 +5,9 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from roadmap.records import source
+from roadmap.records import source, structure
 from roadmap.records.blocks import MD, Block, Cell, Heading, walk
-from roadmap.records.classify import Classifier, as_of_in
+from roadmap.records.classify import Classifier, Verdict, as_of_in
 from roadmap.records.inline import Inline
 from roadmap.records.mentions import extract, ids_in
 from roadmap.records.model import AsOf, Mentions, Problem, RecordFile, Statement, Table
@@ -18,6 +18,7 @@ from roadmap.records.suppressions import scan
 if TYPE_CHECKING:
     from roadmap.config import Config
 
+_OPEN_BOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")   # "- [ ] follow-up": still open under a finished item
 _DATE_COLUMN = re.compile(r"^(?:as[ -]of|(?:last[ -])?updated|date|checkpoint|base(?:[ -]commit)?|since)$", re.I)
 _CLASSIFIERS: dict[int, tuple["Config", Classifier]] = {}
 
@@ -61,9 +62,12 @@ class _Builder:
         self.cls = classifier_for(config)
         self.front_as_of = front_as_of
         self.item_rows: dict[int, str | None] = {}   # id(item block) -> its row id, for nested items
+        self.item_history: dict[int, bool] = {}      # id(item block) -> historical, for nested items
+        self.struct = structure.Structure()
 
     def build(self, blocks: list[Block]) -> None:
         self._sections(blocks)
+        self.struct = structure.analyse(self.rf.path, blocks, self.lines, self.config)
         for b in blocks:
             if b.kind == "table":
                 self._table(b)
@@ -114,6 +118,15 @@ class _Builder:
         sections = tuple(h.title for h in b.headings)
         verdict = self.cls.classify(text, b.kind, None, sections, all_struck=inl.struck and not inl.visible,
                                     struck=inl.struck)
+        if self.struct.kind == "process" and verdict.directive:
+            verdict = Verdict(False, verdict.historical, None)   # an instruction of a how-to, not work
+        why = self._history(b) or ("" if verdict.directive else self.struct.unless_asked.get(id(b), ""))
+        if why or (b.parent is not None and self.item_history.get(id(b.parent)) and not _OPEN_BOX.match(b.raw)
+                   and not structure.HANDOFF.search(text)):
+            why = why or "under a finished or historical item"
+            verdict = Verdict(False, True, None)
+        if b.kind == "item":
+            self.item_history[id(b)] = verdict.historical
         row_id, defines = self.cls.title_ids(text, self.config)
         if b.kind == "heading":
             row_id = b.heading.row_id if b.heading else row_id
@@ -134,7 +147,7 @@ class _Builder:
                                    if n <= len(self.lines)]),
             directive=verdict.directive,
             historical=verdict.historical, as_of=self._resolve_as_of(own, b.headings), defines=defines,
-            directive_text=verdict.directive_text))
+            directive_text=verdict.directive_text, history=why))
 
     def _table(self, b: Block) -> None:
         tb = b.table
@@ -145,6 +158,7 @@ class _Builder:
         id_col = id_cols[0] if id_cols else None
         date_cols = [k for k, h in enumerate(tb.headers) if _DATE_COLUMN.match(h.strip())]
         section_row = b.headings[-1].row_id if b.headings else None
+        why = self._history(b)
         rows = []
         for index, (line, cells) in enumerate(tb.rows):
             row_id, define_col = self._row_id(tb.headers, cells, id_cols)
@@ -159,6 +173,11 @@ class _Builder:
                              visible=cell.inline.visible)
                 verdict = self.cls.classify(text, "cell", header, sections,
                                             all_struck=inl.struck and not inl.visible, struck=inl.struck)
+                if self.struct.kind == "process" and verdict.directive:
+                    verdict = Verdict(False, verdict.historical, None)
+                why_cell = why or ("" if verdict.directive else self.struct.unless_asked.get(id(b), ""))
+                if why_cell:
+                    verdict = Verdict(False, True, None)
                 own = as_of_in(text, leading_date=False)
                 mentions = extract(inl, self.config, self.rf.path, header)
                 if mentions.paths:
@@ -171,7 +190,8 @@ class _Builder:
                     mentions=mentions,
                     directive=verdict.directive,
                     historical=verdict.historical, as_of=self._resolve_as_of(own, b.headings, row_as_of),
-                    defines=row_id if k == define_col else None, directive_text=verdict.directive_text)
+                    defines=row_id if k == define_col else None, directive_text=verdict.directive_text,
+                    history=why_cell)
                 stmts.append(st)
                 self.rf.statements.append(st)
             rows.append(tuple(stmts))
@@ -196,6 +216,12 @@ class _Builder:
                 if found:
                     return found, None
         return None, None
+
+    def _history(self, b: Block) -> str:
+        """Why the record's structure makes this block history ("" when it is current, or a live hand-off)."""
+        if id(b) in self.struct.live:
+            return ""
+        return self.struct.history.get(id(b), "")
 
     def _placed(self, mentions: Mentions, regions: list[Region]) -> Mentions:
         """The mentions with each path reference's source line and columns (what a fix edits)."""
