@@ -51,31 +51,49 @@ class Location:
     candidates: tuple[int, ...] = ()  # ambiguous: the equally good lines
 
 
-def locate(lines: list[str], ref: PathRef) -> Location:
-    """Is the symbol on the referenced lines; if not, where is it (a unique best line, or several)?"""
+# A line that only comments on a name (`// ring shift lives in kv_ring.rs`) does not hold it; in prose files
+# (`#` is a heading there) every line counts.
+_COMMENT = re.compile(r"^\s*(?://|/\*|\*|#(?!include|define|if|pragma)|--|;)")
+_PROSE = frozenset({"md", "markdown", "rst", "txt", "adoc"})
+
+
+def distinctive(name: str) -> bool:
+    """A name worth searching a file for: `P` or `x` match anywhere, `admit_waiting` or `KvCache` do not."""
+    return len(name.lstrip("-")) >= 3
+
+
+def locate(lines: list[str], ref: PathRef, also: tuple[tuple[int, int], ...] = ()) -> Location:
+    """Is the symbol on the referenced lines; if not, where is it (a unique best line, several definitions)?
+    A symbol mentioned on several lines and defined on none is taken as still there."""
     name, qualifier = symbol_parts(ref.symbol or "")
-    if not name:
+    if not name or not distinctive(name):
         return Location("on-lines")
     pat = _name_re(name)
     start = ref.line or 1
     end = max(start, ref.end_line or start)
-    if ref.line is not None and any(pat.search(l) for l in lines[start - 1:end]):
-        return Location("on-lines")
-    scored = [(_score(l, name, qualifier), n) for n, l in enumerate(lines, 1) if pat.search(l)]
+    if ref.line is not None and any(pat.search(l) for a, b in ((start, end), *also) for l in lines[a - 1:b]):
+        return Location("on-lines")      # on the lines, or on one of the further ranges (`ops.h:158,384,789`)
+    prose = ref.path.rsplit(".", 1)[-1].lower() in _PROSE
+    scored = [(_score(l, name, qualifier), n) for n, l in enumerate(lines, 1)
+              if pat.search(l) and (prose or not _COMMENT.match(l))]
     if not scored:
-        return Location("absent")
+        return Location("absent")        # gone from the code (a comment naming it is not where it is)
     if ref.line is None:
         return Location("on-lines")      # `path::Symbol` without lines: being in the file is enough
     best = max(s for s, _ in scored)
     tops = tuple(n for s, n in scored if s == best)
+    if qualifier and best < 3 and not any(qualifier in lines[n - 1] for n in tops):
+        return Location("absent")        # `KvCache::shift`: a bare `shift` elsewhere is not that method
     if len(tops) == 1:
         return Location("moved", line=tops[0])
+    if best < 3:
+        return Location("on-lines")   # only mentioned, several times: which mention the record meant is unknowable
     return Location("ambiguous", candidates=tops)
 
 
-def relocate(lines: list[str], ref: PathRef) -> Location | None:
+def relocate(lines: list[str], ref: PathRef, also: tuple[tuple[int, int], ...] = ()) -> Location | None:
     """The symbol's location when it is in the file but not on the referenced lines, else None."""
-    loc = locate(lines, ref)
+    loc = locate(lines, ref, also)
     return loc if loc.status in ("moved", "ambiguous") else None
 
 

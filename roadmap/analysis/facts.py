@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Hashable
 
+from roadmap.analysis.ownership import Names
 from roadmap.analysis.terms import TermWeights
+from roadmap.config import DEFAULT_CLAIM_PATTERN, Config
 from roadmap.evidence.store import EvidenceEntry
 from roadmap.history.commit import Commit
 from roadmap.history.paths import PathFates
@@ -74,6 +76,30 @@ class Resolved:
     candidates: tuple[str, ...] = ()   # repo-relative spellings to look up history with when missing
 
 
+@dataclass(frozen=True)
+class IdVocabulary:
+    """The ids of the records and the namespaces they use (analysis/ids.py)."""
+
+    defined: frozenset[str]                 # defined by a record, or named by a heading
+    namespaces: dict[str, str]              # id prefix -> an id defined in it, for messages
+    configured: bool                        # id_patterns are not the default: every match is an id
+    claims_used: bool                       # some record defines a claim
+    code_style: frozenset[str] = frozenset()   # prefixes whose ids the records write in code spans
+    parts: frozenset[str] = frozenset()        # group names defined ids are built from (`ROAD-V1` of `ROAD-V1-A`)
+
+    def is_id(self, token: str, config: Config) -> bool:
+        """Whether `token` (an id-shaped word) is an id of these records, defined or not."""
+        if token in self.defined:
+            return True
+        if token.upper() in config.state_set:
+            return False
+        if config.claim_re.fullmatch(token):
+            return self.claims_used or config.claim_patterns != (DEFAULT_CLAIM_PATTERN,)
+        if self.configured and config.id_re.fullmatch(token):
+            return True
+        return token.split("-", 1)[0] in self.namespaces
+
+
 @dataclass
 class RefSite:
     """A path reference in a live statement, with the record line it is written on (analysis/refs.py)."""
@@ -82,6 +108,8 @@ class RefSite:
     st: Statement
     ref: PathRef
     line: int
+    foreign: bool = False      # another project's reference (analysis/ownership.py): never checked against ours
+    start: int = -1            # offset of the reference in st.text (-1 for a markdown link)
 
 
 @dataclass
@@ -112,6 +140,12 @@ class Facts:
     basename_index: dict[str, list[str]] | None = None
     resolved: dict[tuple[str, str], Resolved] = field(default_factory=dict)
     path_refs: list[RefSite] | None = None
+    project_names: Names | None = None
+    # analysis/ids.py
+    id_vocabulary: IdVocabulary | None = None
+    ids_in_messages: frozenset[str] | None = None
+    # analysis/hexes.py: hex tokens the records write as another project's
+    foreign_shas: frozenset[str] | None = None
     file_lines: dict[str, list[str] | None] = field(default_factory=dict)
     # analysis/stale.py
     stale_groups: list[StaleGroup] | None = None

@@ -2,7 +2,8 @@
 point, and on which record line they are written.
 
 Precision before recall: text in fenced code blocks, historical statements, URLs, absolute or `~` paths
-and paths that climb out of the repository are not references, so they are never flagged.
+and paths that climb out of the repository are not references, so they are never flagged; references into
+other projects are marked foreign (analysis/ownership.py), and only a reference proven ours is read at lines.
 """
 from __future__ import annotations
 
@@ -13,6 +14,14 @@ from typing import Callable, Iterator
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import RefSite, Resolved
+from roadmap.analysis.ownership import (
+    Names,
+    foreign_column,
+    foreign_section,
+    names_for,
+    text_verdict,
+    under_external_root,
+)
 from roadmap.records.model import PathRef, RecordFile, Statement
 
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -135,16 +144,40 @@ def _resolve(ctx: LintContext, path: str, record_dir: str) -> Resolved:
     return Resolved(None, candidates=cands)
 
 
+def project_names(ctx: LintContext) -> Names:
+    """Which words name another project here (analysis/ownership.py), built once per run."""
+    if ctx.facts.project_names is None:
+        ctx.facts.project_names = names_for(ctx.config, ctx.root.name, frozenset(_suffix_index(ctx)))
+    return ctx.facts.project_names
+
+
+def statement_foreign(ctx: LintContext, st: Statement) -> bool:
+    """The statement's column or section is about another project (an Upstream column, "## Upstream ...")."""
+    return foreign_column(st.column, project_names(ctx)) or foreign_section(st.section)
+
+
+def is_foreign_at(ctx: LintContext, st: Statement, start: int, end: int, floor: int = 0) -> bool:
+    """Whether the reference written at st.text[start:end] is another project's (analysis/ownership.py)."""
+    verdict = text_verdict(st.text, start, end, project_names(ctx), floor)
+    return verdict == "foreign" or (verdict is None and statement_foreign(ctx, st))
+
+
 def path_refs(ctx: LintContext) -> list[RefSite]:
     """Every path reference in live statements that could be a reference into this repository, once per
-    (record line, text) even when nested statements repeat their children's text."""
+    (record line, text) even when nested statements repeat their children's text, each marked foreign when
+    it is another project's."""
     cached = ctx.facts.path_refs
     if cached is not None:
         return cached
     seen: set[tuple[str, int, str]] = set()
     out: list[RefSite] = []
     for rf, st in live_statements(ctx):
+        cursor = 0
         for ref in st.mentions.paths:
+            start = st.text.find(ref.text, cursor) if ref.form != "link" and ref.text else -1
+            floor = cursor
+            if start >= 0:
+                cursor = start + len(ref.text)
             if ref.form == "bare" and ref.path[-1:] in ".,;:":
                 # sentence punctuation is not part of a path ("see src/x.py.")
                 ref = replace(ref, path=ref.path.rstrip(".,;:"), text=ref.text.rstrip(".,;:"))
@@ -155,9 +188,64 @@ def path_refs(ctx: LintContext) -> list[RefSite]:
             if key in seen:
                 continue
             seen.add(key)
-            out.append(RefSite(rf, st, ref, line))
+            if under_external_root(normalise(ref.path) or "", ctx.config):
+                foreign = True
+            elif start < 0:
+                foreign = False   # a markdown link: resolved against this tree by every markdown viewer
+            else:
+                foreign = is_foreign_at(ctx, st, start, start + len(ref.text), floor)
+            out.append(RefSite(rf, st, ref, line, foreign, start))
     ctx.facts.path_refs = out
     return out
+
+
+# Words beside a reference saying the record already knows it is gone or old: "(former `x.cpp:378`)".
+_GONE = re.compile(r"\b(?:deleted|removed|retired|renamed|moved|dropped|gone|replaced|former|formerly|"
+                   r"previously|obsolete|superseded|no\s+longer|used\s+to)\b", re.I)
+
+
+def acknowledged_gone(site: RefSite) -> bool:
+    """The clause around the reference says it is gone or old, so it is not a stale claim about the present."""
+    if site.start < 0:
+        return False
+    text = site.st.text
+    end = site.start + len(site.ref.text)
+    before = re.split(r"[.;!?](?:\s|$)|\|", text[max(0, site.start - 60):site.start])[-1]
+    after = re.split(r"[.;!?](?:\s|$)|\|", text[end:end + 40])[0]
+    return _GONE.search(before) is not None or _GONE.search(after) is not None
+
+
+_MORE_LINES = re.compile(r"(?:,\s*:?\d+(?:-\d+)?)+")
+
+
+def further_ranges(site: RefSite) -> tuple[tuple[int, int], ...]:
+    """The line ranges listed after the first one: `ops.h:158,384-390,789` -> ((384, 390), (789, 789))."""
+    if site.start < 0:
+        return ()
+    m = _MORE_LINES.match(site.st.text, site.start + len(site.ref.text))
+    if m is None:
+        return ()
+    out = []
+    for part in re.findall(r"(\d+)(?:-(\d+))?", m.group(0)):
+        a = int(part[0])
+        out.append((a, max(a, int(part[1]) if part[1] else a)))
+    return tuple(out)
+
+
+def proven_ours(ctx: LintContext, site: RefSite) -> str | None:
+    """The repo-relative file a reference points at when it is provably ours, else None: not foreign, and the
+    path as written (repo-relative, or relative to the record for links and `./x`, `../x`) exists. A bare file
+    name (`ops.cpp:4624`) or a path only found as the tail of a longer one proves nothing: another project has
+    files of that name too."""
+    if site.foreign:
+        return None
+    ref = site.ref
+    if ref.form != "link" and "/" not in ref.path:
+        return None
+    res = resolve(ctx, ref, site.rf.path)
+    if res.path is None or res.path not in res.candidates:
+        return None
+    return res.path
 
 
 def file_lines(ctx: LintContext, path: str) -> list[str] | None:
@@ -170,17 +258,17 @@ def file_lines(ctx: LintContext, path: str) -> list[str] | None:
 
 
 def readable_refs(ctx: LintContext, want: Callable[[PathRef], bool]) -> Iterator[tuple[RefSite, str, list[str]]]:
-    """(site, resolved path, file lines) for every path reference `want(ref)` accepts whose file resolves
+    """(site, resolved path, file lines) for every path reference `want(ref)` accepts that is provably ours
     and reads as text: what the line and anchor rules share before they judge the lines."""
     for site in path_refs(ctx):
         if not want(site.ref):
             continue
-        res = resolve(ctx, site.ref, site.rf.path)
-        if res.path is None:
+        path = proven_ours(ctx, site)
+        if path is None:
             continue
-        lines = file_lines(ctx, res.path)
+        lines = file_lines(ctx, path)
         if lines is not None:
-            yield site, res.path, lines
+            yield site, path, lines
 
 
 def anchored(ref: PathRef) -> bool:

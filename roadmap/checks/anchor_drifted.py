@@ -5,7 +5,7 @@ from typing import Iterator
 
 from roadmap.analysis.anchors import locate, repoint, symbol_parts
 from roadmap.analysis.context import LintContext
-from roadmap.analysis.refs import quote, readable_refs, record_lines
+from roadmap.analysis.refs import further_ranges, quote, readable_refs, record_lines
 from roadmap.findings import Edit, Hit
 
 
@@ -34,11 +34,15 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
     Fix:
     Safe fix (`roadmap lint --fix`): when the symbol's definition is found on exactly one line, the reference
     is re-pointed there, keeping the length of the range (`:2430-2455` -> `:2470-2495`). When several lines
-    match equally, or the symbol is gone, there is no automatic fix: re-read the file and correct the record.
+    define it equally, or the symbol is gone, there is no automatic fix: re-read the file and correct the record.
+    Only references proven ours are checked, so a fix never rewrites another project's line numbers: a path
+    as written from the repository root (or a markdown link) that exists here, not in an Upstream column nor
+    after "upstream"/another project's name, and not a bare file name (`ops.cpp:4624` may be anyone's). A
+    symbol of one or two characters, or one mentioned on several lines and defined on none, is not looked for.
     """
     for site, path, lines in readable_refs(ctx, lambda ref: bool(ref.symbol)):
         ref = site.ref
-        loc = locate(lines, ref)
+        loc = locate(lines, ref, further_ranges(site))
         if loc.status == "on-lines" or not ref.symbol:
             continue
         name, _ = symbol_parts(ref.symbol)
@@ -46,6 +50,8 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
         edits: list[Edit] = []
         fix = None
         if loc.status == "absent":
+            if ref.line is not None and max(ref.line, ref.end_line or ref.line) > len(lines):
+                continue   # past the end of the file and gone from it: RL302 reports the reference
             msg = f"`{name}` ({quote(ref)}) is no longer in {path}"
             fix = "find where the symbol went (or what replaced it) and correct the record"
         elif loc.status == "ambiguous":

@@ -5,7 +5,7 @@ from typing import Iterator
 
 from roadmap.analysis.anchors import relocate
 from roadmap.analysis.context import LintContext
-from roadmap.analysis.refs import quote, readable_refs
+from roadmap.analysis.refs import further_ranges, quote, readable_refs
 from roadmap.findings import Hit
 
 
@@ -36,7 +36,7 @@ def line_out_of_range(ctx: LintContext) -> Iterator[Hit]:
         last = max(ref.line, ref.end_line or ref.line)
         if last <= len(lines):
             continue
-        if relocating and ref.symbol and relocate(lines, ref) is not None:
+        if relocating and ref.symbol and relocate(lines, ref, further_ranges(site)) is not None:
             continue   # RL303 re-anchors it: one finding per stale reference
         span = f"line {last}" if ref.end_line in (None, ref.line) else f"lines {ref.line}-{ref.end_line}"
         yield Hit(

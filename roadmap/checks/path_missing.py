@@ -1,13 +1,11 @@
 """RL301 path-missing."""
 from __future__ import annotations
 
-import difflib
-import posixpath
 from typing import Any, Iterator
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import RefSite
-from roadmap.analysis.refs import anchored, looks_like_file, path_refs, quote, resolve
+from roadmap.analysis.refs import acknowledged_gone, anchored, looks_like_file, path_refs, quote, resolve
 from roadmap.findings import Hit
 from roadmap.history.git import GitError
 from roadmap.history.paths import PathFate, PathFates
@@ -36,7 +34,8 @@ def find_fate(pf: PathFates | None, candidates: tuple[str, ...]) -> PathFate | N
 
 
 def close_match(ctx: LintContext, path: str) -> str | None:
-    """An existing path that is one typo away (same directory depth), for "did you mean"."""
+    """An existing file or directory beside `path` whose name is one letter away (`src/kep.py` -> `src/kept.py`):
+    a typo, not a file still to be written (`dlq.ts` is not a typo of `index.ts`, nor `model2.py` of `model1.py`)."""
     cache = ctx.facts.close_matches
     if path not in cache:
         by_depth = ctx.facts.paths_by_depth
@@ -44,24 +43,34 @@ def close_match(ctx: LintContext, path: str) -> str | None:
             by_depth = ctx.facts.paths_by_depth = {}
             for p in (*ctx.tree.files, *ctx.tree.dirs):
                 by_depth.setdefault(p.count("/"), []).append(p)
-        # only similar lengths can reach the cutoff; keeps difflib off most of a big tree
-        pool = [p for p in by_depth.get(path.count("/"), ()) if abs(len(p) - len(path)) <= max(2, len(path) // 8)]
-        hits = difflib.get_close_matches(path, pool, n=1, cutoff=0.88)
-        cache[path] = hits[0] if hits else None
+        parent, _, name = path.rpartition("/")
+        hits = [p for p in by_depth.get(path.count("/"), ()) if p.rpartition("/")[0] == parent
+                and _one_letter_apart(name, p.rpartition("/")[2])]
+        cache[path] = hits[0] if len(hits) == 1 else None
     return cache[path]
 
 
-def _dir_known(ctx: LintContext, path: str) -> bool:
-    """Its directory exists in this repository (so the path is meant to be ours)."""
-    parent = posixpath.dirname(path)
-    return parent == "" or ctx.tree.is_dir(parent)
+def _one_letter_apart(a: str, b: str) -> bool:
+    """One letter inserted, deleted or replaced (digits are versions, not typos)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        rest_equal, diff = a[i + 1:] == b[i + 1:], a[i] + b[i]
+    elif len(a) > len(b):
+        rest_equal, diff = a[i + 1:] == b[i:], a[i]
+    else:
+        rest_equal, diff = a[i:] == b[i + 1:], b[i]
+    return rest_equal and diff.isalpha()
 
 
 def path_missing(ctx: LintContext) -> Iterator[Hit]:
     """What it does:
     Flags a file or directory reference (`path`, `path:line`, `path#L10`, `[text](path)`, `path::Symbol`) that
-    does not exist in the linted tree. When git history shows the path was deleted or renamed, the message
-    says so, with the commit (sha, date) and where it went.
+    existed in this repository and no longer exists in the linted tree: the message says whether it was deleted
+    or renamed, with the commit (sha, date) and where it went.
 
     Why:
     A record that points at a file that is gone sends the next reader on a search, and usually means the
@@ -76,22 +85,27 @@ def path_missing(ctx: LintContext) -> Iterator[Hit]:
 
     Fix:
     Point the reference at the new path (and re-check the lines), or drop it if the thing is gone.
-    Paths in fenced code blocks, URLs, absolute/`~` paths, paths outside the repository and struck-through
-    or historical text are never flagged; a bare path to a file that never existed is flagged only when an
-    existing path is one typo away (planned files are normal in a roadmap).
+    Only references that are ours are checked: a path in an Upstream/Reference column, after "upstream" or
+    another project's name (`in vLLM`, `llama.cpp's`), pinned with `@ <sha>`, or under a configured `external`
+    root is another project's. A path that never existed here is a file still to be written or another
+    project's, so it is flagged only when a file beside it is one letter away and the path is written once (a
+    typo, as a warning). Paths in fenced code blocks, URLs, absolute/`~` paths, paths outside the repository,
+    struck-through or historical text, and paths the text already calls removed or former are never flagged.
     """
     evidence_root = ctx.config.evidence.root.strip("/")
     for site in path_refs(ctx):
         ref = site.ref
+        if site.foreign:
+            continue   # another project's file: never checked against this tree
         res = resolve(ctx, ref, site.rf.path)
         if res.path is not None or res.ambiguous or not res.candidates:
             continue
         if evidence_root and res.candidates[0].startswith(evidence_root + "/") and site.st.mentions.evidence:
             continue   # an evidence name: RL304 reports it
-        if not anchored(ref) and (ref.form == "bare" and "/" not in ref.path.strip("/")):
-            continue   # a bare file name in prose ("edit pyproject.toml") is not a located reference
         if not anchored(ref) and not looks_like_file(ref.path) and not (ref.text or ref.path).endswith("/"):
             continue
+        if acknowledged_gone(site):
+            continue   # "(former `x.cpp:378`)", "`src/a.py` was removed": the record already says so
         finding = _finding(ctx, site, res.candidates)
         if finding is not None:
             yield finding
@@ -112,19 +126,17 @@ def _finding(ctx: LintContext, site: RefSite, candidates: tuple[str, ...]) -> Hi
         else:
             fix = "drop the reference or point it at what replaced it"
     else:
-        guess = close_match(ctx, main)
-        if not anchored(ref):
-            if guess is None or site.st.directive:
-                return None   # never existed and nothing close: most likely a file still to be written
-            severity = "warning"
-        elif guess is None and not _dir_known(ctx, main):
-            return None       # a directory this repository never had: another repository's file
+        # Never in this repository's history: a file still to be written, or another project's. Only a one-letter
+        # typo of a file beside it, written once and outside a directive, is worth a warning.
+        guess = close_match(ctx, main) if "/" in main and not site.st.directive else None
+        if guess is not None and sum(rf.text.count(ref.path) for rf in ctx.records) > 1:
+            guess = None   # named again elsewhere: a file people plan or discuss (`xpu.cpp` beside `cpu.cpp`)
         pf = fates(ctx)
-        how = "no commit on this branch's history deleted or renamed it" if pf and pf.complete else \
-            "history is shallow or unreadable, so whether it ever existed is unknown"
-        if guess:
-            how += f"; did you mean {guess}?"
-        fix = f"correct the path to {guess}" if guess else "correct the path or drop the reference"
+        if guess is None or pf is None or not pf.complete:
+            return None
+        severity = "warning"
+        how = f"no commit on this branch's history deleted or renamed it; did you mean {guess}?"
+        fix = f"correct the path to {guess}"
     return Hit(
         severity=severity, message=f"{quote(ref)} does not exist: {how}", path=site.rf.path, line=site.line,
         end_line=site.line, record_id=site.st.row_id, evidence=evidence, fix=fix, key=f"{ref.path}")
