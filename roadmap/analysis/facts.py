@@ -108,8 +108,9 @@ class RefSite:
     st: Statement
     ref: PathRef
     line: int
-    foreign: bool = False      # another project's reference (analysis/ownership.py): never checked against ours
     start: int = -1            # offset of the reference in st.text (-1 for a markdown link)
+    floor: int = 0             # where the previous reference of the statement ends (its context starts after)
+    foreign: bool | None = None  # another project's reference (analysis/refs.py:is_foreign, computed on first use)
 
 
 @dataclass
@@ -145,7 +146,7 @@ class Facts:
     id_vocabulary: IdVocabulary | None = None
     ids_in_messages: frozenset[str] | None = None
     # analysis/hexes.py: hex tokens the records write as another project's
-    foreign_shas: frozenset[str] | None = None
+    foreign_shas: dict[str, frozenset[str]] | None = None
     file_lines: dict[str, list[str] | None] = field(default_factory=dict)
     # analysis/stale.py
     stale_groups: list[StaleGroup] | None = None

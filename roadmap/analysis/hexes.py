@@ -17,13 +17,7 @@ import re
 from typing import Iterator
 
 from roadmap.analysis.context import LintContext
-from roadmap.analysis.refs import (
-    is_external,
-    is_foreign_at,
-    normalise,
-    project_names,
-    resolve,
-)
+from roadmap.analysis.refs import is_external, is_foreign_at, normalise, project_names, resolve
 from roadmap.records.model import Statement
 from roadmap.records.patterns import find_shas
 
@@ -122,15 +116,18 @@ def _raw_tokens(ctx: LintContext, rf_path: str, st: Statement) -> Iterator[tuple
         yield token, kind
 
 
-def foreign_shas(ctx: LintContext) -> frozenset[str]:
-    """Every hex token some record writes in another project's context (historical text included)."""
+def foreign_shas(ctx: LintContext) -> dict[str, frozenset[str]]:
+    """Every hex token some record writes in another project's context (historical text included), by its
+    first 7 characters."""
     if ctx.facts.foreign_shas is None:
-        found: set[str] = set()
+        found: dict[str, set[str]] = {}
         for rf in ctx.records:
             for st in rf.statements:
                 if st.mentions.shas:
-                    found.update(t for t, kind in _raw_tokens(ctx, rf.path, st) if kind == "foreign")
-        ctx.facts.foreign_shas = frozenset(found)
+                    for t, kind in _raw_tokens(ctx, rf.path, st):
+                        if kind == "foreign":
+                            found.setdefault(t[:7], set()).add(t)
+        ctx.facts.foreign_shas = {k: frozenset(v) for k, v in found.items()}
     return ctx.facts.foreign_shas
 
 
@@ -138,5 +135,7 @@ def commit_tokens(ctx: LintContext, rf_path: str, st: Statement) -> Iterator[str
     """The hex tokens of `st` written as commits of ours."""
     theirs = foreign_shas(ctx)
     for token, kind in _raw_tokens(ctx, rf_path, st):
-        if kind == "commit" and not any(t.startswith(token) or token.startswith(t) for t in theirs):
+        # one sha abbreviated twice (`702f481`, `702f4814`) is one commit: compare on the shorter length
+        if kind == "commit" and not any(t.startswith(token) or token.startswith(t)
+                                        for t in theirs.get(token[:7], ())):
             yield token

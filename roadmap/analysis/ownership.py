@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from roadmap.config import Config
 
@@ -32,7 +31,8 @@ _MARKER = re.compile(rf"(?i:\b(?P<foreign>{_FOREIGN_WORDS})\b)|(?i:\b(?P<ours>{_
                      rf"|(?P<issue>\b[\w.-]+(?:/[\w.-]+)?#\d+\b)|(?P<name>(?<![\w./-]){_NAME}(?:'s)?(?![\w/]))")
 # Clause boundaries: a reference's context does not reach across them.
 _CLAUSE = re.compile(r"[.;!?](?:\s|$)|\s[—–]\s|\|")
-_AFTER = re.compile(r"^\W{0,3}(?:@\s*`?(?:pin\b|v?\d|[0-9a-f]{7,40}\b)|(?:\(\s*)?upstream\b"
+# Used with .match(text, pos): no `^` (it would only match at the start of the whole text).
+_AFTER = re.compile(r"\W{0,3}(?:@\s*`?(?:pin\b|v?\d|[0-9a-f]{7,40}\b)|(?:\(\s*)?upstream\b"
                     rf"|(?:of|in|from)\s+(?P<name>{_NAME}))", re.I)
 _FOREIGN_COLUMN = re.compile(r"\b(?:upstream|reference|references|ref|refs|source|sources|origin|original|theirs|"
                              r"mirror|external|third[- ]party)\b", re.I)
@@ -78,16 +78,6 @@ def foreign_section(section: tuple[str, ...]) -> bool:
     return bool(section) and _UPSTREAM.search(section[-1]) is not None and not _OURS_COLUMN.search(section[-1])
 
 
-@lru_cache(maxsize=4096)
-def _markers(text: str) -> tuple[tuple[int, int, str, str], ...]:
-    """(start, end, kind, word) of every ours/foreign marker and every name-like word in `text`."""
-    out = []
-    for m in _MARKER.finditer(text):
-        kind = m.lastgroup or ""
-        out.append((m.start(), m.end(), kind, m.group(0)))
-    return tuple(out)
-
-
 def _clause_start(text: str, start: int) -> int:
     lo = max(0, start - WINDOW)
     last = lo
@@ -101,18 +91,15 @@ def text_verdict(text: str, start: int, end: int, names: Names, floor: int = 0) 
     `floor` is where the previous reference of the statement ends: words before it belong to that one."""
     lo = max(floor, _clause_start(text, start))
     verdict = None
-    for s, e, kind, word in _markers(text):
-        if s < lo or e > start:
-            continue
-        if kind == "foreign" or kind == "issue":
+    for m in _MARKER.finditer(text, lo, start):    # the nearest marker before the reference decides
+        kind = m.lastgroup
+        if kind in ("foreign", "issue") or (kind == "name" and names.is_project(m.group(0))):
             verdict = "foreign"
         elif kind == "ours":
             verdict = "ours"
-        elif kind == "name" and names.is_project(word):
-            verdict = "foreign"
     if verdict is not None:
         return verdict
-    after = _AFTER.match(text[end:end + 60])
+    after = _AFTER.match(text, end, end + 60)
     if after and (after.group("name") is None or names.is_project(after.group("name"))):
         return "foreign"
     return None

@@ -14,14 +14,8 @@ from typing import Callable, Iterator
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import RefSite, Resolved
-from roadmap.analysis.ownership import (
-    Names,
-    foreign_column,
-    foreign_section,
-    names_for,
-    text_verdict,
-    under_external_root,
-)
+from roadmap.analysis.ownership import (Names, foreign_column, foreign_section, names_for, text_verdict,
+                                        under_external_root)
 from roadmap.records.model import PathRef, RecordFile, Statement
 
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -164,8 +158,8 @@ def is_foreign_at(ctx: LintContext, st: Statement, start: int, end: int, floor: 
 
 def path_refs(ctx: LintContext) -> list[RefSite]:
     """Every path reference in live statements that could be a reference into this repository, once per
-    (record line, text) even when nested statements repeat their children's text, each marked foreign when
-    it is another project's."""
+    (record line, text) even when nested statements repeat their children's text (is_foreign says whether one
+    is another project's)."""
     cached = ctx.facts.path_refs
     if cached is not None:
         return cached
@@ -188,13 +182,7 @@ def path_refs(ctx: LintContext) -> list[RefSite]:
             if key in seen:
                 continue
             seen.add(key)
-            if under_external_root(normalise(ref.path) or "", ctx.config):
-                foreign = True
-            elif start < 0:
-                foreign = False   # a markdown link: resolved against this tree by every markdown viewer
-            else:
-                foreign = is_foreign_at(ctx, st, start, start + len(ref.text), floor)
-            out.append(RefSite(rf, st, ref, line, foreign, start))
+            out.append(RefSite(rf, st, ref, line, start, floor))
     ctx.facts.path_refs = out
     return out
 
@@ -232,18 +220,29 @@ def further_ranges(site: RefSite) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+def is_foreign(ctx: LintContext, site: RefSite) -> bool:
+    """Whether the reference is another project's (analysis/ownership.py); decided once, when first asked."""
+    if site.foreign is None:
+        ref = site.ref
+        if under_external_root(normalise(ref.path) or "", ctx.config):
+            site.foreign = True
+        elif site.start < 0:
+            site.foreign = False   # a markdown link: resolved against this tree by every markdown viewer
+        else:
+            site.foreign = is_foreign_at(ctx, site.st, site.start, site.start + len(ref.text), site.floor)
+    return site.foreign
+
+
 def proven_ours(ctx: LintContext, site: RefSite) -> str | None:
     """The repo-relative file a reference points at when it is provably ours, else None: not foreign, and the
     path as written (repo-relative, or relative to the record for links and `./x`, `../x`) exists. A bare file
     name (`ops.cpp:4624`) or a path only found as the tail of a longer one proves nothing: another project has
     files of that name too."""
-    if site.foreign:
-        return None
     ref = site.ref
     if ref.form != "link" and "/" not in ref.path:
         return None
     res = resolve(ctx, ref, site.rf.path)
-    if res.path is None or res.path not in res.candidates:
+    if res.path is None or res.path not in res.candidates or is_foreign(ctx, site):
         return None
     return res.path
 

@@ -5,6 +5,7 @@ from typing import Iterator
 
 from roadmap.analysis.anchors import locate, repoint, symbol_parts
 from roadmap.analysis.context import LintContext
+from roadmap.analysis.ids import row_tag
 from roadmap.analysis.refs import further_ranges, quote, readable_refs, record_lines
 from roadmap.findings import Edit, Hit
 
@@ -72,5 +73,5 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
             else:
                 fix = f"re-point the reference at line {loc.line}"
         yield Hit(
-            message=msg, path=site.rf.path, line=site.line, end_line=site.line, record_id=site.st.row_id,
+            message=msg, path=site.rf.path, line=site.line, end_line=site.line, record_id=row_tag(ctx, site.st),
             fix=fix, edits=edits, key=f"{ref.path}::{name}")

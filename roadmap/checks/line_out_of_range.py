@@ -5,6 +5,7 @@ from typing import Iterator
 
 from roadmap.analysis.anchors import relocate
 from roadmap.analysis.context import LintContext
+from roadmap.analysis.ids import row_tag
 from roadmap.analysis.refs import further_ranges, quote, readable_refs
 from roadmap.findings import Hit
 
@@ -42,6 +43,6 @@ def line_out_of_range(ctx: LintContext) -> Iterator[Hit]:
         yield Hit(
             message=f"{quote(ref)} points past the end of {path}: it has {len(lines)} lines, the reference "
                     f"needs {span}",
-            path=site.rf.path, line=site.line, end_line=site.line, record_id=site.st.row_id,
+            path=site.rf.path, line=site.line, end_line=site.line, record_id=row_tag(ctx, site.st),
             fix=f"re-point the reference at the lines of {path} that hold what the record means",
             key=f"{ref.path}:{ref.line}-{ref.end_line}")

@@ -5,7 +5,8 @@ from typing import Any, Iterator
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import RefSite
-from roadmap.analysis.refs import acknowledged_gone, anchored, looks_like_file, path_refs, quote, resolve
+from roadmap.analysis.ids import row_tag
+from roadmap.analysis.refs import acknowledged_gone, anchored, is_foreign, looks_like_file, path_refs, quote, resolve
 from roadmap.findings import Hit
 from roadmap.history.git import GitError
 from roadmap.history.paths import PathFate, PathFates
@@ -95,11 +96,11 @@ def path_missing(ctx: LintContext) -> Iterator[Hit]:
     evidence_root = ctx.config.evidence.root.strip("/")
     for site in path_refs(ctx):
         ref = site.ref
-        if site.foreign:
-            continue   # another project's file: never checked against this tree
         res = resolve(ctx, ref, site.rf.path)
         if res.path is not None or res.ambiguous or not res.candidates:
             continue
+        if is_foreign(ctx, site):
+            continue   # another project's file: never checked against this tree
         if evidence_root and res.candidates[0].startswith(evidence_root + "/") and site.st.mentions.evidence:
             continue   # an evidence name: RL304 reports it
         if not anchored(ref) and not looks_like_file(ref.path) and not (ref.text or ref.path).endswith("/"):
@@ -139,4 +140,4 @@ def _finding(ctx: LintContext, site: RefSite, candidates: tuple[str, ...]) -> Hi
         fix = f"correct the path to {guess}"
     return Hit(
         severity=severity, message=f"{quote(ref)} does not exist: {how}", path=site.rf.path, line=site.line,
-        end_line=site.line, record_id=site.st.row_id, evidence=evidence, fix=fix, key=f"{ref.path}")
+        end_line=site.line, record_id=row_tag(ctx, site.st), evidence=evidence, fix=fix, key=f"{ref.path}")

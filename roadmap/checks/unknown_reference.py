@@ -7,14 +7,7 @@ from typing import Iterable, Iterator
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.hexes import commit_tokens
-from roadmap.analysis.ids import (
-    ID_SHAPE,
-    named_in_history,
-    prefix,
-    row_tag,
-    undefined_ids,
-    vocabulary,
-)
+from roadmap.analysis.ids import ID_SHAPE, named_in_history, prefix, row_tag, undefined_ids, vocabulary
 from roadmap.analysis.refs import line_of, live_statements
 from roadmap.findings import Hit
 from roadmap.history.git import SHA_RE, run_git
