@@ -55,8 +55,8 @@ class Names:
         w = word.lower()
         if w.endswith("'s"):
             w = w[:-2]
-        if not w or w == self.own or w in self.basenames:
-            return False
+        if not w or w in self.basenames or w == self.own or ("." not in self.own and w.split(".")[0] == self.own):
+            return False   # our own name (`tidewater.cpp` in the `tidewater` checkout), or a file of ours
         return w in self.projects or (_CODE_EXT.search(w) is not None and "." in w[1:-1])
 
 
