@@ -17,6 +17,7 @@ from roadmap.analysis.facts import RefSite, Resolved
 from roadmap.analysis.ownership import (Names, foreign_column, foreign_section, names_for, text_verdict,
                                         under_external_root)
 from roadmap.records.model import PathRef, RecordFile, Statement
+from roadmap.records.patterns import ISO_DATE
 
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # Extensions a bare `name.ext:12` (no directory) must have to count as a file reference; keeps
@@ -54,13 +55,33 @@ def record_lines(ctx: LintContext, rf: RecordFile) -> list[str]:
 
 
 def live_statements(ctx: LintContext) -> Iterator[tuple[RecordFile, Statement]]:
-    """Statements that make current claims: not historical, not inside a fenced code block."""
+    """Statements that make current claims: not historical, not inside a fenced code block, not a dated entry
+    of a log."""
     for rf in ctx.records:
         fences = fenced_lines(rf)
+        log = is_log(rf)
         for st in rf.statements:
-            if st.historical or st.line in fences:
+            if st.historical or st.line in fences or (log and dated_entry(st)):
                 continue
             yield rf, st
+
+
+_LOG_TITLE = re.compile(r"\b(?:log|logbook|journal|changelog|history)\b", re.I)
+_APPEND_ONLY = re.compile(r"\bappend[- ]only\b|\(append\b|\bappend;|\bnewest (?:last|first)\b", re.I)
+_DATED = re.compile(rf"^[\s*_\[(#-]*{ISO_DATE}")
+
+
+def is_log(rf: RecordFile) -> bool:
+    """A record that says it is a log: its title names a log/journal/history, or its opening says append-only."""
+    head = rf.text[:800]
+    title = next((ln.lstrip("#").strip() for ln in head.splitlines() if ln.startswith("# ")), "")
+    return bool(_LOG_TITLE.search(title)) or _APPEND_ONLY.search(head) is not None
+
+
+def dated_entry(st: Statement) -> bool:
+    """An entry of a log, as of its date: it opens with a date, or a section heading below the title does.
+    What it cites was so when it was written (state.md: "## 2026-07-04 — ...", "- **2026-07-02** — ...")."""
+    return _DATED.match(st.text) is not None or any(_DATED.match(h) for h in st.section[1:])
 
 
 def line_of(ctx: LintContext, rf: RecordFile, st: Statement, needle: str) -> int:
