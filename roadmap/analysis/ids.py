@@ -35,6 +35,8 @@ def vocabulary(ctx: LintContext) -> IdVocabulary:
     how: dict[str, list[tuple[str, str]]] = {}      # prefix -> (id, "column" | "table" | "heading" | "item")
     names: set[str] = set(defined)
     for token, st in defined.items():
+        if st.kind == "cell" and not st.text.lstrip("`*_[( ").startswith(token):
+            continue   # an id somewhere inside a cell (`the first CROSS-FAMILY build`) names no namespace
         kind = ("column" if (st.column or "").strip().lower() in id_columns else "table") if st.kind == "cell" \
             else "heading" if st.kind == "heading" else "item"
         how.setdefault(prefix(token), []).append((token, kind))
@@ -103,6 +105,11 @@ _ORPHAN_ROW = re.compile(r"^[ \t]*\|[ \t]*(?:\*\*)?`?([A-Z][A-Z0-9]*(?:-[A-Z0-9]
 _RANGE = re.compile(r"([A-Z]+)\d+[A-Z]?-\1\d+[A-Z]?")           # W0-W7, B1-B7: a range of items, not one id
 _ADJECTIVE = re.compile(r"-[A-Z]*(?:ED|ABLE|IBLE|IC|IVE|LESS|FUL|AL|WISE|ONLY|AWARE|BASED|AGNOSTIC|SENSITIVE|"
                         r"FREE|SAFE|SPECIFIC|LEVEL|WIDE|TIME)$")
+# `MODEL-BUILD time`, `FAST-PATH mode`: a compound word in capitals modifying a noun, not a row.
+_MODIFIER = re.compile(r"\s+(?:time|mode|path|level|side|style|case|phase|stage|kind|type|flag|bug|check|build|"
+                       r"format|layout|flow|boundary|semantics|behaviou?r)\b")
+_NOT_AN_ID_NOW = re.compile(r"\b(?:rejected|instead\s+of|formerly|former|renamed|retired|dropped|removed|deleted|"
+                            r"superseded|no\s+longer|hypothetical|would\s+be)\b", re.I)
 _CAPS_WORD = re.compile(r"[A-Z][A-Z0-9]+")
 
 
@@ -123,10 +130,14 @@ def undefined_ids(ctx: LintContext, st: Statement) -> list[str]:
         head, _, tail = token.rpartition("-")
         if head in vocab.defined and re.fullmatch(r"[A-Z]?\d+[A-Z]?", tail):
             continue
-        if ctx.config.claim_re.fullmatch(token) and _RELEASED.search(_clause(text, m.start(), m.end())):
+        clause = _clause(text, m.start(), m.end())
+        if ctx.config.claim_re.fullmatch(token) and _RELEASED.search(clause):
             continue   # "`CLAIM-X` is released", "(2026-07-24, CLAIM-X, DONE)": a claim's history
+        if _NOT_AN_ID_NOW.search(clause):
+            continue   # "(Rejected `ENG-X` as primary ...)", "formerly `ROW-A`": the record knows it is not one
         if not ctx.config.claim_re.fullmatch(token) and not in_code(st.raw, token):
-            if prefix(token) in vocab.code_style or _ADJECTIVE.search(token) or _shouting(text, m.start(), m.end()):
+            if prefix(token) in vocab.code_style or _ADJECTIVE.search(token) or _shouting(text, m.start(), m.end()) \
+                    or _MODIFIER.match(text, m.end()):
                 continue
         out.append(token)
     return out

@@ -59,16 +59,21 @@ def live_statements(ctx: LintContext) -> Iterator[tuple[RecordFile, Statement]]:
     of a log."""
     for rf in ctx.records:
         fences = fenced_lines(rf)
-        log = is_log(rf)
+        rows = _row_heads(rf) if is_log(rf) else None
         for st in rf.statements:
-            if st.historical or st.line in fences or (log and dated_entry(st)):
+            if st.historical or st.line in fences or (rows is not None and dated_entry(st, rows)):
                 continue
             yield rf, st
 
 
-_LOG_TITLE = re.compile(r"\b(?:log|logbook|journal|changelog|history)\b", re.I)
+def _row_heads(rf: RecordFile) -> dict[int, str]:
+    """Line of each table row -> the text of its first cell (a ledger row is dated there)."""
+    return {row[0].line: row[0].text for table in rf.tables for row in table.rows if row}
+
+
+_LOG_TITLE = re.compile(r"\b(?:log|logbook|journal|changelog|history|ledger)\b", re.I)
 _APPEND_ONLY = re.compile(r"\bappend[- ]only\b|\(append\b|\bappend;|\bnewest (?:last|first)\b", re.I)
-_DATED = re.compile(rf"^[\s*_\[(#-]*{ISO_DATE}")
+_DATED = re.compile(rf"^[\s*_\[(#|-]*{ISO_DATE}")
 
 
 def is_log(rf: RecordFile) -> bool:
@@ -78,10 +83,12 @@ def is_log(rf: RecordFile) -> bool:
     return bool(_LOG_TITLE.search(title)) or _APPEND_ONLY.search(head) is not None
 
 
-def dated_entry(st: Statement) -> bool:
-    """An entry of a log, as of its date: it opens with a date, or a section heading below the title does.
-    What it cites was so when it was written (state.md: "## 2026-07-04 — ...", "- **2026-07-02** — ...")."""
-    return _DATED.match(st.text) is not None or any(_DATED.match(h) for h in st.section[1:])
+def dated_entry(st: Statement, rows: dict[int, str]) -> bool:
+    """An entry of a log, as of its date: it opens with a date, its table row does, or a section heading below
+    the title does. What it cites was so when it was written ("## 2026-07-04 — ...", "- **2026-07-02** — ...",
+    "| 2026-07-08 (gap scan) | ... |")."""
+    head = rows.get(st.line, st.text) if st.kind == "cell" else st.text
+    return _DATED.match(head) is not None or any(_DATED.match(h) for h in st.section[1:])
 
 
 def line_of(ctx: LintContext, rf: RecordFile, st: Statement, needle: str) -> int:
