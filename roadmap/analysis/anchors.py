@@ -82,8 +82,6 @@ def locate(lines: list[str], ref: PathRef, also: tuple[tuple[int, int], ...] = (
         return Location("on-lines")      # `path::Symbol` without lines: being in the file is enough
     best = max(s for s, _ in scored)
     tops = tuple(n for s, n in scored if s == best)
-    if qualifier and best < 3 and not any(qualifier in lines[n - 1] for n in tops):
-        return Location("absent")        # `KvCache::shift`: a bare `shift` elsewhere is not that method
     if len(tops) == 1:
         return Location("moved", line=tops[0])
     if best < 3:

@@ -56,9 +56,11 @@ def record_lines(ctx: LintContext, rf: RecordFile) -> list[str]:
 
 def live_statements(ctx: LintContext) -> Iterator[tuple[RecordFile, Statement]]:
     """Statements that make current claims: not historical, not inside a fenced code block, not a dated entry
-    of a log."""
+    of a log, not in a record named with its date."""
     for rf in ctx.records:
         fences = fenced_lines(rf)
+        if _DATED_NAME.search(rf.path.rsplit("/", 1)[-1]):
+            continue   # `gap-scan-2026-07-08.md`: a report as of its date, not a description of today's tree
         rows = _row_heads(rf) if is_log(rf) else None
         for st in rf.statements:
             if st.historical or st.line in fences or (rows is not None and dated_entry(st, rows)):
@@ -74,6 +76,7 @@ def _row_heads(rf: RecordFile) -> dict[int, str]:
 _LOG_TITLE = re.compile(r"\b(?:log|logbook|journal|changelog|history|ledger)\b", re.I)
 _APPEND_ONLY = re.compile(r"\bappend[- ]only\b|\(append\b|\bappend;|\bnewest (?:last|first)\b", re.I)
 _DATED = re.compile(rf"^[\s*_\[(#|-]*{ISO_DATE}")
+_DATED_NAME = re.compile(rf"(?<!\d){ISO_DATE}(?!\d)")
 
 
 def is_log(rf: RecordFile) -> bool:
