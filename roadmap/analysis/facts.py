@@ -153,6 +153,8 @@ class Facts:
     # checks/path_missing.py: deletions and renames on the linted history, loaded once; near-miss paths
     path_fates: PathFates | None = None
     path_fates_loaded: bool = False
+    # analysis/gone.py: per record, the paths it plans to remove or tells how to restore
+    removal_planned: dict[str, frozenset[str]] = field(default_factory=dict)
     close_matches: dict[str, str | None] = field(default_factory=dict)
     paths_by_depth: dict[int, list[str]] | None = None
     # checks/directive_landed.py: the newest commit on or before an as-of point

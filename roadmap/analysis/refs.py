@@ -56,16 +56,32 @@ def record_lines(ctx: LintContext, rf: RecordFile) -> list[str]:
 
 def live_statements(ctx: LintContext) -> Iterator[tuple[RecordFile, Statement]]:
     """Statements that make current claims: not historical, not inside a fenced code block, not a dated entry
-    of a log, not in a record named with its date."""
+    of a log, not in a snapshot (a dated or audit record, a baseline section)."""
     for rf in ctx.records:
+        if snapshot_record(rf):
+            continue
         fences = fenced_lines(rf)
-        if _DATED_NAME.search(rf.path.rsplit("/", 1)[-1]):
-            continue   # `gap-scan-2026-07-08.md`: a report as of its date, not a description of today's tree
         rows = _row_heads(rf) if is_log(rf) else None
         for st in rf.statements:
-            if st.historical or st.line in fences or (rows is not None and dated_entry(st, rows)):
+            if st.historical or st.line in fences or (rows is not None and dated_entry(st, rows)) \
+                    or any(_SNAPSHOT_SECTION.search(h) for h in st.section[1:]):
                 continue
             yield rf, st
+
+
+# A record that reports on a moment (an audit, a post-mortem, `gap-scan-2026-07-08.md`) and a section that
+# describes the tree before the work ("Our baseline", "Status quo") cite what was there when they were written;
+# keeping their line numbers current is nobody's job, so the reference rules read them as history.
+_SNAPSHOT_TITLE = re.compile(r"\b(?:audit|report|retro(?:spective)?|post-?mortem|incident|investigation)\b", re.I)
+_SNAPSHOT_SECTION = re.compile(r"\b(?:baseline|status quo|before (?:the|this) (?:change|work|port)|as found)\b", re.I)
+
+
+def snapshot_record(rf: RecordFile) -> bool:
+    """A record named with its date, or titled as an audit/report/post-mortem."""
+    if _DATED_NAME.search(rf.path.rsplit("/", 1)[-1]):
+        return True
+    title = next((ln.lstrip("#").strip() for ln in rf.text[:800].splitlines() if ln.startswith("# ")), "")
+    return _SNAPSHOT_TITLE.search(title) is not None
 
 
 def _row_heads(rf: RecordFile) -> dict[int, str]:
@@ -216,22 +232,6 @@ def path_refs(ctx: LintContext) -> list[RefSite]:
             out.append(RefSite(rf, st, ref, line, start, floor))
     ctx.facts.path_refs = out
     return out
-
-
-# Words beside a reference saying the record already knows it is gone or old: "(former `x.cpp:378`)".
-_GONE = re.compile(r"\b(?:deleted|removed|retired|renamed|moved|dropped|gone|replaced|former|formerly|"
-                   r"previously|obsolete|superseded|no\s+longer|used\s+to)\b", re.I)
-
-
-def acknowledged_gone(site: RefSite) -> bool:
-    """The clause around the reference says it is gone or old, so it is not a stale claim about the present."""
-    if site.start < 0:
-        return False
-    text = site.st.text
-    end = site.start + len(site.ref.text)
-    before = re.split(r"[.;!?](?:\s|$)|\|", text[max(0, site.start - 60):site.start])[-1]
-    after = re.split(r"[.;!?](?:\s|$)|\|", text[end:end + 40])[0]
-    return _GONE.search(before) is not None or _GONE.search(after) is not None
 
 
 _MORE_LINES = re.compile(r"(?:,\s*:?\d+(?:-\d+)?)+")

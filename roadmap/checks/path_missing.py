@@ -6,7 +6,8 @@ from typing import Any, Iterator
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import RefSite
 from roadmap.analysis.ids import row_tag
-from roadmap.analysis.refs import acknowledged_gone, anchored, is_foreign, looks_like_file, path_refs, quote, resolve
+from roadmap.analysis.gone import acknowledged_gone, removal_planned
+from roadmap.analysis.refs import anchored, is_foreign, looks_like_file, path_refs, quote, resolve
 from roadmap.findings import Hit
 from roadmap.history.git import GitError
 from roadmap.history.paths import PathFate, PathFates
@@ -91,7 +92,8 @@ def path_missing(ctx: LintContext) -> Iterator[Hit]:
     root is another project's. A path that never existed here is a file still to be written or another
     project's, so it is flagged only when a file beside it is one letter away and the path is written once (a
     typo, as a warning). Paths in fenced code blocks, URLs, absolute/`~` paths, paths outside the repository,
-    struck-through or historical text, and paths the text already calls removed or former are never flagged.
+    struck-through or historical text, paths the text already calls removed or former, and paths the record
+    itself plans to remove (or tells how to restore) are never flagged.
     """
     evidence_root = ctx.config.evidence.root.strip("/")
     for site in path_refs(ctx):
@@ -105,8 +107,8 @@ def path_missing(ctx: LintContext) -> Iterator[Hit]:
             continue   # an evidence name: RL304 reports it
         if not anchored(ref) and not looks_like_file(ref.path) and not (ref.text or ref.path).endswith("/"):
             continue
-        if acknowledged_gone(site):
-            continue   # "(former `x.cpp:378`)", "`src/a.py` was removed": the record already says so
+        if acknowledged_gone(site) or res.candidates[0] in removal_planned(ctx, site.rf):
+            continue   # "(former `x.cpp:378`)", "Disable/remove: `x.yml`": the record expects it gone
         finding = _finding(ctx, site, res.candidates)
         if finding is not None:
             yield finding
