@@ -142,6 +142,7 @@ class Facts:
     resolved: dict[tuple[str, str], Resolved] = field(default_factory=dict)
     path_refs: list[RefSite] | None = None
     project_names: Names | None = None
+    vendored_roots: tuple[str, ...] | None = None
     # analysis/ids.py
     id_vocabulary: IdVocabulary | None = None
     ids_in_messages: frozenset[str] | None = None

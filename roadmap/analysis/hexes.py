@@ -46,6 +46,8 @@ def commit_context(text: str, start: int, end: int, column: str | None = None) -
     if after.startswith(("…", "...")) or before.endswith(("…", "...")) or \
             (after.startswith("..") and not _HEX7.match(after, 2)):
         return "digest"             # `f784ba01…e046`: half a digest, never pasted as a commit
+    if re.search(r"\bindex\s+(?:[0-9a-f]{7,40}\.\.)?$", before):
+        return "none"               # `index 6914761e..d51a8050 100644`: blob ids of a pasted diff, not commits
     clause = re.sub(r"\b(commit)\s+(?:hash(?:es)?|ids?)\b", r"\1", _CLAUSE.split(before)[-1], flags=re.I)
     explicit = _COMMIT_BEFORE.search(clause[-60:]) is not None
     if _DIGEST.search(clause):

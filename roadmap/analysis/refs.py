@@ -56,9 +56,10 @@ def record_lines(ctx: LintContext, rf: RecordFile) -> list[str]:
 
 def live_statements(ctx: LintContext) -> Iterator[tuple[RecordFile, Statement]]:
     """Statements that make current claims: not historical, not inside a fenced code block, not a dated entry
-    of a log, not in a snapshot (a dated or audit record, a baseline section)."""
+    of a log, not in a snapshot (a dated or audit record, a baseline section), not in a vendored project."""
+    vendored = vendored_roots(ctx)
     for rf in ctx.records:
-        if snapshot_record(rf):
+        if snapshot_record(rf) or any(rf.path.startswith(v) for v in vendored):
             continue
         fences = fenced_lines(rf)
         rows = _row_heads(rf) if is_log(rf) else None
@@ -76,9 +77,27 @@ _SNAPSHOT_TITLE = re.compile(r"\b(?:audit|report|retro(?:spective)?|post-?mortem
 _SNAPSHOT_SECTION = re.compile(r"\b(?:baseline|status quo|before (?:the|this) (?:change|work|port)|as found)\b", re.I)
 
 
+_LICENSE = re.compile(r"^(?:LICEN[CS]E|COPYING)(?:[.-][\w.-]*)?$", re.I)
+
+
+def vendored_roots(ctx: LintContext) -> tuple[str, ...]:
+    """Directories below the root that carry their own LICENSE: another project copied in (a vendored skill, a
+    third-party library), whose records cite that project's commits and files, not ours."""
+    if ctx.facts.vendored_roots is None:
+        roots = {f.rsplit("/", 1)[0] + "/" for f in ctx.tree.files if "/" in f and _LICENSE.match(f.rsplit("/", 1)[1])}
+        ctx.facts.vendored_roots = tuple(sorted(roots))
+    return ctx.facts.vendored_roots
+
+
+_ARCHIVE_DIRS = frozenset({"archive", "archived", "archives", "completed", "done", "closed", "old", "history",
+                           "retired", "attic", "superseded"})
+
+
 def snapshot_record(rf: RecordFile) -> bool:
-    """A record named with its date, or titled as an audit/report/post-mortem."""
-    if _DATED_NAME.search(rf.path.rsplit("/", 1)[-1]):
+    """A record named with its date, filed under an archive/completed directory, or titled as an
+    audit/report/post-mortem."""
+    *dirs, name = rf.path.split("/")
+    if _DATED_NAME.search(name) or any(d.lower() in _ARCHIVE_DIRS for d in dirs):
         return True
     title = next((ln.lstrip("#").strip() for ln in rf.text[:800].splitlines() if ln.startswith("# ")), "")
     return _SNAPSHOT_TITLE.search(title) is not None
