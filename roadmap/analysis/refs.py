@@ -73,7 +73,7 @@ def live_statements(ctx: LintContext) -> Iterator[tuple[RecordFile, Statement]]:
 # A record that reports on a moment (an audit, a post-mortem, `gap-scan-2026-07-08.md`) and a section that
 # describes the tree before the work ("Our baseline", "Status quo") cite what was there when they were written;
 # keeping their line numbers current is nobody's job, so the reference rules read them as history.
-_SNAPSHOT_TITLE = re.compile(r"\b(?:audit|report|retro(?:spective)?|post-?mortem|incident|investigation)\b", re.I)
+_SNAPSHOT_TITLE = re.compile(r"\b(?:audit|retro(?:spective)?|post-?mortem|incident|investigation)\b", re.I)
 _SNAPSHOT_SECTION = re.compile(r"\b(?:baseline|status quo|before (?:the|this) (?:change|work|port)|as found)\b", re.I)
 
 
@@ -95,7 +95,7 @@ _ARCHIVE_DIRS = frozenset({"archive", "archived", "archives", "completed", "done
 
 def snapshot_record(rf: RecordFile) -> bool:
     """A record named with its date, filed under an archive/completed directory, or titled as an
-    audit/report/post-mortem."""
+    audit, retrospective, post-mortem or investigation."""
     *dirs, name = rf.path.split("/")
     if _DATED_NAME.search(name) or any(d.lower() in _ARCHIVE_DIRS for d in dirs):
         return True
