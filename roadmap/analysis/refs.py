@@ -56,7 +56,7 @@ def record_lines(ctx: LintContext, rf: RecordFile) -> list[str]:
 
 def live_statements(ctx: LintContext) -> Iterator[tuple[RecordFile, Statement]]:
     """Statements that make current claims: not historical, not inside a fenced code block, not a dated entry
-    of a log, not in a snapshot (a dated or audit record, a baseline section), not in a vendored project."""
+    of a log, not in a snapshot (an archived or audit record, a baseline section), not in a vendored project."""
     vendored = vendored_roots(ctx)
     for rf in ctx.records:
         if snapshot_record(rf) or any(rf.path.startswith(v) for v in vendored):
@@ -70,7 +70,7 @@ def live_statements(ctx: LintContext) -> Iterator[tuple[RecordFile, Statement]]:
             yield rf, st
 
 
-# A record that reports on a moment (an audit, a post-mortem, `gap-scan-2026-07-08.md`) and a section that
+# A record that reports on a moment (an audit, a post-mortem) and a section that
 # describes the tree before the work ("Our baseline", "Status quo") cite what was there when they were written;
 # keeping their line numbers current is nobody's job, so the reference rules read them as history.
 _SNAPSHOT_TITLE = re.compile(r"\b(?:audit|retro(?:spective)?|post-?mortem|incident|investigation)\b", re.I)
@@ -94,10 +94,10 @@ _ARCHIVE_DIRS = frozenset({"archive", "archived", "archives", "completed", "done
 
 
 def snapshot_record(rf: RecordFile) -> bool:
-    """A record named with its date, filed under an archive/completed directory, or titled as an
-    audit, retrospective, post-mortem or investigation."""
-    *dirs, name = rf.path.split("/")
-    if _DATED_NAME.search(name) or any(d.lower() in _ARCHIVE_DIRS for d in dirs):
+    """A record filed under an archive/completed directory, or titled as an audit, retrospective, post-mortem or
+    investigation."""
+    *dirs, _ = rf.path.split("/")
+    if any(d.lower() in _ARCHIVE_DIRS for d in dirs):
         return True
     title = next((ln.lstrip("#").strip() for ln in rf.text[:800].splitlines() if ln.startswith("# ")), "")
     return _SNAPSHOT_TITLE.search(title) is not None
@@ -310,8 +310,8 @@ def readable_refs(ctx: LintContext, want: Callable[[PathRef], bool]) -> Iterator
     """(site, resolved path, file lines) for every path reference `want(ref)` accepts that is provably ours
     and reads as text: what the line and anchor rules share before they judge the lines."""
     for site in path_refs(ctx):
-        if not want(site.ref):
-            continue
+        if not want(site.ref) or _DATED_NAME.search(site.rf.path.rsplit("/", 1)[-1]):
+            continue   # `gap-scan-2026-07-08.md`: a report as of its date; its line numbers are that day's
         path = proven_ours(ctx, site)
         if path is None:
             continue
