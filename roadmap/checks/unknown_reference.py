@@ -14,18 +14,26 @@ from roadmap.history.git import SHA_RE, run_git
 from roadmap.records.model import RecordFile, Statement
 
 
-def missing_shas(root: str | Path, shas: Iterable[str]) -> set[str]:
-    """The shas (full or abbreviated) that name no object in the repository: one `git cat-file` call."""
+def missing_shas(root: str | Path, shas: Iterable[str], head: str | None = None) -> dict[str, str]:
+    """The shas (full or abbreviated) that are no commit of the linted history: "missing" when they name no
+    object, "elsewhere" when the commit exists but `head` does not contain it (a branch that never merged).
+    One `git cat-file --batch-check` call, and one `git rev-list` when some shas exist."""
     wanted = sorted({s for s in shas if SHA_RE.match(s)})
     if not wanted:
-        return set()
+        return {}
     out = run_git(root, "cat-file", "--batch-check", input=("\n".join(wanted) + "\n").encode())
-    missing: set[str] = set()
-    for line in out.decode("utf-8", "replace").splitlines():
-        name, _, status = line.rpartition(" ")
-        if status == "missing":
-            missing.add(name)
-    return missing
+    status: dict[str, str] = {}
+    found: dict[str, str] = {}
+    for name, line in zip(wanted, out.decode("utf-8", "replace").splitlines()):
+        parts = line.split()
+        if parts[-1:] == ["missing"]:
+            status[name] = "missing"
+        elif len(parts) == 3 and parts[1] == "commit":
+            found[name] = parts[0]
+    if found and head:
+        history = set(run_git(root, "rev-list", "--end-of-options", head, "--").decode().split())
+        status.update({name: "elsewhere" for name, full in found.items() if full not in history})
+    return status
 
 
 def evidence_names(ctx: LintContext, root: str) -> set[str]:
@@ -43,8 +51,8 @@ def evidence_names(ctx: LintContext, root: str) -> set[str]:
 def unknown_reference(ctx: LintContext) -> Iterator[Hit]:
     """What it does:
     Flags a reference to something nothing defines: a row id or claim id that no record defines, a commit of
-    ours that is not in the repository, or an evidence entry (`20260727-slug`) that is not under the evidence
-    root.
+    ours that is not in the repository or not on the linted branch's history (a branch that never merged), or
+    an evidence entry (`20260727-slug`) that is not under the evidence root.
 
     Why:
     A typo in an id or sha silently detaches a statement from everything the linter checks it against, and
@@ -74,7 +82,7 @@ def unknown_reference(ctx: LintContext) -> Iterator[Hit]:
     sites = list(live_statements(ctx))
     commits = {(rf.path, st.line, st.column): list(commit_tokens(ctx, rf.path, st)) for rf, st in sites if st.mentions.shas}
     all_shas = {sha for found in commits.values() for sha in found}
-    missing = missing_shas(ctx.root, all_shas) if ctx.head and all_shas else set()
+    missing = missing_shas(ctx.root, all_shas, ctx.head) if ctx.head and all_shas else {}
     in_messages: frozenset[str] | None = None
     seen: set[tuple[str, int, str]] = set()
 
@@ -98,7 +106,11 @@ def unknown_reference(ctx: LintContext) -> Iterator[Hit]:
                             f"or item has this id{hint})", "correct the id, or add the row/claim it refers to")
         for sha in commits.get((rf.path, st.line, st.column), ()):
             if sha in missing and sha not in named_in_history(ctx):
-                yield from emit(rf, st, sha, "sha", f"commit `{sha}` is not in this repository",
+                if missing[sha] == "elsewhere" and _BRANCH_NAMED.search(_near(st.text, sha)):
+                    continue   # "Commit `f787cf8` on `origin/perf/x`": the record says it is on another branch
+                where = "is not in this repository" if missing[sha] == "missing" else \
+                    "is not on this branch's history (it is on a branch that never merged)"
+                yield from emit(rf, st, sha, "sha", f"commit `{sha}` {where}",
                                 "correct the sha (`git log --oneline` lists the commits), or fetch/push the commit")
         if ev_names is not None:
             for name in st.mentions.evidence:
@@ -113,6 +125,14 @@ def unknown_reference(ctx: LintContext) -> Iterator[Hit]:
                     continue   # a dated name of no series here: a trace or log kept elsewhere, not our evidence
                 yield from emit(rf, st, name, "evidence", f"evidence `{name}` does not exist under {evidence_root}/",
                                 f"correct the evidence name (ls {evidence_root}), or commit the evidence")
+
+
+_BRANCH_NAMED = re.compile(r"\bbranch(?:es)?\b|\borigin/|\bworktree\b|\bunmerged\b|\bnot merged\b|\bstash", re.I)
+
+
+def _near(text: str, token: str) -> str:
+    i = text.find(token)
+    return text[max(0, i - 80):i + len(token) + 80] if i >= 0 else ""
 
 
 _SLUG_WORD = re.compile(r"[a-z][a-z0-9]*", re.I)
