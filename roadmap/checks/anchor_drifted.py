@@ -65,11 +65,13 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
             new_end = None if ref.end_line is None or ref.line is None or ref.end_line == ref.line \
                 else loc.line + (ref.end_line - ref.line)
             msg = f"`{name}` is no longer on {where}; it is at {path}:{_span(loc.line, new_end)} now"
-            new_text = repoint(ref.text, ref, loc.line) if ref.text else None
+            # a link is edited in its target only: its text as written may carry markup (`[`sym`](a.rs#L3)`)
+            old_text = ref.text[ref.text.rfind("](") + 2:-1] if ref.form == "link" else ref.text
+            new_text = repoint(old_text, ref, loc.line) if old_text else None
             lines_here = record_lines(ctx, site.rf)
-            if new_text and 1 <= site.line <= len(lines_here) and ref.text in lines_here[site.line - 1]:
-                edits.append(Edit(path=site.rf.path, line=site.line, old=ref.text, new=new_text))
-                fix = f"re-point `{ref.text}` to `{new_text}`"
+            if new_text and 1 <= site.line <= len(lines_here) and lines_here[site.line - 1].count(old_text) == 1:
+                edits.append(Edit(path=site.rf.path, line=site.line, old=old_text, new=new_text))
+                fix = f"re-point `{old_text}` to `{new_text}`"
             else:
                 fix = f"re-point the reference at line {loc.line}"
         yield Hit(

@@ -150,6 +150,17 @@ def _named(sym: str) -> bool:
     return last not in _NOT_NAMES and re.fullmatch(r"[0-9a-f]*\d[0-9a-f]*", last) is None
 
 
+def link_symbol(text: str, start: int, end: int, code: list[tuple[int, int, str]]) -> str | None:
+    """The symbol of a line link: its text when that is a code symbol (`[`admit_waiting`](src/a.rs#L39)`),
+    else one written right beside it."""
+    inner = [c for s, e, c in code if start <= s and e <= end]
+    label = (inner[0] if len(inner) == 1 else text[start:end]).strip()
+    label = re.sub(r"\(.*\)$", "", _DECL.sub("", label)).strip()
+    if _IDENT.fullmatch(label) and _named(label) and _codeish(label, bool(inner)):
+        return label
+    return _symbol_beside(text, start, end, code)
+
+
 def link_ref(href: str, link_text: str, record_path: str) -> PathRef | None:
     """A PathRef for a markdown link target that is a repository file, else None (URLs, anchors, mail)."""
     href = href.strip()

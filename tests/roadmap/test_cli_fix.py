@@ -74,7 +74,8 @@ def test_fix_rewrites_our_reference_and_never_another_projects(capsys, fixture_r
     before = path.read_text(encoding="utf-8").split("\n")
     code, _, err = run(capsys, "lint", str(repo.path), "--fix", "--select", "RL303")
     after = path.read_text(encoding="utf-8").split("\n")
-    assert "fixed 1 finding(s) in 1 file(s)" in err and code == 0
+    assert "fixed 2 finding(s) in 1 file(s)" in err and code == 0
     changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
-    assert changed == [6] and after[6] == before[6].replace("pager.go:12-14", "pager.go:21-23")
+    assert changed == [6, 12] and after[6] == before[6].replace("pager.go:12-14", "pager.go:21-23")
     assert "`src/pager.c:1900-1950`" in after[6]
+    assert after[12] == before[12].replace("pager.go#L12-L14", "pager.go#L21-L23")   # a link: its target only
