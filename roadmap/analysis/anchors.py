@@ -96,7 +96,7 @@ def relocate(lines: list[str], ref: PathRef, also: tuple[tuple[int, int], ...] =
 
 
 _COLON_RE = re.compile(r":(\d+)(?:(\s*[-–]\s*)(\d+))?(?!.*:\d)")
-_HASH_RE = re.compile(r"#L(\d+)(?:(-L?)(\d+))?")
+_HASH_RE = re.compile(r"#L(\d+)(?:([-–]L?)(\d+))?")
 
 
 def repoint(text: str, ref: PathRef, new_start: int) -> str | None:

@@ -20,7 +20,7 @@ _DIR_ROOTS = {"src", "docs", "tests", "test", "engine", "roadmap", "agents", "to
 _SEG = r"[\w@+-](?:[\w.@+-]*[\w@+-])?"
 PATH_RE = re.compile(
     rf"(?<![\w/.:@#-])(?P<path>(?:\.{{1,2}}/)*(?:\.?{_SEG}/)+(?:{_SEG})?|{_SEG}\.(?:{_EXTS}))"
-    r"(?P<loc>:(?P<l1>\d+)(?:-(?P<l2>\d+))?|#L(?P<h1>\d+)(?:-L?(?P<h2>\d+))?"
+    r"(?P<loc>:L?(?P<l1>\d+)(?:[-–]L?(?P<l2>\d+))?|#L(?P<h1>\d+)(?:[-–]L?(?P<h2>\d+))?"
     r"|::(?P<sym>[A-Za-z_]\w*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?)?(?![\w/])")
 _DOT_EXT = re.compile(rf"\.(?:{_EXTS})(?![\w])")
 _HAS_EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,9}$")

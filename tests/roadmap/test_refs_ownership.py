@@ -117,3 +117,13 @@ def test_external_config_table_list_and_mistakes(tmp_path: Path):
 def test_external_in_pyproject(tmp_path: Path):
     (tmp_path / "pyproject.toml").write_text('[tool.roadmap.external]\nvllm = "../vllm"\n')
     assert load_config(tmp_path).external == (("vllm", "../vllm"),)
+
+
+@pytest.mark.parametrize("text, line, end", [
+    ("see src/x.py:40–60 now", 40, 60),      # an en dash, as prose writes ranges
+    ("src/x.py:L120", 120, 120),
+    ("src/x.py#L3–L9", 3, 9),
+])
+def test_line_range_spellings(text, line, end):
+    refs, _ = find_paths(text, [], [])
+    assert refs and (refs[0].path, refs[0].line, refs[0].end_line) == ("src/x.py", line, end)
