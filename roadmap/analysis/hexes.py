@@ -29,6 +29,12 @@ _COMMIT_BEFORE = re.compile(
     r"added|removed|changed|caused|done|implemented|tagged)\s+(?:in|by|at|as|with|on|via)|"
     r"fix(?:es|ed)?|reverts?|cherry-pick)\s*[:=#]?|\b[\w-]+-by:|\b(?:fixes|refs|reverts|landed-in|commit|base):|@)"
     + _OPEN + "$", re.I)
+# Further back in the clause: a verb of landing code ("Fixed the flake (a3f9c02)"), or a commit subject after it
+# as `git log --oneline` prints it ("a3f9c02 fix(ctrl): ...").
+_LANDED_IN_CLAUSE = re.compile(r"\b(?:fixed|landed|merged|shipped|reverted|committed|pushed|cherry-picked|squashed|"
+                               r"introduced|regressed)\b", re.I)
+_SUBJECT_AFTER = re.compile(r"[`)\]]?\s*(?:[-—–:]\s*)?(?:feat|fix|refactor|chore|docs|perf|test|build|ci|style|revert)"
+                            r"(?:\([^)]*\))?!?:\s")
 _COMMIT_COLUMN = re.compile(r"\b(?:commit|commits|sha|shas|rev|revision|landed(?:\s+in)?|fixed\s+in|base)\b", re.I)
 # Anywhere in the clause before the token: it is a digest, not a commit.
 _DIGEST = re.compile(r"(?i:sha-?(?:224|256|384|512)|sha3|md5|blake\w*|xxh\w*|\bcrc\d*|\bhash(?:es|ed)?|digests?|"
@@ -58,6 +64,8 @@ def commit_context(text: str, start: int, end: int, column: str | None = None) -
         re.search(r"[0-9a-f]{7,40}\.\.\.?$", before) is not None
     if explicit or ranged or (column is not None and _COMMIT_COLUMN.search(column) is not None):
         return "commit"
+    if len(token) in _GIT_LENGTHS and (_LANDED_IN_CLAUSE.search(clause[-60:]) or _SUBJECT_AFTER.match(after)):
+        return "commit"             # "Fixed the flake (a3f9c02).", "a3f9c02 fix(ctrl): wait for the pod"
     return "none"
 
 

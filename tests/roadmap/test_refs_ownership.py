@@ -60,6 +60,9 @@ def test_foreign_section_is_about_upstream():
     ("range abc1234..def5678 covers it", "def5678", "commit"),
     ("Reviewed-by: a; Landed-in: 1234abc", "1234abc", "commit"),
     ("commit hash `deadbee1`", "deadbee1", "commit"),
+    ("Fixed the flake (a3f9c02).", "a3f9c02", "commit"),              # a landing verb further back
+    ("a3f9c02 fix(ctrl): wait for the pod", "a3f9c02", "commit"),     # a pasted `git log --oneline`
+    ("landed the cache; trace 179a0fc", "179a0fc", "none"),           # the verb is in another clause
     # digests, elisions, and hex with no commit word
     ("weights sha256 `60ed5bc3dd14`", "60ed5bc3dd14", "digest"),
     ("log digests `75b25ae3…3de8` and `a97d9d22…886e`", "a97d9d22", "digest"),
