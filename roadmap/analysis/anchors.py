@@ -32,9 +32,10 @@ def _score(line: str, name: str, qualifier: str | None) -> int:
     score = 1
     if re.search(rf"\b{_DEF_WORDS}\s+{esc}\b", line):
         score = 4
-    elif qualifier and re.search(rf"\b{re.escape(qualifier)}::{esc}\s*\(", line) and not line.rstrip().endswith(";"):
-        score = 4   # C++ out-of-line definition
-    elif re.match(rf"^\s*(?:[\w:<>,*&\s]+\s+)?[*&]?{esc}\s*\([^;]*$", line) and not re.match(
+    elif qualifier and re.match(rf"^(?:[\w:<>,*&]+\s+)*[*&]?{re.escape(qualifier)}::{esc}\s*\(", line) \
+            and not line.rstrip().endswith(";"):
+        score = 4   # C++ out-of-line definition (at the margin: an indented `vt::F(` is a call)
+    elif re.match(rf"^\s*[\w:<>,*&]+(?:\s+[\w:<>,*&]+)*\s+[*&]?{esc}\s*\([^;]*$", line) and not re.match(
             r"^\s*(?:return|if|while|for|switch|else)\b", line):
         score = 3   # a function header in a C-like language
     elif re.match(rf"^\s*{esc}\s*[:=]", line) or re.match(rf"^#+\s.*{esc}", line):
@@ -80,6 +81,8 @@ def locate(lines: list[str], ref: PathRef, also: tuple[tuple[int, int], ...] = (
         return Location("absent")        # gone from the code (a comment naming it is not where it is)
     if ref.line is None:
         return Location("on-lines")      # `path::Symbol` without lines: being in the file is enough
+    if any(s >= 3 and n < start <= block_end(lines, n) for s, n in scored):
+        return Location("on-lines")      # a line inside the symbol's body: `MatmulBT` (ops.cpp:158) routes dtypes
     best = max(s for s, _ in scored)
     tops = tuple(n for s, n in scored if s == best)
     if len(tops) == 1:
@@ -87,6 +90,24 @@ def locate(lines: list[str], ref: PathRef, also: tuple[tuple[int, int], ...] = (
     if best < 3:
         return Location("on-lines")   # only mentioned, several times: which mention the record meant is unknowable
     return Location("ambiguous", candidates=tops)
+
+
+_CLOSER = re.compile(r"^\s*(?:[}\])]+[;,]?|end|fi|done|esac)\s*(?://.*)?$")
+
+
+def block_end(lines: list[str], first: int) -> int:
+    """The last line of the block a definition on line `first` opens: up to the next non-blank line indented no
+    deeper than the definition (its closing `}` included), for braces and indentation alike."""
+    indent = len(lines[first - 1]) - len(lines[first - 1].lstrip())
+    last = first
+    for n in range(first + 1, len(lines) + 1):
+        line = lines[n - 1]
+        if not line.strip():
+            continue
+        if len(line) - len(line.lstrip()) <= indent:
+            return n if _CLOSER.match(line) else last
+        last = n
+    return last
 
 
 def relocate(lines: list[str], ref: PathRef, also: tuple[tuple[int, int], ...] = ()) -> Location | None:

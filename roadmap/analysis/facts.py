@@ -137,6 +137,7 @@ class Facts:
     # analysis/commit_text.py
     term_weights: TermWeights | None = None
     # analysis/refs.py
+    live: list[tuple[RecordFile, Statement]] | None = None
     record_lines: dict[str, list[str]] = field(default_factory=dict)
     basename_index: dict[str, list[str]] | None = None
     resolved: dict[tuple[str, str], Resolved] = field(default_factory=dict)
@@ -155,7 +156,7 @@ class Facts:
     path_fates: PathFates | None = None
     path_fates_loaded: bool = False
     # analysis/gone.py: per record, the paths it plans to remove or tells how to restore
-    removal_planned: dict[str, frozenset[str]] = field(default_factory=dict)
+    removal_planned: dict[str, frozenset[str]] | None = None
     close_matches: dict[str, str | None] = field(default_factory=dict)
     paths_by_depth: dict[int, list[str]] | None = None
     # checks/directive_landed.py: the newest commit on or before an as-of point

@@ -56,15 +56,15 @@ def lead_in(ctx: LintContext, rf: RecordFile, st: Statement) -> str:
 def removal_planned(ctx: LintContext, rf: RecordFile) -> frozenset[str]:
     """Paths the record asks to remove (or tells how to restore): their mentions are expected to dangle."""
     cache = ctx.facts.removal_planned
-    if rf.path not in cache:
-        found = set()
-        for site in path_refs(ctx):
-            if site.rf is not rf or site.start < 0:
+    if cache is None:
+        found: dict[str, set[str]] = {}
+        for site in path_refs(ctx):   # one pass for every record
+            if site.start < 0:
                 continue
             before, _ = _around(site)
-            if _REMOVAL.search(before) or _REMOVAL.search(lead_in(ctx, rf, site.st)):
+            if _REMOVAL.search(before) or _REMOVAL.search(lead_in(ctx, site.rf, site.st)):
                 path = normalise(site.ref.path)
                 if path:
-                    found.add(path)
-        cache[rf.path] = frozenset(found)
-    return cache[rf.path]
+                    found.setdefault(site.rf.path, set()).add(path)
+        cache = ctx.facts.removal_planned = {k: frozenset(v) for k, v in found.items()}
+    return cache.get(rf.path, frozenset())

@@ -142,10 +142,13 @@ def foreign_shas(ctx: LintContext) -> dict[str, frozenset[str]]:
 
 
 def commit_tokens(ctx: LintContext, rf_path: str, st: Statement) -> Iterator[str]:
-    """The hex tokens of `st` written as commits of ours."""
-    theirs = foreign_shas(ctx)
+    """The hex tokens of `st` written as commits (before asking whether the records call them upstream's)."""
     for token, kind in _raw_tokens(ctx, rf_path, st):
-        # one sha abbreviated twice (`702f481`, `702f4814`) is one commit: compare on the shorter length
-        if kind == "commit" and not any(t.startswith(token) or token.startswith(t)
-                                        for t in theirs.get(token[:7], ())):
+        if kind == "commit":
             yield token
+
+
+def is_upstream_sha(ctx: LintContext, token: str) -> bool:
+    """The records write this sha (or a longer or shorter spelling of it) in another project's context."""
+    # one sha abbreviated twice (`702f481`, `702f4814`) is one commit: compare on the shorter length
+    return any(t.startswith(token) or token.startswith(t) for t in foreign_shas(ctx).get(token[:7], ()))

@@ -57,15 +57,24 @@ def record_lines(ctx: LintContext, rf: RecordFile) -> list[str]:
 def live_statements(ctx: LintContext) -> Iterator[tuple[RecordFile, Statement]]:
     """Statements that make current claims: not historical, not inside a fenced code block, not a dated entry
     of a log, not in a snapshot (an archived or audit record, a baseline section), not in a vendored project."""
+    if ctx.facts.live is None:
+        ctx.facts.live = list(_live(ctx))
+    return iter(ctx.facts.live)
+
+
+def _live(ctx: LintContext) -> Iterator[tuple[RecordFile, Statement]]:
     vendored = vendored_roots(ctx)
     for rf in ctx.records:
         if snapshot_record(rf) or any(rf.path.startswith(v) for v in vendored):
             continue
         fences = fenced_lines(rf)
         rows = _row_heads(rf) if is_log(rf) else None
+        snapshot_sections: dict[tuple[str, ...], bool] = {}
         for st in rf.statements:
+            if st.section not in snapshot_sections:
+                snapshot_sections[st.section] = any(_SNAPSHOT_SECTION.search(h) for h in st.section[1:])
             if st.historical or st.line in fences or (rows is not None and dated_entry(st, rows)) \
-                    or any(_SNAPSHOT_SECTION.search(h) for h in st.section[1:]):
+                    or snapshot_sections[st.section]:
                 continue
             yield rf, st
 

@@ -101,23 +101,35 @@ def path_missing(ctx: LintContext) -> Iterator[Hit]:
         res = resolve(ctx, ref, site.rf.path)
         if res.path is not None or res.ambiguous or not res.candidates:
             continue
-        if is_foreign(ctx, site):
-            continue   # another project's file: never checked against this tree
         if evidence_root and res.candidates[0].startswith(evidence_root + "/") and site.st.mentions.evidence:
             continue   # an evidence name: RL304 reports it
         if not anchored(ref) and not looks_like_file(ref.path) and not (ref.text or ref.path).endswith("/"):
             continue
+        fate = find_fate(fates(ctx), res.candidates)
+        guess = None if fate is not None else _typo_of(ctx, site, res.candidates[0])
+        if fate is None and guess is None:
+            continue   # never in this repository: a file still to be written, or another project's
+        if is_foreign(ctx, site):
+            continue   # another project's file: never checked against this tree
         if acknowledged_gone(site) or res.candidates[0] in removal_planned(ctx, site.rf):
             continue   # "(former `x.cpp:378`)", "Disable/remove: `x.yml`": the record expects it gone
-        finding = _finding(ctx, site, res.candidates)
-        if finding is not None:
-            yield finding
+        yield _finding(ctx, site, fate, guess)
 
 
-def _finding(ctx: LintContext, site: RefSite, candidates: tuple[str, ...]) -> Hit | None:
+def _typo_of(ctx: LintContext, site: RefSite, main: str) -> str | None:
+    """Never in this repository's history: a file still to be written, or another project's. Only a one-letter
+    typo of a file beside it, written once and outside a directive, is worth a warning."""
+    pf = fates(ctx)
+    if "/" not in main or site.st.directive or pf is None or not pf.complete:
+        return None
+    guess = close_match(ctx, main)
+    if guess is not None and sum(rf.text.count(site.ref.path) for rf in ctx.records) > 1:
+        return None   # named again elsewhere: a file people plan or discuss (`xpu.cpp` beside `cpu.cpp`)
+    return guess
+
+
+def _finding(ctx: LintContext, site: RefSite, fate: PathFate | None, guess: str | None) -> Hit:
     ref = site.ref
-    fate = find_fate(fates(ctx), candidates)
-    main = candidates[0]
     severity = "error"
     fix: str
     evidence: list[dict[str, Any]] = []
@@ -129,14 +141,6 @@ def _finding(ctx: LintContext, site: RefSite, candidates: tuple[str, ...]) -> Hi
         else:
             fix = "drop the reference or point it at what replaced it"
     else:
-        # Never in this repository's history: a file still to be written, or another project's. Only a one-letter
-        # typo of a file beside it, written once and outside a directive, is worth a warning.
-        guess = close_match(ctx, main) if "/" in main and not site.st.directive else None
-        if guess is not None and sum(rf.text.count(ref.path) for rf in ctx.records) > 1:
-            guess = None   # named again elsewhere: a file people plan or discuss (`xpu.cpp` beside `cpu.cpp`)
-        pf = fates(ctx)
-        if guess is None or pf is None or not pf.complete:
-            return None
         severity = "warning"
         how = f"no commit on this branch's history deleted or renamed it; did you mean {guess}?"
         fix = f"correct the path to {guess}"

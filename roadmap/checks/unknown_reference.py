@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from roadmap.analysis.context import LintContext
-from roadmap.analysis.hexes import commit_tokens
+from roadmap.analysis.hexes import commit_tokens, is_upstream_sha
 from roadmap.analysis.ids import ID_SHAPE, named_in_history, prefix, row_tag, undefined_ids, vocabulary
 from roadmap.analysis.refs import line_of, live_statements
 from roadmap.findings import Hit
@@ -105,7 +105,7 @@ def unknown_reference(ctx: LintContext) -> Iterator[Hit]:
             yield from emit(rf, st, token, "id", f"`{token}` is not defined by any record (no table row, heading "
                             f"or item has this id{hint})", "correct the id, or add the row/claim it refers to")
         for sha in commits.get((rf.path, st.line, st.column), ()):
-            if sha in missing and sha not in named_in_history(ctx):
+            if sha in missing and sha not in named_in_history(ctx) and not is_upstream_sha(ctx, sha):
                 if missing[sha] == "elsewhere" and _BRANCH_NAMED.search(_near(st.text, sha)):
                     continue   # "Commit `f787cf8` on `origin/perf/x`": the record says it is on another branch
                 where = "is not in this repository" if missing[sha] == "missing" else \

@@ -83,7 +83,9 @@ def extract(inline: Inline, config: "Config", record_path: str, header: str | No
         ref = link_ref(href, text[s:e], record_path)
         if ref is not None:
             if ref.line is not None:
-                ref = replace(ref, symbol=link_symbol(text, s, e, inline.code))
+                symbol = link_symbol(text, s, e, inline.code)
+                if symbol and symbol != ref.path.rsplit("/", 1)[-1].split(".", 1)[0]:   # not the file's own name
+                    ref = replace(ref, symbol=symbol)
             paths.append(ref)
             link_spans.append((s, e))
     text_refs, path_spans = find_paths(text, inline.code, link_spans)

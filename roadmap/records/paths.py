@@ -151,14 +151,18 @@ def _named(sym: str) -> bool:
 
 
 def link_symbol(text: str, start: int, end: int, code: list[tuple[int, int, str]]) -> str | None:
-    """The symbol of a line link: its text when that is a code symbol (`[`admit_waiting`](src/a.rs#L39)`),
-    else one written right beside it."""
+    """The symbol of a line link: its text, when that is one code span naming a symbol
+    (`[`admit_waiting`](src/a.rs#L39)`).
+    Not a symbol beside it: cells of links (`[ops.h:518](...), [ops.cpp:1466](...)`) sit between other names."""
     inner = [c for s, e, c in code if start <= s and e <= end]
-    label = (inner[0] if len(inner) == 1 else text[start:end]).strip()
-    label = re.sub(r"\(.*\)$", "", _DECL.sub("", label)).strip()
-    if _IDENT.fullmatch(label) and _named(label) and _codeish(label, bool(inner)):
+    if len(inner) != 1:
+        return None      # plain link text (`[the loop](a.rs#L5)`, `[dtype.cpp](dtype.cpp#L32)`) names no symbol
+    label = re.sub(r"\(.*\)$", "", _DECL.sub("", inner[0].strip())).strip()
+    if _DOT_EXT.search(label):
+        return None      # a file name in code (`dtype.cpp`), not a symbol in it
+    if _IDENT.fullmatch(label) and _named(label) and _codeish(label, True):
         return label
-    return _symbol_beside(text, start, end, code)
+    return None
 
 
 def link_ref(href: str, link_text: str, record_path: str) -> PathRef | None:

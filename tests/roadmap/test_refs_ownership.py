@@ -130,3 +130,18 @@ def test_external_in_pyproject(tmp_path: Path):
 def test_line_range_spellings(text, line, end):
     refs, _ = find_paths(text, [], [])
     assert refs and (refs[0].path, refs[0].line, refs[0].end_line) == ("src/x.py", line, end)
+
+
+@pytest.mark.parametrize("markdown, symbol", [
+    ("[`admit_waiting`](../src/a.rs#L39-L69)", "admit_waiting"),
+    ("[`vt::MatmulBT` routes block dtypes](../src/ops.cpp#L158)", "vt::MatmulBT"),
+    ("[the loop](../src/a.rs#L5)", None),                        # plain link text names no symbol
+    ("[`dtype.cpp`](../src/dtype.cpp#L32)", None),               # a file name in code
+    ("[`test_bench`](../tests/test_bench.cpp#L143)", None),      # the file's own name
+])
+def test_symbol_of_a_line_link(markdown, symbol):
+    from roadmap.records.parser import parse_record
+
+    rf = parse_record("agents/x.md", f"# x\n\n- {markdown}\n".encode(), Config())
+    refs = [p for st in rf.statements for p in st.mentions.paths]
+    assert refs and refs[0].symbol == symbol
