@@ -1,6 +1,7 @@
 """RL301 path-missing."""
 from __future__ import annotations
 
+import posixpath
 from typing import Any, Iterator
 
 from roadmap.analysis.context import LintContext
@@ -91,7 +92,8 @@ def path_missing(ctx: LintContext) -> Iterator[Hit]:
     another project's name (`in vLLM`, `llama.cpp's`), pinned with `@ <sha>`, or under a configured `external`
     root is another project's. A path that never existed here is a file still to be written or another
     project's, so it is flagged only when a file beside it is one letter away and the path is written once (a
-    typo, as a warning). Paths in fenced code blocks, URLs, absolute/`~` paths, paths outside the repository,
+    typo, as a warning). In a shallow clone, where deleted and never-written cannot be told apart, a located
+    reference into a directory of ours is reported as information. Paths in fenced code blocks, URLs, absolute/`~` paths, paths outside the repository,
     struck-through or historical text, paths the text already calls removed or former, and paths the record
     itself plans to remove (or tells how to restore) are never flagged.
     """
@@ -105,15 +107,26 @@ def path_missing(ctx: LintContext) -> Iterator[Hit]:
             continue   # an evidence name: RL304 reports it
         if not anchored(ref) and not looks_like_file(ref.path) and not (ref.text or ref.path).endswith("/"):
             continue
-        fate = find_fate(fates(ctx), res.candidates)
+        pf = fates(ctx)
+        fate = find_fate(pf, res.candidates)
         guess = None if fate is not None else _typo_of(ctx, site, res.candidates[0])
-        if fate is None and guess is None:
+        unknown = fate is None and guess is None and (pf is None or not pf.complete) and anchored(ref) \
+            and ctx.tree.is_dir(posixpath.dirname(res.candidates[0]) or ".")
+        if fate is None and guess is None and not unknown:
             continue   # never in this repository: a file still to be written, or another project's
         if is_foreign(ctx, site):
             continue   # another project's file: never checked against this tree
         if acknowledged_gone(site) or res.candidates[0] in removal_planned(ctx, site.rf):
             continue   # "(former `x.cpp:378`)", "Disable/remove: `x.yml`": the record expects it gone
-        yield _finding(ctx, site, fate, guess)
+        yield _finding(ctx, site, fate, guess) if not unknown else _unknown_history(ctx, site)
+
+
+def _unknown_history(ctx: LintContext, site: RefSite) -> Hit:
+    """A shallow clone cannot tell a deleted file from one never written: say so, as information."""
+    return Hit(severity="info", message=f"{quote(site.ref)} does not exist: history is shallow or unreadable, so "
+               f"whether it ever existed here is unknown", path=site.rf.path, line=site.line, end_line=site.line,
+               record_id=row_tag(ctx, site.st), fix="fetch the full history (`git fetch --unshallow`) and lint again",
+               key=f"{site.ref.path}")
 
 
 def _typo_of(ctx: LintContext, site: RefSite, main: str) -> str | None:
