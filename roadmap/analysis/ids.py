@@ -10,6 +10,7 @@ is defined. With `id_patterns`/`claim_patterns` configured (not the defaults), e
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import IdVocabulary
@@ -81,8 +82,28 @@ def _hyphen_prefixes(token: str) -> list[str]:
 
 def in_code(raw: str, token: str) -> bool:
     """`token` is written inside a code span of the statement's markdown (the odd pieces between backticks)."""
-    pat = re.compile(r"(?<![\w-])" + re.escape(token) + r"(?![\w-])")
-    return any(pat.search(piece) for piece in raw.split("`")[1::2])
+    code = _code_text(raw)
+    return code is not None and _has_whole(code, token)
+
+
+@lru_cache(maxsize=4096)
+def _code_text(raw: str) -> str | None:
+    """The statement's code spans joined (None when it has none)."""
+    if "`" not in raw:
+        return None
+    return "\n".join(raw.split("`")[1::2])
+
+
+def _has_whole(text: str, token: str) -> bool:
+    """`token` occurs in `text` as a whole token (no regex: records name thousands of distinct ids)."""
+    i = text.find(token)
+    while i >= 0:
+        j = i + len(token)
+        if (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_-")) and \
+                (j == len(text) or not (text[j].isalnum() or text[j] in "_-")):
+            return True
+        i = text.find(token, i + 1)
+    return False
 
 
 def _code_style(ctx: LintContext, defined: frozenset[str]) -> frozenset[str]:
@@ -118,9 +139,11 @@ def undefined_ids(ctx: LintContext, st: Statement) -> list[str]:
     (in code when the team writes its ids as code), and not a word in upper case for emphasis (`MODEL-AGNOSTIC`,
     a line in capitals), a range (`W0-W7`), a glob (`BACKEND-CUDA-SM*`) or a part of a defined id (`ROAD-V1` of
     `ROAD-V1-A`, phase `-W3` of `ENG-ASYNC-SCHED`)."""
-    vocab = vocabulary(ctx)
     out: list[str] = []
     text = st.text
+    if "-" not in text:
+        return out
+    vocab = vocabulary(ctx)
     for m in ID_SHAPE.finditer(text):
         token = m.group(0)
         if token in vocab.defined or token in out or not vocab.is_id(token, ctx.config):

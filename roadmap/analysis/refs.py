@@ -292,7 +292,7 @@ def is_foreign(ctx: LintContext, site: RefSite) -> bool:
     return site.foreign
 
 
-def proven_ours(ctx: LintContext, site: RefSite) -> str | None:
+def proven_ours(ctx: LintContext, site: RefSite, foreign_too: bool = True) -> str | None:
     """The repo-relative file a reference points at when it is provably ours, else None: not foreign, and the
     path as written (repo-relative, or relative to the record for links and `./x`, `../x`) exists. A bare file
     name (`ops.cpp:4624`) or a path only found as the tail of a longer one proves nothing: another project has
@@ -301,7 +301,7 @@ def proven_ours(ctx: LintContext, site: RefSite) -> str | None:
     if ref.form != "link" and "/" not in ref.path:
         return None
     res = resolve(ctx, ref, site.rf.path)
-    if res.path is None or res.path not in res.candidates or is_foreign(ctx, site):
+    if res.path is None or res.path not in res.candidates or (foreign_too and is_foreign(ctx, site)):
         return None
     return res.path
 
@@ -316,12 +316,13 @@ def file_lines(ctx: LintContext, path: str) -> list[str] | None:
 
 
 def readable_refs(ctx: LintContext, want: Callable[[PathRef], bool]) -> Iterator[tuple[RefSite, str, list[str]]]:
-    """(site, resolved path, file lines) for every path reference `want(ref)` accepts that is provably ours
-    and reads as text: what the line and anchor rules share before they judge the lines."""
+    """(site, resolved path, file lines) for every path reference `want(ref)` accepts that is written as ours
+    (proven_ours without its foreign check: a rule asks is_foreign only for a reference it would report, most
+    are fine) and reads as text: what the line and anchor rules share before they judge the lines."""
     for site in path_refs(ctx):
         if not want(site.ref) or _DATED_NAME.search(site.rf.path.rsplit("/", 1)[-1]):
             continue   # `gap-scan-2026-07-08.md`: a report as of its date; its line numbers are that day's
-        path = proven_ours(ctx, site)
+        path = proven_ours(ctx, site, foreign_too=False)
         if path is None:
             continue
         lines = file_lines(ctx, path)

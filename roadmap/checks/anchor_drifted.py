@@ -6,7 +6,7 @@ from typing import Iterator
 from roadmap.analysis.anchors import locate, repoint, symbol_parts
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.ids import row_tag
-from roadmap.analysis.refs import further_ranges, quote, readable_refs, record_lines
+from roadmap.analysis.refs import further_ranges, is_foreign, quote, readable_refs, record_lines
 from roadmap.findings import Edit, Hit
 
 
@@ -44,7 +44,7 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
     for site, path, lines in readable_refs(ctx, lambda ref: bool(ref.symbol)):
         ref = site.ref
         loc = locate(lines, ref, further_ranges(site))
-        if loc.status == "on-lines" or not ref.symbol:
+        if loc.status == "on-lines" or not ref.symbol or is_foreign(ctx, site):
             continue
         name, _ = symbol_parts(ref.symbol)
         where = f"{path}:{_span(ref.line, ref.end_line)}" if ref.line else path

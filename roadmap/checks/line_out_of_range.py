@@ -6,7 +6,7 @@ from typing import Iterator
 from roadmap.analysis.anchors import relocate
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.ids import row_tag
-from roadmap.analysis.refs import further_ranges, quote, readable_refs
+from roadmap.analysis.refs import further_ranges, is_foreign, quote, readable_refs
 from roadmap.findings import Hit
 
 
@@ -35,7 +35,7 @@ def line_out_of_range(ctx: LintContext) -> Iterator[Hit]:
         if ref.line is None:
             continue
         last = max(ref.line, ref.end_line or ref.line)
-        if last <= len(lines):
+        if last <= len(lines) or is_foreign(ctx, site):
             continue
         if relocating and ref.symbol and relocate(lines, ref, further_ranges(site)) is not None:
             continue   # RL303 re-anchors it: one finding per stale reference
