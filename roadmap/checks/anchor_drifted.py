@@ -5,9 +5,32 @@ from typing import Iterator
 
 from roadmap.analysis.anchors import locate, repoint, symbol_parts
 from roadmap.analysis.context import LintContext
+from roadmap.analysis.facts import RefSite
 from roadmap.analysis.ids import row_tag
 from roadmap.analysis.refs import further_ranges, is_foreign, quote, readable_refs, record_lines
 from roadmap.findings import Edit, Hit
+
+
+def _edit_span(ctx: LintContext, site: RefSite) -> tuple[str, tuple[int, int] | None]:
+    """What a fix rewrites and where: the reference as placed by the parser; for a link, its target only (the
+    link text as written may carry markup, `[`sym`](a.rs#L3)`), found once on the statement's lines."""
+    ref = site.ref
+    if ref.form != "link":
+        at = (ref.record_line, ref.start_col) if ref.record_line is not None and ref.start_col is not None else None
+        return ref.text, at
+    href = ref.text[ref.text.rfind("](") + 2:-1]
+    lines = record_lines(ctx, site.rf)
+    hits = [(n, col + 2) for n in range(site.st.line, min(site.st.end_line, len(lines)) + 1)
+            for col in _all(lines[n - 1], f"]({href})")]
+    return href, hits[0] if len(hits) == 1 else None
+
+
+def _all(line: str, needle: str) -> list[int]:
+    out, i = [], line.find(needle)
+    while i >= 0:
+        out.append(i)
+        i = line.find(needle, i + 1)
+    return out
 
 
 def _span(start: int, end: int | None) -> str:
@@ -65,12 +88,11 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
             new_end = None if ref.end_line is None or ref.line is None or ref.end_line == ref.line \
                 else loc.line + (ref.end_line - ref.line)
             msg = f"`{name}` is no longer on {where}; it is at {path}:{_span(loc.line, new_end)} now"
-            # a link is edited in its target only: its text as written may carry markup (`[`sym`](a.rs#L3)`)
-            old_text = ref.text[ref.text.rfind("](") + 2:-1] if ref.form == "link" else ref.text
+            old_text, at = _edit_span(ctx, site)
             new_text = repoint(old_text, ref, loc.line) if old_text else None
-            lines_here = record_lines(ctx, site.rf)
-            if new_text and 1 <= site.line <= len(lines_here) and lines_here[site.line - 1].count(old_text) == 1:
-                edits.append(Edit(path=site.rf.path, line=site.line, old=old_text, new=new_text))
+            if new_text and at is not None:
+                # the exact span the reference is written at (records/spans.py), never a text search
+                edits.append(Edit(path=site.rf.path, line=at[0], col=at[1], old=old_text, new=new_text))
                 fix = f"re-point `{old_text}` to `{new_text}`"
             else:
                 fix = f"re-point the reference at line {loc.line}"
