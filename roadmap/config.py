@@ -99,6 +99,9 @@ class Config:
     history: HistoryConfig = field(default_factory=HistoryConfig)
     claims_ttl_days: int = 14
     fail_on: str = "error"
+    # Other projects the records cite (name -> where its checkout lives, or "unresolved"): references into them are
+    # never checked against this tree (roadmap/analysis/ownership.py). Read from a table: `external: {vllm: ../vllm}`.
+    external: tuple[tuple[str, str], ...] = ()
     # no file larger than this is read (records, sources, evidence); roadmap/safefs.py
     max_file_bytes: int = DEFAULT_MAX_BYTES
     source: str = "defaults"   # where this config came from (a path, or "defaults"); not a config key
@@ -119,6 +122,23 @@ class Config:
     def hyphenated_ids(self) -> bool:
         """True when the id and claim patterns are the defaults, which only match tokens with an "X-Y" in them."""
         return self.id_patterns == (DEFAULT_ID_PATTERN,) and self.claim_patterns == (DEFAULT_CLAIM_PATTERN,)
+
+    @cached_property
+    def external_names(self) -> frozenset[str]:
+        """The configured other projects' names, lower-case (`vLLM` and `vllm` are one name)."""
+        return frozenset(name.lower() for name, _ in self.external)
+
+    @cached_property
+    def external_roots(self) -> tuple[str, ...]:
+        """Repo-relative directories holding another project's files (a vendored checkout), slash-terminated."""
+        out = []
+        for _, root in self.external:
+            r = root.replace("\\", "/").strip()
+            while r.startswith("./"):
+                r = r[2:]
+            if r and r != "unresolved" and not r.startswith(("/", "~", "../")) and "://" not in r:
+                out.append(r.rstrip("/") + "/")
+        return tuple(out)
 
     @cached_property
     def state_set(self) -> frozenset[str]:
@@ -219,6 +239,8 @@ def _build(cls: type, table: dict[str, Any], path: Path, prefix: str, source: st
         default = getattr(cls(), key)
         if key in _MAPPINGS and not prefix:
             values[key] = _check_mapping(dotted, value, _MAPPINGS[key], path)
+        elif key == "external" and not prefix:
+            values[key] = _external(value, path)
         elif key in _NESTED and not prefix:
             if not isinstance(value, dict):
                 raise ConfigError(f"{path}: key `{dotted}` must be a table of keys "
@@ -229,6 +251,17 @@ def _build(cls: type, table: dict[str, Any], path: Path, prefix: str, source: st
     if source is not None:
         values["source"] = source
     return cls(**values)
+
+
+def _external(value: Any, path: Path) -> tuple[tuple[str, str], ...]:
+    """`{vllm: "../vllm", "llama.cpp": "unresolved"}` (or a list of names, each unresolved) -> sorted pairs."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = {v: "unresolved" for v in value}
+    if not isinstance(value, dict) or not all(isinstance(k, str) and k.strip() and isinstance(v, str)
+                                              for k, v in value.items()):
+        raise ConfigError(f"{path}: key `external` must be a table of project name -> its checkout path or "
+                          f"\"unresolved\", got {_tname(value)}; e.g. `external = {{ vllm = \"../vllm\" }}`")
+    return tuple(sorted((k.strip(), v.strip() or "unresolved") for k, v in value.items()))
 
 
 def _check_value(key: str, value: Any, default: Any, path: Path) -> Any:

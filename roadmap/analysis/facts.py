@@ -12,7 +12,9 @@ from typing import Hashable
 from roadmap.analysis.evidence_figures import EvidenceFigure
 from roadmap.analysis.evidence_series import SeriesFinder
 from roadmap.analysis.figure_quotes import Quote
+from roadmap.analysis.ownership import Names
 from roadmap.analysis.terms import TermWeights
+from roadmap.config import DEFAULT_CLAIM_PATTERN, Config
 from roadmap.evidence.store import EvidenceEntry
 from roadmap.history.commit import Commit
 from roadmap.history.paths import PathFates
@@ -78,6 +80,30 @@ class Resolved:
     candidates: tuple[str, ...] = ()   # repo-relative spellings to look up history with when missing
 
 
+@dataclass(frozen=True)
+class IdVocabulary:
+    """The ids of the records and the namespaces they use (analysis/ids.py)."""
+
+    defined: frozenset[str]                 # defined by a record, or named by a heading
+    namespaces: dict[str, str]              # id prefix -> an id defined in it, for messages
+    configured: bool                        # id_patterns are not the default: every match is an id
+    claims_used: bool                       # some record defines a claim
+    code_style: frozenset[str] = frozenset()   # prefixes whose ids the records write in code spans
+    parts: frozenset[str] = frozenset()        # group names defined ids are built from (`ROAD-V1` of `ROAD-V1-A`)
+
+    def is_id(self, token: str, config: Config) -> bool:
+        """Whether `token` (an id-shaped word) is an id of these records, defined or not."""
+        if token in self.defined:
+            return True
+        if token.upper() in config.state_set:
+            return False
+        if config.claim_re.fullmatch(token):
+            return self.claims_used or config.claim_patterns != (DEFAULT_CLAIM_PATTERN,)
+        if self.configured and config.id_re.fullmatch(token):
+            return True
+        return token.split("-", 1)[0] in self.namespaces
+
+
 @dataclass
 class RefSite:
     """A path reference in a live statement, with the record line it is written on (analysis/refs.py)."""
@@ -86,6 +112,9 @@ class RefSite:
     st: Statement
     ref: PathRef
     line: int
+    start: int = -1            # offset of the reference in st.text (-1 for a markdown link)
+    floor: int = 0             # where the previous reference of the statement ends (its context starts after)
+    foreign: bool | None = None  # another project's reference (analysis/refs.py:is_foreign, computed on first use)
 
 
 @dataclass
@@ -118,10 +147,18 @@ class Facts:
     # analysis/commit_text.py
     term_weights: TermWeights | None = None
     # analysis/refs.py
+    live: list[tuple[RecordFile, Statement]] | None = None
     record_lines: dict[str, list[str]] = field(default_factory=dict)
     basename_index: dict[str, list[str]] | None = None
     resolved: dict[tuple[str, str], Resolved] = field(default_factory=dict)
     path_refs: list[RefSite] | None = None
+    project_names: Names | None = None
+    vendored_roots: tuple[str, ...] | None = None
+    # analysis/ids.py
+    id_vocabulary: IdVocabulary | None = None
+    ids_in_messages: frozenset[str] | None = None
+    # analysis/hexes.py: hex tokens the records write as another project's
+    foreign_shas: dict[str, frozenset[str]] | None = None
     file_lines: dict[str, list[str] | None] = field(default_factory=dict)
     # analysis/stale.py
     stale_groups: list[StaleGroup] | None = None
@@ -131,6 +168,8 @@ class Facts:
     # checks/path_missing.py: deletions and renames on the linted history, loaded once; near-miss paths
     path_fates: PathFates | None = None
     path_fates_loaded: bool = False
+    # analysis/gone.py: per record, the paths it plans to remove or tells how to restore
+    removal_planned: dict[str, frozenset[str]] | None = None
     close_matches: dict[str, str | None] = field(default_factory=dict)
     paths_by_depth: dict[int, list[str]] | None = None
     # checks/directive_landed.py: the newest commit on or before an as-of point
