@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Hashable
 
 from roadmap.analysis.terms import TermWeights
+from roadmap.analysis.work import WorkWeights
 from roadmap.evidence.store import EvidenceEntry
 from roadmap.history.commit import Commit
 from roadmap.history.paths import PathFates
@@ -84,6 +85,17 @@ class RefSite:
     line: int
 
 
+@dataclass(frozen=True)
+class Flip:
+    """A commit whose diff turned a flag's default on or off (analysis/default_flips.py)."""
+
+    sha: str
+    path: str
+    before: str       # the line as it was (stripped)
+    after: str        # the line as it became
+    on: bool          # True: turned on by default; False: turned back off
+
+
 @dataclass
 class Facts:
     # roadmap/lint.py, after the check phase: the suppression comments that suppressed a finding (RL901)
@@ -122,5 +134,13 @@ class Facts:
     paths_by_depth: dict[int, list[str]] | None = None
     # checks/directive_landed.py: the newest commit on or before an as-of point
     landed_base: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    # analysis/landing.py: work-term weights and postings over the history; statements the records mark done
+    work_weights: WorkWeights | None = None
+    done_statements: list[tuple[Statement, frozenset[str]]] | None = None
+    changed_paths: dict[str, tuple[str, ...]] = field(default_factory=dict)      # commit sha -> paths it changed
+    path_commits: dict[str, set[str]] | None = None                               # path -> shas that changed it
+    # analysis/default_flips.py: per set of flags, flag -> the commits whose diff flipped its default
+    default_flips: dict[frozenset[str], dict[str, list[Flip]]] = field(default_factory=dict)
+    opt_in_flags: frozenset[str] | None = None                 # checks/default_changed.py
     # checks/figure_unbacked.py: evidence path -> (field path, value) for every number it holds
     evidence_numbers: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
