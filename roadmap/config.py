@@ -41,7 +41,7 @@ class DirectiveConfig:
     # A list item asks for work under a heading containing one of these.
     sections: tuple[str, ...] = ("Punch-list", "Punch list", "Next steps", "Next actions", "TODO", "To do",
                                  "To-do", "Plan", "Action items", "Follow-ups", "Follow-up", "Open items",
-                                 "Backlog", "Must land", "Remaining", "Tasks", "Work items", "Next up",
+                                 "Must land", "Remaining", "Tasks", "Work items", "Next up",
                                  "Left to do", "Still to do", "Next")
     # Matched case-sensitively as whole words; "Must" therefore only fires where a sentence starts with it.
     phrases: tuple[str, ...] = ("Next owner must", "next owner must", "Next owner should", "Next session must",

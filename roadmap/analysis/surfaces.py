@@ -37,9 +37,13 @@ def directive_terms(st: "Statement") -> set[str]:
 
 
 def work_terms(st: "Statement") -> frozenset[str]:
-    """The work terms (analysis/work.py) of the part of `st` that asks for work. The words of the ids it names
-    stay ("CLAIM-ESCAPE-LUT" is about an escaper): a commit naming the id is counted apart, as naming it."""
-    return terms_of(st.directive_text or st.text)
+    """The work terms (analysis/work.py) of the part of `st` that asks for work, its ids masked out: a commit
+    naming the id is counted apart, as naming it. A word of an id that the text also uses stays ("regex escaper
+    (CLAIM-ESCAPE-LUT)" is about an escaper)."""
+    text = st.directive_text or st.text
+    for i in subject_ids(st):
+        text = text.replace(i, " ")
+    return terms_of(text)
 
 
 def apart(a: "Statement", b: "Statement") -> bool:

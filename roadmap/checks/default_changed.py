@@ -29,6 +29,9 @@ FLIPPED = re.compile(r"(?<!not )\b(?:on|enabled|true) by default\b|\bdefault(?:s
 # quotes someone else's "default ON").
 _STAYS_OFF = re.compile(r"\bdefault\s+off\b|\boff\s+by\s+default\b|\bopt-?in\b|\bto\s+opt\s+in\b|\bships?\s+off\b|"
                         r"\bkeeps?\s+(?:it\s+)?off\b|\bstays?\s+off\b", re.I)
+# "is not enabled by default", "won't be the default": a flip phrase, negated.
+_NEGATED = re.compile(r"\b(?:not|isn't|aren't|never|no\s+longer|won't|wasn't)\s+(?:\w+\s+){0,2}"
+                      r"(?:on|enabled?|turned\s+on|the\s+default|default)\b", re.I)
 says_opt_in = hinted(OPT_IN, ("opt", "default", "exper", "off", "disab", "behind"))   # one in every OPT_IN match
 says_flipped = hinted(FLIPPED, ("default", "on", "enabled"))
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+")
@@ -150,7 +153,7 @@ def _flip_sentences(c: Commit) -> tuple[tuple[str, tuple[str, ...]], ...]:
     out = []
     for sent in [c.subject] + _sentences(c.body):
         m = FLIPPED.search(sent)
-        if m and not _STAYS_OFF.search(sent):
+        if m and not _STAYS_OFF.search(sent) and not _NEGATED.search(sent):
             out.append((sent, tuple(tokens(sent[max(0, m.start() - 30):m.start()]))))
     return tuple(out)
 

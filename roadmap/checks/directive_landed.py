@@ -39,6 +39,7 @@ class _Candidate:
     named: tuple[str, ...] = ()
     introduced: tuple[str, ...] = ()
     touches: tuple[str, ...] = ()  # files the directive names that the commit changed
+    other_rows: bool = False       # its trailers name rows, none of them the directive's
     work: WorkMatch | None = None
 
     @property
@@ -52,19 +53,21 @@ class _Candidate:
         unrelated commit cannot move a finding across the line); None when the commit did not do the work."""
         if self.work is not None and self.work.refused_ratio >= REFUSED and not self.introduced:
             return None                  # its message says it left this work for later
+        if self.other_rows and not self.names and not self.introduced:
+            return None                  # it says whose work it is, and that is another row's
         n, ratio, subject = self._terms
+        total = self.work.total if self.work else 0
         # Terms alone (no row named, no symbol introduced) count only for a directive short enough to name one
         # piece of work, from a commit whose subject is about it (two of the directive's terms there): most of the
         # directive's weight, or four of its terms, or all of a short directive's terms.
-        total = self.work.total if self.work else 0
-        strong_terms = subject >= 2 and total <= MAX_TERMS_ALONE and (
+        terms_alone = subject >= 2 and total <= MAX_TERMS_ALONE and (
             n >= 3 and ratio >= STRONG_RATIO or n >= 4 and ratio >= 0.4 or n >= 2 and n == total)
-        some_terms = n >= 2 and ratio >= WEAK_RATIO
         # Changing the very file the directive names, with a subject about the same work, is evidence too.
         touched = bool(self.touches) and n >= 3 and subject >= 1
-        if self.names and (self.introduced or strong_terms or touched) or self.introduced and some_terms:
+        if self.names and (n >= 3 and ratio >= STRONG_RATIO or touched) or \
+                self.introduced and (self.names or n >= 2 and ratio >= WEAK_RATIO):
             return "error"
-        if self.names and some_terms or self.introduced or strong_terms or touched:
+        if self.names and n >= 3 and ratio >= WEAK_RATIO or self.introduced or terms_alone or touched:
             return "warning"
         return None
 
@@ -164,11 +167,22 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
     measuring = _asks_measurement(st)
     out = []
     for cand in cands.values():
+        if ids and not cand.names:
+            cand.other_rows = _names_other_rows(cand.commit, ids)
         cand.work = match(terms, commit_work(cand.commit), weights)
         if measuring and not (_MEASURED & commit_work(cand.commit).done) and not cand.introduced:
             continue                    # a measurement is not done by a commit that only builds
         out.append(cand)
     return out
+
+
+_ROW_TRAILERS = ("row", "rows", "refs", "claim", "claims")
+
+
+def _names_other_rows(commit: Commit, ids: frozenset[str]) -> bool:
+    """Do the commit's trailers (Row:, Refs:, Claim:) name rows, none of them one of `ids`?"""
+    named = [v for k in _ROW_TRAILERS for v in commit.trailer_values(k)]
+    return bool(named) and not any(_id_re(i).search(" ".join(named)) for i in ids)
 
 
 def _asks_measurement(st: Statement) -> bool:
