@@ -93,12 +93,13 @@ def default_flips(ctx: LintContext, flags: set[str]) -> dict[str, list[Flip]]:
                           "--", *sorted(files), check=False)
         except GitError:
             raw = b""
-        _scan(raw.decode("utf-8", "replace"), wanted, found)
+        finder = re.compile("|".join(re.escape(f) for f in sorted(wanted, key=len, reverse=True)))
+        _scan(raw.decode("utf-8", "replace"), finder, found)
     ctx.facts.default_flips[key] = found
     return found
 
 
-def _scan(log: str, flags: list[str], found: dict[str, list[Flip]]) -> None:
+def _scan(log: str, finder: re.Pattern[str], found: dict[str, list[Flip]]) -> None:
     for chunk in log.split("\x00")[1:]:
         sha, _, patch = chunk.partition("\n")
         sha = sha.strip()
@@ -109,16 +110,19 @@ def _scan(log: str, flags: list[str], found: dict[str, list[Flip]]) -> None:
                 path = line[6:] if line.startswith("+++ b/") else ""
             elif line.startswith("@@") or line.startswith("diff --git"):
                 if hunk and path:
-                    _hunk(sha, path, hunk, flags, found)
+                    named = set(finder.findall("\n".join(hunk)))
+                    if named:
+                        _hunk(sha, path, hunk, sorted(named), found)
                 hunk = []
             elif line[:1] in " +-" and not line.startswith(("--- ", "+++ ")):
                 hunk.append(line)
 
 
-def _hunk(sha: str, path: str, hunk: list[str], flags: list[str], found: dict[str, list[Flip]]) -> None:
-    named = [f for f in flags if any(f in h for h in hunk)]
-    if not named:
-        return
+def _hunk(sha: str, path: str, hunk: list[str], named: list[str], found: dict[str, list[Flip]]) -> None:
+    """`named`: the flags the hunk mentions."""
+    if not any(h[:1] == "-" for h in hunk) or not any(h[:1] == "+" for h in hunk):
+        return                               # a pure addition or deletion flips nothing
+    flags = named
     removed = [(i, h[1:]) for i, h in enumerate(hunk) if h.startswith("-")]
     added = [(i, h[1:]) for i, h in enumerate(hunk) if h.startswith("+")]
     for flag in named:

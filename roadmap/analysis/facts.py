@@ -136,7 +136,7 @@ class Facts:
     landed_base: dict[tuple[str, str], str | None] = field(default_factory=dict)
     # analysis/landing.py: work-term weights and postings over the history; statements the records mark done
     work_weights: WorkWeights | None = None
-    done_statements: list[tuple[Statement, frozenset[str]]] | None = None
+    done_statements: dict[str, list[tuple[Statement, frozenset[str]]]] | None = None
     changed_paths: dict[str, tuple[str, ...]] = field(default_factory=dict)      # commit sha -> paths it changed
     path_commits: dict[str, set[str]] | None = None                               # path -> shas that changed it
     # analysis/default_flips.py: per set of flags, flag -> the commits whose diff flipped its default

@@ -121,11 +121,16 @@ def _closed_rows(ctx: LintContext) -> set[tuple[str, int | None, str | None]]:
     return out
 
 
-def done_statements(ctx: LintContext) -> list[tuple[Statement, frozenset[str]]]:
+def done_statements(ctx: LintContext) -> dict[str, list[tuple[Statement, frozenset[str]]]]:
+    """work term -> the statements the records mark done that have it (with their terms)."""
     if ctx.facts.done_statements is None:
         closed = _closed_rows(ctx)
-        ctx.facts.done_statements = [(st, t) for st in ctx.statements()
-                                     if is_done(st, closed) and len(t := work_terms(st)) >= MIN_TWIN_TERMS]
+        index: dict[str, list[tuple[Statement, frozenset[str]]]] = {}
+        for st in ctx.statements():
+            if is_done(st, closed) and len(t := work_terms(st)) >= MIN_TWIN_TERMS:
+                for term in t:
+                    index.setdefault(term, []).append((st, t))
+        ctx.facts.done_statements = index
     return ctx.facts.done_statements
 
 
@@ -137,7 +142,9 @@ def done_twin(ctx: LintContext, st: Statement, terms: frozenset[str]) -> Stateme
     weights = work_weights(ctx)
     ids = subject_ids(st)
     best: tuple[float, Statement] | None = None
-    for other, t in done_statements(ctx):
+    index = done_statements(ctx)
+    pool = {id(o): (o, t) for term in terms for o, t in index.get(term, ())}
+    for other, t in pool.values():
         if ids and (other_ids := subject_ids(other)) and not (ids & other_ids):
             continue                                   # another row's done work
         if other is st or (other.kind == "cell" and st.kind == "cell" and other.path == st.path

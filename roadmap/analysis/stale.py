@@ -94,7 +94,7 @@ def _group(pool: list[Statement], stale: list[Statement], reasons: dict[int, lis
             near = {id(o): o for t in work_terms(m) for o in by_term.get(t, ())}
             for o in near.values():
                 if id(o) not in inside and id(o) not in extra and apart(m, o) and (
-                        repeats(m, o) or related_text(m, o, 3, 0.5)):
+                        repeats(m, o) or related_text(m, o, 3, 0.5, 0.25)):
                     extra[id(o)] = o
         surfaces = group + sorted(extra.values(), key=primary_key)
         merged: dict[str, Reason] = {}

@@ -52,7 +52,8 @@ def apart(a: "Statement", b: "Statement") -> bool:
     return a.path != b.path or a.kind != b.kind or a.section != b.section
 
 
-def related_text(a: "Statement", b: "Statement", min_shared: int, min_containment: float) -> bool:
+def related_text(a: "Statement", b: "Statement", min_shared: int, min_containment: float,
+                 min_jaccard: float = 0.0) -> bool:
     """Do two statements describe the same work in other words (shared work terms, abbreviations folded)?
     When both name rows or claims, they must name one in common."""
     ia, ib = subject_ids(a), subject_ids(b)
@@ -60,7 +61,8 @@ def related_text(a: "Statement", b: "Statement", min_shared: int, min_containmen
         return False
     ta, tb = work_terms(a), work_terms(b)
     shared = len(ta & tb)
-    return shared >= min_shared and shared / (min(len(ta), len(tb)) or 1) >= min_containment
+    return shared >= min_shared and shared / (min(len(ta), len(tb)) or 1) >= min_containment and \
+        shared / (len(ta | tb) or 1) >= min_jaccard
 
 
 def repeats(a: "Statement", b: "Statement") -> bool:

@@ -151,7 +151,8 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
     terms = work_terms(st)
     weights = work_weights(ctx)
     fresh = news_shas(ctx, news)
-    named_paths = sorted({p.path for p in st.mentions.paths if p.path and not p.path.endswith("/")})
+    named_paths = sorted({p.path for p in st.mentions.paths if p.path and not p.path.endswith("/")
+                          and not builds_nothing((p.path,))})         # a record or doc changed is no work done
     if named_paths:                     # commits that changed a file the directive names
         index = path_commits(ctx)
         for path in named_paths:

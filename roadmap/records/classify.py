@@ -46,9 +46,14 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
 # The column of a table that names a row's work (not its figures, owners, evidence or state).
 WORK_COLUMN = re.compile(r"capabilit|title|item|feature|task|descri|work|what|scope|deliverable|change|summary|goal|"
                          r"outcome|name|area|topic|unit", re.I)
-# State words of work nobody is expected to move (a parked or blocked row asks for nothing now).
-_IDLE_STATES = frozenset({"blocked", "parked", "on hold", "wontfix", "won't fix", "cancelled", "canceled", "n/a",
-                          "deferred", "icebox", "later"})
+# State words of work not started yet: such a row, in a table with no column of next steps, asks for its work.
+# (A row in progress, partial or gating is tracked, not asked for: its progress is not its completion.)
+_TODO_STATES = frozenset({"todo", "to do", "to-do", "planned", "plan", "not started", "open", "new", "pending",
+                          "queued", "unstarted", "next", "ready", "proposed", "backlog"})
+# Sections of rules and process: their imperatives say how to work, not what work is left.
+_PROCESS_SECTION = re.compile(r"\b(?:protocol|polic(?:y|ies)|rules?|conventions?|guidelines?|workflow|how[- ]to|"
+                              r"procedures?|process|contract|discipline|etiquette|checklist for|template|"
+                              r"recommendations?|principles?|style|usage|examples?)\b", re.I)
 _BROAD_SECTIONS = frozenset({"plan", "remaining", "next up", "tasks", "next"})
 _OPEN_BOX = re.compile(r"^\s*\[ \]\s+(?=\S)")
 
@@ -106,12 +111,13 @@ class Classifier:
         return hit
 
     def is_open_state(self, text: str) -> bool:
-        """Is a State cell's value an open state (work still to do): not closed, not idle, not empty?"""
+        """Is a State cell's value a not-started state (todo, planned, open, ...)?"""
         value = _norm(text)
-        if value in _EMPTY_VALUES or not value or value.startswith(("✅", "✔", "☑")):
+        if value in _EMPTY_VALUES or not value:
             return False
-        first = value.split()[0].strip("*_`.,;:()[]")
-        return first.upper() not in self.closed and value not in _IDLE_STATES and first not in _IDLE_STATES
+        words = value.split()
+        return value in _TODO_STATES or " ".join(words[:2]) in _TODO_STATES or words[0].strip("*_`.,;:()[]") in \
+            _TODO_STATES
 
     def classify(self, text: str, kind: str, column: str | None, sections: tuple[str, ...],
                  all_struck: bool, struck: bool = False) -> Verdict:
@@ -143,7 +149,7 @@ class Classifier:
         elif kind == "item" and self.in_directive_section(sections):
             directive = True
         else:
-            directive = word in self.verbs
+            directive = word in self.verbs and not (sections and _PROCESS_SECTION.search(sections[-1]))
         return Verdict(directive, False, text.strip() if directive else None)
 
     def _struck_work(self, text: str) -> bool:
