@@ -63,7 +63,8 @@ def _keys(rs: list[Reason]) -> set[str]:
 def _group(pool: list[Statement], stale: list[Statement], reasons: dict[int, list[Reason]]) -> list[StaleGroup]:
     """Stale statements that are one stale thing become one group: they repeat each other (same row, near-
     identical text), or they are the same work in other words stale for the same commit or evidence, in
-    different places. Every other live directive that repeats a member is attached as a further surface."""
+    different places, and both ask for work or both state a fact (a finding and the plan built on it are two
+    stale things). Every other live directive that repeats a member is attached as a further surface."""
     parent = {id(s): id(s) for s in stale}
 
     def find(i: int) -> int:
@@ -75,7 +76,8 @@ def _group(pool: list[Statement], stale: list[Statement], reasons: dict[int, lis
     keys = {id(s): _keys(reasons[id(s)]) for s in stale}
     for n, a in enumerate(stale):
         for b in stale[n + 1:]:
-            if apart(a, b) and (repeats(a, b) or (keys[id(a)] & keys[id(b)] and related_text(a, b, 2, 0.3))):
+            if apart(a, b) and (repeats(a, b) or (a.directive == b.directive and keys[id(a)] & keys[id(b)]
+                                                  and related_text(a, b, 2, 0.3))):
                 parent[find(id(a))] = find(id(b))
     members: dict[int, list[Statement]] = {}
     for s in stale:

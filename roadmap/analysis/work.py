@@ -54,7 +54,7 @@ over own per same since so some such than that the their them then there these t
 under until up upon us very was we were what whether which who whom why will with within without would you your
 add adds added remove removes removed port ports ported rerun reruns measure measures write writes publish fix
 step steps work works todo note notes item items next owner owners small medium large first last exact exactly
-onto also via instead
+onto also via instead handle handles handling implement implements ensure ensures allow allows
 also just now instead so once then still while when only even yet again already via per each every
 thing things way ways bit bits lot part parts case cases time times place kind sort sure need needs want wants
 should would could must can may might let lets get gets got go goes going went gone put puts set sets use uses
