@@ -33,7 +33,7 @@ MIN_TWIN_TERMS = 3        # a done statement of fewer terms is a label or a figu
 # The cells of a closed row that say what its work was (not its figures, owners or evidence).
 _WORK_COLUMN = re.compile(r"capabilit|title|item|feature|task|descri|work|what|scope|deliverable|change|summary|goal|"
                           r"outcome|name|area|topic", re.I)
-MIN_TWIN_COVER = 0.8      # share of the done statement's (IDF-weighted) terms the directive names
+MIN_TWIN_COVER = 0.7      # share of the done statement's (IDF-weighted) terms the directive names
 MIN_TWIN_COVER_PLAIN = 0.75   # and of its terms counted plainly: a done item naming one thing more is other work
 
 
