@@ -186,6 +186,9 @@ class WorkWeights:
         return math.log((self.docs + 1) / (self.df.get(term, 0) + 1)) + 1.0
 
 
+MIN_DOCS = 50
+
+
 @dataclass(frozen=True)
 class WorkMatch:
     """How a commit's reported work covers a directive's terms."""
@@ -196,6 +199,7 @@ class WorkMatch:
     in_subject: int                # matched terms that are in the commit's subject
     refused: tuple[str, ...]       # directive terms the commit names only where it says what it did NOT do
     refused_ratio: float           # IDF-weighted share of the unmatched terms that it refused
+    chance: float = 1.0            # how often a commit of this history says all the matched terms (independence)
 
     def describe(self, limit: int = 6) -> str:
         shown = ", ".join(self.matched[:limit]) + (", ..." if len(self.matched) > limit else "")
@@ -208,9 +212,13 @@ def match(terms: frozenset[str], cw: CommitWork, weights: WorkWeights) -> WorkMa
     refused = missing & cw.undone
     total = sum(weights.idf(t) for t in terms) or 1.0
     miss = sum(weights.idf(t) for t in missing) or 1.0
+    chance = 1.0
+    docs = max(weights.docs, MIN_DOCS)   # a short history gives few chances for a coincidence, not many
+    for t in matched:
+        chance *= min(1.0, max(weights.df.get(t, 0), 1) / docs)
     return WorkMatch(tuple(sorted(matched, key=lambda t: (-weights.idf(t), t))), len(terms),
                      sum(weights.idf(t) for t in matched) / total, len(matched & cw.subject),
-                     tuple(sorted(refused)), sum(weights.idf(t) for t in refused) / miss)
+                     tuple(sorted(refused)), sum(weights.idf(t) for t in refused) / miss, chance)
 
 
 def candidates(terms: frozenset[str], weights: WorkWeights, rarest: int = 5) -> set[Commit]:

@@ -22,6 +22,7 @@ from roadmap.records.model import Statement
 # with an inner capital or underscore (`AsyncDeviceInputs`, `VT_ASYNC_DEVICE_MIRROR`), or a long flag.
 _DISTINCT = re.compile(r"^(?:--[a-z0-9][a-z0-9-]{5,}|[A-Za-z_][A-Za-z0-9_:.]*(?:[a-z][A-Z]|_)[A-Za-z0-9_:.]*)$")
 STRONG_RATIO, WEAK_RATIO = 0.5, 0.3    # IDF-weighted share of the directive's work terms the commit reports done
+MAX_CHANCE = 0.05                      # expected chance matches among the news commits, for terms alone
 MAX_TERMS_ALONE = 20                   # a longer directive names several pieces of work: terms alone cannot say
 REFUSED = 0.3                          # share of the unmatched terms a commit says it did NOT do: it left that work
 # Directives that ask for a measurement are not done by a commit that builds something: only by one that
@@ -40,6 +41,7 @@ class _Candidate:
     introduced: tuple[str, ...] = ()
     touches: tuple[str, ...] = ()  # files the directive names that the commit changed
     other_rows: bool = False       # its trailers name rows, none of them the directive's
+    news: int = 0                  # commits the directive cannot have known about (for the chance of a match)
     work: WorkMatch | None = None
 
     @property
@@ -60,7 +62,10 @@ class _Candidate:
         # Terms alone (no row named, no symbol introduced) count only for a directive short enough to name one
         # piece of work, from a commit whose subject is about it (two of the directive's terms there): most of the
         # directive's weight, or four of its terms, or all of a short directive's terms.
-        terms_alone = subject >= 2 and total <= MAX_TERMS_ALONE and (
+        # And the match must not be one some news commit would make by chance: common words of the project
+        # ("source", the project's own name) are said together by many commits.
+        specific = self.work is not None and self.work.chance * max(self.news, 1) <= MAX_CHANCE
+        terms_alone = specific and subject >= 2 and total <= MAX_TERMS_ALONE and (
             n >= 3 and ratio >= STRONG_RATIO or n >= 4 and ratio >= 0.4 or n >= 2 and n == total)
         # Changing the very file the directive names, with a subject about the same work, is evidence too.
         touched = bool(self.touches) and n >= 3 and subject >= 1
@@ -168,6 +173,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
     measuring = _asks_measurement(st)
     out = []
     for cand in cands.values():
+        cand.news = len(fresh)
         if ids and not cand.names:
             cand.other_rows = _names_other_rows(cand.commit, ids)
         cand.work = match(terms, commit_work(cand.commit), weights)
