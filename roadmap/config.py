@@ -11,16 +11,18 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
 from roadmap.findings import SEVERITIES
+from roadmap.safefs import DEFAULT_MAX_BYTES, Declined, read_contained, read_file
 
 # An id: letter-initial upper-case parts joined by hyphens, at least one later part holding a letter, so
 # ROAD-V1-C2-LOCAL-BF16 and RM-RECORDS match while UTF-8, HTTP-429 and BF16 do not. Whole-token.
 DEFAULT_ID_PATTERN = r"(?=[A-Z0-9-]*-[0-9]*[A-Z])[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+"
 DEFAULT_CLAIM_PATTERN = r"CLAIM-[A-Z0-9]+(?:-[A-Z0-9]+)*"
+MAX_CONFIG_BYTES = 1 << 20   # a config file past this is not read (a pyproject.toml is a few KiB)
 FAIL_ON = (*SEVERITIES, "never")   # the lowest severity that fails a run (roadmap/exits.py); never: none does
 NAMINGS = ("any", "date-first", "date-last")
 EVIDENCE_KINDS = ("any", "dir", "file")
@@ -105,6 +107,8 @@ class Config:
     history: HistoryConfig = field(default_factory=HistoryConfig)
     claims_ttl_days: int = 14
     fail_on: str = "error"
+    # no file larger than this is read (records, sources, evidence); roadmap/safefs.py
+    max_file_bytes: int = DEFAULT_MAX_BYTES
     source: str = "defaults"   # where this config came from (a path, or "defaults"); not a config key
 
     @cached_property
@@ -157,26 +161,28 @@ def load_config(root: Path, config_file: Path | None = None) -> Config:
             path = root / path
         if not path.is_file():
             raise ConfigError(f"{config_file}: config file not found; pass an existing file to --config")
-        return _from_file(path)
-    for name in ("roadmap.yaml", "roadmap.yml"):
+        return _from_file(path, lambda: read_file(path, MAX_CONFIG_BYTES))
+    for name in ("roadmap.yaml", "roadmap.yml", "pyproject.toml"):
         if (root / name).is_file():
-            return _from_file(root / name)
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        return _from_file(pyproject)
+            # found in the repository, which may be a fork's: read it only from inside the work tree
+            return _from_file(root / name, lambda: read_contained(root, name, MAX_CONFIG_BYTES))
     return Config()
 
 
-def _from_file(path: Path) -> Config:
+def _from_file(path: Path, read: Callable[[], bytes]) -> Config:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read config ({exc}); check the file exists and is UTF-8") from None
+        text = read().decode("utf-8")
+    except (OSError, Declined, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"{path}: cannot read config ({why}); check the file is a regular UTF-8 file inside "
+                          "the repository") from None
     if path.suffix == ".toml":
         try:
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: invalid TOML ({exc}); fix the syntax there") from None
+        except RecursionError:
+            raise ConfigError(f"{path}: nested too deeply to read; fix the structure there") from None
         table = doc.get("tool", {}).get("roadmap") if path.name == "pyproject.toml" else doc.get("tool", {}).get("roadmap", doc)
         where = "[tool.roadmap]"
         if table is None:
@@ -184,6 +190,8 @@ def _from_file(path: Path) -> Config:
     else:
         try:
             table = yaml.safe_load(text)
+        except RecursionError:
+            raise ConfigError(f"{path}: nested too deeply to read; fix the structure there") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             at = f" line {mark.line + 1}" if mark is not None else ""

@@ -3,6 +3,10 @@ NUM_SEGMENTS slices of its KV blocks run by separate programs, then a small kern
 
 The unified kernel gives a decode batch num_seqs * Hkv programs, each walking the whole context alone; with few
 sequences that leaves most SMs idle. Splitting the context multiplies the programs by NUM_SEGMENTS.
+
+CUDA graphs can capture it: the grid and the workspace depend on host ints only (num_seqs, heads, NUM_SEGMENTS);
+each program reads its sequence's length from seq_lens on the device and takes its share of the tiles, so a
+segment past a short context is empty (max -inf, sum 0) and weighs nothing in the merge.
 """
 from __future__ import annotations
 
@@ -10,9 +14,8 @@ import torch
 import triton
 import triton.language as tl
 
+from engine.kernels.decode_split import NUM_SEGMENTS
 from engine.kernels.triton_unified import tile_n
-
-NUM_SEGMENTS = 16
 
 
 @triton.jit

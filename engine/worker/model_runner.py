@@ -102,9 +102,10 @@ class ModelRunner:
         rows = min(self.config.max_num_seqs, num_tokens)
         logits = self.model.compute_logits(hidden[:rows])
         ones = torch.ones(rows, device=dev)
-        self.sampler(logits.float(), SamplingTensors(
+        self.sampler(logits, SamplingTensors(
             ones, torch.full((rows,), 50, dtype=torch.int64, device=dev), ones * 0.9,
             torch.arange(rows, device=dev), torch.arange(rows, device=dev), False, False, True, True))
+        self.sampler.warm_up(logits)
         del caches, hidden, logits
 
     def initialize_kv_cache(self, num_blocks: int) -> None:
@@ -143,9 +144,10 @@ class ModelRunner:
             hidden = self.model.forward(inputs.input_ids, inputs.positions, inputs.attn, self.kv_caches)
         if inputs.sampling is None:
             return ModelRunnerOutput()
-        logits = self.model.compute_logits(hidden[inputs.logits_indices]).float()   # [S, vocab]
-        sampled = self.sampler(logits, inputs.sampling)                              # [S] on the device
-        self.state.last_sampled[inputs.sample_slots] = sampled                       # next step's decode inputs
+        logits = self.model.compute_logits(hidden[inputs.logits_indices])   # [S, vocab] in the model dtype
+        sampled = self.sampler(logits, inputs.sampling)                      # [S] on the device
+        self.state.last_sampled[inputs.sample_slots] = sampled               # next step's decode inputs
         self.state.num_tokens[inputs.sample_slots_np] += 1
         token_ids = sampled.tolist()   # the step's one device->host copy
-        return ModelRunnerOutput(inputs.sample_req_ids, token_ids, logits if self.keep_logits else None)
+        kept = logits.float() if self.keep_logits else None   # the fp32 contract of ModelRunnerOutput.logits
+        return ModelRunnerOutput(inputs.sample_req_ids, token_ids, kept)

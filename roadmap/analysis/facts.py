@@ -110,7 +110,13 @@ class Facts:
     commits_matching: dict[str, list[Commit]] = field(default_factory=dict)
     news_subsets: dict[tuple[Hashable, str, str], list[Commit]] = field(default_factory=dict)
     # analysis/cell_asof.py
-    rows_at: dict[tuple[str, str], dict[str, list[tuple[int, RowKey]]]] = field(default_factory=dict)
+    cells_by_line: dict[str, dict[int, list[Statement]]] = field(default_factory=dict)
+    # analysis/rows_at.py: (path, rev, row id) -> rows; a file's lines and token index at a revision; full parses
+    rows_at: dict[tuple[str, str, str], list[tuple[int, RowKey]]] = field(default_factory=dict)
+    lines_at: dict[tuple[str, str], list[str] | None] = field(default_factory=dict)
+    tokens_at: dict[tuple[str, str], dict[str, list[int]]] = field(default_factory=dict)
+    separators_at: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    rows_parsed: dict[tuple[str, str], dict[str, list[tuple[int, RowKey]]]] = field(default_factory=dict)
     blamed_line: dict[tuple[str, str, int], str | None] = field(default_factory=dict)
     # analysis/code_symbols.py
     in_code: dict[tuple[str, str], bool] = field(default_factory=dict)

@@ -14,6 +14,7 @@ from typing import Callable, Iterator
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import RefSite, Resolved
 from roadmap.records.model import PathRef, RecordFile, Statement
+from roadmap.records.source import split_lines
 
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # Extensions a bare `name.ext:12` (no directory) must have to count as a file reference; keeps
@@ -30,7 +31,7 @@ def fenced_lines(rf: RecordFile) -> frozenset[int]:
     """1-based line numbers inside fenced code blocks (fences included)."""
     out: set[int] = set()
     fence: str | None = None
-    for n, line in enumerate(rf.text.splitlines(), 1):
+    for n, line in enumerate(split_lines(rf.text), 1):
         m = FENCE_RE.match(line)
         if fence is None:
             if m:
@@ -46,7 +47,7 @@ def fenced_lines(rf: RecordFile) -> frozenset[int]:
 def record_lines(ctx: LintContext, rf: RecordFile) -> list[str]:
     cache = ctx.facts.record_lines
     if rf.path not in cache:
-        cache[rf.path] = rf.text.splitlines()
+        cache[rf.path] = split_lines(rf.text)
     return cache[rf.path]
 
 
@@ -147,10 +148,16 @@ def path_refs(ctx: LintContext) -> list[RefSite]:
         for ref in st.mentions.paths:
             if ref.form == "bare" and ref.path[-1:] in ".,;:":
                 # sentence punctuation is not part of a path ("see src/x.py.")
-                ref = replace(ref, path=ref.path.rstrip(".,;:"), text=ref.text.rstrip(".,;:"))
+                text = ref.text.rstrip(".,;:")
+                ref = replace(ref, path=ref.path.rstrip(".,;:"), text=text,
+                              end_col=None if ref.start_col is None else ref.start_col + len(text))
             if not ref.path or is_external(ref.path) or normalise(ref.path) is None:
                 continue
-            line = line_of(ctx, rf, st, ref.text or ref.path)
+            spaced = _with_spaces(ctx, rf, ref)
+            if spaced is not None:          # `src/my file.py:3`: drop the `src/my` read before the space
+                ref = spaced
+                out = [o for o in out if not _within(o.ref, ref)]
+            line = ref.record_line or line_of(ctx, rf, st, ref.text or ref.path)
             key = (rf.path, line, ref.text or ref.path)
             if key in seen:
                 continue
@@ -160,12 +167,44 @@ def path_refs(ctx: LintContext) -> list[RefSite]:
     return out
 
 
+_WORDS_BEFORE = re.compile(r"(?:[^\s`|()\[\]<>*\"']+ ){1,3}$")
+
+
+def _with_spaces(ctx: LintContext, rf: RecordFile, ref: PathRef) -> PathRef | None:
+    """The reference as written when its path has spaces in it: the parser cannot know the tree, so in
+    `src/my file.py:3` it reads `file.py:3`; when that does not resolve but up to three words written right
+    before it, joined with single spaces, name a file of the tree, the reference is that file."""
+    if ref.record_line is None or ref.start_col is None or ref.form == "link":
+        return None
+    lines = record_lines(ctx, rf)
+    if not 1 <= ref.record_line <= len(lines) or resolve(ctx, ref, rf.path).path is not None:
+        return None
+    m = _WORDS_BEFORE.search(lines[ref.record_line - 1], 0, ref.start_col)
+    if m is None:
+        return None
+    words = m.group().split(" ")[:-1]
+    for k in range(len(words)):
+        prefix = " ".join(words[k:]) + " "
+        # a symbol the parser took from those words (`my` of `my dir/a.py:1`) was part of the path
+        symbol = None if ref.symbol and ref.symbol in prefix else ref.symbol
+        joined = replace(ref, path=prefix + ref.path, text=prefix + ref.text, symbol=symbol,
+                         start_col=ref.start_col - len(prefix))
+        if normalise(joined.path) is not None and resolve(ctx, joined, rf.path).path is not None:
+            return joined
+    return None
+
+
+def _within(inner: PathRef, outer: PathRef) -> bool:
+    return (inner.record_line == outer.record_line and inner.start_col is not None and outer.start_col is not None
+            and outer.start_col <= inner.start_col < (outer.end_col or outer.start_col))
+
+
 def file_lines(ctx: LintContext, path: str) -> list[str] | None:
     """Lines of a text file at the linted tree; None for directories, binaries and unreadable files."""
     cache = ctx.facts.file_lines
     if path not in cache:
         data = None if ctx.tree.is_dir(path) else ctx.tree.read_bytes(path)
-        cache[path] = None if data is None or b"\0" in data[:8192] else data.decode("utf-8", "replace").splitlines()
+        cache[path] = None if data is None or b"\0" in data[:8192] else split_lines(data.decode("utf-8", "replace"))
     return cache[path]
 
 

@@ -5,7 +5,7 @@ from typing import Iterator
 
 from roadmap.analysis.anchors import locate, repoint, symbol_parts
 from roadmap.analysis.context import LintContext
-from roadmap.analysis.refs import quote, readable_refs, record_lines
+from roadmap.analysis.refs import quote, readable_refs
 from roadmap.findings import Edit, Hit
 
 
@@ -59,9 +59,10 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
                 else loc.line + (ref.end_line - ref.line)
             msg = f"`{name}` is no longer on {where}; it is at {path}:{_span(loc.line, new_end)} now"
             new_text = repoint(ref.text, ref, loc.line) if ref.text else None
-            lines_here = record_lines(ctx, site.rf)
-            if new_text and 1 <= site.line <= len(lines_here) and ref.text in lines_here[site.line - 1]:
-                edits.append(Edit(path=site.rf.path, line=site.line, old=ref.text, new=new_text))
+            if new_text and ref.record_line is not None and ref.start_col is not None:
+                # the exact span the parser found the reference at (records/spans.py), never a text search
+                edits.append(Edit(path=site.rf.path, line=ref.record_line, col=ref.start_col, old=ref.text,
+                                  new=new_text))
                 fix = f"re-point `{ref.text}` to `{new_text}`"
             else:
                 fix = f"re-point the reference at line {loc.line}"

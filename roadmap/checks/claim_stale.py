@@ -76,7 +76,7 @@ def claim_stale(ctx: LintContext) -> list[Hit]:
         touched = {c.sha: c for r in rows for c in history.commits_mentioning(r) if c.day > since}
         if not touched:
             continue
-        commits = sorted(touched.values(), key=lambda c: c.commit_time)
+        commits = sorted(touched.values(), key=history.rank)     # graph order, not commit dates
         listed = ", ".join(f"{c.short} ({c.day})" for c in commits[:MAX_LISTED])
         more = f" and {len(commits) - MAX_LISTED} more" if len(commits) > MAX_LISTED else ""
         findings.append(Hit(

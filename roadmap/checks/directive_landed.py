@@ -203,8 +203,9 @@ def _together(ctx: LintContext, st: Statement, cands: list[_Candidate]) -> tuple
     the row, taken together, carry the directive's terms as strongly as one strong commit would ("Build the server
     and its load client": one commit builds the server, a later one the load client). Only commits that share at
     least one term count, and the union must match more terms than any one of them."""
+    rank = ctx.get_history().rank
     named = sorted((c for c in cands if c.names == "trailer" and c.work and c.work.matched),
-                   key=lambda c: c.commit.commit_time)
+                   key=lambda c: rank(c.commit))
     if len(named) < 2:
         return None
     done = frozenset().union(*(commit_work(c.commit).done for c in named))
@@ -241,11 +242,12 @@ def _landed_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None
     if not found:
         return None
     pool = strong or found
+    rank = ctx.get_history().rank      # graph order: commit dates can be skewed
     top = max(c.weight for c in pool)
-    best = min((c for c in pool if c.weight >= top - 1.0), key=lambda c: c.commit.commit_time)
+    best = min((c for c in pool if c.weight >= top - 1.0), key=lambda c: rank(c.commit))   # the first that did it
     c = best.commit
     phrase = f"directs work that landed {c.day} in {c.short} ({c.subject!r}: {best.reasons()})"
-    others = sorted((x for x in pool if x is not best), key=lambda x: x.commit.commit_time)
+    others = sorted((x for x in pool if x is not best), key=lambda x: rank(x.commit))
     if others:
         phrase += " and later in " + ", ".join(x.commit.short for x in others[:3])
     fix = f"drop or strike the directive: {c.short} did the work"

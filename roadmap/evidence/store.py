@@ -5,13 +5,13 @@ gets its date and slug from the name (`20260727-slug` or `slug-20260727`) and se
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
+from roadmap import safejson
 from roadmap.evidence import schema
 from roadmap.evidence.cache import SchemaCache
 
@@ -187,17 +187,15 @@ def _read_result(tree: "Tree", path: str, entry: EvidenceEntry, cache: SchemaCac
                  foreign_ok: bool = False) -> None:
     data = tree.read_bytes(path)
     if data is None:
-        entry.problems.append(f"{path}: cannot be read")
-        return
-    if len(data) > _MAX_JSON:
-        entry.problems.append(f"{path}: {len(data)} bytes, larger than {_MAX_JSON} bytes; not read")
+        skip = tree.skipped(path)
+        if skip is not None and skip.on_purpose:
+            return          # a symlink out of the tree: never read, reported as info by RL001
+        entry.problems.append(f"{path}: {'not read: ' + skip.reason if skip else 'cannot be read'}")
         return
     try:
-        obj = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        entry.problems.append(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})")
-        return
-    except json.JSONDecodeError as exc:
+        # bounded: depth, integer digits, size, finite numbers only (roadmap/safejson.py)
+        obj = safejson.loads(data, max_bytes=_MAX_JSON)
+    except safejson.JsonError as exc:
         entry.problems.append(f"{path}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})")
         return
     if foreign_ok and not (isinstance(obj, dict) and "schema" in obj):

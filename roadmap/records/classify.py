@@ -53,7 +53,8 @@ _TODO_STATES = frozenset({"todo", "to do", "to-do", "planned", "plan", "not star
 # Sections of rules and process: their imperatives say how to work, not what work is left.
 _PROCESS_SECTION = re.compile(r"\b(?:protocol|polic(?:y|ies)|rules?|conventions?|guidelines?|workflow|how[- ]to|"
                               r"procedures?|process|contract|discipline|etiquette|checklist for|template|"
-                              r"recommendations?|principles?|style|usage|examples?)\b", re.I)
+                              r"recommendations?|principles?|style|usage|examples?|troubleshooting|known issues|"
+                              r"common (?:issues|errors|problems)|gotchas|lessons|faq|pitfalls)\b", re.I)
 _BROAD_SECTIONS = frozenset({"plan", "remaining", "next up", "tasks", "next"})
 _OPEN_BOX = re.compile(r"^\s*\[ \]\s+(?=\S)")
 

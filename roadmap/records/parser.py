@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from roadmap.records import source
@@ -9,8 +10,9 @@ from roadmap.records.blocks import MD, Block, Cell, Heading, walk
 from roadmap.records.classify import WORK_COLUMN, Classifier, Verdict, as_of_in
 from roadmap.records.inline import Inline
 from roadmap.records.mentions import extract, ids_in
-from roadmap.records.model import AsOf, Problem, RecordFile, Statement, Table
+from roadmap.records.model import AsOf, Mentions, Problem, RecordFile, Statement, Table
 from roadmap.records.patterns import FULL_SHA_RE
+from roadmap.records.spans import Region, cell_spans, place
 from roadmap.records.suppressions import scan
 
 if TYPE_CHECKING:
@@ -46,14 +48,15 @@ def parse_record(path: str, data: bytes, config: "Config") -> RecordFile:
     blocks, code_lines = walk(tokens, lines)
     rf.suppressions, sup_problems = scan(path, lines, code_lines)
     problems.extend(sup_problems)
-    _Builder(rf, config, front_as_of).build(blocks)
+    _Builder(rf, config, front_as_of, lines).build(blocks)
     rf.problems.sort(key=lambda p: p.line)
     return rf
 
 
 class _Builder:
-    def __init__(self, rf: RecordFile, config: "Config", front_as_of: AsOf | None):
+    def __init__(self, rf: RecordFile, config: "Config", front_as_of: AsOf | None, lines: list[str]):
         self.rf = rf
+        self.lines = lines
         self.config = config
         self.cls = classifier_for(config)
         self.front_as_of = front_as_of
@@ -126,7 +129,10 @@ class _Builder:
         self.rf.statements.append(Statement(
             path=self.rf.path, line=b.line, end_line=b.end_line, kind=b.kind, text=text, raw=raw,
             section=sections, row_id=row_id, item_number=b.item_number,
-            mentions=extract(inl, self.config, self.rf.path), directive=verdict.directive,
+            mentions=self._placed(extract(inl, self.config, self.rf.path),
+                                  [(n, 0, len(self.lines[n - 1])) for n in range(b.line, b.end_line + 1)
+                                   if n <= len(self.lines)]),
+            directive=verdict.directive,
             historical=verdict.historical, as_of=self._resolve_as_of(own, b.headings), defines=defines,
             directive_text=verdict.directive_text))
 
@@ -155,6 +161,7 @@ class _Builder:
             open_row = (work_col is not None and state_col is not None and state_col < len(cells)
                         and self.cls.is_open_state(cells[state_col].inline.text))
             stmts = []
+            spans: list[tuple[int, int]] | None = None     # the row's cell spans, split only when a cell has a path
             for k, cell in enumerate(cells):
                 header = tb.headers[k] if k < len(tb.headers) else ""
                 text, raw = self._capped(line, f"cell `{header}`", cell.inline.text.strip(), cell.raw)
@@ -165,10 +172,16 @@ class _Builder:
                 if open_row and k == work_col and not verdict.historical and text:
                     verdict = Verdict(True, False, text)
                 own = as_of_in(text, leading_date=False)
+                mentions = extract(inl, self.config, self.rf.path, header)
+                if mentions.paths:
+                    if spans is None:
+                        spans = cell_spans(self.lines[line - 1]) if line <= len(self.lines) else []
+                    mentions = self._placed(mentions, [(line, *spans[k])] if k < len(spans) else [])
                 st = Statement(
                     path=self.rf.path, line=line, end_line=line, kind="cell", text=text, raw=raw, section=sections,
                     row_id=row_id or section_row, column=header, table_row=index,
-                    mentions=extract(inl, self.config, self.rf.path, header), directive=verdict.directive,
+                    mentions=mentions,
+                    directive=verdict.directive,
                     historical=verdict.historical, as_of=self._resolve_as_of(own, b.headings, row_as_of),
                     defines=row_id if k == define_col else None, directive_text=verdict.directive_text)
                 stmts.append(st)
@@ -195,6 +208,12 @@ class _Builder:
                 if found:
                     return found, None
         return None, None
+
+    def _placed(self, mentions: Mentions, regions: list[Region]) -> Mentions:
+        """The mentions with each path reference's source line and columns (what a fix edits)."""
+        if not mentions.paths:
+            return mentions
+        return replace(mentions, paths=place(mentions.paths, self.lines, regions))
 
     def _capped(self, line: int, what: str, text: str, raw: str) -> tuple[str, str]:
         longest = max(len(text), len(raw))

@@ -51,7 +51,7 @@ def test_diff_then_fix_round_trip(capsys, fixture_repo, tmp_path):
 def test_stale_edit_is_skipped_not_guessed(tmp_path):
     (tmp_path / "a.md").write_text("one\nsrc/x.py:3\n")
     f = Finding(code="RL303", name="anchor-drifted", severity="warning", message="m", path="a.md", line=2,
-                end_line=2, edits=[Edit("a.md", 2, "src/x.py:10", "src/x.py:20")])
+                end_line=2, edits=[Edit("a.md", 2, 0, "src/x.py:10", "src/x.py:20")])
     plan = plan_fixes(tmp_path, [f])
     assert plan.files == [] and plan.fixed == [] and plan.skipped == f.edits
 
