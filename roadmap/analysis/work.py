@@ -137,6 +137,21 @@ def terms_of(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# What a commit message quotes is someone else's words: a bot's bump with its upstream release notes, an
+# HTML <details> block, a "> " quote. Only the committer's own words say what the commit did.
+_BOT_SUBJECT = re.compile(r"^(?:build|chore|deps)\(deps(?:-dev)?\)|^bump\s+\S+\s+from\b|^\[snyk\]|"
+                          r"^update dependency\b|^\S+\[bot\]", re.I)
+_QUOTED = re.compile(r"<details>.*?</details>|<[A-Za-z/][^>\n]{0,80}>|^[ \t]*>.*$", re.S | re.M)
+
+
+@lru_cache(maxsize=1 << 15)
+def own_words(c: Commit) -> tuple[str, str]:
+    """(subject, body) as the committer wrote them; both empty for an automated dependency bump."""
+    if _BOT_SUBJECT.search(c.subject):
+        return "", ""
+    return c.subject, _QUOTED.sub(" ", c.body)
+
+
 def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
 
@@ -152,10 +167,11 @@ class CommitWork:
 
 @lru_cache(maxsize=1 << 15)
 def commit_work(c: Commit) -> CommitWork:
-    subject = terms_of(c.subject)
-    done: set[str] = set(subject) if not _UNDONE.search(c.subject) else set()
+    subject_text, body = own_words(c)
+    subject = terms_of(subject_text)
+    done: set[str] = set(subject) if not _UNDONE.search(subject_text) else set()
     undone: set[str] = set() if done else set(subject)
-    for sent in sentences(c.body):
+    for sent in sentences(body):
         (undone if _UNDONE.search(sent) else done).update(terms_of(sent))
     return CommitWork(frozenset(done), frozenset(undone - done), subject)
 

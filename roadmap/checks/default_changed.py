@@ -8,6 +8,7 @@ from roadmap.analysis.asof import commits_matching, news_shas, news_subset
 from roadmap.analysis.commit_text import MAX_COMMITS, message_tokens
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.default_flips import default_flips
+from roadmap.analysis.work import own_words
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids
@@ -151,7 +152,8 @@ def _flip_sentences(c: Commit) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(sentence, tokens of the 30 characters before its phrase) for each sentence of the commit (subject,
     then body) that turns something on by default and does not also say it stays off: once per commit."""
     out = []
-    for sent in [c.subject] + _sentences(c.body):
+    subject, body = own_words(c)
+    for sent in [subject] + _sentences(body):
         m = FLIPPED.search(sent)
         if m and not _STAYS_OFF.search(sent) and not _NEGATED.search(sent):
             out.append((sent, tuple(tokens(sent[max(0, m.start() - 30):m.start()]))))

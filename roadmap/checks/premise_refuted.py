@@ -10,7 +10,7 @@ from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids, work_terms
-from roadmap.analysis.work import terms_of
+from roadmap.analysis.work import own_words, terms_of
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
@@ -64,7 +64,8 @@ def _refuting(c: Commit) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The commit's paragraphs that say something was wrong, each with its sentences that say so (the
     part of `_refutation` that does not depend on the statement: once per commit, not per statement)."""
     out = []
-    for para in re.split(r"\n\s*\n", c.message):
+    subject, body = own_words(c)
+    for para in re.split(r"\n\s*\n", f"{subject}\n\n{body}" if body else subject):
         if REFUTES.search(para):
             out.append((para, tuple(s for s in _sentences(para) if REFUTES.search(s))))
     return tuple(out)
