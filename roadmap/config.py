@@ -38,19 +38,44 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class DirectiveConfig:
-    columns: tuple[str, ...] = ("Remaining", "Remaining to close the row", "Next", "Next actions",
-                                "next-actions", "Next steps", "TODO", "To do")
-    sections: tuple[str, ...] = ("Punch-list", "Punch list", "Next steps", "Next actions", "TODO", "To do")
+    # A table cell asks for work when its column header is, starts with, or ends with one of these (case and
+    # punctuation ignored): "Remaining to close the row", "Next handoff", "Left to do", "Open items".
+    columns: tuple[str, ...] = ("Remaining", "Next", "Next actions", "next-actions", "Next steps", "Next step",
+                                "TODO", "To do", "To-do", "Left to do", "Still to do", "What's left", "Left",
+                                "Open items", "Action items", "Actions", "Follow-up", "Follow-ups", "Pending",
+                                "Outstanding")
+    # A list item asks for work under a heading containing one of these.
+    sections: tuple[str, ...] = ("Punch-list", "Punch list", "Next steps", "Next actions", "TODO", "To do",
+                                 "To-do", "Plan", "Action items", "Follow-ups", "Follow-up", "Open items",
+                                 "Must land", "Remaining", "Tasks", "Work items", "Next up",
+                                 "Left to do", "Still to do", "Next")
     # Matched case-sensitively as whole words; "Must" therefore only fires where a sentence starts with it.
-    phrases: tuple[str, ...] = ("Next owner must", "next owner must", "Next owner should", "Next:", "Next step:",
-                                "TODO", "FIXME", "Must")
+    phrases: tuple[str, ...] = ("Next owner must", "next owner must", "Next owner should", "Next session must",
+                                "Next agent must", "Next:", "Next step:", "Next steps:", "Next up:", "TODO",
+                                "FIXME", "Must", "Remaining:", "Left to do:", "To do:", "To-do:", "Todo:",
+                                "Follow-up:", "Action item:", "Action:", "Still to do:", "Open:")
+    # An item or paragraph that starts with one of these (after dates, ids, owners) asks for work.
     verbs: tuple[str, ...] = (
-        "add", "audit", "benchmark", "bench", "build", "capture", "clean", "close", "compare", "create",
-        "delete", "document", "drop", "enable", "disable", "ensure", "evaluate", "extend", "finish", "fix",
-        "flip", "implement", "integrate", "investigate", "land", "make", "measure", "merge", "migrate", "move",
-        "port", "profile", "publish", "re-bench", "rebench", "reconcile", "re-measure", "remeasure", "remove",
-        "rename", "replace", "re-run", "rerun", "retire", "revert", "run", "ship", "split", "switch", "tune",
-        "update", "verify", "wire", "write",
+        "add", "adopt", "align", "allow", "audit", "automate", "avoid", "backport", "batch", "benchmark", "bench",
+        "bump", "build", "cache", "capture", "change", "check", "clean", "close", "collect", "compare",
+        "compute", "configure", "confirm", "consolidate", "convert", "copy", "create", "cut", "debug",
+        "decide", "deduplicate", "define", "delete", "deploy", "deprecate", "design", "detect", "document",
+        "drop", "emit", "enable", "disable", "enforce", "ensure", "evaluate", "evict", "expose", "export",
+        "extend", "extract", "factor", "fetch", "file", "finish", "fix", "flip", "flush", "fold", "force",
+        "gate", "generate", "glue", "guard", "handle", "harden", "hook", "implement", "import", "improve",
+        "inline", "instrument", "integrate", "introduce", "investigate", "isolate", "keep", "land", "limit",
+        "load", "log", "make", "map", "mark", "measure", "merge", "migrate", "mirror", "move", "normalize",
+        "normalise", "optimize", "optimise", "pack", "parallelize", "parse", "pass", "patch", "persist",
+        "pin", "plumb", "pool", "port", "prefetch", "prevent", "profile", "promote", "propagate", "prototype",
+        "prune", "publish", "push", "put", "quantize", "quantise", "raise", "re-bench", "rebench", "rebase",
+        "reconcile", "record", "reduce", "refactor", "register", "reimplement", "re-measure", "remeasure",
+        "remove", "rename", "render", "reorder", "replace", "reproduce", "require", "rerun", "re-run", "reset",
+        "resolve", "restore", "restructure", "retire", "retry", "return", "reuse", "revert", "review", "rewrite",
+        "rotate", "route", "run", "scale", "schedule", "separate", "serialize", "set", "shard", "share", "ship",
+        "shrink", "simplify", "skip", "sort", "speed", "split", "stage", "start", "stop", "store", "stream",
+        "strip", "support", "swap", "switch", "sync", "teach", "test", "tighten", "time", "track", "trace",
+        "translate", "trim", "try", "tune", "turn", "unify", "update", "upgrade", "upload", "use", "validate",
+        "vectorize", "verify", "wire", "wrap", "write",
     )
 
 
