@@ -83,3 +83,31 @@ def test_stale_on_arrival_when_another_record_marks_the_work_done(git_repo):
     [f] = _findings(repo)
     assert f.line == 3 and f.code == "RL101" and f.severity == "error"
     assert f"{STATUS}:3 already marks done" in f.message and f.evidence[0]["sha"] == landed
+
+
+def _board(git_repo, cell: str):
+    repo = git_repo()
+    repo.commit({"svc/serve.py": "def serve():\n    pass\n", "svc/bench.py": "def bench():\n    pass\n"},
+                "svc: first cut", "2026-05-01")
+    repo.commit({TODO: "# Board\n\n| ID | State | Remaining |\n|---|---|---|\n| SVC-SERVE | active | " + cell + " |\n"},
+                "board", "2026-05-02")
+    return repo
+
+
+def test_a_measurement_is_not_done_by_a_commit_that_names_its_tool(git_repo):
+    repo = _board(git_repo, "Measure serving latency on the staging box with `svc bench serve`.")
+    repo.commit({"svc/bench.py": "def bench(flag=None):\n    pass\n"},
+                "refactor(svc): bench and serve share one --commit flag\n\nRow: SVC-SERVE", "2026-05-04")
+    assert _findings(repo) == []
+    sha = repo.commit({"docs/bench-evidence/20260505-serve-latency/result.json": '{"p50_ms": 41.0}'},
+                      "bench(svc): serving latency on staging\n\nRow: SVC-SERVE", "2026-05-05")
+    [f] = _findings(repo)
+    assert f.code == "RL101" and sha in {e["sha"] for e in f.evidence}
+
+
+def test_a_target_is_reached_by_a_measurement_not_by_work_on_the_row(git_repo):
+    repo = _board(git_repo, "Reach 95% precision on the labelled corpora.")
+    for day in (4, 5, 6):
+        repo.commit({"svc/serve.py": f"def serve():\n    return {day}\n"},
+                    f"feat(svc): precision work on corpora, step {day}\n\nRow: SVC-SERVE", f"2026-05-0{day}")
+    assert _findings(repo) == []
