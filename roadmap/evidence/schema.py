@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 SCHEMA = "evident.bench/1"
-SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "evidence-schema.json"
+# Shipped in the package (an installed roadmap has no docs/); in the source tree a link to docs/evidence-schema.json.
+SCHEMA_FILE = Path(__file__).resolve().with_name("evidence-schema.json")
 
 
 @lru_cache(maxsize=1)
