@@ -9,11 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Hashable
 
+from roadmap.analysis.evidence_figures import EvidenceFigure
+from roadmap.analysis.evidence_series import SeriesFinder
+from roadmap.analysis.figure_quotes import Quote
 from roadmap.analysis.terms import TermWeights
 from roadmap.evidence.store import EvidenceEntry
 from roadmap.history.commit import Commit
 from roadmap.history.paths import PathFates
-from roadmap.records.model import PathRef, RecordFile, Statement, Suppression
+from roadmap.records.model import PathRef, RecordFile, Statement, Suppression, Table
 
 StatementKey = tuple[str, int, int, str | None]       # (path, line, end_line, column)
 RowKey = tuple[tuple[str, str], ...]                   # a table row's (column, text) pairs but its state
@@ -130,3 +133,11 @@ class Facts:
     landed_base: dict[tuple[str, str], str | None] = field(default_factory=dict)
     # checks/figure_unbacked.py: evidence path -> (field path, value) for every number it holds
     evidence_numbers: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    # analysis/evidence_index.py: every figure the records quote, the figures of each evidence entry (by path),
+    # the evidence series names, and each table row (record path -> line -> (table, cells))
+    figure_quotes: list[Quote] | None = None
+    evidence_figures: dict[str, list[EvidenceFigure]] = field(default_factory=dict)
+    series_finder: SeriesFinder | None = None
+    cell_rows: dict[str, dict[int, tuple[Table, tuple[Statement, ...]]]] = field(default_factory=dict)
+    # checks/figure_unbacked.py: id(statement) -> its figure quotes
+    quotes_by_statement: dict[int, list[Quote]] | None = None
