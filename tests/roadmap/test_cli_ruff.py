@@ -69,7 +69,7 @@ def test_no_record_file_is_exit_2_with_the_config_hint(capsys, git_repo, monkeyp
     r = git_repo()
     r.commit({"README.md": "# Nothing to lint\n"}, "init", "2026-07-01")
     monkeypatch.chdir(r.path)
-    code, _, err = run(capsys, "lint")
+    code, out, err = run(capsys, "lint")
     assert code == 2 and out == ""
     assert err.startswith("roadmap: error: no record files match agents/**/*.md, .agents/**/*.md in ")
     assert "(config: defaults); set `records` in [tool.roadmap]" in err and err.count("\n") == 1
