@@ -224,6 +224,7 @@ def _emit(args: argparse.Namespace, data: str | bytes) -> None:
         with open(target, "wb") as fh:
             fh.write(raw)
         return
+    target.parent.mkdir(parents=True, exist_ok=True)     # as ruff's --output-file: `-o out/report.html` just works
     write_atomic(target, raw, target.stat().st_mode & 0o7777 if target.exists() else None)
 
 
@@ -317,7 +318,7 @@ def cmd_rule(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from roadmap.lint import LintOptions, lint
-    from roadmap.report import build_report, render_report
+    from roadmap.report import build_report, links_for, render_report
 
     target, config = _target([args.path] if args.path else [], args.config, "roadmap report")
     fmt = args.format or ("html" if (args.output or "").lower().endswith((".html", ".htm")) else "markdown")
@@ -325,7 +326,8 @@ def cmd_report(args: argparse.Namespace) -> int:
                                            config_file=Path(args.config) if args.config else None), config)
     if result.records == 0:
         raise _no_records(target.root, config)
-    _emit(args, render_report(build_report(result), fmt))
+    links = links_for(target.root, args.output, config.commit_url)
+    _emit(args, render_report(build_report(result), fmt, links))
     return exits.OK
 
 

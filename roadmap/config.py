@@ -278,8 +278,10 @@ def _check_value(key: str, value: Any, default: Any, path: Path) -> Any:
     choices = _CHOICES.get(key)
     if choices and value not in choices:
         raise ConfigError(f"{path}: key `{key}` must be one of {', '.join(choices)}, got {value!r}")
-    if key == "commit_url" and value and "{sha}" not in value:
-        raise ConfigError(f"{path}: key `commit_url` must contain {{sha}}, got {value!r}; e.g. "
+    if key == "commit_url" and value and (not value.startswith(("https://", "http://")) or "{sha}" not in value
+                                          or any(c in value for c in '<>"\' \n\\')):
+        raise ConfigError(f"{path}: key `commit_url` must be an http(s) URL with {{sha}} and no spaces or quotes, "
+                          f"got {value!r}; e.g. "
                           f"`commit_url = \"https://github.com/OWNER/REPO/commit/{{sha}}\"`")
     return value
 
