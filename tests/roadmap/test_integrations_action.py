@@ -36,7 +36,7 @@ def _lint_step(tmp_path: Path, repo: Path, inputs: dict[str, str]) -> tuple[subp
                PATH=os.pathsep.join([str(shim), env["PATH"]]),
                PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep))
     proc = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, env=env, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, check=False)
     return proc, output, summary
 
 
