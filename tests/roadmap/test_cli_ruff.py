@@ -153,7 +153,7 @@ def test_selection_in_config_and_on_the_command_line(capsys, repo, monkeypatch, 
     ("ignore = ['XY9']", "`ignore` names 'XY9', which no rule code starts with"),
     ("per-file-ignores = ['RL3']", "`per_file_ignores` must be a table of glob = [code prefixes]"),
     ("per-file-ignores = { 'a.md' = 3 }", "entry 'a.md' must be a list of code prefixes"),
-    ("commit_url = 'https://example.com/c/'", "`commit_url` must contain {sha}"),
+    ("commit_url = 'https://example.com/c/'", "`commit_url` must be an http(s) URL with {sha}"),
     ("output-format = 'pretty'", "`output_format` must be one of full, concise"),
 ])
 def test_selection_mistakes_name_the_file_and_the_fix(capsys, repo, monkeypatch, config, message):
