@@ -71,7 +71,7 @@ def test_no_record_file_is_exit_2_with_the_config_hint(capsys, git_repo, monkeyp
     monkeypatch.chdir(r.path)
     code, out, err = run(capsys, "lint")
     assert code == 2 and out == ""
-    assert err.startswith("roadmap: error: no record files match agents/**/*.md, .agents/**/*.md in ")
+    assert err.startswith("roadmap: error: no record files match agents/**/*.md, .agents/**/*.md, .agent/**/*.md in ")
     assert "(config: defaults); set `records` in [tool.roadmap]" in err and err.count("\n") == 1
 
 
