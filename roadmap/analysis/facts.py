@@ -190,6 +190,7 @@ class Facts:
     work_weights: WorkWeights | None = None
     done_statements: dict[str, list[tuple[Statement, frozenset[str]]]] | None = None
     changed_paths: dict[str, tuple[str, ...]] = field(default_factory=dict)      # commit sha -> paths it changed
+    declared_terms: dict[str, frozenset[str]] = field(default_factory=dict)      # commit sha -> names it declares
     path_commits: dict[str, set[str]] | None = None                               # path -> shas that changed it
     # analysis/default_flips.py: per set of flags, flag -> the commits whose diff flipped its default
     default_flips: dict[frozenset[str], dict[str, list[Flip]]] = field(default_factory=dict)

@@ -9,8 +9,8 @@ from roadmap.analysis.asof import news_shas, news_subset
 from roadmap.analysis.code_symbols import code_delta, in_code_at
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News, Reason
-from roadmap.analysis.landing import (asks_documentation, builds_nothing, changed_paths, done_twin, path_commits,
-                                      work_weights, written_by)
+from roadmap.analysis.landing import (asks_documentation, builds_nothing, changed_paths, declared_terms, done_twin,
+                                      path_commits, work_weights, written_by)
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import describe, subject_ids, work_terms
 from roadmap.analysis.work import CommitWork, WorkMatch, candidates, commit_work, match, terms_of
@@ -179,7 +179,13 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         cand.news = len(fresh)
         if ids and not cand.names:
             cand.other_rows = _names_other_rows(cand.commit, ids)
-        cand.work = match(terms, commit_work(cand.commit), weights)
+        cw = commit_work(cand.commit)
+        cand.work = match(terms, cw, weights)
+        if cand.strength is None and len(cand.work.matched) >= 3:
+            # a terse message may leave the work's name to the code: the names the commit declares count as done
+            declared = declared_terms(ctx, cand.commit) - cw.done - cw.undone
+            if declared & terms:
+                cand.work = match(terms, CommitWork(cw.done | declared, cw.undone, cw.subject), weights)
         if measuring and not cand.introduced and not _measured(ctx, cand.commit):
             continue                    # a measurement is not done by a commit that only builds
         out.append(cand)

@@ -111,3 +111,25 @@ def test_a_target_is_reached_by_a_measurement_not_by_work_on_the_row(git_repo):
         repo.commit({"svc/serve.py": f"def serve():\n    return {day}\n"},
                     f"feat(svc): precision work on corpora, step {day}\n\nRow: SVC-SERVE", f"2026-05-0{day}")
     assert _findings(repo) == []
+
+
+def _terse(git_repo, code: str):
+    repo = git_repo()
+    repo.commit({"tail/tail.go": "package tail\n"}, "tail: first cut", "2026-05-01")
+    repo.commit({TODO: "# Plan\n\n| Feature | State | Left to do |\n|---|---|---|\n| Traces | open | Glue Java "
+                       "stack-trace continuation lines onto the event they belong to, so one exception is one "
+                       "event. |\n"}, "plan", "2026-05-02")
+    repo.commit({"tail/tail.go": code}, "tail: one event per exception\n\nlines that start with a tab and 'at' go "
+                "onto the previous line. java only for now.", "2026-05-04")
+    return repo
+
+
+def test_a_terse_message_is_completed_by_the_names_its_code_declares(git_repo):
+    repo = _terse(git_repo, "package tail\n\nfunc continues(line string) bool { return len(line) > 0 }\n")
+    [f] = _findings(repo)
+    assert f.code == "RL101" and "continu" in f.message
+
+
+def test_declared_names_of_other_work_add_nothing(git_repo):
+    repo = _terse(git_repo, "package tail\n\nfunc rotateFiles(dir string) error { return nil }\n")
+    assert _findings(repo) == []
