@@ -54,9 +54,16 @@ _TODO_STATES = frozenset({"todo", "to do", "to-do", "planned", "plan", "not star
 _PROCESS_SECTION = re.compile(r"\b(?:protocol|polic(?:y|ies)|rules?|conventions?|guidelines?|workflow|how[- ]to|"
                               r"procedures?|process|contract|discipline|etiquette|checklist for|template|"
                               r"recommendations?|principles?|style|usage|examples?|troubleshooting|known issues|"
-                              r"common (?:issues|errors|problems)|gotchas|lessons|faq|pitfalls)\b", re.I)
+                              r"common (?:issues|errors|problems)|gotchas|lessons|faq|pitfalls|"
+                              # a problem write-up's sections and a runbook's checks: how to look, not work to do
+                              r"verification(?: steps)?|verify|diagnos[ie]s|best practices|constraints|"
+                              r"investigation(?: areas)?|alternatives?(?: approaches)?|expected (?:solution|outcome|"
+                              r"behaviou?r|results?)|rollback|contingency|(?:future|target) state|root cause|"
+                              r"learnings|symptoms|problem statement|background)\b", re.I)
 _BROAD_SECTIONS = frozenset({"plan", "remaining", "next up", "tasks", "next"})
 _OPEN_BOX = re.compile(r"^\s*\[ \]\s+(?=\S)")
+# A line that marks its own work done: a check mark, or DONE/COMPLETE(D) written in capitals.
+_DONE_IN_LINE = re.compile(r"[✅✔☑]|\b(?:DONE|COMPLETED?|FINISHED|SHIPPED|LANDED)\b")
 
 
 @dataclass(frozen=True)
@@ -133,6 +140,8 @@ class Classifier:
             return Verdict(False, True, None)   # "~~Port X~~ Landed; ...": the struck part was the work
         if _historical(text):
             return Verdict(False, True, None)
+        if _DONE_IN_LINE.search(text):
+            return Verdict(False, False, None)  # "Set up error alerts ✅ COMPLETE": the line says its work is done
         phrase = self.phrase_re.search(text) if self.phrase_re else None
         if phrase:
             return Verdict(True, False, text[phrase.start():].strip())

@@ -123,11 +123,21 @@ def file_kind(path: str, blocks: list[Block], lines: list[str],
             return "log", f"its preamble says it is append-only (line {b.line})", None
     if _LOG_NAME.search(stem):
         return "log", f"its name says it is a log ({parts[-1]})", None
-    if _LOG_DIRS & set(dirs) and leading_date(stem.replace("_", "-")):
+    if _LOG_DIRS & set(dirs) and (leading_date(stem.replace("_", "-")) or _dated(preamble)) and \
+            not _INDEX_NAME.match(stem):
         return "log", f"a dated entry of {'/'.join(parts[:-1])}/", None
     if _PROCESS_DIRS & set(dirs) or _PROCESS_NAME.search(stem):
         return "process", f"a how-to record ({parts[-1]}): its imperatives are instructions", None
     return "current", "", None
+
+
+_INDEX_NAME = re.compile(r"^(?:readme|index|agents|claude)$", re.I)
+_DATE_LINE = re.compile(r"(?:^|\s)\W{0,4}(?:date|created|written|when)\W{0,4}[:=—–-]\s*\**\s*\d{4}-\d{2}-\d{2}", re.I)
+
+
+def _dated(preamble: list[Block]) -> bool:
+    """Does the text under the title give the file's date ("**Date**: 2025-10-03")?"""
+    return any(_DATE_LINE.search(b.inline.text) for b in preamble)
 
 
 def _front_status(lines: list[str]) -> str | None:

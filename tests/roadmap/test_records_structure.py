@@ -145,3 +145,21 @@ def test_a_how_to_gives_instructions_not_work_and_its_references_stay_current() 
     plan = parse("# Debugging plan\n\n## Steps\n\n1. Run `scripts/repro.sh` until it fails twice.\n",
                  ".agents/plans/debugging.md")
     assert at(plan, "until it fails twice").directive
+
+
+def test_a_dated_file_in_a_logs_folder_is_a_log_its_readme_is_not() -> None:
+    text = "# v2 release checklist\n\n**Date**: 2025-10-03\n**Status**: Ready\n\n## Tasks\n\n- [ ] Update the changelog\n"
+    assert at(parse(text, ".agents/logs/v2-release-checklist.md"), "Update the changelog").historical
+    undated = "# v2 release checklist\n\n## Tasks\n\n- [ ] Update the changelog\n"
+    assert not at(parse(undated, ".agents/logs/v2-release-checklist.md"), "Update the changelog").historical
+    assert not at(parse(text, ".agents/logs/README.md"), "Update the changelog").historical
+
+
+def test_problem_write_up_sections_and_done_marks_are_not_directives() -> None:
+    rf = parse("# Deploy failure\n\n## Constraints\n\n- Keep the pnpm workspace layout.\n\n## Expected Solution\n\n"
+               "1. Install the db package before generating the client.\n\n## Verification Steps\n\n"
+               "1. Check the preview URL appears on the PR.\n\n## Next\n\n- Add error alerts ✅ COMPLETE\n"
+               "- Add a retry budget to the runner.\n")
+    for needle in ("Keep the pnpm", "Install the db", "Check the preview", "Add error alerts"):
+        assert not at(rf, needle).directive, needle
+    assert at(rf, "retry budget").directive
