@@ -33,7 +33,7 @@ def run(args: Any, command: str) -> int:
     for _ in range(args.num_iters_warmup):
         ours.generate(llm, w)
     runs = []
-    for i in range(args.num_iters):
+    for _ in range(args.num_iters):
         timings, elapsed, peak = ours.timed_run(llm, w, s.device)
         r = metrics.run_metrics(timings, elapsed, peak)
         r.pop("cdf_ms")   # one batch per run: the pooled quantiles below describe it

@@ -137,7 +137,7 @@ def run_peer(args: Any, s: Session, w: workloads.Workload, model: dict[str, Any]
     log(f"peer: transformers {version} continuous batching on our weights ({args.load_format}) ...")
     loaded, weights = peer_transformers.engine_weights(args.model, args.load_format, s.dtype, s.device, args.seed)
     hf = peer_transformers.build_model(s.hf_config, s.dtype, s.device, weights)
-    loaded = weights = None
+    del loaded, weights
     ours.release(s.device)
     stop_at = peer_stop_at(args, s)
     limits = ([f"{args.peer_timeout:g} s of generation"] if args.peer_timeout else []) + \

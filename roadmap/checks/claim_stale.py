@@ -63,7 +63,7 @@ def claim_stale(ctx: LintContext) -> Iterator[Hit]:
             continue
         idle.setdefault(c.key, []).append(c)
     history: HistoryIndex | None = None
-    for key, group in idle.items():
+    for group in idle.values():
         c = next((g for g in group if g.shape == "file"), group[0])
         history = history or ctx.get_history()
         hit = _idle(ctx, history, c, [g for g in group if g is not c])

@@ -6,7 +6,6 @@ import asyncio
 from pathlib import Path
 
 import pytest
-import torch
 
 from engine import LLM, SamplingParams
 from engine.engine_core import EngineCore

@@ -136,7 +136,7 @@ def build_seed_repo(path: str | Path) -> dict[str, str]:
         "README.md": "# vt\n\nA local inference runtime and the records that steer it (`.agents/`).\n",
         "tools/README.md": "# tools\n\nConverters and dump helpers for weights.\n",
         f"{EVIDENCE}/20260712-nano-qwen3-0.6b/summary.md":
-            f"# nano-qwen3-0.6b, 2026-07-12\n\nRow: ROAD-V1-A1-SCHED\n\nOutput 11234.50 tok/s (median of 3).\n"})
+            "# nano-qwen3-0.6b, 2026-07-12\n\nRow: ROAD-V1-A1-SCHED\n\nOutput 11234.50 tok/s (median of 3).\n"})
     s["runner_default"] = r.commit("2026-07-17T10:00:00", "feat(engine): async runner on by default\n\n"
                                    "VT_ASYNC_RUNNER now defaults to 1; set it to 0 for the synchronous runner.\n\n"
                                    "Row: ENG-ASYNC-SCHED", {RUNNER: runner_cpp(1)})
