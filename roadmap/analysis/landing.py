@@ -119,17 +119,19 @@ def asks_documentation(st: Statement) -> bool:
     return bool(_DOC_WORK.search(st.directive_text or st.text))
 
 
-def is_done(st: Statement, closed_rows: set[tuple[str, int | None, str | None]]) -> bool:
+def is_done(st: Statement, closed_rows: set[tuple[str, int]]) -> bool:
     """Does the record write this statement as done work (a ticked box, a check mark, a closed row)?"""
     if st.kind == "cell":
-        return (st.path, st.table_row, st.row_id) in closed_rows and bool(_WORK_COLUMN.search(st.column or ""))
+        return (st.path, st.line) in closed_rows and bool(_WORK_COLUMN.search(st.column or ""))
     raw = st.raw.strip()
     return bool(_DONE_MARK.search(raw)) and not _OPEN_MARK.search(raw)
 
 
-def _closed_rows(ctx: LintContext) -> set[tuple[str, int | None, str | None]]:
+def _closed_rows(ctx: LintContext) -> set[tuple[str, int]]:
+    """(record path, line) of every row whose state is closed: a row is one line, whichever table holds it (a row
+    index alone would match row 0 of every other table in the file)."""
     closed = {s.upper() for s in ctx.config.closed_states}
-    out: set[tuple[str, int | None, str | None]] = set()
+    out: set[tuple[str, int]] = set()
     for rf in ctx.records:
         for table in rf.tables:
             col = table.column(*ctx.config.state_columns)
@@ -139,7 +141,7 @@ def _closed_rows(ctx: LintContext) -> set[tuple[str, int | None, str | None]]:
                 if col < len(row):
                     words = row[col].text.strip().split()
                     if words and words[0].strip("*_`.,;:").upper() in closed:
-                        out.update((c.path, c.table_row, c.row_id) for c in row)
+                        out.update((c.path, c.line) for c in row)
     return out
 
 

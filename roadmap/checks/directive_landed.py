@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from roadmap.analysis.asof import news_shas, news_subset
+from roadmap.analysis.cell_asof import cell_origin
 from roadmap.analysis.code_symbols import code_delta, in_code_at
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News, Reason
@@ -245,8 +246,7 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
 def _landed_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     if not news.commits:
         return None
-    own = written_by(ctx, st) if news.kind in ("sha", "date") else None
-    cands = [c for c in _candidates(ctx, st, news) if c.commit.sha != own]   # writing it is not doing it
+    cands = [c for c in _candidates(ctx, st, news) if _after_writing(ctx, st, news, c.commit)]
     found = [c for c in cands if c.strength]
     if found and not asks_documentation(st) and not _asks_measurement(st):   # only docs written: nothing built
         paths = changed_paths(ctx, [c.commit for c in found])
@@ -270,6 +270,20 @@ def _landed_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None
     fix = f"drop or strike the directive: {c.short} did the work"
     return Reason("RL101", best.strength or "warning", phrase, fix,
                   commits=[(best.commit, "landed")] + [(x.commit, "landed") for x in others], news=news)
+
+
+def _after_writing(ctx: LintContext, st: Statement, news: News, commit: Commit) -> bool:
+    """Writing the line is not doing its work, and neither is any commit before it: whoever wrote the line had
+    that history in front of them. (News from a named base or date can reach back past the writing commit:
+    reports dated the day before they were committed, a base note over rows added later.)"""
+    if news.kind not in ("sha", "date"):
+        return True                     # news from blame already starts after the writing commit
+    history = ctx.get_history()
+    own = written_by(ctx, st)
+    if own is not None and st.kind == "cell":
+        own = cell_origin(ctx, st, own)  # a state flip elsewhere in the row does not re-date this cell
+    wrote = history.by_sha(own) if own else None
+    return wrote is None or commit.sha != wrote.sha and history.rank(commit) > history.rank(wrote)
 
 
 def _twin_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:

@@ -61,6 +61,10 @@ _PROCESS_SECTION = re.compile(r"\b(?:protocol|polic(?:y|ies)|rules?|conventions?
                               r"behaviou?r|results?)|rollback|contingency|(?:future|target) state|root cause|"
                               r"learnings|symptoms|problem statement|background)\b", re.I)
 _BROAD_SECTIONS = frozenset({"plan", "remaining", "next up", "tasks", "next"})
+# Words that open a "Label: value" line (a locator or a field), never an imperative there.
+_LABELS = frozenset("file files path paths location locations component components module modules target targets "
+                    "scope source sources test tests status owner owners date branch commit commits pr link links "
+                    "reference references ref refs result results output input context impact severity".split())
 _OPEN_BOX = re.compile(r"^\s*\[ \]\s+(?=\S)")
 # A line that marks its own work done: a check mark, or DONE/COMPLETE(D) written in capitals.
 _DONE_IN_LINE = re.compile(r"[✅✔☑]|\b(?:DONE|COMPLETED?|FINISHED|SHIPPED|LANDED)\b")
@@ -153,6 +157,8 @@ class Classifier:
         word = first.group(0).lower() if first else ""
         if _LEADING_DATE.match(text) and _is_past(word):
             return Verdict(False, True, None)  # a dated log entry in the past tense records what happened
+        if word in _LABELS and kind != "cell" and rest[first.end():].lstrip("*_` ").startswith(":"):
+            return Verdict(False, False, None)  # "**File**: src/x.ts" names a place; "File" is no imperative here
         meaningful = _norm(text) not in _EMPTY_VALUES
         if not meaningful:
             return Verdict(False, False, None)

@@ -163,3 +163,9 @@ def test_problem_write_up_sections_and_done_marks_are_not_directives() -> None:
     for needle in ("Keep the pnpm", "Install the db", "Check the preview", "Add error alerts"):
         assert not at(rf, needle).directive, needle
     assert at(rf, "retry budget").directive
+
+
+def test_a_label_line_names_a_place_it_asks_for_nothing() -> None:
+    rf = parse("# Prompt\n\n**File**: `web/src/app/dash.component.ts`\n\nFile a bug for the flaky login test.\n")
+    assert not at(rf, "dash.component").directive
+    assert at(rf, "flaky login").directive
