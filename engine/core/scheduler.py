@@ -131,7 +131,8 @@ class Scheduler:
         # Admit waiting requests, unless this step had to preempt (admitting now would thrash).
         while not out.preempted_req_ids and self.waiting and budget > 0 and len(self.running) < self.max_num_seqs:
             req = self.waiting[0]
-            hits, num_hit = self.kv.get_computed_blocks(req)
+            # Prompt logprobs need every prompt position computed: no prefix-cache hits for them (as vLLM).
+            hits, num_hit = self.kv.get_computed_blocks(req) if req.prompt_logprobs is None else ([], 0)
             n = req.num_tokens - num_hit
             if n > budget:
                 if not self.enable_chunked_prefill:
@@ -165,12 +166,17 @@ class Scheduler:
         """Append sampled tokens, apply stop rules; returns the requests that finished this step."""
         now = time.perf_counter()
         finished: list[Request] = []
-        for rid, token in zip(result.req_ids, result.sampled_token_ids):
+        for rid, (first, entries) in result.prompt_logprobs.items():
+            req = self.requests.get(rid)
+            if req is not None:
+                req.add_prompt_logprobs(first, entries)
+        logprobs = result.logprobs
+        for i, (rid, token) in enumerate(zip(result.req_ids, result.sampled_token_ids)):
             req = self.requests.get(rid)
             if req is None or req.status is not RequestStatus.RUNNING:
                 continue
             assert req.num_computed_tokens == req.num_tokens, (req, "sampled before its prompt was computed")
-            req.append_output_token(token, now)
+            req.append_output_token(token, now, logprobs[i] if logprobs is not None else None)
             status = self._check_stop(req, token)
             if status is not None:
                 self._finish(req, status)
@@ -179,9 +185,10 @@ class Scheduler:
 
     def _check_stop(self, req: Request, token: int) -> RequestStatus | None:
         sp = req.sampling_params
-        if not sp.ignore_eos and token in req.eos_token_ids:
+        early = req.num_output_tokens < sp.min_tokens   # before min_tokens nothing but the length ends it
+        if not sp.ignore_eos and not early and token in req.eos_token_ids:
             return RequestStatus.FINISHED_STOPPED
-        if token in sp.stop_token_ids:
+        if not early and token in sp.stop_token_ids:
             req.stop_reason = token
             return RequestStatus.FINISHED_STOPPED
         if sp.max_tokens is not None and req.num_output_tokens >= sp.max_tokens:
