@@ -41,6 +41,7 @@ class Scheduler:
         self._free_slots = list(range(max_num_seqs))  # min-heap: lowest free slot first
         self._finished_since_last_step: set[str] = set()
         self.num_preemptions = 0
+        self.solo: str | None = None   # after a failed step: the one request scheduled, alone (isolate())
 
     # ---- requests in and out -------------------------------------------------------------------
     def add_request(self, req: Request) -> None:
@@ -80,6 +81,30 @@ class Scheduler:
     def _release_slot(self, req: Request) -> None:
         heapq.heappush(self._free_slots, _slot_of(req))
         req.slot = None
+
+    # ---- after a failed step (engine/serve/engine_loop.py finds the request that failed it) ------------
+    def requeue_running(self) -> list[str]:
+        """Send every running request back to waiting, to recompute from its first token: its blocks are freed and
+        the prefix cache forgotten (what the failed step wrote is not trusted). Returns their ids, oldest first."""
+        requeued = list(self.running)
+        for req in reversed(requeued):   # newest first to the front, so the oldest ends up first
+            self.running.remove(req)
+            self.kv.free(req, num_valid_tokens=0)
+            self._release_slot(req)
+            req.status = RequestStatus.PREEMPTED
+            req.num_computed_tokens = 0
+            self.waiting.appendleft(req)
+            self._finished_since_last_step.add(req.request_id)   # the runner drops their slots next step
+        self.kv.reset_prefix_cache()
+        return [r.request_id for r in requeued]
+
+    def isolate(self, request_id: str | None) -> None:
+        """Schedule only `request_id` from now on (None: everyone again); a waiting one moves to the front."""
+        self.solo = request_id
+        req = self.requests.get(request_id) if request_id is not None else None
+        if req is not None and req in self.waiting:
+            self.waiting.remove(req)
+            self.waiting.appendleft(req)
 
     # ---- one step --------------------------------------------------------------------------------
     def schedule(self) -> SchedulerOutput:
@@ -122,7 +147,7 @@ class Scheduler:
             out.num_scheduled_tokens[req.request_id] = n
             budget -= n
 
-        snapshot = list(self.running)
+        snapshot = [r for r in self.running if self.solo is None or r.request_id == self.solo]
         for decode_pass in (True, False):
             for req in snapshot:
                 if req.status is RequestStatus.RUNNING and (req.num_tokens - req.num_computed_tokens == 1) == decode_pass:
@@ -131,6 +156,8 @@ class Scheduler:
         # Admit waiting requests, unless this step had to preempt (admitting now would thrash).
         while not out.preempted_req_ids and self.waiting and budget > 0 and len(self.running) < self.max_num_seqs:
             req = self.waiting[0]
+            if self.solo is not None and req.request_id != self.solo:
+                break
             # Prompt logprobs need every prompt position computed: no prefix-cache hits for them (as vLLM).
             hits, num_hit = self.kv.get_computed_blocks(req) if req.prompt_logprobs is None else ([], 0)
             n = req.num_tokens - num_hit
