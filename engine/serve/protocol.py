@@ -187,6 +187,13 @@ class ChatCompletionRequest(_Sampling):
     chat_template_kwargs: dict[str, Any] = Field(default_factory=dict)
     add_generation_prompt: bool = True
 
+    @field_validator("messages", mode="before")
+    @classmethod
+    def _count(cls, v: Any) -> Any:
+        if isinstance(v, list) and len(v) > MAX_MESSAGES:   # before validating each of them
+            raise ValueError(f"at most {MAX_MESSAGES} messages in one request, got {len(v)}")
+        return v
+
     @model_validator(mode="after")
     def _top_logprobs(self) -> ChatCompletionRequest:
         if self.top_logprobs and not self.logprobs:

@@ -32,21 +32,51 @@ def usage(prompt_tokens: int, completion_tokens: int) -> dict[str, int]:
 
 
 class TokenTexts:
-    """A token id's text as logprobs show it (decoded alone, special tokens kept); `token_id:N` without a
-    tokenizer, as vLLM's return_tokens_as_token_ids."""
+    """A token id's text as logprobs show it: decoded alone, special tokens kept. A token that is part of a UTF-8
+    character (it decodes to U+FFFD) shows its vocabulary entry instead (byte-level BPE's "Ã©"), so distinct tokens
+    never share a key of `top_logprobs`; its `bytes` are its real bytes. Without a tokenizer: `token_id:N`, as
+    vLLM's return_tokens_as_token_ids."""
 
     def __init__(self, tokenizer: Tokenizer | None) -> None:
         self.tokenizer = tokenizer
-        self._cache: dict[int, str] = {}
+        self._cache: dict[int, tuple[str, list[int]]] = {}
 
     def __call__(self, token_id: int) -> str:
-        text = self._cache.get(token_id)
-        if text is None:
-            text = f"token_id:{token_id}" if self.tokenizer is None else \
-                self.tokenizer.decode([token_id], skip_special_tokens=False)
+        return self._entry(token_id)[0]
+
+    def bytes(self, token_id: int) -> list[int]:
+        return self._entry(token_id)[1]
+
+    def _entry(self, token_id: int) -> tuple[str, list[int]]:
+        entry = self._cache.get(token_id)
+        if entry is None:
+            entry = self._make(token_id)
             if len(self._cache) < _TOKEN_CACHE_SIZE:
-                self._cache[token_id] = text
-        return text
+                self._cache[token_id] = entry
+        return entry
+
+    def _make(self, token_id: int) -> tuple[str, list[int]]:
+        if self.tokenizer is None:
+            text = f"token_id:{token_id}"
+            return text, list(text.encode())
+        text = self.tokenizer.decode([token_id], skip_special_tokens=False)
+        if "\ufffd" not in text:
+            return text, list(text.encode("utf-8"))
+        piece = self.tokenizer.backend.id_to_token(token_id) or text
+        raw = [_BYTE_OF.get(ch) for ch in piece]
+        return piece, (list(text.encode("utf-8")) if None in raw else raw)
+
+
+def _byte_level_alphabet() -> dict[str, int]:
+    """GPT-2's byte-level BPE alphabet, inverted: the character that stands for each byte -> the byte."""
+    chars = {b: chr(b) for b in (*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAD), *range(0xAE, 0x100))}
+    for b in range(256):
+        if b not in chars:
+            chars[b] = chr(256 + len(chars) - (0x7E - 0x21 + 1) - (0xAD - 0xA1) - (0x100 - 0xAE))
+    return {c: b for b, c in chars.items()}
+
+
+_BYTE_OF = _byte_level_alphabet()
 
 
 def _lp(x: float) -> float:
@@ -83,7 +113,7 @@ def chat_logprobs(texts: TokenTexts, num_top: int, entries: list[Logprobs]) -> d
     """The chat `logprobs` object: {"content": [{token, logprob, bytes, top_logprobs: [...]}, ...]}."""
     def item(tid: int, lp: float) -> dict[str, Any]:
         text = texts(tid)
-        return {"token": text, "logprob": _lp(lp), "bytes": list(text.encode("utf-8", "replace"))}
+        return {"token": text, "logprob": _lp(lp), "bytes": texts.bytes(tid)}
 
     return {"content": [{**item(e.token_ids[0], e.logprobs[0]),
                          "top_logprobs": [item(t, v) for t, v in zip(e.token_ids[1:1 + num_top], e.logprobs[1:])]}
