@@ -38,7 +38,8 @@ DEFAULT_DRAIN_TIMEOUT = 30.0
 def create_app(engine: AsyncEngine, served_model_name: str, provenance: Provenance | None = None, *,
                api_key: str | None = None, allowed_origins: Iterable[str] = (),
                allowed_hosts: Iterable[str] | None = None, chat_template: str | None = None,
-               timeouts: Timeouts | None = None, drain_timeout: float = DEFAULT_DRAIN_TIMEOUT) -> web.Application:
+               timeouts: Timeouts | None = None, drain_timeout: float = DEFAULT_DRAIN_TIMEOUT,
+               max_body_bytes: int = MAX_BODY_BYTES) -> web.Application:
     """The application; its startup starts the engine and its shutdown drains and stops it. `provenance` is the
     code it runs, reported by /v1/engine (unknown when None); `allowed_hosts` None: no Host check."""
     tokenizer = engine.tokenizer
@@ -50,7 +51,7 @@ def create_app(engine: AsyncEngine, served_model_name: str, provenance: Provenan
         except Exception as e:
             raise EngineError(f"--chat-template: the template does not parse: {e}") from None
     guard = Guard(api_key, allowed_origins, allowed_hosts)
-    app = web.Application(middlewares=[access.request_id, _errors, guard.middleware], client_max_size=MAX_BODY_BYTES)
+    app = web.Application(middlewares=[access.request_id, _errors, guard.middleware], client_max_size=max_body_bytes)
     app[STATE_KEY] = ServerState(engine, served_model_name, Preprocessor(engine.info, tokenizer),
                                  TokenTexts(tokenizer), provenance or Provenance(), timeouts or Timeouts())
     app[METRICS_KEY] = metrics = Metrics(engine, served_model_name)
@@ -83,7 +84,10 @@ def create_app(engine: AsyncEngine, served_model_name: str, provenance: Provenan
 
 def error_response(err: ApiError) -> web.Response:
     headers = {"Retry-After": "1"} if err.status == 503 else None
-    return web.json_response(err.body(), status=err.status, headers=headers)
+    resp = web.json_response(err.body(), status=err.status, headers=headers)
+    if err.close:
+        resp.force_close()
+    return resp
 
 
 @web.middleware

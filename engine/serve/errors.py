@@ -13,8 +13,10 @@ EXAMPLE = '{"prompt": "Hello", "max_tokens": 16}'
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, message: str, param: str | None = None, type_: str | None = None) -> None:
+    def __init__(self, status: int, message: str, param: str | None = None, type_: str | None = None,
+                 close: bool = False) -> None:
         super().__init__(message)
+        self.close = close   # the connection ends after the answer: what is left of its body cannot be trusted
         self.status = status
         self.message = message
         self.param = param

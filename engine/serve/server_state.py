@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_protocol import RequestPayloadError
 from pydantic import BaseModel, ValidationError
 
 from engine.provenance.commit import Provenance
@@ -36,13 +37,14 @@ class ServerState:
             raw = await asyncio.wait_for(request.read(), self.timeouts.body)
         except asyncio.TimeoutError:
             raise ApiError(408, f"the request body did not arrive within {self.timeouts.body:g} s; send it whole, "
-                                f"or with Content-Length") from None
+                                f"or with Content-Length", close=True) from None
         except web.HTTPRequestEntityTooLarge:
             raise ApiError(413, f"the request body is larger than {request.app._client_max_size} bytes, this "
                                 f"server's limit; send a shorter prompt or fewer prompts per request") from None
-        except HttpProcessingError as e:   # e.g. a body that does not follow its Content-Encoding
-            raise ApiError(400, f"the request body could not be read ({e.message}); send it as plain JSON, or "
-                                f"encoded as its Content-Encoding says") from None
+        except (HttpProcessingError, RequestPayloadError) as e:   # e.g. not the Content-Encoding it names
+            detail = " ".join(str(getattr(e, "message", None) or e).split()).removeprefix("400, message: ")
+            raise ApiError(400, f"the request body could not be read ({detail}); send it as plain JSON, or "
+                                f"encoded as its Content-Encoding says", close=True) from None
         try:
             if len(raw) > INLINE_PARSE_BYTES:
                 return await self.pre.run(model.model_validate_json, raw)
