@@ -10,7 +10,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TextIO
+from typing import TYPE_CHECKING
 
 import roadmap
 from roadmap import exits
@@ -177,19 +177,36 @@ def _find_root(path_arg: str | None) -> tuple[Path, tuple[str, ...]]:
     return root, (() if rel == "." else (rel,))
 
 
-def _open_output(args: argparse.Namespace) -> tuple[TextIO, bool, Callable[[], None]]:
-    if args.output:
-        fh = open(args.output, "w", encoding="utf-8")
-        return fh, False, fh.close
-    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
-    return sys.stdout, color, lambda: None
+def _color(args: argparse.Namespace) -> bool:
+    return not args.output and sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
+def _emit(args: argparse.Namespace, data: str | bytes) -> None:
+    """The report on stdout, or in `-o FILE` written whole or not at all: a full disk or a crash mid-way leaves
+    the old file, never an empty or truncated one (a pipe or device given as FILE is written directly)."""
+    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    if not args.output:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(raw)
+        sys.stdout.buffer.flush()
+        return
+    from roadmap.safefs import write_atomic
+
+    target = Path(args.output)
+    if target.exists() and not target.is_file():
+        with open(target, "wb") as fh:
+            fh.write(raw)
+        return
+    write_atomic(target, raw, target.stat().st_mode & 0o7777 if target.exists() else None)
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
     from roadmap.baseline import filter_baseline, load_baseline, write_baseline
-    from roadmap.fix import plan_fixes, write_fixes
+    from roadmap.fix import plan_fixes
+    from roadmap.fixpoint import fix_to_fixed_point
     from roadmap.lint import LintOptions, lint, parse_codes
     from roadmap.render import render
+    from roadmap.safefs import DEFAULT_MAX_BYTES
 
     if (args.fix or args.diff) and args.at:
         raise CliError("--fix/--diff change the working tree, --at reads a past revision; drop one of them")
@@ -204,24 +221,17 @@ def cmd_lint(args: argparse.Namespace) -> int:
         print(f"roadmap: no record files match {', '.join(cfg.records)} in {root} (config: {cfg.source}); set "
               f"`records` in [tool.roadmap] or roadmap.yaml", file=sys.stderr)
 
+    max_bytes = result.context.config.max_file_bytes if result.context else DEFAULT_MAX_BYTES
     if args.diff:
-        plan = plan_fixes(root, result.findings)
-        # bytes, so undecodable bytes of the record show in the diff exactly as they are on disk
-        data = plan.diff().encode("utf-8", "surrogateescape")
-        if args.output:
-            Path(args.output).write_bytes(data)
-        else:
-            sys.stdout.flush()
-            sys.stdout.buffer.write(data)
-            sys.stdout.buffer.flush()
+        plan = plan_fixes(root, result.findings, max_bytes)
+        # bytes (surrogateescape), so undecodable bytes of the record show in the diff exactly as on disk
+        _emit(args, plan.diff())
         return exits.FINDINGS if plan.files else exits.OK
     if args.fix:
-        plan = plan_fixes(root, result.findings)
-        write_fixes(root, plan)
-        fixed = {id(f) for f in plan.fixed}
-        result.findings = [f for f in result.findings if id(f) not in fixed]
-        print(f"roadmap: fixed {len(plan.fixed)} finding(s) in {len(plan.files)} file(s)"
-              + (f"; {len(plan.skipped)} fix(es) skipped (the line changed)" if plan.skipped else ""), file=sys.stderr)
+        outcome = fix_to_fixed_point(root, options, result, max_bytes)
+        result = outcome.result
+        for line in outcome.summary():
+            print(line, file=sys.stderr)
     if args.write_baseline:
         write_baseline(Path(args.write_baseline), result.findings)
         print(f"roadmap: wrote {len(result.findings)} finding(s) to baseline {args.write_baseline}", file=sys.stderr)
@@ -231,24 +241,17 @@ def cmd_lint(args: argparse.Namespace) -> int:
         if hidden:
             print(f"roadmap: {hidden} finding(s) hidden by baseline {args.baseline}", file=sys.stderr)
 
-    out, color, close = _open_output(args)
-    try:
-        if args.statistics:
-            out.write(_statistics(result, args.format))
-        else:
-            out.write(render(result, args.format, color=color))
-    finally:
-        close()
+    _emit(args, _statistics(result, args.format) if args.statistics else render(result, args.format, color=_color(args)))
     fail_on = args.fail_on or (result.context.config.fail_on if result.context else "error")
     return exits.for_findings(result.findings, fail_on)
 
 
 def _statistics(result: LintResult, fmt: str) -> str:
-    import json
+    from roadmap import safejson
 
     rows = result.statistics()
     if fmt == "json":
-        return json.dumps([{"code": c, "name": n, "count": k} for c, n, k in rows], indent=2) + "\n"
+        return safejson.dumps([{"code": c, "name": n, "count": k} for c, n, k in rows], indent=2) + "\n"
     fixable: dict[str, int] = {}
     for f in result.findings:
         if f.edits:
@@ -286,11 +289,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     fmt = args.format or ("html" if (args.output or "").lower().endswith((".html", ".htm")) else "markdown")
     result = lint(root, LintOptions(at=args.at, use_cache=not args.no_cache,
                                     config_file=Path(args.config) if args.config else None))
-    text = render_report(build_report(result), fmt)
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    _emit(args, render_report(build_report(result), fmt))
     return exits.OK
 
 
@@ -301,7 +300,7 @@ def _evidence_entries(args: argparse.Namespace) -> tuple[Path, EvidenceStore, li
 
     root, _ = _find_root(args.path)
     config = load_config(root, Path(args.config) if args.config else None)
-    store = load_evidence(Tree(root), config)
+    store = load_evidence(Tree(root, max_bytes=config.max_file_bytes), config)
     entries = list(store)
     wanted: set[str] = set()
     for name in args.names:
@@ -333,7 +332,7 @@ def _verify(root: Path, entries: list[EvidenceEntry]) -> dict[str, list[str]]:
 
 
 def cmd_evidence(args: argparse.Namespace) -> int:
-    import json
+    from roadmap import safejson
 
     root, store, entries = _evidence_entries(args)
     problems = _verify(root, entries) if args.action == "verify" else {}
@@ -341,7 +340,7 @@ def cmd_evidence(args: argparse.Namespace) -> int:
         rows = [{"name": e.name, "path": e.path, "kind": e.kind, "date": e.date, "series": e.series, "row": e.row,
                  "commit": e.commit, "dirty": e.dirty, "metrics": e.metrics,
                  **({"problems": problems[e.path]} if args.action == "verify" else {})} for e in entries]
-        print(json.dumps(rows, indent=2, sort_keys=True))
+        print(safejson.dumps(rows, indent=2, sort_keys=True))
     elif args.action == "list":
         for e in entries:
             print(f"{e.date or '?':<10}  {e.name:<48}  {e.series:<36}  {e.row or '-':<20}  "

@@ -20,7 +20,7 @@ from roadmap.errors import RuleCrashed, UsageError
 from roadmap.findings import SEVERITIES, Finding, matches
 from roadmap.history.git import GitError, resolve_rev, run_git
 from roadmap.history.tree import Tree
-from roadmap.records.loader import load_records
+from roadmap.records.loader import gc_paused, load_records
 from roadmap.registry import DETECTORS, Rule, all_rules
 from roadmap.suppress import apply_suppressions
 
@@ -94,7 +94,7 @@ def lint(root: Path, options: LintOptions = LintOptions(), config: Config | None
     if options.at is not None and head is None:
         raise UsageError(f"--at {options.at}: not a commit")
     since = head_sha(root, options.since) if options.since is not None else None
-    tree = Tree(root, rev=head if options.at is not None else None)
+    tree = Tree(root, rev=head if options.at is not None else None, max_bytes=config.max_file_bytes)
     records = load_records(tree, config, cache_dir=root if options.use_cache else None)
     selected = frozenset(r.code for r in rules)
     ctx = LintContext(root=root, config=config, records=records, tree=tree, head=head, at=options.at,
@@ -102,7 +102,8 @@ def lint(root: Path, options: LintOptions = LintOptions(), config: Config | None
                       detectors=tuple(DETECTORS[c] for c in PRIORITY if c in selected and c in DETECTORS),
                       use_cache=options.use_cache)
 
-    findings = _run(ctx, [r for r in rules if r.phase == "check"])
+    with gc_paused():       # the rules allocate per statement too; see roadmap/records/loader.py
+        findings = _run(ctx, [r for r in rules if r.phase == "check"])
     sup = apply_suppressions(findings, records)
     ctx.facts.suppressions_used = sup.used
     late = apply_suppressions(_run(ctx, [r for r in rules if r.phase == "post"]), records)

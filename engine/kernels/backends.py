@@ -7,6 +7,8 @@ add, q/k norm + rotary + KV write, SiLU * up): one fused kernel each on Triton, 
     select("triton", device) -> Triton, or one clear EngineError saying why not
     select("torch", device)  -> the reference kernels
 
+ENGINE_FUSED_OPS=0 keeps the Triton attention but runs the layer ops as their torch references (name
+"triton+eager-ops"): the eager-ops column of an ablation (tools/device_async.py), graphs and all else unchanged.
 ENGINE_COMPILE=1 swaps the Triton backend for its torch.compile alternative (name "triton+compile"): the layer ops
 are the torch references, which the model compiles whole with Inductor (engine/model/decoder.py), the attention
 runs as opaque custom ops (compile_ops.py). Off by default; the torch backend ignores it.
@@ -20,7 +22,7 @@ import functools
 import importlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -70,6 +72,16 @@ def _triton_kernels() -> AttentionKernels:
 
 def compile_requested() -> bool:
     return os.environ.get("ENGINE_COMPILE", "0").strip().lower() in ("1", "true", "on", "yes")
+
+
+def fused_ops_enabled() -> bool:
+    return os.environ.get("ENGINE_FUSED_OPS", "1").strip().lower() not in ("0", "false", "off", "no")
+
+
+def _eager_ops_kernels(kernels: AttentionKernels) -> AttentionKernels:
+    rope_write_kv = functools.partial(layer_reference.rope_write_kv, write_kv=kernels.write_kv)
+    layers = LayerKernels(layer_reference.rms_norm, rope_write_kv, layer_reference.silu_and_mul)
+    return replace(kernels, name="triton+eager-ops", layers=layers)
 
 
 def _compiled_kernels() -> AttentionKernels:
@@ -137,7 +149,9 @@ def select(name: str, device: torch.device, *, head_dim: int | None = None,
                       else ("the CPU interpreter", "unset TRITON_INTERPRET"))
         raise EngineError(f"the Triton kernels in this process were built for {built} when first imported, so they "
                           f"cannot run on {device.type}; {fix} before starting Python")
-    return _compiled_kernels() if compile_requested() else kernels
+    if compile_requested():
+        return _compiled_kernels()
+    return kernels if fused_ops_enabled() else _eager_ops_kernels(kernels)
 
 
 def _interpreted() -> bool:

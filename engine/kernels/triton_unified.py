@@ -112,7 +112,10 @@ def unified_attention(q: torch.Tensor,             # [T, Hq, D]
                       block_tables: torch.Tensor,  # [B, max_blocks] int32
                       seq_lens: torch.Tensor,      # [B] int32
                       cu_seqlens_q: torch.Tensor,  # [B+1] int32
-                      max_seqlen_q: int, scale: float, out: torch.Tensor) -> None:
+                      max_seqlen_q: int, scale: float, out: torch.Tensor, *,
+                      tile: int | None = None, num_warps: int | None = None,
+                      num_stages: int | None = None) -> None:
+    """tile/num_warps/num_stages override the launch configuration (tools/device_attn_sweep.py measures them)."""
     num_tokens, num_heads, head_dim = q.shape
     _, _, block_size, num_kv_heads, _ = cache.shape
     num_seqs = seq_lens.shape[0]
@@ -125,5 +128,10 @@ def unified_attention(q: torch.Tensor,             # [T, Hq, D]
         q.stride(0), q.stride(1), out.stride(0), out.stride(1),
         cache.stride(0), cache.stride(1), cache.stride(2), cache.stride(3), block_tables.stride(0),
         GROUP=group, HEAD_DIM=head_dim, BLOCK_SIZE=block_size, BLOCK_M=block_m, BLOCK_Q=block_q,
-        TILE_N=tile_n(block_size),
-        PRECISION="ieee" if cache.dtype == torch.float32 else "tf32")
+        TILE_N=tile or tile_n(block_size),
+        PRECISION="ieee" if cache.dtype == torch.float32 else "tf32", **launch_options(num_warps, num_stages))
+
+
+def launch_options(num_warps: int | None, num_stages: int | None) -> dict[str, int]:
+    """Triton's defaults unless a caller measured better."""
+    return {k: v for k, v in (("num_warps", num_warps), ("num_stages", num_stages)) if v is not None}

@@ -88,7 +88,7 @@ class EngineLoop:
         core = self.core
         while True:
             with self._cond:
-                while not self._commands and not core.has_unfinished_requests():
+                while not self._commands and not self._has_work():
                     self._cond.wait()
                 commands, self._commands = self._commands, []
             batch = Batch()
@@ -102,10 +102,14 @@ class EngineLoop:
                     self._add(command[1], command[2], command[3], batch)
                 elif command[0] == "abort":
                     self._abort(command[1])
-            if core.has_unfinished_requests():
+            if self._has_work():
                 self._step(batch)
             if batch.deltas or batch.failures or commands:
                 self.send(self._with_gauges(batch))
+
+    def _has_work(self) -> bool:
+        """Requests to step, or a step still in flight (processed too, so an idle engine leaves the device idle)."""
+        return self.core.has_unfinished_requests() or self.core.num_steps_in_flight > 0
 
     def _add(self, rid: str, ids: list[int], params: SamplingParams, batch: Batch) -> None:
         try:
@@ -132,6 +136,8 @@ class EngineLoop:
             return
         self.gauges.num_steps += 1
         self.gauges.max_batch_requests = max(self.gauges.max_batch_requests, len(result.req_ids))
+        # The requests whose tokens reached the host now: one step after they were computed under async scheduling
+        # (engine/engine_core.py); ids of requests that ended meanwhile are skipped there.
         processed = self.processor.process_outputs([*result.req_ids, *(r.request_id for r in finished)])
         core.abort_requests(processed.reqs_to_abort)   # a stop string ended them: free their KV blocks now
         batch.deltas.extend(processed.deltas)
@@ -142,7 +148,7 @@ class EngineLoop:
     def _recover(self, message: str, batch: Batch) -> None:
         sched = self.core.scheduler
         try:
-            ran = sched.requeue_running()
+            ran = self.core.recover()
         except Exception:
             log.error("recovering from the failed step failed:\n%s", traceback.format_exc())
             self._fail_everything("the engine failed and could not recover: " + message, 500, batch)

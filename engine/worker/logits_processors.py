@@ -19,7 +19,6 @@ import numpy as np
 import torch
 
 from engine.core.sched_output import NewRequestData, SchedulerOutput
-from engine.outputs import Logprobs
 from engine.sampling_params import SamplingParams
 from engine.worker import logprobs as lp
 from engine.worker.input_batch import StepInputs
@@ -79,8 +78,8 @@ class LogitsProcessors:
 
     # ---- one step (ModelRunner.execute_model) -------------------------------------------------------
     def sample(self, logits: torch.Tensor,   # [S, vocab] the sampling rows' logits
-               inputs: StepInputs, sampler: Sampler) -> tuple[torch.Tensor, list[Logprobs | None] | None]:
-        """The sampled ids [S] and, when a row asks, each row's Logprobs (None for the rows that do not)."""
+               inputs: StepInputs, sampler: Sampler) -> tuple[torch.Tensor, lp.PendingLogprobs | None]:
+        """The sampled ids [S] on the device and, when a row asks, the rows' logprobs, still on the device."""
         assert inputs.sampling is not None
         if not self.tracked:
             return sampler(logits, inputs.sampling), None
@@ -98,11 +97,8 @@ class LogitsProcessors:
         if not asking:
             return sampled, None
         idx = torch.tensor([i for i, _ in asking], dtype=torch.int64, device=logits.device)
-        entries = lp.logprobs(raw[idx], sampled[idx], [t.params.logprobs or 0 for _, t in asking])
-        per_row: list[Logprobs | None] = [None] * logits.shape[0]
-        for (i, _), e in zip(asking, entries):
-            per_row[i] = e
-        return sampled, per_row
+        block = lp.logprobs(raw[idx], sampled[idx], [t.params.logprobs or 0 for _, t in asking])
+        return sampled, lp.PendingLogprobs(logits.shape[0], [i for i, _ in asking], block)
 
     def _penalize(self, logits: torch.Tensor, rows: list[tuple[int, _Tracked]]) -> torch.Tensor:
         if not rows:
@@ -146,12 +142,12 @@ class LogitsProcessors:
         self.counts.index_put_((slots, sampled[idx]), torch.ones_like(slots, dtype=torch.int32), accumulate=True)
 
     def prompt_logprobs(self, hidden: torch.Tensor, inputs: StepInputs, sched: SchedulerOutput, state: SlotState,
-                        compute_logits) -> dict[str, tuple[int, list[Logprobs]]]:
-        """request id -> (first position, entries) for the prompt positions this step computed, of the requests
-        that ask. Called after the runner advanced `num_computed` by this step's tokens."""
+                        compute_logits) -> dict[str, tuple[int, list[lp.LogprobBlock]]]:
+        """request id -> (first position, entries on the device) for the prompt positions this step computed, of
+        the requests that ask. Called after the runner advanced `num_computed` by this step's tokens."""
         if not any(t.params.prompt_logprobs is not None for t in self.tracked.values()):
             return {}
-        out: dict[str, tuple[int, list[Logprobs]]] = {}
+        out: dict[str, tuple[int, list[lp.LogprobBlock]]] = {}
         first_token = 0
         for rid, q, slot in zip(sched.num_scheduled_tokens, inputs.row_q_lens.tolist(), inputs.row_slots.tolist()):
             t = self.tracked.get(rid)

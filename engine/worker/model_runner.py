@@ -3,21 +3,25 @@
 One step: apply the SchedulerOutput to the slot state -> build inputs (input_batch.py) -> run the model
 (eagerly; a pure-decode step with enforce_eager=False through cuda_graphs.py) -> logits only for rows that
 finished their known tokens -> sample -> scatter the samples into the slot-indexed device tensor (next step's
-decode inputs) -> one batched device->host copy.
+decode inputs) -> start the device->host copy of the samples (async_output.py) and return without waiting for it.
+Nothing in a step reads a device value on the host, so the engine may schedule and launch the next step before
+this one's tokens are known (async scheduling, engine/engine_core.py).
 """
 from __future__ import annotations
 
 import torch
 
 from engine.config import EngineConfig
-from engine.core.sched_output import ModelRunnerOutput, SchedulerOutput
+from engine.core.sched_output import SchedulerOutput
 from engine.errors import EngineError
 from engine.kernels.attention_metadata import AttentionMetadata, kv_cache_shape
 from engine.kernels.backends import select as select_attention
 from engine.utils import cdiv
+from engine.worker.async_output import AsyncModelRunnerOutput, OutputCopier
 from engine.worker.cuda_graphs import DecodeGraphs, capture_sizes, graph_mode
 from engine.worker.input_batch import Uploader, prepare_inputs
 from engine.worker.logits_processors import LogitsProcessors
+from engine.worker.logprobs import PendingLogprobs
 from engine.worker.sampler import Sampler, SamplingTensors
 from engine.worker.state import SlotState
 
@@ -35,6 +39,7 @@ class ModelRunner:
         self.state = SlotState(config.max_num_seqs, self.max_model_len, cdiv(self.max_model_len, self.block_size),
                                self.device)
         self.upload = Uploader(self.device)
+        self.output_copier = OutputCopier(self.device)
         self.sampler = Sampler()
         # Penalties, min_tokens and logprobs, for the requests that ask; nothing for the others.
         self.logits_processors = LogitsProcessors(config.max_num_seqs, model_config.vocab_size, self.device,
@@ -136,10 +141,11 @@ class ModelRunner:
         self.logits_processors.update(sched)
 
     @torch.inference_mode()
-    def execute_model(self, sched: SchedulerOutput) -> ModelRunnerOutput:
+    def execute_model(self, sched: SchedulerOutput) -> AsyncModelRunnerOutput:
+        """Launch one step; its sampled ids reach the host when the caller asks the returned handle for them."""
         self._update_states(sched)
         if sched.is_empty:
-            return ModelRunnerOutput()
+            return AsyncModelRunnerOutput([])
         inputs = prepare_inputs(self.state, sched, self.block_size, self.upload)
         self.state.num_computed[inputs.row_slots] += inputs.row_q_lens
         graphs = self.decode_graphs
@@ -152,12 +158,17 @@ class ModelRunner:
         prompt_logprobs = self.logits_processors.prompt_logprobs(hidden, inputs, sched, self.state,
                                                                  self.model.compute_logits)
         if inputs.sampling is None:
-            return ModelRunnerOutput(prompt_logprobs=prompt_logprobs)
-        logits = self.model.compute_logits(hidden[inputs.logits_indices])   # [S, vocab] in the model dtype
-        # The sampler alone unless a row asks for penalties, min_tokens or logprobs (logprobs: None then).
-        sampled, logprobs = self.logits_processors.sample(logits, inputs, self.sampler)   # [S] on the device
+            if not prompt_logprobs:
+                return AsyncModelRunnerOutput([])
+            return self.output_copier.start([], None, logprobs=PendingLogprobs(0, prompt=prompt_logprobs))
+        rows = hidden if inputs.logits_indices is None else hidden[inputs.logits_indices]
+        logits = self.model.compute_logits(rows)                             # [S, vocab] in the model dtype
+        # The sampler alone unless a row asks for penalties, min_tokens or logprobs (then: torch ops around it).
+        sampled, pending = self.logits_processors.sample(logits, inputs, self.sampler)   # [S] on the device
+        if prompt_logprobs:
+            pending = pending or PendingLogprobs(len(inputs.sample_req_ids))
+            pending.prompt = prompt_logprobs
         self.state.last_sampled[inputs.sample_slots] = sampled               # next step's decode inputs
         self.state.num_tokens[inputs.sample_slots_np] += 1
-        token_ids = sampled.tolist()   # the step's one device->host copy
         kept = logits.float() if self.keep_logits else None   # the fp32 contract of ModelRunnerOutput.logits
-        return ModelRunnerOutput(inputs.sample_req_ids, token_ids, kept, logprobs, prompt_logprobs)
+        return self.output_copier.start(inputs.sample_req_ids, sampled, kept, pending)

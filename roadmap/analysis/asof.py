@@ -67,7 +67,7 @@ def _after(ctx: LintContext, base: str) -> tuple[Commit, ...]:
 
 
 def newest_blame(ctx: LintContext, path: str, first: int, last: int) -> str | None:
-    """The newest commit (by commit time) that last touched any of lines first..last of `path`."""
+    """The newest commit (in graph order, never by commit date) that last touched any of lines first..last."""
     lines = blame_file(ctx, path)
     if not lines:
         return None
@@ -80,7 +80,7 @@ def newest_blame(ctx: LintContext, path: str, first: int, last: int) -> str | No
     known = [c for s in shas if (c := history.by_sha(s)) is not None]
     if len(known) < len(shas):
         return None
-    return max(known, key=lambda c: c.commit_time).sha
+    return max(known, key=history.rank).sha
 
 
 def blame_file(ctx: LintContext, path: str) -> dict[int, str]:
@@ -141,9 +141,9 @@ def commits_matching(ctx: LintContext, name: str, predicate: Callable[[str], obj
     detectors intersect this short list with a statement's news instead of scanning every news commit."""
     cache = ctx.facts.commits_matching
     if name not in cache:
-        commits = ctx.get_history().commits
-        cache[name] = sorted((c for c in commits if not c.is_merge and predicate(c.message)),
-                             key=lambda c: c.commit_time)
+        history = ctx.get_history()
+        cache[name] = sorted((c for c in history.commits if not c.is_merge and predicate(c.message)),
+                             key=history.rank)
     return cache[name]
 
 

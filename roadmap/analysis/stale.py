@@ -5,7 +5,7 @@ feature it calls opt-in was turned on by default, the rerun it asks for was done
 *detector* (listed in roadmap/registry.py; the runner puts the selected ones in `ctx.detectors`); `analyse`
 runs them on every candidate statement, groups the stale statements with the statements that repeat them
 (surfaces.py), and each group becomes ONE finding, reported by the rule of its leading reason (errors before
-warnings, then RL101 > RL103 > RL104 > RL102) and carrying all the reasons, commits and evidence entries.
+warnings, then RL101 > RL103 > RL104 > RL102 > RL401) and carrying all the reasons, commits and evidence entries.
 Deselecting a rule drops its reason.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ from roadmap.analysis.surfaces import describe, primary_key, subject_ids, surfac
 from roadmap.findings import Hit, Related
 from roadmap.records.model import Statement
 
-PRIORITY = ("RL101", "RL103", "RL104", "RL102")
+PRIORITY = ("RL101", "RL103", "RL104", "RL102", "RL401")
 
 
 def _rank(r: Reason) -> tuple[int, int]:
@@ -108,6 +108,14 @@ def _hit(g: StaleGroup) -> Hit:
                 item = seen[("e", e.path)] = {"kind": "evidence", "path": e.path, "date": e.date, "reasons": []}
                 evidence.append(item)
             item["reasons"].append(r.code)
+        for st, role in r.statements:
+            item = seen.get(("s", f"{st.path}:{st.line}"))
+            if item is None:
+                item = seen[("s", f"{st.path}:{st.line}")] = {"kind": "statement", "path": st.path, "line": st.line,
+                                                              "text": st.text[:300], "reasons": [], "roles": []}
+                evidence.append(item)
+            item["reasons"].append(r.code)
+            item["roles"].append(role)
     where = ", ".join(f"{s.path}:{s.line}" for s in g.surfaces)
     fix = (f"Records-only fix on {len(g.surfaces)} surface{'s' if len(g.surfaces) > 1 else ''} ({where}): "
            + "; ".join(r.fix for r in g.reasons) + ". No code change; the row's state stays as it is.")

@@ -82,7 +82,7 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
 def _reverted(ctx: LintContext, news: News, flip: Commit, flags: list[str]) -> bool:
     """A later news commit that turns the same flag back off (and names it) cancels the flip."""
     for c in news_subset(ctx, "opt-in", lambda: commits_matching(ctx, "opt-in", says_opt_in), news):
-        if c.commit_time <= flip.commit_time:
+        if ctx.get_history().rank(c) <= ctx.get_history().rank(flip):    # graph order, not commit dates
             continue
         for sent in _turned_off(c):
             if not flags or any(f in sent for f in flags):

@@ -134,8 +134,9 @@ def _together(ctx: LintContext, st: Statement, cands: list[_Candidate]) -> tuple
     the row, taken together, carry the directive's terms as strongly as one strong commit would ("Build the server
     and its load client": one commit builds the server, a later one the load client). Only commits that share at
     least one term count, and the union must match more terms than any one of them."""
+    rank = ctx.get_history().rank
     named = sorted((c for c in cands if c.names == "trailer" and c.terms and c.terms.matched),
-                   key=lambda c: c.commit.commit_time)
+                   key=lambda c: rank(c.commit))
     if len(named) < 2:
         return None
     union = frozenset().union(*(message_tokens(c.commit) for c in named))
@@ -163,10 +164,11 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     if not found:
         return None
     pool = strong or found
-    best = min(pool, key=lambda c: (c.commit.commit_time, -c.score))   # the first commit that did the work
+    rank = ctx.get_history().rank      # graph order: commit dates can be skewed
+    best = min(pool, key=lambda c: (rank(c.commit), -c.score))   # the first commit that did the work
     c = best.commit
     phrase = (f"directs work that landed {c.day} in {c.short} ({c.subject!r}; score {best.score}: {best.reasons()})")
-    others = sorted((x for x in pool if x is not best), key=lambda x: x.commit.commit_time)
+    others = sorted((x for x in pool if x is not best), key=lambda x: rank(x.commit))
     if others:
         phrase += " and later in " + ", ".join(x.commit.short for x in others[:3])
     fix = f"drop or strike the directive: {c.short} did the work"

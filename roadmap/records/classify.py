@@ -68,7 +68,9 @@ class Classifier:
         idp = "|".join(f"(?:{p})" for p in (*config.id_patterns, *config.claim_patterns)) or r"(?!x)x"
         # What may precede the first real word of a directive: dates, ids, owners in parentheses, separators.
         self.lead_re = re.compile(rf"^(?:\s*(?:{ISO_DATE}|{idp}|\[ \]|\([^)]{{0,80}}\)|[:—–\-*•|,.>→]))*\s*")
-        self.title_lead_re = re.compile(rf"^(?:\s*(?:§?\d+[a-z]?[.)]|{ISO_DATE}|(?i:row|claim|item)\s|[\[(#:—–-]))*\s*")
+        # A log entry's date, time and owner lead its title too: "- 2026-03-09 13:05Z (ibis) CLAIM-X: ...".
+        self.title_lead_re = re.compile(rf"^(?:\s*(?:§?\d+[a-z]?[.)]|{ISO_DATE}|\d{{1,2}}:\d\d(?::\d\d)?Z?|"
+                                        rf"\([^()]{{1,40}}\)|(?i:row|claim|item)\s|[\[(#:—–-]))*\s*")
 
     def is_directive_column(self, column: str | None) -> bool:
         if not column:
