@@ -132,3 +132,69 @@ def test_out_of_range_values_are_refused_before_the_engine(llm: LLM, field: str,
         llm.generate({"prompt_token_ids": PROMPT}, SamplingParams(**{"max_tokens": 8, field: value}), use_tqdm=False)
     assert words in str(info.value) and field in str(info.value)
     assert not llm.engine_core.has_unfinished_requests()
+
+
+ASKING = [SamplingParams(temperature=0.9, seed=7, max_tokens=9, ignore_eos=True, repetition_penalty=1.3,
+                         frequency_penalty=0.4, logprobs=2, prompt_logprobs=1, min_tokens=4),
+          SamplingParams(temperature=0, max_tokens=7, ignore_eos=True, presence_penalty=0.8, logprobs=0),
+          SamplingParams(temperature=0.7, seed=3, max_tokens=8, ignore_eos=True)]   # asks nothing
+
+
+def _run(tiny_qwen3_dir: Path, async_scheduling: bool) -> list:
+    llm = LLM(str(tiny_qwen3_dir), device="cpu", max_num_seqs=4, max_model_len=64, block_size=4,
+              max_num_batched_tokens=8, async_scheduling=async_scheduling)
+    prompts = [{"prompt_token_ids": PROMPT[i:]} for i in range(3)]
+    return llm.generate(prompts, ASKING, use_tqdm=False)
+
+
+def test_async_scheduling_gives_the_synchronous_tokens_and_logprobs(tiny_qwen3_dir: Path) -> None:
+    sync, late = _run(tiny_qwen3_dir, False), _run(tiny_qwen3_dir, True)
+    for a, b in zip(sync, late):
+        assert a.outputs[0].token_ids == b.outputs[0].token_ids
+        assert a.outputs[0].logprobs == b.outputs[0].logprobs and a.prompt_logprobs == b.prompt_logprobs
+    assert sync[0].prompt_logprobs is not None and len(sync[0].outputs[0].logprobs) == 9
+
+
+class _HostReads(torch.overrides.TorchFunctionMode):
+    """Counts the calls that read a tensor's values on the host (on CUDA each one waits for the device)."""
+    READS = {torch.Tensor.tolist, torch.Tensor.item, torch.Tensor.cpu, torch.Tensor.numpy, torch.Tensor.__bool__}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: list[str] = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func in self.READS:
+            self.reads.append(func.__name__)
+        return func(*args, **(kwargs or {}))
+
+
+def test_a_step_with_penalties_and_logprobs_reads_nothing_back_until_its_output_is_asked(
+        tiny_qwen3_dir: Path) -> None:
+    """Sampled ids stay on the device (the next step's inputs) and logprobs ride with the step's output handle:
+    launching a step that asks for everything reads no device value on the host; reading its output does."""
+    llm = LLM(str(tiny_qwen3_dir), device="cpu", max_num_seqs=4, max_model_len=64, block_size=4,
+              max_num_batched_tokens=64, async_scheduling=True)
+    core = llm.engine_core
+    for i, sp in enumerate(ASKING):
+        core.add_request(str(i), PROMPT[i:], sp)
+    handles, reads = [], []
+    original = core.runner.execute_model
+
+    def watched(sched):
+        with _HostReads() as mode:
+            handle = original(sched)
+        reads.append(mode.reads)
+        handles.append(handle)
+        return handle
+
+    core.runner.execute_model = watched
+    for _ in range(4):   # the prefill (with prompt logprobs), then decodes with penalties and logprobs
+        core.step()
+    assert len(reads) == 4 and all(r == [] for r in reads), reads
+    with _HostReads() as mode:
+        out = handles[-1].get_output()
+    assert mode.reads and out.logprobs is not None and out.logprobs[2] is None
+    assert [e.token_ids[0] for e in out.logprobs[:2]] == out.sampled_token_ids[:2]
+    slots = [core.runner.state.req_to_slot[r] for r in out.req_ids]
+    assert core.runner.state.last_sampled[slots].tolist() == out.sampled_token_ids   # the device kept them
