@@ -22,7 +22,7 @@ from engine.core.sched_output import NewRequestData, SchedulerOutput
 from engine.sampling_params import SamplingParams
 from engine.worker import logprobs as lp
 from engine.worker.input_batch import StepInputs
-from engine.worker.sampler import Sampler, SamplingTensors
+from engine.worker.sampler import Sampler
 from engine.worker.state import SlotState
 
 
