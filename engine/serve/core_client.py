@@ -5,7 +5,9 @@ Both carry the same messages: commands in (add, abort, stop), one Batch out per 
 event loop. In its own process the engine's host work (scheduling, input preparation, output processing) no longer
 shares a GIL with the event loop's per-token work (JSON, SSE frames, sockets): on a CPU stand-in for a GPU step
 (device time as a sleep) the threaded server made 44% of the offline throughput, as on the H200 (docs/serve.md).
-Batches come back through a pipe the event loop watches (`add_reader`): no thread hand-off on the server's side.
+Batches come back through a pipe the event loop watches (`add_reader`), read without blocking: a Batch the engine
+process is still writing (it may be descheduled mid-write) never stalls the event loop; its frames are decoded once
+whole (`FrameReader`).
 """
 from __future__ import annotations
 
@@ -13,7 +15,10 @@ import asyncio
 import logging
 import multiprocessing
 import multiprocessing.connection
+import os
+import pickle
 import signal
+import struct
 import threading
 import traceback
 from collections.abc import Callable
@@ -28,6 +33,49 @@ from engine.serve.info import CoreInfo
 
 log = logging.getLogger("engine.serve")
 Deliver = Callable[[Batch], None]
+
+
+_HEADER = struct.Struct("!Q")   # a frame: its length, then a pickle
+
+
+def write_frame(fd: int, obj: Any) -> None:
+    """Write one object as a frame (the engine process's side: blocking, whole)."""
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(_HEADER.pack(len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+class FrameReader:
+    """The server's side of the pipe: bytes as they arrive -> the objects whose frames are complete."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+
+    def feed(self, data: bytes) -> list[Any]:
+        self.buffer += data
+        out, start = [], 0
+        while len(self.buffer) - start >= _HEADER.size:
+            (size,) = _HEADER.unpack_from(self.buffer, start)
+            end = start + _HEADER.size + size
+            if len(self.buffer) < end:
+                break
+            out.append(pickle.loads(memoryview(self.buffer)[start + _HEADER.size:end]))
+            start = end
+        del self.buffer[:start]
+        return out
+
+    def read_one(self, fd: int) -> Any:
+        """Block until one whole object arrived (the start-up message, before the event loop watches the fd)."""
+        while True:
+            objs = self.feed(b"")
+            if objs:
+                assert not self.buffer, "more than one frame before the engine was ready"
+                return objs[0]
+            data = os.read(fd, 1 << 16)
+            if not data:
+                raise EOFError
+            self.buffer += data
 
 
 class ThreadCore:
@@ -84,8 +132,9 @@ class ProcessCore:
         self.process.start()
         cmd_recv.close()
         out_send.close()
+        self._frames = FrameReader()
         try:
-            kind, payload = self._out.recv()
+            kind, payload = self._frames.read_one(self._out.fileno())
         except EOFError:
             self.process.join(5)
             raise EngineError(f"the engine process exited while loading the model (exit code "
@@ -99,15 +148,24 @@ class ProcessCore:
 
     def start(self, deliver: Deliver) -> None:
         self._deliver = deliver
+        os.set_blocking(self._out.fileno(), False)
         asyncio.get_running_loop().add_reader(self._out.fileno(), self._readable)
 
     def _readable(self) -> None:
+        """Whatever the pipe holds now; each whole Batch delivered, a partial one kept for the next call."""
         assert self._deliver is not None
-        try:
-            while self._out.poll():
-                self._deliver(self._out.recv())
-        except (EOFError, OSError):
-            self._lost()
+        while not self._closed:
+            try:
+                data = os.read(self._out.fileno(), 1 << 20)
+            except BlockingIOError:
+                return
+            except OSError:
+                data = b""
+            if not data:   # the engine process closed its end
+                self._lost()
+                return
+            for batch in self._frames.feed(data):
+                self._deliver(batch)
 
     def _lost(self) -> None:
         """The engine process is gone: whatever was in flight gets an error, nothing hangs."""
@@ -159,14 +217,15 @@ def _engine_process(engine_args: EngineArgs, cpu_threads: int | None, commands: 
         core = EngineCore.from_args(engine_args)
         info = CoreInfo.of(core, with_machine=True)
     except EngineError as e:
-        outputs.send(("error", str(e)))
+        write_frame(outputs.fileno(), ("error", str(e)))
         return
     except Exception as e:   # a bug: its traceback on the console, one line for the server to show
         traceback.print_exc()
-        outputs.send(("error", f"the engine could not start: {type(e).__name__}: {e}"))
+        write_frame(outputs.fileno(), ("error", f"the engine could not start: {type(e).__name__}: {e}"))
         return
-    outputs.send(("ready", info))
-    engine_loop = EngineLoop(core, outputs.send)
+    out_fd = outputs.fileno()
+    write_frame(out_fd, ("ready", info))
+    engine_loop = EngineLoop(core, lambda batch: write_frame(out_fd, batch))
 
     def read_commands() -> None:
         while True:
