@@ -56,7 +56,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--max-num-seqs", type=int, default=256)
     p.add_argument("--engine-process", action=argparse.BooleanOptionalAction, default=True,
                    help="engine serve's own flag: the engine core in its own process (default) or a thread")
-    p.add_argument("--budget-s", type=float, default=500.0, help="start no point after this many seconds")
+    p.add_argument("--budget-s", type=float, default=420.0, help="start no point after this many seconds")
     p.add_argument("--offline-child", default=None, help=argparse.SUPPRESS)   # internal: run step 1, write here
     if "--tiny" in (sys.argv[1:] if argv is None else argv):   # smaller defaults; flags given still win
         p.set_defaults(num_prompts=48, input_len=128, output_len=100, concurrencies="1,16,48", c1_prompts=4,
