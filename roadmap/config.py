@@ -29,6 +29,9 @@ NAMINGS = ("any", "date-first", "date-last")
 # record of what happened; `closed` a spec or plan of finished work; `template` an example to copy from; `process`
 # says how to work (its imperatives are instructions, never work that lands).
 KINDS = ("current", "log", "closed", "template", "process")
+# `--output-format` (roadmap/render/): ruff's names; "text" is the older name of "full"
+OUTPUT_FORMATS = ("full", "concise", "json", "sarif", "github", "markdown", "text")
+CONFIG_FILES = ("roadmap.yaml", "roadmap.yml", "pyproject.toml")
 EVIDENCE_KINDS = ("any", "dir", "file")
 
 
@@ -38,19 +41,44 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class DirectiveConfig:
-    columns: tuple[str, ...] = ("Remaining", "Remaining to close the row", "Next", "Next actions",
-                                "next-actions", "Next steps", "TODO", "To do")
-    sections: tuple[str, ...] = ("Punch-list", "Punch list", "Next steps", "Next actions", "TODO", "To do")
+    # A table cell asks for work when its column header is, starts with, or ends with one of these (case and
+    # punctuation ignored): "Remaining to close the row", "Next handoff", "Left to do", "Open items".
+    columns: tuple[str, ...] = ("Remaining", "Next", "Next actions", "next-actions", "Next steps", "Next step",
+                                "TODO", "To do", "To-do", "Left to do", "Still to do", "What's left", "Left",
+                                "Open items", "Action items", "Actions", "Follow-up", "Follow-ups", "Pending",
+                                "Outstanding")
+    # A list item asks for work under a heading containing one of these.
+    sections: tuple[str, ...] = ("Punch-list", "Punch list", "Next steps", "Next actions", "TODO", "To do",
+                                 "To-do", "Plan", "Action items", "Follow-ups", "Follow-up", "Open items",
+                                 "Must land", "Remaining", "Tasks", "Work items", "Next up",
+                                 "Left to do", "Still to do", "Next")
     # Matched case-sensitively as whole words; "Must" therefore only fires where a sentence starts with it.
-    phrases: tuple[str, ...] = ("Next owner must", "next owner must", "Next owner should", "Next:", "Next step:",
-                                "TODO", "FIXME", "Must")
+    phrases: tuple[str, ...] = ("Next owner must", "next owner must", "Next owner should", "Next session must",
+                                "Next agent must", "Next:", "Next step:", "Next steps:", "Next up:", "TODO",
+                                "FIXME", "Must", "Remaining:", "Left to do:", "To do:", "To-do:", "Todo:",
+                                "Follow-up:", "Action item:", "Action:", "Still to do:", "Open:")
+    # An item or paragraph that starts with one of these (after dates, ids, owners) asks for work.
     verbs: tuple[str, ...] = (
-        "add", "audit", "benchmark", "bench", "build", "capture", "clean", "close", "compare", "create",
-        "delete", "document", "drop", "enable", "disable", "ensure", "evaluate", "extend", "finish", "fix",
-        "flip", "implement", "integrate", "investigate", "land", "make", "measure", "merge", "migrate", "move",
-        "port", "profile", "publish", "re-bench", "rebench", "reconcile", "re-measure", "remeasure", "remove",
-        "rename", "replace", "re-run", "rerun", "retire", "revert", "run", "ship", "split", "switch", "tune",
-        "update", "verify", "wire", "write",
+        "add", "adopt", "align", "allow", "audit", "automate", "avoid", "backport", "batch", "benchmark", "bench",
+        "bump", "build", "cache", "capture", "change", "check", "clean", "close", "collect", "compare",
+        "compute", "configure", "confirm", "consolidate", "convert", "copy", "create", "cut", "debug",
+        "decide", "deduplicate", "define", "delete", "deploy", "deprecate", "design", "detect", "document",
+        "drop", "emit", "enable", "disable", "enforce", "ensure", "evaluate", "evict", "expose", "export",
+        "extend", "extract", "factor", "fetch", "file", "finish", "fix", "flip", "flush", "fold", "force",
+        "gate", "generate", "glue", "guard", "handle", "harden", "hook", "implement", "import", "improve",
+        "inline", "instrument", "integrate", "introduce", "investigate", "isolate", "keep", "land", "limit",
+        "load", "log", "make", "map", "mark", "measure", "merge", "migrate", "mirror", "move", "normalize",
+        "normalise", "optimize", "optimise", "pack", "parallelize", "parse", "pass", "patch", "persist",
+        "pin", "plumb", "pool", "port", "prefetch", "prevent", "profile", "promote", "propagate", "prototype",
+        "prune", "publish", "push", "put", "quantize", "quantise", "raise", "re-bench", "rebench", "rebase",
+        "reconcile", "record", "reduce", "refactor", "register", "reimplement", "re-measure", "remeasure",
+        "remove", "rename", "render", "reorder", "replace", "reproduce", "require", "rerun", "re-run", "reset",
+        "resolve", "restore", "restructure", "retire", "retry", "return", "reuse", "revert", "review", "rewrite",
+        "rotate", "route", "run", "scale", "schedule", "separate", "serialize", "set", "shard", "share", "ship",
+        "shrink", "simplify", "skip", "sort", "speed", "split", "stage", "start", "stop", "store", "stream",
+        "strip", "support", "swap", "switch", "sync", "teach", "test", "tighten", "time", "track", "trace",
+        "translate", "trim", "try", "tune", "turn", "unify", "update", "upgrade", "upload", "use", "validate",
+        "vectorize", "verify", "wire", "wrap", "write",
     )
 
 
@@ -102,6 +130,14 @@ class Config:
     # Other projects the records cite (name -> where its checkout lives, or "unresolved"): references into them are
     # never checked against this tree (roadmap/analysis/ownership.py). Read from a table: `external: {vllm: ../vllm}`.
     external: tuple[tuple[str, str], ...] = ()
+    # rule selection by code prefix, as ruff's (roadmap/selection.py); keys may be spelled with - or _
+    select: tuple[str, ...] = ("ALL",)
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (glob, code prefixes), in file order
+    output_format: str = "full"
+    # `roadmap report` links commits here ({sha}: the full sha); empty: commits are not links
+    commit_url: str = ""
     # no file larger than this is read (records, sources, evidence); roadmap/safefs.py
     max_file_bytes: int = DEFAULT_MAX_BYTES
     source: str = "defaults"   # where this config came from (a path, or "defaults"); not a config key
@@ -168,13 +204,18 @@ _DEFAULT_ID_RE = re.compile(r"[A-Z](?<![\w.-][A-Z])(?=[A-Z0-9-]*-[0-9]*[A-Z])[A-
 _DEFAULT_CLAIM_RE = re.compile(r"C(?<![\w.-]C)LAIM-[A-Z0-9]+(?:-[A-Z0-9]+)*(?![\w-])")
 
 _NESTED = {"directives": DirectiveConfig, "evidence": EvidenceConfig, "history": HistoryConfig}
-_CHOICES = {"fail_on": FAIL_ON, "evidence.naming": NAMINGS, "evidence.kinds": EVIDENCE_KINDS}
+_CHOICES = {"fail_on": FAIL_ON, "evidence.naming": NAMINGS, "evidence.kinds": EVIDENCE_KINDS,
+            "output_format": OUTPUT_FORMATS}
+_CODE_KEYS = {"select", "extend_select", "ignore"}
+_CODE_RE = re.compile(r"ALL|[A-Z]+[0-9]*")
 _REGEX_KEYS = {"id_patterns", "claim_patterns"}
 _MAPPINGS = {"kinds": KINDS}   # tables of glob -> one of the choices
 
 
-def load_config(root: Path, config_file: Path | None = None) -> Config:
-    """The config for the repository at `root`: `config_file`, else `roadmap.yaml`/`.yml`, else pyproject.toml."""
+def load_config(root: Path, config_file: Path | None = None, start: Path | None = None) -> Config:
+    """The config for the repository at `root`: `config_file`, else the nearest `roadmap.yaml`/`.yml` or
+    pyproject.toml with a [tool.roadmap] table from `start` (a directory inside `root`) up to `root`, else
+    `root`'s own files. Paths in it are relative to `root`, wherever the file is."""
     root = Path(root)
     if config_file is not None:
         path = Path(config_file)
@@ -183,11 +224,36 @@ def load_config(root: Path, config_file: Path | None = None) -> Config:
         if not path.is_file():
             raise ConfigError(f"{config_file}: config file not found; pass an existing file to --config")
         return _from_file(path, lambda: read_file(path, MAX_CONFIG_BYTES))
-    for name in ("roadmap.yaml", "roadmap.yml", "pyproject.toml"):
-        if (root / name).is_file():
+    for rel in _upward(root, start):
+        for name in CONFIG_FILES:
+            relpath = f"{rel}/{name}" if rel else name
+            if not (root / relpath).is_file():
+                continue
             # found in the repository, which may be a fork's: read it only from inside the work tree
-            return _from_file(root / name, lambda: read_contained(root, name, MAX_CONFIG_BYTES))
+            read = (lambda r=relpath: read_contained(root, r, MAX_CONFIG_BYTES))
+            if rel and name == "pyproject.toml" and not _has_roadmap_table(read):
+                continue        # a subproject's pyproject.toml that does not configure roadmap
+            return _from_file(root / relpath, read)
     return Config()
+
+
+def _upward(root: Path, start: Path | None) -> list[str]:
+    """Repo-relative directories from `start` up to the root ("" last); only the root when `start` is outside."""
+    if start is None:
+        return [""]
+    try:
+        rel = Path(start).resolve().relative_to(root.resolve())
+    except ValueError:
+        return [""]
+    parts = rel.parts
+    return ["/".join(parts[:n]) for n in range(len(parts), 0, -1)] + [""]
+
+
+def _has_roadmap_table(read: Callable[[], bytes]) -> bool:
+    try:
+        return "roadmap" in tomllib.loads(read().decode("utf-8")).get("tool", {})
+    except (OSError, Declined, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, AttributeError):
+        return True     # unreadable or broken: read it for real, so the error names this file
 
 
 def _from_file(path: Path, read: Callable[[], bytes]) -> Config:
@@ -230,7 +296,8 @@ def _from_file(path: Path, read: Callable[[], bytes]) -> Config:
 def _build(cls: type, table: dict[str, Any], path: Path, prefix: str, source: str | None = None) -> Any:
     known = {f.name: f for f in fields(cls) if f.name != "source"}
     values: dict[str, Any] = {}
-    for key, value in table.items():
+    for spelled, value in table.items():
+        key = spelled.replace("-", "_") if isinstance(spelled, str) else spelled   # ruff's `extend-select`
         dotted = f"{prefix}{key}"
         if key not in known:
             close = difflib.get_close_matches(str(key), list(known), n=1)
@@ -241,6 +308,8 @@ def _build(cls: type, table: dict[str, Any], path: Path, prefix: str, source: st
             values[key] = _check_mapping(dotted, value, _MAPPINGS[key], path)
         elif key == "external" and not prefix:
             values[key] = _external(value, path)
+        elif key == "per_file_ignores" and not prefix:
+            values[key] = _per_file_ignores(value, path)
         elif key in _NESTED and not prefix:
             if not isinstance(value, dict):
                 raise ConfigError(f"{path}: key `{dotted}` must be a table of keys "
@@ -271,6 +340,12 @@ def _check_value(key: str, value: Any, default: Any, path: Path) -> Any:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{path}: key `{key}` must be a list of strings, got {_tname(value)}; "
                               f"e.g. `{key.split('.')[-1]} = {_example(default)}`")
+        if key in _CODE_KEYS:
+            value = [v.strip().upper() for v in value]
+            bad = [v for v in value if not _CODE_RE.fullmatch(v)]
+            if bad:
+                raise ConfigError(f"{path}: key `{key}` lists {bad[0]!r}, not a rule code prefix; e.g. "
+                                  f"`{key.replace('_', '-')} = [\"RL3\", \"RL401\"]`")
         if key in _REGEX_KEYS:
             for pat in value:
                 try:
@@ -289,6 +364,11 @@ def _check_value(key: str, value: Any, default: Any, path: Path) -> Any:
     choices = _CHOICES.get(key)
     if choices and value not in choices:
         raise ConfigError(f"{path}: key `{key}` must be one of {', '.join(choices)}, got {value!r}")
+    if key == "commit_url" and value and (not value.startswith(("https://", "http://")) or "{sha}" not in value
+                                          or any(c in value for c in '<>"\' \n\\')):
+        raise ConfigError(f"{path}: key `commit_url` must be an http(s) URL with {{sha}} and no spaces or quotes, "
+                          f"got {value!r}; e.g. "
+                          f"`commit_url = \"https://github.com/OWNER/REPO/commit/{{sha}}\"`")
     return value
 
 
@@ -301,6 +381,27 @@ def _check_mapping(key: str, value: Any, choices: tuple[str, ...], path: Path) -
         if not isinstance(kind, str) or kind not in choices:
             raise ConfigError(f"{path}: key `{key}.\"{glob}\"` must be one of {', '.join(choices)}, got {kind!r}")
         out.append((str(glob), kind))
+    return tuple(out)
+
+
+def _per_file_ignores(value: Any, path: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    example = '`per-file-ignores = { "agents/archive/*.md" = ["RL1"] }`'
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: key `per_file_ignores` must be a table of glob = [code prefixes], got "
+                          f"{_tname(value)}; e.g. {example}")
+    out = []
+    for glob, codes in value.items():
+        if isinstance(codes, str):
+            codes = [codes]
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ConfigError(f"{path}: `per_file_ignores` entry {glob!r} must be a list of code prefixes, got "
+                              f"{_tname(codes)}; e.g. {example}")
+        prefixes = tuple(c.strip().upper() for c in codes)
+        bad = [c for c in prefixes if not _CODE_RE.fullmatch(c)]
+        if bad:
+            raise ConfigError(f"{path}: `per_file_ignores` entry {glob!r} lists {bad[0]!r}, not a rule code "
+                              f"prefix; e.g. {example}")
+        out.append((str(glob), prefixes))
     return tuple(out)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from roadmap.config import Config
 from roadmap.findings import Edit, Finding
 from roadmap.fix import plan_fixes, write_fixes
 from roadmap.lint import LintOptions, LintResult, lint
@@ -41,8 +42,10 @@ def _key(f: Finding) -> tuple[str, str, int, str]:
     return (f.code, f.path, f.line, f.fingerprint)
 
 
-def fix_to_fixed_point(root: Path, options: LintOptions, result: LintResult, max_bytes: int) -> FixOutcome:
-    """Fix, re-lint, repeat (at most MAX_PASSES times) starting from `result`, the lint of the current files."""
+def fix_to_fixed_point(root: Path, options: LintOptions, result: LintResult, max_bytes: int,
+                       config: Config | None = None) -> FixOutcome:
+    """Fix, re-lint, repeat (at most MAX_PASSES times) starting from `result`, the lint of the current files.
+    `config`: the one `result` was linted with (the CLI's adds the files it names); None: the repository's."""
     outcome = FixOutcome(result)
     applied: dict[tuple[str, str, int, str], Finding] = {}
     while outcome.passes < MAX_PASSES:
@@ -61,7 +64,7 @@ def fix_to_fixed_point(root: Path, options: LintOptions, result: LintResult, max
         outcome.written.append({fp.path: fp.applied for fp in plan.files if fp.path in written})
         applied.update((_key(f), f) for f in plan.fixed if f.path in written)
         outcome.passes += 1
-        outcome.result = lint(root, options)
+        outcome.result = lint(root, options, config)
     still = {_key(f) for f in outcome.result.findings}
     outcome.not_converged = [f for k, f in applied.items() if k in still]
     outcome.fixed = len(applied) - len(outcome.not_converged)

@@ -136,13 +136,15 @@ def news_shas(ctx: LintContext, news: News) -> frozenset[str]:
     return cache[key]
 
 
-def commits_matching(ctx: LintContext, name: str, predicate: Callable[[str], object]) -> list[Commit]:
+def commits_matching(ctx: LintContext, name: str, predicate: Callable[[str], object],
+                     merges: bool = False) -> list[Commit]:
     """History commits (oldest first) whose message satisfies `predicate`, computed once per run per `name`;
-    detectors intersect this short list with a statement's news instead of scanning every news commit."""
+    detectors intersect this short list with a statement's news instead of scanning every news commit. Merge
+    commits count only with `merges` (a pull request's merge message often says what its branch did)."""
     cache = ctx.facts.commits_matching
     if name not in cache:
         history = ctx.get_history()
-        cache[name] = sorted((c for c in history.commits if not c.is_merge and predicate(c.message)),
+        cache[name] = sorted((c for c in history.commits if (merges or not c.is_merge) and predicate(c.message)),
                              key=history.rank)
     return cache[name]
 

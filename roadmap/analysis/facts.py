@@ -14,6 +14,7 @@ from roadmap.analysis.evidence_series import SeriesFinder
 from roadmap.analysis.figure_quotes import Quote
 from roadmap.analysis.ownership import Names
 from roadmap.analysis.terms import TermWeights
+from roadmap.analysis.work import WorkWeights
 from roadmap.config import DEFAULT_CLAIM_PATTERN, Config
 from roadmap.evidence.store import EvidenceEntry
 from roadmap.history.commit import Commit
@@ -117,6 +118,17 @@ class RefSite:
     foreign: bool | None = None  # another project's reference (analysis/refs.py:is_foreign, computed on first use)
 
 
+@dataclass(frozen=True)
+class Flip:
+    """A commit whose diff turned a flag's default on or off (analysis/default_flips.py)."""
+
+    sha: str
+    path: str
+    before: str       # the line as it was (stripped)
+    after: str        # the line as it became
+    on: bool          # True: turned on by default; False: turned back off
+
+
 @dataclass
 class Facts:
     # roadmap/lint.py, after the check phase: the suppression comments that suppressed a finding (RL901)
@@ -174,6 +186,14 @@ class Facts:
     paths_by_depth: dict[int, list[str]] | None = None
     # checks/directive_landed.py: the newest commit on or before an as-of point
     landed_base: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    # analysis/landing.py: work-term weights and postings over the history; statements the records mark done
+    work_weights: WorkWeights | None = None
+    done_statements: dict[str, list[tuple[Statement, frozenset[str]]]] | None = None
+    changed_paths: dict[str, tuple[str, ...]] = field(default_factory=dict)      # commit sha -> paths it changed
+    path_commits: dict[str, set[str]] | None = None                               # path -> shas that changed it
+    # analysis/default_flips.py: per set of flags, flag -> the commits whose diff flipped its default
+    default_flips: dict[frozenset[str], dict[str, list[Flip]]] = field(default_factory=dict)
+    opt_in_flags: frozenset[str] | None = None                 # checks/default_changed.py
     # checks/figure_unbacked.py: evidence path -> (field path, value) for every number it holds
     evidence_numbers: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     # analysis/evidence_index.py: every figure the records quote, the figures of each evidence entry (by path),

@@ -20,7 +20,8 @@ LINT_SCHEMA = "evident.roadmap-lint/1"
 SCHEMAS = (SCHEMA, LINT_SCHEMA)
 _OURS_PREFIX = "evident."          # a name of our family with another version is ours, and wrong
 _DEFS = {LINT_SCHEMA: "roadmap-lint"}   # schema name -> its key under `$defs` (the top level is SCHEMA)
-SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "evidence-schema.json"
+# Shipped in the package (an installed roadmap has no docs/); in the source tree a link to docs/evidence-schema.json.
+SCHEMA_FILE = Path(__file__).resolve().with_name("evidence-schema.json")
 
 
 @lru_cache(maxsize=1)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from roadmap.records import source, structure
 from roadmap.records.blocks import MD, Block, Cell, Heading, walk
-from roadmap.records.classify import Classifier, Verdict, as_of_in
+from roadmap.records.classify import WORK_COLUMN, Classifier, Verdict, as_of_in
 from roadmap.records.inline import Inline
 from roadmap.records.mentions import extract, ids_in
 from roadmap.records.model import AsOf, Mentions, Problem, RecordFile, Statement, Table
@@ -160,10 +160,20 @@ class _Builder:
         section_row = b.headings[-1].row_id if b.headings else None
         why = self._history(b)
         rows = []
+        # A table with a state column but no column of next steps: an open row asks for its own work, which its
+        # work cell (Title, Item, Feature, ...) names; a later commit doing that work makes the row stale.
+        state_cols = {n.lower() for n in self.config.state_columns}
+        state_col = next((k for k, h in enumerate(tb.headers) if h.strip().lower() in state_cols), None)
+        work_col = None
+        if state_col is not None and not any(self.cls.is_directive_column(h) for h in tb.headers):
+            work_col = next((k for k, h in enumerate(tb.headers) if k not in id_cols and k != state_col
+                             and WORK_COLUMN.search(h)), None)
         for index, (line, cells) in enumerate(tb.rows):
             row_id, define_col = self._row_id(tb.headers, cells, id_cols)
             row_as_of = next((a for k in date_cols if k < len(cells)
                               for a in [_cell_as_of(cells[k].inline.text)] if a), None)
+            open_row = (work_col is not None and state_col is not None and state_col < len(cells)
+                        and self.cls.is_open_state(cells[state_col].inline.text))
             stmts = []
             spans: list[tuple[int, int]] | None = None     # the row's cell spans, split only when a cell has a path
             for k, cell in enumerate(cells):
@@ -173,6 +183,8 @@ class _Builder:
                              visible=cell.inline.visible)
                 verdict = self.cls.classify(text, "cell", header, sections,
                                             all_struck=inl.struck and not inl.visible, struck=inl.struck)
+                if open_row and k == work_col and not verdict.historical and text:
+                    verdict = Verdict(True, False, text)
                 if self.struct.kind == "process" and verdict.directive:
                     verdict = Verdict(False, verdict.historical, None)
                 why_cell = why or ("" if verdict.directive else self.struct.unless_asked.get(id(b), ""))

@@ -9,8 +9,8 @@ process record gives instructions, not directives. Inside any file, some blocks 
 - sections titled as history (History, Archive, Superseded, Done, Already in, Baseline, Retrospective) or as
   another project's workings (Upstream chain, How upstream works);
 - a blockquote introduced as quoted text ("upstream says:", "verbatim:").
-In a log everything is history but its live sections (Active claims, Handoff queue) and what its newest
-entry asks for.
+In a log everything is history but its preamble (the standing header under the title), its live sections
+(Active claims, Handoff queue) and what its newest entry asks for.
 """
 from __future__ import annotations
 
@@ -126,14 +126,22 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
                     live.add(id(b))
                 else:
                     history[id(b)] = f"an older dated entry ({e.date}) in a sequence of entries"
+    sectioned = any(not h.preamble for b in blocks for h in b.headings)   # a log of sections has a header above them
     for b in blocks:
         if id(b) in history or id(b) in current or id(b) in live:
             continue
-        if is_log and not _in_live_section(b):
+        if is_log and not _in_live_section(b) and not (sectioned and _preamble(b)):
             history[id(b)] = why
         elif not is_log and any(_log_section(h.title) for h in b.headings):
             history[id(b)] = "a log section's older content"
     return Structure(kind, why, history, frozenset(live), unless_asked)
+
+
+def _preamble(b: Block) -> bool:
+    """Text under the title before the first section: in a log of sections, its standing header (what to build on,
+    how to append), current like any file's front matter; dated entries in it were taken as entries above. A log
+    without sections is all entries, dated or not."""
+    return b.kind != "heading" and all(h.preamble for h in b.headings)
 
 
 @lru_cache(maxsize=4096)

@@ -35,7 +35,8 @@ def build_report(result: "LintResult") -> Report:
     if ctx is None:
         raise ValueError("build_report needs a LintResult from roadmap.lint.lint() (it carries the context)")
     report = Report(head=result.head, head_date=_commit_day(ctx, result.head), records=result.records,
-                    summary=result.summary(), claims_ttl_days=ctx.config.claims_ttl_days)
+                    summary=result.summary(), claims_ttl_days=ctx.config.claims_ttl_days,
+                    closed_states=ctx.config.closed_states)
     report.series = _series(ctx, report)
     report.rows = _rows(ctx, report.series)
     by_location = _findings_by_location(result.findings)
