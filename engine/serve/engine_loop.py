@@ -85,7 +85,6 @@ class EngineLoop:
 
     # ---- the loop --------------------------------------------------------------------------------
     def run(self) -> None:
-        core = self.core
         while True:
             with self._cond:
                 while not self._commands and not self._has_work():

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-import torch
 
 from engine import LLM, SamplingParams
 from engine.engine_core import EngineCore

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-import torch
 
 from engine import LLM, SamplingParams
 from engine.engine_core import EngineCore

@@ -11,11 +11,9 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
 from pathlib import Path
 
-import pytest
 
 from engine.serve.core_client import FrameReader, write_frame
 

@@ -8,7 +8,6 @@ import socket
 from pathlib import Path
 
 import pytest
-import torch
 
 from engine import LLM, SamplingParams
 from engine.bench.serve import benchmark, table
