@@ -241,9 +241,23 @@ def table(offline: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+SERVER_MODULES = ("aiohttp", "pydantic", "prometheus_client")   # what engine serve imports beyond the engine
+
+
+def preflight() -> None:
+    """Fail in a second, before any model loads, when engine serve could not start here."""
+    import importlib.util
+    missing = [m for m in SERVER_MODULES if importlib.util.find_spec(m) is None]
+    if missing:
+        raise SystemExit(f"device_serve: engine serve needs {', '.join(missing)}, not installed here; install them "
+                         f"(pip install aiohttp pydantic prometheus-client) or carry their wheels")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     t_start = time.monotonic()
+    if not args.offline_child:
+        preflight()
     with tempfile.TemporaryDirectory(prefix="device-serve-") as d:
         tmp = Path(d)
         model, flags = model_and_settings(args, tmp)
