@@ -42,17 +42,18 @@ class EngineCore:
         self.loaded = loaded
         self.model_config = loaded.config
         self.tokenizer = loaded.tokenizer
-        self.runner = ModelRunner(config, loaded.model, self.model_config, keep_logits=keep_logits)
+        eos = tuple(self.model_config.eos_token_ids)
+        if not eos and self.tokenizer is not None:
+            eos = tuple(self.tokenizer.eos_token_ids)
+        self.eos_token_ids = frozenset(eos)
+        self.runner = ModelRunner(config, loaded.model, self.model_config, keep_logits=keep_logits,
+                                  eos_token_ids=self.eos_token_ids)
         self.num_blocks = self.runner.determine_num_blocks()
         self.runner.initialize_kv_cache(self.num_blocks)
         self.scheduler = Scheduler(
             max_num_seqs=config.max_num_seqs, max_num_batched_tokens=config.max_num_batched_tokens,
             max_model_len=config.max_model_len, num_blocks=self.num_blocks, block_size=config.block_size,
             enable_prefix_caching=config.enable_prefix_caching, enable_chunked_prefill=config.enable_chunked_prefill)
-        eos = tuple(self.model_config.eos_token_ids)
-        if not eos and self.tokenizer is not None:
-            eos = tuple(self.tokenizer.eos_token_ids)
-        self.eos_token_ids = frozenset(eos)
         self._seed_rng = random.Random(config.seed)   # seeds for requests that bring none
         self.num_steps = 0                  # steps whose output was processed
         self.depth = 2 if config.async_scheduling else 1
@@ -79,6 +80,7 @@ class EngineCore:
                     prompt: str | None = None, arrival_time: float | None = None) -> Request:
         if not prompt_token_ids:
             raise EngineError(f"request {request_id!r} has an empty prompt")
+        sampling_params.check_model(self.vocab_size)
         seed = sampling_params.seed if sampling_params.seed is not None else self._seed_rng.getrandbits(63)
         req = Request(request_id, prompt_token_ids, sampling_params, eos_token_ids=self.eos_token_ids,
                       sampling_seed=seed & _SEED_MASK, arrival_time=arrival_time, prompt=prompt)
@@ -96,6 +98,12 @@ class EngineCore:
         """Launched steps whose output was not processed yet. Left over once every request finished, they hold only
         tokens to drop; the next `step()` processes them (nothing waits for them before that)."""
         return len(self._in_flight)
+
+    def recover(self) -> list[str]:
+        """After `step()` raised: forget the steps in flight (their tokens are recomputed, with the same seeds and
+        positions) and send every running request back to waiting (Scheduler.requeue_running). Returns their ids."""
+        self._in_flight.clear()
+        return self.scheduler.requeue_running()
 
     def step(self) -> tuple[list[Request], ModelRunnerOutput]:
         """Launch a step, and process the oldest one in flight once the pipeline is full.

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from engine.core.request import Request
 from engine.errors import EngineError
 from engine.model.tokenizer import IncrementalDetokenizer, Tokenizer
-from engine.outputs import CompletionOutput, RequestOutput
+from engine.outputs import CompletionOutput, Logprobs, RequestOutput
 
 
 @dataclass
@@ -31,6 +31,8 @@ class OutputDelta:
     num_output_tokens: int                # generated so far (a stop string's tail included, as vLLM counts)
     finish_reason: str | None = None      # "stop" | "length" | "abort" on the last delta
     stop_reason: int | str | None = None  # the stop token id or stop string that ended it
+    logprobs: list[Logprobs] | None = None          # one per new token, when the request asked
+    prompt_logprobs: list[Logprobs | None] | None = None   # in the request's first delta, when it asked
 
 
 @dataclass
@@ -55,10 +57,12 @@ class RequestState:
 
     def to_request_output(self) -> RequestOutput:
         req = self.request
+        lps = req.output_logprobs
         completion = CompletionOutput(0, self.text[:self.emitted], list(req.output_token_ids), self.finish_reason,
-                                      self.stop_reason)
+                                      self.stop_reason, None if lps is None else list(lps),
+                                      None if lps is None else sum(e.logprobs[0] for e in lps))
         return RequestOutput(req.request_id, req.prompt, req.prompt_token_ids, [completion], self.finished,
-                             req.metrics, req.metrics.num_cached_tokens)
+                             req.metrics, req.metrics.num_cached_tokens, req.prompt_logprobs)
 
 
 @dataclass
@@ -127,6 +131,8 @@ class OutputProcessor:
         finished = req.status.finished
         if not new and not finished:
             return None
+        first = t.sent_tokens == 0
+        lps = None if req.output_logprobs is None else req.output_logprobs[t.sent_tokens:]
         t.sent_tokens = len(req.output_token_ids)
         if t.detokenizer is not None:
             t.text += t.detokenizer.add(new)
@@ -145,7 +151,7 @@ class OutputProcessor:
         if finished:
             t.finish_reason, t.stop_reason = reason, stop_reason
         return OutputDelta(req.request_id, new, text, req.num_prompt_tokens, t.sent_tokens, t.finish_reason,
-                           t.stop_reason)
+                           t.stop_reason, lps, req.prompt_logprobs if first else None)
 
 
 def _find_stop(text: str, stops: tuple[str, ...], emitted: int) -> tuple[int, str] | None:

@@ -38,12 +38,23 @@ class RequestMetrics:
 
 
 @dataclass
+class Logprobs:
+    """One position's log-probabilities (natural log, over the raw model logits, as vLLM's default): the chosen
+    token first (the sampled one, or the prompt's next token), then the top-N of the distribution, best first."""
+    token_ids: list[int]
+    logprobs: list[float]
+    rank: int                   # of the chosen token in the distribution (1 = the most likely)
+
+
+@dataclass
 class CompletionOutput:
     index: int
     text: str
     token_ids: list[int]
     finish_reason: str | None   # "length" | "stop" | "abort" | None while running
-    stop_reason: int | None = None   # the stop token id that ended it (None for EOS or length)
+    stop_reason: int | str | None = None   # the stop token id or stop string that ended it (None: EOS or length)
+    logprobs: list[Logprobs] | None = None   # one per token, when SamplingParams.logprobs is set
+    cumulative_logprob: float | None = None  # sum of the chosen tokens' logprobs, with logprobs
 
     @property
     def finished(self) -> bool:
@@ -59,3 +70,5 @@ class RequestOutput:
     finished: bool
     metrics: RequestMetrics
     num_cached_tokens: int = 0
+    # With SamplingParams.prompt_logprobs: one per prompt token, None for the first (nothing precedes it).
+    prompt_logprobs: list[Logprobs | None] | None = None

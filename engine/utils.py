@@ -34,8 +34,10 @@ def cpu_threads(requested: int | None) -> int | None:
 
 # The distribution and its extras (pyproject.toml): the base install is `roadmap` alone.
 DISTRIBUTION = "evident-roadmap"
-EXTRA_OF = {"aiohttp": "engine", "matplotlib": "bench", "transformers": "bench", "accelerate": "bench"}
-# What every engine command imports (the `engine` extra less triton, optional on CPU, and aiohttp, serve only).
+EXTRA_OF = {"aiohttp": "engine", "pydantic": "engine", "prometheus_client": "engine", "matplotlib": "bench",
+            "transformers": "bench", "accelerate": "bench"}
+# What every engine command imports (the `engine` extra less triton, optional on CPU, and the server's aiohttp,
+# pydantic and prometheus-client).
 ENGINE_MODULES = ("torch", "numpy", "safetensors", "tokenizers", "gguf", "jinja2")
 
 

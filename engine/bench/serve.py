@@ -167,7 +167,10 @@ async def benchmark(args: argparse.Namespace) -> dict[str, Any]:
                            args.seed)
     url = base_url(args)
     timeout = aiohttp.ClientTimeout(total=None, sock_connect=10, sock_read=600)
-    async with aiohttp.ClientSession(timeout=timeout) as session:
+    # aiohttp's default connector holds at most 100 connections: past that, requests queue in the client while
+    # their clock runs (vLLM's client sizes it to the concurrency too).
+    connector = aiohttp.TCPConnector(limit=args.max_concurrency or 0, limit_per_host=args.max_concurrency or 0)
+    async with aiohttp.ClientSession(timeout=timeout, connector=connector) as session:
         model = args.model or await served_model(session, url)
         limit = asyncio.Semaphore(args.max_concurrency or work.num_requests)
         arrivals = random.Random(args.seed)

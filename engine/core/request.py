@@ -4,7 +4,7 @@ from __future__ import annotations
 import enum
 import time
 
-from engine.outputs import RequestMetrics
+from engine.outputs import Logprobs, RequestMetrics
 from engine.sampling_params import SamplingParams
 
 
@@ -43,6 +43,10 @@ class Request:
         self.stop_reason: int | None = None
         self.slot: int | None = None                # runner slot, held while RUNNING
         self.block_hashes: list[bytes] = []         # chained hashes of this request's full blocks
+        # Filled only when the params ask (SamplingParams.logprobs / prompt_logprobs): one entry per token.
+        self.output_logprobs: list[Logprobs] | None = [] if sampling_params.logprobs is not None else None
+        self.prompt_logprobs: list[Logprobs | None] | None = \
+            [None] if sampling_params.prompt_logprobs is not None else None
         self.metrics = RequestMetrics(arrival_time=time.perf_counter() if arrival_time is None else arrival_time,
                                       num_prompt_tokens=len(prompt_token_ids))
 
@@ -62,12 +66,23 @@ class Request:
     def finish_reason(self) -> str | None:
         return self.status.value if self.status.finished else None
 
-    def append_output_token(self, token_id: int, now: float) -> None:
+    def append_output_token(self, token_id: int, now: float, logprobs: Logprobs | None = None) -> None:
         self.output_token_ids.append(token_id)
         self.all_token_ids.append(token_id)
+        if self.output_logprobs is not None and logprobs is not None:
+            self.output_logprobs.append(logprobs)
         if self.metrics.first_token_time is None:
             self.metrics.first_token_time = now
         self.metrics.token_times.append(now)
+
+    def add_prompt_logprobs(self, first_position: int, entries: list[Logprobs]) -> None:
+        """Entries for the prompt tokens at first_position, first_position + 1, ...; a position already recorded
+        (recomputed after a preemption) is kept as it was."""
+        if self.prompt_logprobs is None:
+            return
+        skip = len(self.prompt_logprobs) - first_position
+        if skip >= 0:
+            self.prompt_logprobs.extend(entries[skip:])
 
     def __repr__(self) -> str:
         return (f"Request({self.request_id!r}, {self.status.name}, tokens={self.num_tokens}, "

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from engine.outputs import Logprobs
 from engine.sampling_params import SamplingParams
 
 if TYPE_CHECKING:
@@ -56,3 +57,7 @@ class ModelRunnerOutput:
     req_ids: list[str] = field(default_factory=list)
     sampled_token_ids: list[int] = field(default_factory=list)
     logits: torch.Tensor | None = None   # [len(req_ids), vocab] fp32 device tensor, only when the runner keeps logits
+    # Only for requests that ask (engine/worker/logprobs.py): per row of req_ids, or None for every row.
+    logprobs: list[Logprobs | None] | None = None
+    # request id -> (first prompt position, entries for it and the positions after), prompts computed this step.
+    prompt_logprobs: dict[str, tuple[int, list[Logprobs]]] = field(default_factory=dict)

@@ -49,6 +49,7 @@ class Scheduler:
         self._finished_since_last_step: set[str] = set()
         self.num_preemptions = 0
         self.num_steps = 0                          # SchedulerOutputs handed out; the next one's step_id
+        self.solo: str | None = None   # after a failed step: the one request scheduled, alone (isolate())
 
     # ---- requests in and out -------------------------------------------------------------------
     def add_request(self, req: Request) -> None:
@@ -88,6 +89,33 @@ class Scheduler:
     def _release_slot(self, req: Request) -> None:
         heapq.heappush(self._free_slots, _slot_of(req))
         req.slot = None
+
+    # ---- after a failed step (engine/serve/engine_loop.py finds the request that failed it) ------------
+    def requeue_running(self) -> list[str]:
+        """Send every running request back to waiting, to recompute from its first token: its blocks are freed and
+        the prefix cache forgotten (what the failed step wrote is not trusted). The caller dropped the steps in
+        flight (EngineCore.recover), so no token is in flight any more. Returns their ids, oldest first."""
+        for req in self.requests.values():
+            req.num_output_placeholders = 0
+        requeued = list(self.running)
+        for req in reversed(requeued):   # newest first to the front, so the oldest ends up first
+            self.running.remove(req)
+            self.kv.free(req, num_valid_tokens=0)
+            self._release_slot(req)
+            req.status = RequestStatus.PREEMPTED
+            req.num_computed_tokens = 0
+            self.waiting.appendleft(req)
+            self._finished_since_last_step.add(req.request_id)   # the runner drops their slots next step
+        self.kv.reset_prefix_cache()
+        return [r.request_id for r in requeued]
+
+    def isolate(self, request_id: str | None) -> None:
+        """Schedule only `request_id` from now on (None: everyone again); a waiting one moves to the front."""
+        self.solo = request_id
+        req = self.requests.get(request_id) if request_id is not None else None
+        if req is not None and req in self.waiting:
+            self.waiting.remove(req)
+            self.waiting.appendleft(req)
 
     # ---- one step --------------------------------------------------------------------------------
     def schedule(self) -> SchedulerOutput:
@@ -131,7 +159,7 @@ class Scheduler:
             out.num_scheduled_tokens[req.request_id] = n
             budget -= n
 
-        snapshot = list(self.running)
+        snapshot = [r for r in self.running if self.solo is None or r.request_id == self.solo]
         for decode_pass in (True, False):
             for req in snapshot:
                 if req.status is RequestStatus.RUNNING and (_num_unscheduled(req) == 1) == decode_pass:
@@ -140,9 +168,12 @@ class Scheduler:
         # Admit waiting requests, unless this step had to preempt (admitting now would thrash).
         while not out.preempted_req_ids and self.waiting and budget > 0 and len(self.running) < self.max_num_seqs:
             req = self.waiting[0]
+            if self.solo is not None and req.request_id != self.solo:
+                break
             # A request preempted this step keeps its token in flight until the next update; admission waits.
             assert req.num_output_placeholders == 0, (req, "admitted with a token in flight")
-            hits, num_hit = self.kv.get_computed_blocks(req)
+            # Prompt logprobs need every prompt position computed: no prefix-cache hits for them (as vLLM).
+            hits, num_hit = self.kv.get_computed_blocks(req) if req.prompt_logprobs is None else ([], 0)
             n = req.num_tokens - num_hit
             if n > budget:
                 if not self.enable_chunked_prefill:
@@ -193,7 +224,12 @@ class Scheduler:
         abort), or when the id now names a newer request, admitted after that step."""
         now = time.perf_counter()
         finished: list[Request] = []
-        for rid, token in zip(result.req_ids, result.sampled_token_ids):
+        for rid, (first, entries) in result.prompt_logprobs.items():
+            req = self.requests.get(rid)
+            if req is not None and req.first_step is not None and req.first_step <= sched.step_id:
+                req.add_prompt_logprobs(first, entries)
+        logprobs = result.logprobs
+        for i, (rid, token) in enumerate(zip(result.req_ids, result.sampled_token_ids)):
             req = self.requests.get(rid)
             if req is None or req.first_step is None or req.first_step > sched.step_id:
                 continue
@@ -202,7 +238,7 @@ class Scheduler:
             # Preempted since: the token is still its own (sampled from a complete context); it is recomputed later.
             assert req.status is not RequestStatus.RUNNING or \
                 req.num_computed_tokens == req.num_tokens + req.num_output_placeholders, (req, "sampled mid-prompt")
-            req.append_output_token(token, now)
+            req.append_output_token(token, now, logprobs[i] if logprobs is not None else None)
             status = self._check_stop(req, token)
             if status is not None:
                 self._finish(req, status)
@@ -211,9 +247,10 @@ class Scheduler:
 
     def _check_stop(self, req: Request, token: int) -> RequestStatus | None:
         sp = req.sampling_params
-        if not sp.ignore_eos and token in req.eos_token_ids:
+        early = req.num_output_tokens < sp.min_tokens   # before min_tokens nothing but the length ends it
+        if not sp.ignore_eos and not early and token in req.eos_token_ids:
             return RequestStatus.FINISHED_STOPPED
-        if token in sp.stop_token_ids:
+        if not early and token in sp.stop_token_ids:
             req.stop_reason = token
             return RequestStatus.FINISHED_STOPPED
         if sp.max_tokens is not None and req.num_output_tokens >= sp.max_tokens:

@@ -1,26 +1,27 @@
-"""AsyncEngine: an asyncio front end over one EngineCore that a dedicated thread steps.
+"""AsyncEngine: the event loop's side of the engine — admission, one stream per request, each step's Batch routed.
 
-Threads: the engine thread alone touches the EngineCore. The event loop hands it new requests and aborts through a
-locked command list, applied between steps; after each step the engine thread hands the requests that moved to the
-OutputProcessor (engine/output_processor.py, the same one LLM.generate uses: text deltas that hold back an
-incomplete UTF-8 sequence or a possible stop string) and delivers every request's `StreamOutput` to the loop with
-one `call_soon_threadsafe`. Admission is bounded: at most
-`max_num_seqs + max_queued_requests` requests are in flight; past that `open()` raises `QueueFullError` at once.
+The EngineCore lives with an EngineLoop (engine/serve/engine_loop.py) in a thread or a process of its own
+(engine/serve/core_client.py); this side never touches it. `open()` admits a request or refuses it at once: at most
+`max_num_seqs + max_queued_requests` are in flight, past that `QueueFullError` (HTTP 503). Each step's Batch arrives
+in one call on the event loop and is spread over the streams it names.
 """
 from __future__ import annotations
 
 import asyncio
 import itertools
 import logging
-import threading
-import traceback
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from engine.engine_core import EngineCore
 from engine.errors import EngineError
-from engine.output_processor import OutputDelta, OutputProcessor
+from engine.output_processor import OutputDelta
+from engine.outputs import Logprobs
 from engine.sampling_params import SamplingParams
+from engine.serve.core_client import ProcessCore, ThreadCore
+from engine.serve.engine_loop import Batch, Failure, Gauges
+from engine.serve.info import CoreInfo
 
 log = logging.getLogger("engine.serve")
 DEFAULT_MAX_QUEUED_REQUESTS = 512
@@ -31,7 +32,7 @@ class QueueFullError(Exception):
 
 
 class RequestFailed(Exception):
-    """The engine could not serve this request; `status` is the HTTP status it maps to (400 or 500)."""
+    """The engine could not serve this request; `status` is the HTTP status it maps to (400, 500 or 503)."""
 
     def __init__(self, message: str, status: int = 500) -> None:
         super().__init__(message)
@@ -41,36 +42,46 @@ class RequestFailed(Exception):
 
 @dataclass
 class StreamOutput:
-    """What one engine step produced for one request."""
-    token_ids: list[int]                 # new token ids this step
-    text: str                            # new text this step (may be "" while a character or stop is held back)
+    """What one engine step produced for one request (several steps' worth when the reader fell behind)."""
+    token_ids: list[int]                 # new token ids
+    text: str                            # new text (may be "" while a character or stop is held back)
     num_prompt_tokens: int
     num_output_tokens: int               # generated so far (stop-string tail included, as vLLM counts)
     finish_reason: str | None = None     # "stop" | "length" | "abort" on the last output
     stop_reason: int | str | None = None  # the stop token id or stop string that ended it
+    logprobs: list[Logprobs] | None = None            # one per new token, when asked
+    prompt_logprobs: list[Logprobs | None] | None = None   # on the first output, when asked
     error: RequestFailed | None = None
 
     @classmethod
-    def of(cls, delta: OutputDelta) -> StreamOutput:
-        return cls(delta.token_ids, delta.text, delta.num_prompt_tokens, delta.num_output_tokens,
-                   delta.finish_reason, delta.stop_reason)
+    def of(cls, d: OutputDelta) -> StreamOutput:
+        return cls(d.token_ids, d.text, d.num_prompt_tokens, d.num_output_tokens, d.finish_reason, d.stop_reason,
+                   d.logprobs, d.prompt_logprobs)
 
+    @classmethod
+    def failed(cls, f: Failure) -> StreamOutput:
+        return cls([], "", f.num_prompt_tokens, f.num_output_tokens, error=RequestFailed(f.message, f.status))
 
-@dataclass
-class EngineStats:
-    num_steps: int = 0
-    max_batch_requests: int = 0      # most requests that received a token in one step
-    num_aborted: int = 0
-    num_errors: int = 0
+    def merge(self, later: StreamOutput) -> None:
+        """Fold a later output into this one (a reader that fell behind sends them as one chunk)."""
+        self.token_ids = self.token_ids + later.token_ids
+        self.text += later.text
+        self.num_output_tokens = later.num_output_tokens
+        self.finish_reason, self.stop_reason = later.finish_reason, later.stop_reason
+        if later.logprobs is not None:
+            self.logprobs = (self.logprobs or []) + later.logprobs
 
 
 class RequestStream:
-    """The event-loop side of one request: outputs arrive in order on an asyncio.Queue."""
+    """The event-loop side of one request: outputs arrive in order; timestamps feed /metrics."""
 
     def __init__(self, request_id: str) -> None:
         self.request_id = request_id
         self.queue: asyncio.Queue[StreamOutput] = asyncio.Queue()
         self.finished = False
+        self.arrival = time.perf_counter()
+        self.first_token: float | None = None
+        self.last_token: float | None = None
 
     def __aiter__(self) -> RequestStream:
         return self
@@ -79,6 +90,12 @@ class RequestStream:
         if self.finished:
             raise StopAsyncIteration
         out = await self.queue.get()
+        while not self.queue.empty() and out.error is None and out.finish_reason is None:
+            nxt = self.queue.get_nowait()
+            if nxt.error is not None:
+                out = nxt
+                break
+            out.merge(nxt)
         if out.error is not None:
             self.finished = True
             raise out.error
@@ -102,170 +119,111 @@ class _Admission:
 
 
 class AsyncEngine:
-    def __init__(self, core: EngineCore, max_queued_requests: int = DEFAULT_MAX_QUEUED_REQUESTS) -> None:
+    def __init__(self, core: EngineCore | ThreadCore | ProcessCore,
+                 max_queued_requests: int = DEFAULT_MAX_QUEUED_REQUESTS) -> None:
+        """`core`: an EngineCore (stepped in a thread here) or a core client (engine/serve/core_client.py)."""
         if max_queued_requests < 0:
             raise EngineError(f"--max-queued-requests must be >= 0, got {max_queued_requests}")
-        self.core = core
-        self.capacity = core.config.max_num_seqs + max_queued_requests
-        self.stats = EngineStats()
-        self._in_flight = 0                        # event-loop thread only
+        self.client = ThreadCore(core) if isinstance(core, EngineCore) else core
+        self.info: CoreInfo = self.client.info
+        self.capacity = self.info.max_num_seqs + max_queued_requests
+        self.max_queued_requests = max_queued_requests
+        self.gauges = Gauges()
+        self.observer: Any = None                 # .on_output(stream, output, now) per output: /metrics
+        self._streams: dict[str, RequestStream] = {}
         self._ids = itertools.count()
-        self._cond = threading.Condition()
-        self._commands: list[tuple[str, Any]] = []  # ("add", (stream, ids, params, prompt)) | ("abort", request_id)
-        self._stopping = False
-        self._streams: dict[str, RequestStream] = {}   # engine thread only, as is the output processor
-        self.output_processor = OutputProcessor(core.tokenizer)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
+        self._running = False
+        self._draining = False
 
     @property
     def tokenizer(self):
-        return self.core.tokenizer
+        return self.info.tokenizer
 
     @property
     def num_in_flight(self) -> int:
-        return self._in_flight
+        return len(self._streams)
+
+    @property
+    def accepting(self) -> bool:
+        """Whether new requests are admitted (not before start, nor while draining, nor after the engine stopped)."""
+        return self._running and not self._draining
+
+    @property
+    def stats(self) -> Gauges:
+        return self.gauges
 
     # ---- lifecycle (event loop) ----------------------------------------------------------------
     def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._stopping = False
-        self._thread = threading.Thread(target=self._run, name="engine-core", daemon=True)
-        self._thread.start()
+        self.client.start(self._on_batch)
+        self._running = True
+
+    async def drain(self, timeout: float) -> None:
+        """Refuse new requests (503) and wait up to `timeout` seconds for those in flight to finish."""
+        self._draining = True
+        deadline = time.monotonic() + timeout
+        while self._streams and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
 
     async def shutdown(self) -> None:
-        """Stop the engine thread; every request still in flight ends with an error, none is left hanging."""
-        with self._cond:
-            self._stopping = True
-            self._cond.notify()
-        if self._thread is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self._thread.join)
-            self._thread = None
+        """Stop the engine; every request still in flight ends with an error, none is left hanging."""
+        self._running = False
+        await self.client.stop("the server is shutting down")
+        self._fail_all("the server is shutting down", 503)
 
     # ---- requests (event loop) -----------------------------------------------------------------
-    def open(self, prompt_token_ids: list[int], params: SamplingParams, prompt: str | None = None,
-             request_id: str | None = None) -> _Admission:
+    def open(self, prompt_token_ids: list[int], params: SamplingParams, request_id: str | None = None) -> _Admission:
         """Admit one request now or raise QueueFullError; use the result as `async with ... as stream`."""
-        if self._thread is None or self._stopping:
-            raise RequestFailed("the engine is not running (the server is shutting down)", 503)
-        if self._in_flight >= self.capacity:
-            raise QueueFullError(f"the server has {self._in_flight} requests in flight, its limit "
-                                 f"(--max-num-seqs + --max-queued-requests = {self.capacity}); retry later")
+        self.check_admission(1)
         rid = request_id or f"req-{next(self._ids)}"
+        if rid in self._streams:
+            rid = f"{rid}-{next(self._ids)}"
         stream = RequestStream(rid)
-        self._in_flight += 1
-        self._command("add", (stream, prompt_token_ids, params, prompt))
+        self._streams[rid] = stream
+        self.client.add(rid, prompt_token_ids, params)
         return _Admission(self, stream)
 
+    def check_admission(self, n: int) -> None:
+        """Raise unless n more requests can be admitted now (a request of n choices is admitted whole or not)."""
+        if not self._running or self._draining:
+            raise RequestFailed("the engine is not running (the server is shutting down)", 503)
+        if len(self._streams) + n > self.capacity:
+            raise QueueFullError(f"the server has {len(self._streams)} requests in flight and this one needs {n}; "
+                                 f"its limit is --max-num-seqs + --max-queued-requests = {self.capacity}; "
+                                 f"retry later")
+
     def _release(self, stream: RequestStream) -> None:
-        self._in_flight -= 1
-        if not stream.finished:
+        if self._streams.pop(stream.request_id, None) is not None and not stream.finished:
             stream.finished = True
-            self._command("abort", stream.request_id)
+            self.client.abort(stream.request_id)
+            log.info("request %s aborted (its client left); its KV blocks are freed", stream.request_id)
 
-    def _command(self, kind: str, payload: Any) -> None:
-        with self._cond:
-            self._commands.append((kind, payload))
-            self._cond.notify()
+    # ---- what the engine produced (event loop) ---------------------------------------------------
+    def _on_batch(self, batch: Batch) -> None:
+        now = time.perf_counter()
+        if batch.gauges is not None:
+            self.gauges = batch.gauges
+        streams = self._streams
+        for delta in batch.deltas:
+            stream = streams.get(delta.request_id)
+            if stream is None:
+                continue   # its client left meanwhile
+            out = StreamOutput.of(delta)
+            if self.observer is not None:
+                self.observer.on_output(stream, out, now)
+            if delta.token_ids:
+                if stream.first_token is None:
+                    stream.first_token = now
+                stream.last_token = now
+            stream.queue.put_nowait(out)
+        for failure in batch.failures:
+            stream = streams.get(failure.request_id)
+            if stream is not None:
+                stream.queue.put_nowait(StreamOutput.failed(failure))
+        if batch.stopped:
+            self._running = False
+            self._fail_all("the engine stopped", 503)
 
-    # ---- the engine thread ---------------------------------------------------------------------
-    def _run(self) -> None:
-        core = self.core
-        while True:
-            with self._cond:
-                while not self._commands and not self._stopping and not self._has_work():
-                    self._cond.wait()
-                commands, self._commands = self._commands, []
-                stopping = self._stopping
-            if stopping:
-                self._fail_all("the server is shutting down", 503)
-                return
-            outbox: list[tuple[RequestStream, StreamOutput]] = []
-            for kind, payload in commands:
-                if kind == "add":
-                    self._add(*payload, outbox)
-                elif kind == "abort" and payload in self._streams:
-                    core.abort_requests([payload])
-                    del self._streams[payload]
-                    state = self.output_processor.abort_request(payload)
-                    self.stats.num_aborted += 1
-                    log.info("request %s aborted (its client left) after %d tokens; its KV blocks are free",
-                             payload, state.sent_tokens if state is not None else 0)
-            if self._has_work():
-                try:
-                    finished, result = core.step()
-                except Exception as e:   # an engine bug must not take the server down: fail this step's requests
-                    log.error("engine step failed:\n%s", traceback.format_exc())
-                    self.stats.num_errors += 1
-                    self._fail_all(f"the engine failed: {type(e).__name__}: {e}", 500, outbox)
-                else:
-                    self.stats.num_steps += 1
-                    self.stats.max_batch_requests = max(self.stats.max_batch_requests, len(result.req_ids))
-                    # The requests whose tokens reached the host now: one step after they were computed under async
-                    # scheduling (engine/engine_core.py); ids of requests that ended meanwhile are skipped there.
-                    self._collect([*result.req_ids, *(r.request_id for r in finished)], outbox)
-            self._deliver(outbox)
-
-    def _has_work(self) -> bool:
-        """Requests to step, or a step still in flight (processed too, so an idle engine leaves the device idle)."""
-        return self.core.has_unfinished_requests() or self.core.num_steps_in_flight > 0
-
-    def _add(self, stream: RequestStream, ids: list[int], params: SamplingParams, prompt: str | None,
-             outbox: list[tuple[RequestStream, StreamOutput]]) -> None:
-        rid = stream.request_id
-        if stream.finished:   # its client left before the engine saw it
-            return
-        try:
-            request = self.core.add_request(rid, ids, params, prompt=prompt)
-            self.output_processor.add_request(request)
-        except EngineError as e:
-            self.core.abort_requests([rid])   # added to the core but refused by the processor: not left running
-            outbox.append((stream, StreamOutput([], "", len(ids), 0, error=RequestFailed(str(e), 400))))
-            return
-        self._streams[rid] = stream
-
-    def _collect(self, request_ids: list[str], outbox: list[tuple[RequestStream, StreamOutput]]) -> None:
-        processed = self.output_processor.process_outputs(request_ids)
-        self.core.abort_requests(processed.reqs_to_abort)   # a stop string ended them: free their KV blocks now
-        for delta in processed.deltas:
-            stream = self._streams[delta.request_id]
-            outbox.append((stream, StreamOutput.of(delta)))
-            if delta.finish_reason is not None:
-                del self._streams[delta.request_id]
-
-    def _fail_all(self, message: str, status: int,
-                  outbox: list[tuple[RequestStream, StreamOutput]] | None = None) -> None:
-        outbox = [] if outbox is None else outbox
-        rids = list(self._streams)
-        try:
-            self.core.abort_requests(rids)
-            # KV written by a failed step is not trustworthy: forget every prefix-cache hash.
-            self.core.scheduler.kv.reset_prefix_cache()
-        except Exception:
-            log.error("aborting after an engine failure failed:\n%s", traceback.format_exc())
-        for rid in rids:
-            stream = self._streams.pop(rid)
-            state = self.output_processor.abort_request(rid)
-            prompt_tokens, sent = (state.request.num_prompt_tokens, state.sent_tokens) if state is not None else (0, 0)
-            outbox.append((stream, StreamOutput([], "", prompt_tokens, sent, error=RequestFailed(message, status))))
-        with self._cond:   # adds that never reached the engine
-            pending, self._commands = self._commands, []
-        for kind, payload in pending:
-            if kind == "add":
-                outbox.append((payload[0], StreamOutput([], "", len(payload[1]), 0,
-                                                       error=RequestFailed(message, status))))
-        self._deliver(outbox)
-        outbox.clear()
-
-    def _deliver(self, outbox: list[tuple[RequestStream, StreamOutput]]) -> None:
-        if outbox and self._loop is not None and not self._loop.is_closed():
-            try:
-                self._loop.call_soon_threadsafe(_put_all, list(outbox))
-            except RuntimeError:   # the loop closed between the check and the call (process exit)
-                pass
-
-
-def _put_all(items: list[tuple[RequestStream, StreamOutput]]) -> None:
-    for stream, out in items:
-        stream.queue.put_nowait(out)
-
+    def _fail_all(self, message: str, status: int) -> None:
+        for stream in self._streams.values():
+            if not stream.finished:
+                stream.queue.put_nowait(StreamOutput([], "", 0, 0, error=RequestFailed(message, status)))

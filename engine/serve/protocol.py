@@ -1,219 +1,241 @@
-"""OpenAI request bodies -> validated engine inputs; every mistake is an ApiError naming the field and the fix.
+"""OpenAI request bodies as pydantic models (vLLM's choice): a field is one line with its type, default and bounds.
 
-Fields follow OpenAI's /v1/completions and /v1/chat/completions and vLLM's extras (top_k, ignore_eos,
-stop_token_ids, skip_special_tokens, chat_template_kwargs). Fields the engine cannot honour are refused with
-400 when they ask for something other than their default, never silently ignored.
+Fields follow OpenAI's /v1/completions and /v1/chat/completions and vLLM's extras (top_k, min_tokens, penalties,
+ignore_eos, stop_token_ids, skip_special_tokens, prompt_logprobs, chat_template_kwargs). Every number is bounded by
+the type the engine stores it in (engine/sampling_params.py); what only the model knows (the vocabulary, the
+context) is checked by `to_sampling_params` and engine/serve/preprocess.py. Unknown fields are ignored, as OpenAI's
+clients send some (`user`, `metadata`); fields the engine cannot honour are refused when set to anything but "off".
+Parsing is strict: "8" is not a number and "yes" is not a boolean.
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from engine.sampling_params import SamplingParams
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from engine.sampling_params import FLOAT32_MAX, INT64_MAX, MAX_LOGPROBS, MAX_REPETITION_PENALTY, SamplingParams
+from engine.serve.limits import MAX_MESSAGES, MAX_N, MAX_PROMPTS, MAX_STOP_CHARS, MAX_STOP_STRINGS, MAX_TOKEN_IDS
+
+INT64_MIN = -INT64_MAX - 1
 CHAT_ROLES = ("system", "developer", "user", "assistant", "tool")
 # field -> values that mean "off" (accepted and ignored); anything else is refused as unsupported.
 UNSUPPORTED = {
-    "logprobs": (None, False, 0), "top_logprobs": (None, 0), "echo": (None, False), "best_of": (None, 1),
-    "suffix": (None, ""), "logit_bias": (None, {}), "presence_penalty": (None, 0, 0.0),
-    "frequency_penalty": (None, 0, 0.0), "repetition_penalty": (None, 1, 1.0), "min_tokens": (None, 0),
-    "use_beam_search": (None, False), "tools": (None, []), "response_format": (None, {"type": "text"}),
-    "prompt_logprobs": (None, 0), "guided_json": (None,), "guided_regex": (None,), "guided_choice": (None,),
+    "suffix": (None, ""), "logit_bias": (None, {}), "use_beam_search": (None, False), "tools": (None, []),
+    "tool_choice": (None, "none"), "response_format": (None, {"type": "text"}), "guided_json": (None,),
+    "guided_regex": (None,), "guided_choice": (None,), "guided_grammar": (None,),
 }
 
 
-class ApiError(Exception):
-    """An HTTP error with OpenAI's error body."""
+class FieldError(ValueError):
+    """A check of the whole body that is about one field (engine/serve/errors.py names it in `param`)."""
 
-    def __init__(self, status: int, message: str, param: str | None = None, type_: str | None = None) -> None:
+    def __init__(self, field: str, message: str) -> None:
         super().__init__(message)
-        self.status = status
-        self.message = message
-        self.param = param
-        self.type = type_ or {400: "BadRequestError", 404: "NotFoundError", 500: "InternalServerError",
-                              503: "ServiceUnavailableError"}.get(status, "Error")
-
-    def body(self) -> dict[str, Any]:
-        return {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.status}}
+        self.field = field
 
 
-@dataclass
-class GenerateRequest:
-    """One validated request: what the engine runs and how the answer is shaped."""
-    model: str
-    prompt_token_ids: list[int]
-    prompt: str | None
-    params: SamplingParams     # stop strings included
-    stream: bool
-    include_usage: bool
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unsupported(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for name, off in UNSUPPORTED.items():
+                if name in data and data[name] not in off:
+                    raise FieldError(name, f"is not supported by this engine; leave it out "
+                                           f"(got {str(data[name])[:60]!r})")
+        return data
 
 
-def _bad(field: str, message: str) -> ApiError:
-    return ApiError(400, f"{field}: {message}", param=field)
+class StreamOptions(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+    include_usage: bool = False
+
+
+class _Sampling(_Body):
+    model: str | None = None
+    temperature: float = Field(1.0, ge=0, le=FLOAT32_MAX)
+    top_p: float = Field(1.0, gt=0, le=1)
+    top_k: int = Field(0, ge=-1, le=INT64_MAX)
+    seed: int | None = Field(None, ge=INT64_MIN, le=INT64_MAX)
+    n: int = Field(1, ge=1, le=MAX_N)
+    stop: list[str] = Field(default_factory=list)   # a string or a list of strings
+    stop_token_ids: list[int] = Field(default_factory=list, max_length=MAX_STOP_STRINGS)
+    presence_penalty: float = Field(0.0, ge=-2, le=2)
+    frequency_penalty: float = Field(0.0, ge=-2, le=2)
+    repetition_penalty: float = Field(1.0, gt=0, le=MAX_REPETITION_PENALTY)
+    min_tokens: int = Field(0, ge=0, le=INT64_MAX)
+    ignore_eos: bool = False
+    skip_special_tokens: bool = True
+    stream: bool = False
+    stream_options: StreamOptions | None = None
+
+    @field_validator("stop", mode="before")
+    @classmethod
+    def _stop(cls, v: Any) -> list[str]:
+        stops = [] if v is None else [v] if isinstance(v, str) else v
+        if not isinstance(stops, list) or not all(isinstance(s, str) for s in stops):
+            raise ValueError("must be a string or a list of strings")
+        if len(stops) > MAX_STOP_STRINGS:
+            raise ValueError(f"at most {MAX_STOP_STRINGS} stop strings, got {len(stops)}")
+        for s in stops:
+            if not s or len(s) > MAX_STOP_CHARS:
+                raise ValueError(f"each stop string must have 1 to {MAX_STOP_CHARS} characters, got {len(s)}")
+        return stops
+
+    @field_validator("stop_token_ids")
+    @classmethod
+    def _stop_ids(cls, v: list[int]) -> list[int]:
+        if any(not 0 <= t <= INT64_MAX for t in v):
+            raise ValueError("token ids must be >= 0")
+        return v
+
+    @model_validator(mode="after")
+    def _stream_options(self) -> _Sampling:
+        if self.stream_options is not None and not self.stream:
+            raise FieldError("stream_options", "is only allowed with \"stream\": true; remove it or set stream")
+        return self
+
+    @model_validator(mode="after")
+    def _min_tokens(self) -> _Sampling:
+        limit = getattr(self, "max_completion_tokens", None) or getattr(self, "max_tokens", None)
+        if limit and self.min_tokens > limit:
+            raise FieldError("min_tokens", f"must be <= the most tokens asked for ({limit}), got {self.min_tokens}")
+        return self
+
+    @property
+    def include_usage(self) -> bool:
+        return self.stream_options is not None and self.stream_options.include_usage
+
+    def to_sampling_params(self, max_tokens: int | None, vocab_size: int, logprobs: int | None = None,
+                           prompt_logprobs: int | None = None, seed: int | None = None) -> SamplingParams:
+        """The engine's params for one completion; raises ApiError-ready ValueErrors through the caller."""
+        return SamplingParams(
+            temperature=self.temperature, top_p=self.top_p, top_k=self.top_k, seed=seed, max_tokens=max_tokens,
+            min_tokens=self.min_tokens, presence_penalty=self.presence_penalty,
+            frequency_penalty=self.frequency_penalty, repetition_penalty=self.repetition_penalty,
+            logprobs=logprobs, prompt_logprobs=prompt_logprobs, ignore_eos=self.ignore_eos,
+            stop=list(self.stop), stop_token_ids=list(self.stop_token_ids),
+            skip_special_tokens=self.skip_special_tokens)
+
+
+class CompletionRequest(_Sampling):
+    prompt: list[str | list[int]]                 # one entry per prompt: text, or token ids
+    max_tokens: int | None = Field(16, ge=0, le=INT64_MAX)
+    echo: bool = False
+    logprobs: int | None = Field(None, ge=0, le=MAX_LOGPROBS)
+    prompt_logprobs: int | None = Field(None, ge=0, le=MAX_LOGPROBS)
+    best_of: int | None = Field(None, ge=1, le=MAX_N)
+    add_special_tokens: bool = True
+
+    @field_validator("prompt", mode="before")
+    @classmethod
+    def _prompt(cls, v: Any) -> list[str | list[int]]:
+        """A string, a list of token ids, or a batch of either (OpenAI's four shapes)."""
+        if isinstance(v, str):
+            return [v]
+        if isinstance(v, list) and v and all(_is_int(t) for t in v):
+            return [_ids(v)]
+        if isinstance(v, list) and v and all(isinstance(p, (str, list)) for p in v):
+            if len(v) > MAX_PROMPTS:
+                raise ValueError(f"at most {MAX_PROMPTS} prompts in one request, got {len(v)}")
+            return [p if isinstance(p, str) else _ids(p) for p in v]
+        if isinstance(v, list) and not v:
+            raise ValueError("the prompt is empty; it needs at least one token")
+        raise ValueError("is required: a string, a list of token ids (integers), or a list of either")
+
+    @model_validator(mode="after")
+    def _choices(self) -> CompletionRequest:
+        if self.max_tokens == 0 and not self.echo:
+            raise FieldError("max_tokens", "must be >= 1 (0 only with \"echo\": true, to score the prompt)")
+        if self.best_of is not None:
+            if self.best_of < self.n:
+                raise FieldError("best_of", f"must be >= n ({self.n}), got {self.best_of}")
+            if self.stream and self.best_of > self.n:
+                raise FieldError("best_of", "> n cannot stream (the best are known only at the end); drop stream")
+        return self
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+    role: Literal["system", "developer", "user", "assistant", "tool"]
+    content: str | None = None
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _content(cls, v: Any) -> str | None:
+        """A string, or content parts of which only text can be rendered (joined)."""
+        if v is None or isinstance(v, str):
+            return v
+        if isinstance(v, list):
+            texts = []
+            for j, part in enumerate(v):
+                if not isinstance(part, dict) or part.get("type") != "text" or not isinstance(part.get("text"), str):
+                    raise ValueError(f"part {j}: only {{\"type\": \"text\", \"text\": \"...\"}} parts are supported")
+                texts.append(part["text"])
+            return "".join(texts)
+        raise ValueError(f"must be a string or a list of text parts, got {type(v).__name__}")
+
+
+class ChatCompletionRequest(_Sampling):
+    messages: list[ChatMessage] = Field(min_length=1, max_length=MAX_MESSAGES)
+    max_tokens: int | None = Field(None, ge=1, le=INT64_MAX)
+    max_completion_tokens: int | None = Field(None, ge=1, le=INT64_MAX)
+    logprobs: bool = False
+    top_logprobs: int | None = Field(None, ge=0, le=MAX_LOGPROBS)
+    chat_template_kwargs: dict[str, Any] = Field(default_factory=dict)
+    add_generation_prompt: bool = True
+
+    @field_validator("messages", mode="before")
+    @classmethod
+    def _count(cls, v: Any) -> Any:
+        if isinstance(v, list) and len(v) > MAX_MESSAGES:   # before validating each of them
+            raise ValueError(f"at most {MAX_MESSAGES} messages in one request, got {len(v)}")
+        return v
+
+    @model_validator(mode="after")
+    def _top_logprobs(self) -> ChatCompletionRequest:
+        if self.top_logprobs and not self.logprobs:
+            raise FieldError("top_logprobs", "needs \"logprobs\": true")
+        return self
+
+    def conversation(self) -> list[dict[str, Any]]:
+        """The messages as the chat template reads them (an assistant turn without content renders as "")."""
+        return [{**m.model_dump(), "content": m.content if m.content is not None else ""} for m in self.messages]
+
+
+class TokenizeRequest(_Body):
+    """vLLM's /tokenize: a prompt, or chat messages rendered by the chat template."""
+    model: str | None = None
+    prompt: str | None = None
+    messages: list[ChatMessage] | None = Field(None, min_length=1, max_length=MAX_MESSAGES)
+    add_special_tokens: bool = True
+    add_generation_prompt: bool = True
+    chat_template_kwargs: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one(self) -> TokenizeRequest:
+        if (self.prompt is None) == (self.messages is None):
+            raise FieldError("prompt", "send either \"prompt\" (a string) or \"messages\" (chat messages)")
+        return self
+
+
+class DetokenizeRequest(_Body):
+    model: str | None = None
+    tokens: list[int] = Field(max_length=MAX_TOKEN_IDS)
 
 
 def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _number(body: dict[str, Any], name: str, default: float, ok: str, check) -> float:
-    x = body.get(name)
-    if x is None:
-        return default
-    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or not check(x):
-        raise _bad(name, f"must be {ok}, got {x!r}")
-    return float(x)
-
-
-def _int(body: dict[str, Any], name: str, default: int | None, ok: str, check) -> int | None:
-    x = body.get(name)
-    if x is None:
-        return default
-    if not _is_int(x) or not check(x):
-        raise _bad(name, f"must be {ok}, got {x!r}")
-    return x
-
-
-def _bool(body: dict[str, Any], name: str, default: bool) -> bool:
-    x = body.get(name)
-    if x is None:
-        return default
-    if not isinstance(x, bool):
-        raise _bad(name, f"must be true or false, got {x!r}")
-    return x
-
-
-def _common(body: Any, served_model: str) -> tuple[str, bool, bool]:
-    if not isinstance(body, dict):
-        raise ApiError(400, "the request body must be a JSON object, e.g. {\"prompt\": \"Hello\", \"max_tokens\": 16}")
-    model = body.get("model")
-    if model is not None and model != served_model:
-        raise ApiError(404, f"model: the model {model!r} does not exist here; this server serves {served_model!r} "
-                            f"(see GET /v1/models)", param="model", type_="NotFoundError")
-    for name, off in UNSUPPORTED.items():
-        if name in body and body[name] not in off:
-            raise _bad(name, f"is not supported by this engine; leave it out (got {body[name]!r})")
-    n = body.get("n")
-    if n is not None and n != 1:
-        raise _bad("n", f"only n=1 is supported (one completion per request); send {n!r} separate requests instead")
-    stream = _bool(body, "stream", False)
-    options = body.get("stream_options")
-    include_usage = False
-    if options is not None:
-        if not stream:
-            raise _bad("stream_options", "is only allowed with \"stream\": true; remove it or set stream")
-        if not isinstance(options, dict):
-            raise _bad("stream_options", f"must be an object like {{\"include_usage\": true}}, got {options!r}")
-        include_usage = _bool(options, "include_usage", False)
-    return served_model, stream, include_usage
-
-
-def _sampling(body: dict[str, Any], max_tokens_default: int | None, tokens_field: str) -> SamplingParams:
-    max_tokens = _int(body, tokens_field, max_tokens_default, "an integer >= 1", lambda v: v >= 1)
-    stop = body.get("stop")
-    if stop is None:
-        stops: tuple[str, ...] = ()
-    elif isinstance(stop, str):
-        stops = (stop,)
-    elif isinstance(stop, list) and all(isinstance(s, str) for s in stop):
-        stops = tuple(stop)
-    else:
-        raise _bad("stop", f"must be a string or a list of strings, got {stop!r}")
-    if any(s == "" for s in stops):
-        raise _bad("stop", "stop strings must not be empty")
-    stop_ids = body.get("stop_token_ids")
-    if stop_ids is not None and not (isinstance(stop_ids, list) and all(_is_int(t) and t >= 0 for t in stop_ids)):
-        raise _bad("stop_token_ids", f"must be a list of token ids >= 0, got {stop_ids!r}")
-    params = SamplingParams(
-        temperature=_number(body, "temperature", 1.0, "a number >= 0 (0 = greedy)", lambda v: v >= 0),
-        top_p=_number(body, "top_p", 1.0, "a number in (0, 1]", lambda v: 0 < v <= 1),
-        top_k=_int(body, "top_k", 0, "an integer >= 1, or 0 / -1 to disable", lambda v: v >= -1),
-        seed=_int(body, "seed", None, "an integer", lambda v: True),
-        max_tokens=max_tokens, ignore_eos=_bool(body, "ignore_eos", False), stop=list(stops),
-        stop_token_ids=list(stop_ids or []), skip_special_tokens=_bool(body, "skip_special_tokens", True))
-    return params
-
-
-def _check_prompt(ids: list[int], field: str, params: SamplingParams, vocab_size: int, max_model_len: int,
-                  tokens_field: str) -> None:
-    if not ids:
-        raise _bad(field, "the prompt is empty; it needs at least one token")
-    bad = next((i for i, t in enumerate(ids) if not 0 <= t < vocab_size), None)
+def _ids(v: list[Any]) -> list[int]:
+    if not v:
+        raise ValueError("the prompt is empty; it needs at least one token")
+    if len(v) > MAX_TOKEN_IDS:
+        raise ValueError(f"at most {MAX_TOKEN_IDS} token ids, got {len(v)}")
+    bad = next((i for i, t in enumerate(v) if not _is_int(t) or not 0 <= t <= INT64_MAX), None)
     if bad is not None:
-        raise _bad(field, f"token id {ids[bad]} at position {bad} is outside the vocabulary [0, {vocab_size})")
-    if len(ids) >= max_model_len:
-        raise _bad(field, f"the prompt has {len(ids)} tokens and the context holds {max_model_len} "
-                          f"(--max-model-len), leaving no room to generate; shorten the prompt")
-    if params.max_tokens is not None and len(ids) + params.max_tokens > max_model_len:
-        raise _bad(tokens_field, f"the context holds {max_model_len} tokens and the prompt has {len(ids)}, so at "
-                                 f"most {max_model_len - len(ids)} can be generated; lower {tokens_field} to that")
-
-
-def parse_completion(body: Any, served_model: str, tokenizer, vocab_size: int, max_model_len: int) -> GenerateRequest:
-    model, stream, include_usage = _common(body, served_model)
-    prompt = body.get("prompt")
-    if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], (str, list)):
-        prompt = prompt[0]   # a batch of one
-    text: str | None = None
-    if isinstance(prompt, str):
-        if tokenizer is None:
-            raise _bad("prompt", "this model has no tokenizer; send the prompt as a list of token ids")
-        text, ids = prompt, tokenizer.encode(prompt)
-    elif isinstance(prompt, list) and all(_is_int(t) for t in prompt):
-        ids = list(prompt)
-    elif isinstance(prompt, list) and prompt and all(isinstance(p, (str, list)) for p in prompt):
-        raise _bad("prompt", f"got a batch of {len(prompt)} prompts; send one prompt per request")
-    else:
-        raise _bad("prompt", "is required: a string, or a list of token ids (integers)")
-    params = _sampling(body, 16, "max_tokens")
-    if params.stop and tokenizer is None:
-        raise _bad("stop", "stop strings need a tokenizer and this model has none; use stop_token_ids")
-    _check_prompt(ids, "prompt", params, vocab_size, max_model_len, "max_tokens")
-    return GenerateRequest(model, ids, text, params, stream, include_usage)
-
-
-def parse_chat(body: Any, served_model: str, tokenizer, vocab_size: int, max_model_len: int) -> GenerateRequest:
-    model, stream, include_usage = _common(body, served_model)
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        raise _bad("messages", "is required: a non-empty list like [{\"role\": \"user\", \"content\": \"Hello\"}]")
-    conversation = [_message(i, m) for i, m in enumerate(messages)]
-    if tokenizer is None or tokenizer.chat_template is None:
-        raise _bad("messages", "this model has no chat template; use /v1/completions with a prompt instead")
-    kwargs = body.get("chat_template_kwargs") or {}
-    if not isinstance(kwargs, dict):
-        raise _bad("chat_template_kwargs", f"must be an object, got {kwargs!r}")
-    add_generation_prompt = _bool(body, "add_generation_prompt", True)
-    from engine.errors import EngineError
-    try:
-        text = tokenizer.apply_chat_template(conversation, add_generation_prompt=add_generation_prompt, **kwargs)
-    except (EngineError, TypeError) as e:
-        raise _bad("messages", f"the chat template could not render them: {e}") from None
-    ids = tokenizer.encode(text, add_special_tokens=False)   # the template wrote the special tokens itself
-    field = "max_completion_tokens" if body.get("max_completion_tokens") is not None else "max_tokens"
-    params = _sampling(body, None, field)
-    _check_prompt(ids, "messages", params, vocab_size, max_model_len, field)
-    return GenerateRequest(model, ids, text, params, stream, include_usage)
-
-
-def _message(i: int, m: Any) -> dict[str, Any]:
-    where = f"messages[{i}]"
-    if not isinstance(m, dict):
-        raise _bad(where, f"must be an object like {{\"role\": \"user\", \"content\": \"...\"}}, got {m!r}")
-    role = m.get("role")
-    if role not in CHAT_ROLES:
-        raise _bad(f"{where}.role", f"must be one of {', '.join(CHAT_ROLES)}, got {role!r}")
-    content = m.get("content")
-    if content is None and role == "assistant":
-        content = ""
-    elif isinstance(content, list):   # content parts: only text parts can be rendered
-        texts = []
-        for j, part in enumerate(content):
-            if not isinstance(part, dict) or part.get("type") != "text" or not isinstance(part.get("text"), str):
-                raise _bad(f"{where}.content[{j}]", "only {\"type\": \"text\", \"text\": \"...\"} parts are supported")
-            texts.append(part["text"])
-        content = "".join(texts)
-    elif not isinstance(content, str):
-        raise _bad(f"{where}.content", f"must be a string or a list of text parts, got {content!r}")
-    return {**m, "role": role, "content": content}
+        raise ValueError(f"token id {v[bad]!r} at position {bad} is not a token id (an integer >= 0)")
+    return v

@@ -11,29 +11,36 @@ from __future__ import annotations
 import torch
 
 from engine.core.sched_output import ModelRunnerOutput
+from engine.worker.logprobs import PendingLogprobs
 
 
 class AsyncModelRunnerOutput:
     """One step's output; `get_output()` (once, in step order) waits for its copy and returns the token ids."""
 
     def __init__(self, req_ids: list[str], sampled: torch.Tensor | None = None, host: torch.Tensor | None = None,
-                 copied: torch.cuda.Event | None = None, logits: torch.Tensor | None = None) -> None:
+                 copied: torch.cuda.Event | None = None, logits: torch.Tensor | None = None,
+                 logprobs: PendingLogprobs | None = None) -> None:
         self.req_ids = req_ids
         self._sampled = sampled   # [S] int64 on the device: kept alive until the side-stream copy has read it
         self._host = host         # [S] int64 pinned, written by that copy (None off CUDA: `sampled` is on the host)
         self._copied = copied
         self._logits = logits
+        self._logprobs = logprobs   # only when a request of the step asked; copied with the ids (pinned on CUDA)
 
     def get_output(self) -> ModelRunnerOutput:
-        if not self.req_ids:
+        if not self.req_ids and self._logprobs is None:
             return ModelRunnerOutput()
         if self._copied is not None:
             self._copied.synchronize()
-        source = self._host if self._host is not None else self._sampled
-        assert source is not None, "an output with rows but no sampled ids"
-        token_ids = source.tolist()
+        token_ids: list[int] = []
+        if self.req_ids:
+            source = self._host if self._host is not None else self._sampled
+            assert source is not None, "an output with rows but no sampled ids"
+            token_ids = source.tolist()
         self._sampled = self._host = None
-        return ModelRunnerOutput(self.req_ids, token_ids, self._logits)
+        logprobs, prompt_logprobs = self._logprobs.resolve() if self._logprobs is not None else (None, {})
+        self._logprobs = None
+        return ModelRunnerOutput(self.req_ids, token_ids, self._logits, logprobs, prompt_logprobs)
 
 
 class OutputCopier:
@@ -42,17 +49,32 @@ class OutputCopier:
     def __init__(self, device: torch.device) -> None:
         self.stream = torch.cuda.Stream(device) if device.type == "cuda" else None
 
-    def start(self, req_ids: list[str], sampled: torch.Tensor, logits: torch.Tensor | None = None
-              ) -> AsyncModelRunnerOutput:
-        """sampled [S] int64 on the device, rows in req_ids' order; logits [S, vocab] fp32 when the runner keeps
-        them (tests)."""
+    def start(self, req_ids: list[str], sampled: torch.Tensor | None, logits: torch.Tensor | None = None,
+              logprobs: PendingLogprobs | None = None) -> AsyncModelRunnerOutput:
+        """sampled [S] int64 on the device, rows in req_ids' order (None: no row samples); logits [S, vocab] fp32
+        when the runner keeps them (tests); logprobs: what the step's requests that ask for them get."""
         if self.stream is None:
-            return AsyncModelRunnerOutput(req_ids, sampled, logits=logits)
-        # Pinned memory from torch's caching host allocator: a block is reused only after its copy is done.
-        host = torch.empty(sampled.shape, dtype=sampled.dtype, pin_memory=True)
-        self.stream.wait_stream(torch.cuda.current_stream(sampled.device))   # after the sampler wrote `sampled`
+            return AsyncModelRunnerOutput(req_ids, sampled, logits=logits, logprobs=logprobs)
+        device = torch.cuda.current_device() if sampled is None else sampled.device
+        self.stream.wait_stream(torch.cuda.current_stream(device))   # after the sampler wrote `sampled`
+        host = None
         with torch.cuda.stream(self.stream):
-            host.copy_(sampled, non_blocking=True)
+            # Pinned memory from torch's caching host allocator: a block is reused only after its copy is done.
+            if sampled is not None:
+                host = torch.empty(sampled.shape, dtype=sampled.dtype, pin_memory=True)
+                host.copy_(sampled, non_blocking=True)
+            for block in logprobs.blocks() if logprobs is not None else ():
+                block.ids = _to_pinned(block.ids)
+                block.vals = _to_pinned(block.vals)
             copied = torch.cuda.Event()
             copied.record()
-        return AsyncModelRunnerOutput(req_ids, sampled, host, copied, logits)
+        return AsyncModelRunnerOutput(req_ids, sampled, host, copied, logits, logprobs)
+
+
+def _to_pinned(x: torch.Tensor) -> torch.Tensor:
+    """A non-blocking copy on the current (side) stream; the source stays alive with the caching allocator's
+    stream bookkeeping (record_stream)."""
+    host = torch.empty(x.shape, dtype=x.dtype, pin_memory=True)
+    host.copy_(x, non_blocking=True)
+    x.record_stream(torch.cuda.current_stream(x.device))
+    return host

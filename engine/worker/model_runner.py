@@ -20,12 +20,15 @@ from engine.utils import cdiv
 from engine.worker.async_output import AsyncModelRunnerOutput, OutputCopier
 from engine.worker.cuda_graphs import DecodeGraphs, capture_sizes, graph_mode
 from engine.worker.input_batch import Uploader, prepare_inputs
+from engine.worker.logits_processors import LogitsProcessors
+from engine.worker.logprobs import PendingLogprobs
 from engine.worker.sampler import Sampler, SamplingTensors
 from engine.worker.state import SlotState
 
 
 class ModelRunner:
-    def __init__(self, config: EngineConfig, model: torch.nn.Module, model_config, keep_logits: bool = False) -> None:
+    def __init__(self, config: EngineConfig, model: torch.nn.Module, model_config, keep_logits: bool = False,
+                 eos_token_ids: frozenset[int] = frozenset()) -> None:
         self.config = config
         self.device = config.device
         self.dtype = config.dtype
@@ -38,6 +41,9 @@ class ModelRunner:
         self.upload = Uploader(self.device)
         self.output_copier = OutputCopier(self.device)
         self.sampler = Sampler()
+        # Penalties, min_tokens and logprobs, for the requests that ask; nothing for the others.
+        self.logits_processors = LogitsProcessors(config.max_num_seqs, model_config.vocab_size, self.device,
+                                                  eos_token_ids)
         self.kv_caches: list[torch.Tensor] = []
         self.num_blocks = 0
         self.keep_logits = keep_logits   # tests: return each step's sampling-row logits
@@ -132,6 +138,7 @@ class ModelRunner:
             self.state.add(new)
         for cached in sched.scheduled_cached_reqs:
             self.state.update(cached)
+        self.logits_processors.update(sched)
 
     @torch.inference_mode()
     def execute_model(self, sched: SchedulerOutput) -> AsyncModelRunnerOutput:
@@ -147,12 +154,21 @@ class ModelRunner:
             hidden = graphs.run(bucket, inputs.input_ids, inputs.positions, inputs.attn)
         else:
             hidden = self.model.forward(inputs.input_ids, inputs.positions, inputs.attn, self.kv_caches)
+        # {} unless a request in this step asks for prompt logprobs (engine/worker/logits_processors.py)
+        prompt_logprobs = self.logits_processors.prompt_logprobs(hidden, inputs, sched, self.state,
+                                                                 self.model.compute_logits)
         if inputs.sampling is None:
-            return AsyncModelRunnerOutput([])
+            if not prompt_logprobs:
+                return AsyncModelRunnerOutput([])
+            return self.output_copier.start([], None, logprobs=PendingLogprobs(0, prompt=prompt_logprobs))
         rows = hidden if inputs.logits_indices is None else hidden[inputs.logits_indices]
         logits = self.model.compute_logits(rows)                             # [S, vocab] in the model dtype
-        sampled = self.sampler(logits, inputs.sampling)                      # [S] on the device
+        # The sampler alone unless a row asks for penalties, min_tokens or logprobs (then: torch ops around it).
+        sampled, pending = self.logits_processors.sample(logits, inputs, self.sampler)   # [S] on the device
+        if prompt_logprobs:
+            pending = pending or PendingLogprobs(len(inputs.sample_req_ids))
+            pending.prompt = prompt_logprobs
         self.state.last_sampled[inputs.sample_slots] = sampled               # next step's decode inputs
         self.state.num_tokens[inputs.sample_slots_np] += 1
         kept = logits.float() if self.keep_logits else None   # the fp32 contract of ModelRunnerOutput.logits
-        return self.output_copier.start(inputs.sample_req_ids, sampled, kept)
+        return self.output_copier.start(inputs.sample_req_ids, sampled, kept, pending)

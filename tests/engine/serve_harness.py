@@ -24,10 +24,12 @@ MODEL = "tiny"
 
 
 def serve(core: EngineCore, body: Callable[[TestClient, AsyncEngine], Awaitable[Any]],
-          max_queued_requests: int = 8, model: str = MODEL, provenance: Provenance | None = None) -> Any:
+          max_queued_requests: int = 8, model: str = MODEL, provenance: Provenance | None = None,
+          **app_options: Any) -> Any:
+    """app_options: create_app's keywords (api_key, allowed_origins, allowed_hosts, chat_template, ...)."""
     async def main() -> Any:
         engine = AsyncEngine(core, max_queued_requests)
-        async with TestClient(TestServer(create_app(engine, model, provenance))) as client:
+        async with TestClient(TestServer(create_app(engine, model, provenance, **app_options))) as client:
             return await body(client, engine)
     return asyncio.run(main())
 
