@@ -28,7 +28,7 @@ _DOC_PATH = re.compile(r"(?:^|/)(?:docs?|documentation|\.?agents?)/|\.(?:md|mark
                        r"(?:^|/)(?:README|CHANGELOG|CHANGES|LICENSE|NOTICE|AUTHORS|CONTRIBUTING)[^/]*$", re.I)
 _DOC_WORK = re.compile(r"^\W*(?:document|describe|explain|write\s+(?:up|down|docs?)|note|record|publish)\b|"
                        r"\b(?:readme|docs?|documentation|guide|changelog|runbook|how-?to)\b", re.I)
-MIN_TWIN_SHARED = 2
+MIN_TWIN_SHARED = 3      # two shared words ('e2e', 'spec') are a topic, not the same piece of work
 MIN_TWIN_TERMS = 3        # a done statement of fewer terms is a label or a figure, not a piece of work
 # The cells of a closed row that say what its work was (not its figures, owners or evidence).
 _WORK_COLUMN = re.compile(r"capabilit|title|item|feature|task|descri|work|what|scope|deliverable|change|summary|goal|"

@@ -47,10 +47,12 @@ _CLOSED_DIRS = frozenset({"completed", "complete", "done", "closed", "archive", 
 _TEMPLATE_DIRS = frozenset({"template", "templates", "_templates", ".templates"})
 # How-to records: their imperatives are instructions ("2. Run the tests"), not work that can land.
 _PROCESS_DIRS = frozenset({"skills", "workflows", "rules", "guides", "setup-guides", "playbooks", "runbooks", "howto",
-                           "how-to", "conventions", "codestyles", "protocols", "processes"})
+                           "how-to", "conventions", "codestyles", "protocols", "processes", "prompts"})
+# Reports are snapshots: what one was written to say on its date (its "next steps" included) nobody keeps current.
+_REPORT_DIRS = frozenset({"reports", "handoffs", "handovers", "reviews", "retros"})
 _PROCESS_NAME = re.compile(r"^(?:skill|agents|claude|gemini|copilot-instructions|contributing|workflow|protocols?|"
                            r"process|conventions|guidelines|styleguide|style-guide|runbook|playbook|onboarding|"
-                           r"discipline)$|(?:^|[-_])(?:guide|guidelines|protocol|runbook|playbook|how-?to)$", re.I)
+                           r"discipline)$|(?:^|[-_])(?:guide|guidelines|protocol|runbook|playbook|how-?to|prompts?)$", re.I)
 _CLOSED_TITLE = re.compile(r"^\s*[\[(](?:done|closed|complete[d]?|archived|superseded|obsolete)[\])]|"
                            r"[\[(](?:done|closed|complete[d]?|archived|superseded|obsolete)[\])]\s*$|"
                            r"\b(?:completion (?:summar(?:y|ies)|reports?)|retrospectives?|post-?mortems?)\b", re.I)
@@ -123,6 +125,8 @@ def file_kind(path: str, blocks: list[Block], lines: list[str],
             return "log", f"its preamble says it is append-only (line {b.line})", None
     if _LOG_NAME.search(stem):
         return "log", f"its name says it is a log ({parts[-1]})", None
+    if _REPORT_DIRS & set(dirs) and (_DATE_IN_NAME.search(stem) or _dated(preamble)) and not _INDEX_NAME.match(stem):
+        return "closed", f"a dated report in {'/'.join(parts[:-1])}/: a snapshot of its day", None
     if _LOG_DIRS & set(dirs) and (leading_date(stem.replace("_", "-")) or _dated(preamble)) and \
             not _INDEX_NAME.match(stem):
         return "log", f"a dated entry of {'/'.join(parts[:-1])}/", None
@@ -131,6 +135,7 @@ def file_kind(path: str, blocks: list[Block], lines: list[str],
     return "current", "", None
 
 
+_DATE_IN_NAME = re.compile(r"(?<!\d)(?:20\d{2}-?[01]\d-?[0-3]\d|\d{2}[01]\d[0-3]\d)(?!\d)")
 _INDEX_NAME = re.compile(r"^(?:readme|index|agents|claude)$", re.I)
 _DATE_LINE = re.compile(r"(?:^|\s)\W{0,4}(?:date|created|written|when)\W{0,4}[:=—–-]\s*\**\s*\d{4}-\d{2}-\d{2}", re.I)
 

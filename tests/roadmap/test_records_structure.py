@@ -169,3 +169,12 @@ def test_a_label_line_names_a_place_it_asks_for_nothing() -> None:
     rf = parse("# Prompt\n\n**File**: `web/src/app/dash.component.ts`\n\nFile a bug for the flaky login test.\n")
     assert not at(rf, "dash.component").directive
     assert at(rf, "flaky login").directive
+
+
+def test_a_dated_report_is_a_snapshot_a_prompt_is_an_instruction_a_plan_is_neither() -> None:
+    text = "# Status\n\n## Next steps\n\n- Add a retry budget to the runner.\n"
+    assert at(parse(text, ".agent/reports/status_20260121.md"), "retry budget").historical
+    assert not at(parse(text, ".agent/reports/status.md"), "retry budget").historical      # undated: kept current
+    assert not at(parse(text, ".agent/tasks/batch/prompts/RUN-02.md"), "retry budget").directive
+    assert not at(parse(text, ".agent/260129_STAGE1_PROMPTS.md"), "retry budget").directive
+    assert at(parse(text, ".agent/plans/runner.md"), "retry budget").directive
