@@ -65,6 +65,7 @@ _BROAD_SECTIONS = frozenset({"plan", "remaining", "next up", "tasks", "next"})
 _LABELS = frozenset("file files path paths location locations component components module modules target targets "
                     "scope source sources test tests status owner owners date branch commit commits pr link links "
                     "reference references ref refs result results output input context impact severity".split())
+_LABEL_TAIL = re.compile(r"(?:\s+[A-Za-z]+){0,3}[*_` ]*:")
 _OPEN_BOX = re.compile(r"^\s*\[ \]\s+(?=\S)")
 # A line that marks its own work done: a check mark, or DONE/COMPLETE(D) written in capitals.
 _DONE_IN_LINE = re.compile(r"[✅✔☑]|\b(?:DONE|COMPLETED?|FINISHED|SHIPPED|LANDED)\b")
@@ -157,7 +158,7 @@ class Classifier:
         word = first.group(0).lower() if first else ""
         if _LEADING_DATE.match(text) and _is_past(word):
             return Verdict(False, True, None)  # a dated log entry in the past tense records what happened
-        if word in _LABELS and kind != "cell" and rest[first.end():].lstrip("*_` ").startswith(":"):
+        if word in _LABELS and kind != "cell" and _LABEL_TAIL.match(rest[first.end():]):
             return Verdict(False, False, None)  # "**File**: src/x.ts" names a place; "File" is no imperative here
         meaningful = _norm(text) not in _EMPTY_VALUES
         if not meaningful:
@@ -167,7 +168,7 @@ class Classifier:
         elif kind == "item" and self.in_directive_section(sections):
             directive = True
         else:
-            directive = word in self.verbs and not (sections and _PROCESS_SECTION.search(sections[-1]))
+            directive = word in self.verbs and not any(_PROCESS_SECTION.search(s) for s in sections[1:] or sections)
         return Verdict(directive, False, text.strip() if directive else None)
 
     def _struck_work(self, text: str) -> bool:

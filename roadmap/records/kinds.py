@@ -125,7 +125,7 @@ def file_kind(path: str, blocks: list[Block], lines: list[str],
             return "log", f"its preamble says it is append-only (line {b.line})", None
     if _LOG_NAME.search(stem):
         return "log", f"its name says it is a log ({parts[-1]})", None
-    if _REPORT_DIRS & set(dirs) and (_DATE_IN_NAME.search(stem) or _dated(preamble)) and not _INDEX_NAME.match(stem):
+    if (_REPORT_DIRS & set(dirs) or _REPORT_WORD.search(path)) and (_DATE_IN_NAME.search(path) or _dated(preamble)):
         return "closed", f"a dated report in {'/'.join(parts[:-1])}/: a snapshot of its day", None
     if _LOG_DIRS & set(dirs) and (leading_date(stem.replace("_", "-")) or _dated(preamble)) and \
             not _INDEX_NAME.match(stem):
@@ -136,8 +136,10 @@ def file_kind(path: str, blocks: list[Block], lines: list[str],
 
 
 _DATE_IN_NAME = re.compile(r"(?<!\d)(?:20\d{2}-?[01]\d-?[0-3]\d|\d{2}[01]\d[0-3]\d)(?!\d)")
+_REPORT_WORD = re.compile(r"(?:^|[/_.-])(?:reports?|handoffs?|handovers?|reviews?|retros?)(?=$|[/_.-])",
+                          re.I)
 _INDEX_NAME = re.compile(r"^(?:readme|index|agents|claude)$", re.I)
-_DATE_LINE = re.compile(r"(?:^|\s)\W{0,4}(?:date|created|written|when)\W{0,4}[:=—–-]\s*\**\s*\d{4}-\d{2}-\d{2}", re.I)
+_DATE_LINE = re.compile(r"(?:^|\s)\W{0,4}(?:[A-Za-z]+\s)?(?:date|created|written|generated|when)\W{0,4}[:=—–-]\s*\**\s*\d{4}-\d{2}-\d{2}", re.I)
 
 
 def _dated(preamble: list[Block]) -> bool:

@@ -178,3 +178,13 @@ def test_a_dated_report_is_a_snapshot_a_prompt_is_an_instruction_a_plan_is_neith
     assert not at(parse(text, ".agent/tasks/batch/prompts/RUN-02.md"), "retry budget").directive
     assert not at(parse(text, ".agent/260129_STAGE1_PROMPTS.md"), "retry budget").directive
     assert at(parse(text, ".agent/plans/runner.md"), "retry budget").directive
+
+
+def test_a_handoff_folder_named_with_its_date_is_a_snapshot_a_troubleshooting_step_is_an_instruction() -> None:
+    text = "# Audit remediation\n\n## Next\n\n- Create prompts for the remaining audits.\n"
+    assert at(parse(text, ".agent/tasks/handoff_20260125_audit/README.md"), "remaining audits").historical
+    assert not at(parse(text, ".agent/tasks/audit/README.md"), "remaining audits").historical
+    runbook = parse("# Previews\n\n## Troubleshooting\n\n### Previews not appearing\n\n1. Enable preview deployments.\n")
+    assert not at(runbook, "Enable preview").directive
+    review = parse("# Review\n\n**File Under Review:** `e2e/specs/boot.spec.ts`\n")
+    assert not at(review, "File Under Review").directive
