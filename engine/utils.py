@@ -34,11 +34,12 @@ def cpu_threads(requested: int | None) -> int | None:
 
 # The distribution and its extras (pyproject.toml): the base install is `roadmap` alone.
 DISTRIBUTION = "evident-roadmap"
-EXTRA_OF = {"aiohttp": "engine", "pydantic": "engine", "prometheus_client": "engine", "matplotlib": "bench",
+EXTRA_OF = {"gguf": "engine", "aiohttp": "engine", "pydantic": "engine", "prometheus_client": "engine", "matplotlib": "bench",
             "transformers": "bench", "accelerate": "bench"}
-# What every engine command imports (the `engine` extra less triton, optional on CPU, and the server's aiohttp,
-# pydantic and prometheus-client).
-ENGINE_MODULES = ("torch", "numpy", "safetensors", "tokenizers", "gguf", "jinja2")
+# What every engine command imports (the `engine` extra less triton, optional on CPU, the server's aiohttp,
+# pydantic and prometheus-client, and gguf, read only for a .gguf model: a dummy-weight run on a GPU machine
+# without it still works; engine/model/gguf_loader.py asks for it where it reads one).
+ENGINE_MODULES = ("torch", "numpy", "safetensors", "tokenizers", "jinja2")
 
 
 def install_hint(extra: str) -> str:

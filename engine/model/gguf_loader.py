@@ -13,6 +13,7 @@ import torch
 
 from engine.errors import EngineError
 from engine.model.config import ModelConfig
+from engine.utils import require_package
 
 # general.architecture -> HF architectures[0]
 GGUF_ARCHITECTURES = {"llama": "LlamaForCausalLM", "qwen3": "Qwen3ForCausalLM"}
@@ -37,6 +38,7 @@ _GLOBAL = re.compile(r"^(\w+)\.(weight|bias)$")
 
 
 def open_gguf(path: Path) -> Any:
+    require_package("gguf", f"reading {path.name}")
     from gguf import GGUFReader
     try:
         return GGUFReader(path)

@@ -84,10 +84,21 @@ def test_serve_without_aiohttp_names_the_package(monkeypatch, capsys) -> None:
 
 def test_without_the_engine_extra_every_command_names_it(monkeypatch, capsys) -> None:
     monkeypatch.setitem(sys.modules, "torch", None)
-    monkeypatch.setitem(sys.modules, "gguf", None)
+    monkeypatch.setitem(sys.modules, "jinja2", None)
     assert main(["generate", "hi"]) == 2
-    assert capsys.readouterr().err == ("engine: error: the engine needs torch, gguf, which are not installed; install "
-                                       "the `engine` extra: pip install 'evident-roadmap[engine]'\n")
+    assert capsys.readouterr().err == ("engine: error: the engine needs torch, jinja2, which are not installed; "
+                                       "install the `engine` extra: pip install 'evident-roadmap[engine]'\n")
+
+
+def test_gguf_is_asked_for_only_where_a_gguf_file_is_read(monkeypatch, tmp_path) -> None:
+    # a GPU machine without gguf still runs dummy weights; reading a .gguf names the extra
+    from engine.errors import EngineError
+    from engine.model.gguf_loader import open_gguf
+    from engine.utils import require_engine_extra
+    monkeypatch.setitem(sys.modules, "gguf", None)
+    require_engine_extra()
+    with pytest.raises(EngineError, match=r"reading m.gguf needs gguf.*evident-roadmap\[engine\]"):
+        open_gguf(tmp_path / "m.gguf")
 
 
 def test_cli_imports_no_torch_until_a_command_runs() -> None:
