@@ -28,6 +28,8 @@ _DOC_PATH = re.compile(r"(?:^|/)(?:docs?|documentation|\.?agents?)/|\.(?:md|mark
                        r"(?:^|/)(?:README|CHANGELOG|CHANGES|LICENSE|NOTICE|AUTHORS|CONTRIBUTING)[^/]*$", re.I)
 _DOC_WORK = re.compile(r"^\W*(?:document|describe|explain|write\s+(?:up|down|docs?)|note|record|publish)\b|"
                        r"\b(?:readme|docs?|documentation|guide|changelog|runbook|how-?to)\b", re.I)
+# An example, template or skill's sample output says "[x] done" of work in another project, not this one's.
+_EXAMPLE_PATH = re.compile(r"(?:^|/)(?:examples?|samples?|templates?|skills|fixtures)/", re.I)
 MIN_TWIN_SHARED = 3      # two shared words ('e2e', 'spec') are a topic, not the same piece of work
 MIN_TWIN_TERMS = 3        # a done statement of fewer terms is a label or a figure, not a piece of work
 # The cells of a closed row that say what its work was (not its figures, owners or evidence).
@@ -151,7 +153,7 @@ def done_statements(ctx: LintContext) -> dict[str, list[tuple[Statement, frozens
         closed = _closed_rows(ctx)
         index: dict[str, list[tuple[Statement, frozenset[str]]]] = {}
         for st in ctx.statements():
-            if is_done(st, closed) and len(t := work_terms(st)) >= MIN_TWIN_TERMS:
+            if is_done(st, closed) and len(t := work_terms(st)) >= MIN_TWIN_TERMS and not _EXAMPLE_PATH.search(st.path):
                 for term in t:
                     index.setdefault(term, []).append((st, t))
         ctx.facts.done_statements = index

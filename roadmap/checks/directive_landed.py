@@ -71,7 +71,7 @@ class _Candidate:
         terms_alone = specific and subject >= 2 and total <= MAX_TERMS_ALONE and (
             n >= 3 and ratio >= STRONG_RATIO or n >= 4 and ratio >= 0.4 or n >= 2 and n == total)
         # Changing the very file the directive names, with a subject about the same work, is evidence too.
-        touched = bool(self.touches) and n >= 3 and subject >= 1
+        touched = bool(self.touches) and n >= 3 and subject >= 1 and ratio >= WEAK_RATIO
         if self.names and (n >= 3 and ratio >= STRONG_RATIO or touched) or \
                 self.introduced and (self.names or n >= 2 and ratio >= WEAK_RATIO):
             return "error"

@@ -59,7 +59,7 @@ _PROCESS_SECTION = re.compile(r"\b(?:protocol|polic(?:y|ies)|rules?|conventions?
                               r"verification(?: steps)?|verify|diagnos[ie]s|best practices|constraints|"
                               r"investigation(?: areas)?|alternatives?(?: approaches)?|expected (?:solution|outcome|"
                               r"behaviou?r|results?)|rollback|contingency|(?:future|target) state|root cause|"
-                              r"learnings|symptoms|problem statement|background)\b", re.I)
+                              r"learnings|symptoms|problem statement|background|quick ?start|getting started|installation)\b", re.I)
 _BROAD_SECTIONS = frozenset({"plan", "remaining", "next up", "tasks", "next"})
 # Words that open a "Label: value" line (a locator or a field), never an imperative there.
 _LABELS = frozenset("file files path paths location locations component components module modules target targets "

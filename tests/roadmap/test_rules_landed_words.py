@@ -133,3 +133,14 @@ def test_a_terse_message_is_completed_by_the_names_its_code_declares(git_repo):
 def test_declared_names_of_other_work_add_nothing(git_repo):
     repo = _terse(git_repo, "package tail\n\nfunc rotateFiles(dir string) error { return nil }\n")
     assert _findings(repo) == []
+
+
+def test_an_examples_folder_marks_no_work_of_ours_done(git_repo):
+    repo = git_repo()
+    repo.commit({"db/schema.sql": "create table t (id int);\n"}, "init", "2026-05-01")
+    repo.commit({".agents/skills/gen/examples/todo-app/TASK_18.md": "# Task 18\n\n- [x] Schema file valid SQL for the todo app\n",
+                 TODO: _todo("Check the schema file is valid SQL for the todo app")}, "docs", "2026-05-02")
+    assert _findings(repo) == []
+    repo.commit({".agents/status.md": "# Status\n\n- [x] Schema file valid SQL for the todo app\n"}, "status", "2026-05-03")
+    [f] = _findings(repo)
+    assert ".agents/status.md:3 already marks done" in f.message
