@@ -4,7 +4,7 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from roadmap.history.git import GitError, run_git
+from roadmap.history.git import read_object, run_git
 
 
 class Tree:
@@ -70,7 +70,5 @@ class Tree:
 
 def blob_at(root: str | Path, rev: str, path: str) -> bytes | None:
     """One file's bytes at `rev` without listing the tree: None when the path is not there or git cannot read it."""
-    try:
-        return run_git(root, "cat-file", "blob", f"{rev}:{path}")
-    except GitError:
-        return None
+    got = read_object(root, f"{rev}:{path}")
+    return got[1] if got is not None and got[0] == "blob" else None

@@ -24,10 +24,10 @@ def repo(git_repo):
 def test_ranges_in_one_call(repo, monkeypatch):
     r, first, second = repo
     calls = []
-    real = blame_mod.run_git
-    monkeypatch.setattr(blame_mod, "run_git", lambda *a, **k: calls.append(a) or real(*a, **k))
+    real = blame_mod.blame_spans
+    monkeypatch.setattr(blame_mod, "blame_spans", lambda *a, **k: calls.append(a) or real(*a, **k))
     got = blame_lines(r.path, None, "rec.md", [5, (6, 6), (1, 2)])
-    assert len(calls) == 1 and calls[0].count("-L") == 2          # 1-2 and 5-6 (5 and 6 merged)
+    assert len(calls) == 1 and calls[0][3] == [(1, 2), (5, 6)]    # 1-2 and 5-6 (5 and 6 merged)
     assert set(got) == {1, 2, 5, 6}
     assert got[5].sha == first and got[6].sha == second
     assert got[6].commit_time == got[6].author_time == 1785139200 and got[6].committed
