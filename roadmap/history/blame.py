@@ -83,9 +83,14 @@ def blame_files(root: str | Path, rev: str | None, requests: Mapping[str, Iterab
                 on_error: Callable[[GitError], dict[int, BlameLine]] | None = None) -> dict[str, dict[int, BlameLine]]:
     """blame_lines for several files, a few git processes at a time. A file git cannot blame raises its
     GitError, or gets `on_error(error)` as its result when that is given."""
+    try:
+        sha = resolve_rev(root, rev) if rev is not None else None
+    except GitError:
+        sha = rev                       # each file reports the bad revision
+
     def one(p: str, r: Iterable[int | tuple[int, int]]) -> dict[int, BlameLine]:
         try:
-            return blame_lines(root, rev, p, r)
+            return blame_lines(root, sha, p, r)
         except GitError as e:
             if on_error is None:
                 raise

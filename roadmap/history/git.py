@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import IO, Any
@@ -25,6 +26,8 @@ SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", "diff.external=", "-c", "core
 ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "GIT_OPTIONAL_LOCKS": "0", "GIT_EXTERNAL_DIFF": ""}
 _OPEN_REPOS = 8       # repositories kept open (each may hold two `git cat-file` processes)
 _REPOS: OrderedDict[str, gitpython.Repo] = OrderedDict()
+# GitPython's persistent `cat-file` processes serve one request at a time: blame runs in threads (blame.py).
+_LOCK = threading.RLock()
 
 
 class GitError(Exception):
@@ -34,29 +37,32 @@ class GitError(Exception):
 def repo(root: str | Path) -> gitpython.Repo:
     """The `git.Repo` of the repository whose top level is `root`, opened once and kept (a few at a time)."""
     key = str(root)
-    r = _REPOS.get(key)
-    if r is not None:
-        _REPOS.move_to_end(key)
+    with _LOCK:
+        r = _REPOS.get(key)
+        if r is not None:
+            _REPOS.move_to_end(key)
+            return r
+        try:
+            r = gitpython.Repo(key)
+        except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError) as exc:
+            raise GitError(f"{root} is not a git repository ({type(exc).__name__}); run inside a git checkout") \
+                from None
+        opts = [v for k, v in zip(SAFE_CONFIG[::2], SAFE_CONFIG[1::2]) if k == "-c"]
+        r.git.set_persistent_git_options(c=opts)     # also the `cat-file --batch` processes GitPython keeps
+        r.git.update_environment(**ENV)
+        _REPOS[key] = r
+        while len(_REPOS) > _OPEN_REPOS:
+            _, old = _REPOS.popitem(last=False)
+            old.close()
         return r
-    try:
-        r = gitpython.Repo(key)
-    except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError) as exc:
-        raise GitError(f"{root} is not a git repository ({type(exc).__name__}); run inside a git checkout") from None
-    opts = [v for k, v in zip(SAFE_CONFIG[::2], SAFE_CONFIG[1::2]) if k == "-c"]
-    r.git.set_persistent_git_options(c=opts)     # also the `cat-file --batch` processes GitPython keeps
-    r.git.update_environment(**ENV)
-    _REPOS[key] = r
-    while len(_REPOS) > _OPEN_REPOS:
-        _, old = _REPOS.popitem(last=False)
-        old.close()
-    return r
 
 
 def close_all() -> None:
     """Stop the `git cat-file` processes of every open repository (tests, long-lived callers)."""
-    while _REPOS:
-        _, r = _REPOS.popitem()
-        r.close()
+    with _LOCK:
+        while _REPOS:
+            _, r = _REPOS.popitem()
+            r.close()
 
 
 def _command(args: tuple[str, ...]) -> list[str]:
@@ -154,7 +160,8 @@ def resolve_rev(root: str | Path, rev: str) -> str:
     sha = ""
     if rev == "HEAD" or FULL_SHA_RE.match(rev):
         try:
-            sha = repo(root).commit(rev).hexsha
+            with _LOCK:
+                sha = repo(root).commit(rev).hexsha
         except (ValueError, gitpython.BadName, gitpython.BadObject, gitpython.GitCommandError, TypeError):
             sha = ""
     else:
@@ -176,7 +183,8 @@ def read_object(root: str | Path, name: str) -> tuple[str, bytes] | None:
     if "\n" in name or not name:
         return None
     try:
-        _, kind, _, data = repo(root).git.get_object_data(name)
+        with _LOCK:
+            _, kind, _, data = repo(root).git.get_object_data(name)
     except ValueError:
         return None
     return _text(kind), data
@@ -188,7 +196,8 @@ def object_info(root: str | Path, name: str) -> tuple[str, int] | None:
     if "\n" in name or not name:
         return None
     try:
-        _, kind, size = repo(root).git.get_object_header(name)
+        with _LOCK:
+            _, kind, size = repo(root).git.get_object_header(name)
     except ValueError:
         return None
     return _text(kind), int(size)

@@ -58,3 +58,15 @@ def test_blame_files(repo):
     r.commit({"other.md": "- Next: x\n"}, "docs: other", "2026-07-28")
     got = blame_files(r.path, "HEAD", {"rec.md": [6], "other.md": [1]})
     assert got["rec.md"][6].sha == second and got["other.md"][1].sha == r.rev("HEAD")
+
+
+@pytest.mark.timeout(120)
+def test_blame_files_in_threads_share_one_repository(git_repo):
+    """blame runs a few files at a time; GitPython's persistent cat-file serves one request at a time."""
+    r = git_repo()
+    files = {f"rec{n}.md": f"- item {n}\n- more {n}\n" for n in range(12)}
+    sha = r.commit(files, "docs: records", "2026-07-25")
+    for _ in range(3):
+        got = blame_files(r.path, sha, {p: [(1, 2)] for p in files})
+        assert {p: {n: b.sha for n, b in lines.items()} for p, lines in got.items()} == \
+            {p: {1: sha, 2: sha} for p in files}
