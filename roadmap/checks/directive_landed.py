@@ -60,7 +60,8 @@ class _Candidate:
         return "; ".join(out)
 
 
-def _symbols(st: Statement) -> list[str]:
+def symbols(st: Statement) -> list[str]:
+    """The distinctive symbols, flags and env vars the directive names: what RL101 asks the history index about."""
     return sorted({s for s in (*st.mentions.symbols, *st.mentions.env_vars) if _DISTINCT.match(s)})
 
 
@@ -107,7 +108,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
                 where, named = _named(c, ids)
                 cands[c.sha] = _Candidate(c, where if named else "", named)
     base = None
-    for sym in _symbols(st):
+    for sym in symbols(st):
         if sym not in history.symbols:
             continue
         hits = [c for c in _introductions(ctx, sym, news) if not c.is_merge]
