@@ -7,6 +7,7 @@ Every command runs with SAFE_CONFIG, so a repository's own config cannot make re
 """
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import threading
@@ -171,6 +172,12 @@ def resolve_rev(root: str | Path, rev: str) -> str:
     if not FULL_SHA_RE.match(sha):
         raise GitError(f"{rev!r} is not a commit in this repository; check `git log --oneline` for a valid revision")
     return sha
+
+
+@functools.lru_cache(maxsize=32)
+def empty_tree(root: str | Path) -> str:
+    """The id of the empty tree in this repository's hash (a diff against it lists a whole tree)."""
+    return run_git(root, "hash-object", "-t", "tree", "--stdin", input=b"").decode().strip()
 
 
 def is_shallow(root: str | Path) -> bool:
