@@ -196,11 +196,11 @@ def cmd_lint(args: argparse.Namespace) -> int:
     root, only = _find_root(args.path)
     options = LintOptions(select=parse_codes(args.select), ignore=parse_codes(args.ignore), at=args.at,
                           since=args.since, only_paths=only, use_cache=not args.no_cache,
-                          config_file=Path(args.config) if args.config else None)
+                          config_file=Path(args.config) if args.config else None, run_cache=not args.no_cache)
     accepted = load_baseline(Path(args.baseline)) if args.baseline else None
     result = lint(root, options)
-    if result.records == 0 and result.context is not None:
-        cfg = result.context.config
+    if result.records == 0 and result.config is not None:
+        cfg = result.config
         print(f"roadmap: no record files match {', '.join(cfg.records)} in {root} (config: {cfg.source}); set "
               f"`records` in [tool.roadmap] or roadmap.yaml", file=sys.stderr)
 
@@ -239,7 +239,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
             out.write(render(result, args.format, color=color))
     finally:
         close()
-    fail_on = args.fail_on or (result.context.config.fail_on if result.context else "error")
+    fail_on = args.fail_on or (result.config.fail_on if result.config else "error")
     return exits.for_findings(result.findings, fail_on)
 
 

@@ -8,6 +8,8 @@ Every command runs with SAFE_CONFIG, so a repository's own config cannot make re
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 import re
 import subprocess
 import threading
@@ -178,6 +180,32 @@ def resolve_rev(root: str | Path, rev: str) -> str:
 def empty_tree(root: str | Path) -> str:
     """The id of the empty tree in this repository's hash (a diff against it lists a whole tree)."""
     return run_git(root, "hash-object", "-t", "tree", "--stdin", input=b"").decode().strip()
+
+
+def state_stamp(root: str | Path) -> str:
+    """A digest of what a lint may read from the repository besides the history of the commit it lints: the
+    object store (pack files, loose-object directories, alternates), the shallow boundary, and the git config
+    files (the repository's and the user's). Read from the file system, no process: a run cache key part
+    (roadmap/runcache.py)."""
+    r = repo(root)
+    common, own = Path(r.common_dir), Path(r.git_dir)
+    home = Path(os.environ.get("HOME", "~")).expanduser()
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    h = hashlib.sha256()
+    for d in (common / "objects", common / "objects" / "pack"):
+        try:
+            for e in sorted(os.scandir(d), key=lambda e: e.name):
+                st = e.stat(follow_symlinks=False)
+                h.update(f"{d.name}/{e.name} {st.st_mtime_ns} {st.st_size}\n".encode("utf-8", "surrogateescape"))
+        except OSError:
+            h.update(f"{d.name}: unreadable\n".encode())
+    for f in (common / "objects" / "info" / "alternates", common / "shallow", common / "config",
+              own / "config.worktree", home / ".gitconfig", xdg / "git" / "config", Path("/etc/gitconfig")):
+        try:
+            h.update(str(f).encode("utf-8", "surrogateescape") + b"\0" + f.read_bytes() + b"\0")
+        except OSError:
+            h.update(str(f).encode("utf-8", "surrogateescape") + b"\0absent\0")
+    return h.hexdigest()
 
 
 def is_shallow(root: str | Path) -> bool:

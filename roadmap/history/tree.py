@@ -61,6 +61,10 @@ class Tree:
         a missing object)."""
         return blob_at(self.root, self.rev, path) if self.rev is not None else None
 
+    def read_files(self) -> dict[str, bytes | None]:
+        """Every file read so far and what it held (None: absent or unreadable): what a run depended on."""
+        return dict(self._cache)
+
     def read_lines(self, path: str) -> list[str] | None:
         data = self.read_bytes(path)
         if data is None:

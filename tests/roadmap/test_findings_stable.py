@@ -1,6 +1,6 @@
 """Speed work never changes what is reported: the seed repository's findings, at HEAD and along its timeline,
-equal a committed snapshot, and equal each other whether the run reads no cache, fills a cold one, or reads
-a warm one.
+equal a committed snapshot, and equal each other whether the run reads no cache, fills a cold one, reads a
+warm one, or is answered whole from the run cache (roadmap/runcache.py).
 
 The snapshot (fixtures/seed/findings.json) is every field a finding reports plus its safe-fix edits. A rule
 change that is meant to change findings regenerates it:
@@ -19,6 +19,7 @@ import pytest
 
 from roadmap.cachedir import CACHE_DIR
 from roadmap.lint import LintOptions, lint
+from roadmap.render import render
 from seed_repo import build_seed_repo
 
 SNAPSHOT = Path(__file__).parent / "fixtures" / "seed" / "findings.json"
@@ -28,7 +29,8 @@ RUNS = [("head", None, ()), ("at-spec", "spec", ()), ("at-landing", "landing", (
 
 
 def _doc(result: Any) -> dict[str, Any]:
-    return {"head": result.head, "records": result.records, "statements": result.statements,
+    """Every field a finding reports, and the JSON output byte for byte (key order included)."""
+    return {"json": render(result, "json"), "head": result.head, "records": result.records, "statements": result.statements,
             "suppressed": result.suppressed,
             "findings": [{**f.to_json(), "edits": [[e.path, e.line, e.old, e.new] for e in f.edits]}
                          for f in sorted(result.findings, key=lambda f: f.sort_key())]}
@@ -40,11 +42,14 @@ def seed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]
     return root, build_seed_repo(root)
 
 
-def _all_runs(root: Path, shas: dict[str, str], use_cache: bool) -> dict[str, Any]:
+def _all_runs(root: Path, shas: dict[str, str], use_cache: bool, run_cache: bool = False,
+              from_cache: bool = False) -> dict[str, Any]:
     out = {}
     for label, at, select in RUNS:
-        opts = LintOptions(use_cache=use_cache, at=shas[at] if at else None, select=select)
-        out[label] = _doc(lint(root, opts))
+        opts = LintOptions(use_cache=use_cache, at=shas[at] if at else None, select=select, run_cache=run_cache)
+        result = lint(root, opts)
+        assert result.from_cache == from_cache, label
+        out[label] = _doc(result)
     return out
 
 
@@ -54,8 +59,12 @@ def test_findings_equal_the_snapshot_with_and_without_caches(seed: tuple[Path, d
     uncached = _all_runs(root, shas, use_cache=False)
     cold = _all_runs(root, shas, use_cache=True)
     warm = _all_runs(root, shas, use_cache=True)
+    stored = _all_runs(root, shas, use_cache=True, run_cache=True)
+    answered = _all_runs(root, shas, use_cache=True, run_cache=True, from_cache=True)
     assert cold == uncached
     assert warm == uncached
+    assert stored == uncached
+    assert answered == uncached
     if os.environ.get("ROADMAP_UPDATE_SNAPSHOT"):
         SNAPSHOT.write_text(json.dumps(uncached, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     want = json.loads(SNAPSHOT.read_text())
