@@ -8,7 +8,7 @@ from typing import Iterable, Protocol
 from roadmap.config import Config, glob_match
 from roadmap.records import cache as record_cache
 from roadmap.records.model import Problem, RecordFile, Statement
-from roadmap.records.parser import parse_record
+from roadmap.records.parallel import Item, parse_many
 
 
 class Files(Protocol):
@@ -34,7 +34,8 @@ def load_records(tree: Files, config: Config, cache_dir: str | Path | None = Non
     parses are looked up by content first and stored after: unchanged files are not parsed again."""
     cache = (record_cache.RecordCache(cache_dir, config)
              if cache_dir is not None and record_cache.parser_fingerprint() else None)
-    out: list[RecordFile] = []
+    out: list[RecordFile | None] = []
+    todo: list[tuple[int, Item]] = []            # parsed below, together: the misses of a cold run run in parallel
     for path in record_paths(tree.files, config):
         data = tree.read_bytes(path)
         if data is None:
@@ -43,13 +44,13 @@ def load_records(tree: Files, config: Config, cache_dir: str | Path | None = Non
         key = cache.key(path, data) if cache is not None else ""
         rf = cache.get(key, path) if cache is not None else None
         if rf is None:
-            rf = parse_record(path, data, config)
-            if cache is not None:
-                cache.put(key, rf)
+            todo.append((len(out), (path, data, key)))
         out.append(rf)
+    for (i, _), rf in zip(todo, parse_many([item for _, item in todo], config, cache)):
+        out[i] = rf
     if cache is not None and cache.stats["written"]:
         cache.prune()
-    return out
+    return [rf for rf in out if rf is not None]
 
 
 def defined_ids(records: list[RecordFile], config: Config | None = None) -> dict[str, Statement]:
