@@ -19,7 +19,7 @@ from roadmap.history.blame import NULL_SHA, blame_lines
 from roadmap.history.git import GitError
 from roadmap.history.tree import blob_at
 from roadmap.records.model import Statement
-from roadmap.records.parser import parse_record
+from roadmap.records.parser import parse_table_cells
 
 MAX_STEPS = 16   # row edits that left one cell alone; past this the walk stops at the oldest commit it reached
 
@@ -87,7 +87,7 @@ def _rows_at(ctx: LintContext, path: str, rev: str) -> dict[str, list[tuple[int,
         by_line: dict[int, list[Statement]] = {}
         data = blob_at(ctx.root, rev, path)
         if data is not None:
-            for s in parse_record(path, data, ctx.config).statements:
+            for s in parse_table_cells(path, data, ctx.config):
                 if s.kind == "cell" and s.row_id and s.column:
                     by_line.setdefault(s.line, []).append(s)
         states = _states(ctx)

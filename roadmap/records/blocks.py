@@ -8,12 +8,35 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore, text_join
 from markdown_it.token import Token
 
 from roadmap.records.inline import Inline, join, render
 from roadmap.records.model import AsOf
 
 MD = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+# The same parser with no inline pass: parse_tables_only runs it on the inline tokens it needs.
+_MD_BLOCKS = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).disable(["inline", "text_join"])
+
+
+def parse_tables_only(src: str) -> list[Token]:
+    """MD.parse's tokens, with inline children only for headings and table cells (other inline tokens have
+    none): what MD.parse gives those, at the cost of the block pass and their inline text alone."""
+    env: dict[str, object] = {}
+    tokens = _MD_BLOCKS.parse(src, env)
+    in_table = False
+    for k, tok in enumerate(tokens):
+        if tok.type == "table_open":
+            in_table = True
+        elif tok.type == "table_close":
+            in_table = False
+        elif tok.type == "inline" and (in_table or (k and tokens[k - 1].type == "heading_open")):
+            tok.children = []
+            MD.inline.parse(tok.content, MD, env, tok.children)
+    state = StateCore(src, MD, env)
+    state.tokens = tokens
+    text_join(state)
+    return tokens
 
 
 @dataclass(eq=False)

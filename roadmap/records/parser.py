@@ -5,7 +5,7 @@ import re
 from typing import TYPE_CHECKING
 
 from roadmap.records import source
-from roadmap.records.blocks import MD, Block, Cell, Heading, walk
+from roadmap.records.blocks import MD, Block, Cell, Heading, parse_tables_only, walk
 from roadmap.records.classify import Classifier, as_of_in
 from roadmap.records.inline import Inline
 from roadmap.records.mentions import extract, ids_in
@@ -51,20 +51,40 @@ def parse_record(path: str, data: bytes, config: "Config") -> RecordFile:
     return rf
 
 
+def parse_table_cells(path: str, data: bytes, config: "Config") -> list[Statement]:
+    """The table cells parse_record would give, with the same line, row id, column and text, but nothing read
+    from them (no mentions, directive, historical or as-of): for comparing rows across revisions
+    (analysis/cell_asof.py), at a fraction of the cost. Only headings and table cells are parsed inline."""
+    text, _ = source.decode(path, data)
+    if text is None or not text.strip():
+        return []
+    lines = text.split("\n")
+    md_lines, front_as_of = source.front_matter(lines)
+    try:
+        tokens = parse_tables_only("\n".join(md_lines))
+    except Exception:  # as parse_record: markdown-it failing on a record reads as a record with no statements
+        return []
+    blocks, _ = walk(tokens, lines)
+    rf = RecordFile(path=path, text=text)
+    _Builder(rf, config, front_as_of, tables_only=True).build(blocks)
+    return rf.statements
+
+
 class _Builder:
-    def __init__(self, rf: RecordFile, config: "Config", front_as_of: AsOf | None):
+    def __init__(self, rf: RecordFile, config: "Config", front_as_of: AsOf | None, tables_only: bool = False):
         self.rf = rf
         self.config = config
         self.cls = classifier_for(config)
         self.front_as_of = front_as_of
         self.item_rows: dict[int, str | None] = {}   # id(item block) -> its row id, for nested items
+        self.tables_only = tables_only                # parse_table_cells: cells' ids and text, nothing read
 
     def build(self, blocks: list[Block]) -> None:
         self._sections(blocks)
         for b in blocks:
             if b.kind == "table":
                 self._table(b)
-            elif b.inline.visible or b.inline.struck:
+            elif (b.inline.visible or b.inline.struck) and not self.tables_only:
                 self._statement(b)
 
     def _sections(self, blocks: list[Block]) -> None:
@@ -148,6 +168,11 @@ class _Builder:
             for k, cell in enumerate(cells):
                 header = tb.headers[k] if k < len(tb.headers) else ""
                 text, raw = self._capped(line, f"cell `{header}`", cell.inline.text.strip(), cell.raw)
+                if self.tables_only:
+                    self.rf.statements.append(Statement(
+                        path=self.rf.path, line=line, end_line=line, kind="cell", text=text, raw=raw,
+                        section=sections, row_id=row_id or section_row, column=header, table_row=index))
+                    continue
                 inl = Inline(text=text, code=cell.inline.code, links=cell.inline.links, struck=cell.inline.struck,
                              visible=cell.inline.visible)
                 verdict = self.cls.classify(text, "cell", header, sections,
