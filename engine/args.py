@@ -15,7 +15,8 @@ from typing import Any
 
 import torch
 
-from engine.config import ATTENTION_BACKENDS, DTYPES, LOAD_FORMATS, EngineConfig
+from engine.config import (ATTENTION_BACKENDS, DTYPES, ENV_ASYNC_SCHEDULING, LOAD_FORMATS, EngineConfig,
+                           resolve_async_scheduling)
 from engine.errors import EngineError
 
 _POSITIVE_INTS = ("max_num_seqs", "max_num_batched_tokens", "block_size")
@@ -51,7 +52,10 @@ class EngineArgs:
     enforce_eager: bool | None = _setting(
         None, "--enforce-eager: never CUDA graphs; --no-enforce-eager: ask for them (default: graphs for pure-decode "
               "steps on CUDA with the Triton kernels, eager elsewhere)")
-    async_scheduling: bool = _setting(False, "the depth-2 async scheduler (not implemented yet)")
+    async_scheduling: bool | None = _setting(
+        None, "--async-scheduling: schedule and launch step N+1 while the device runs step N, its sampled ids "
+              "read one step late; --no-async-scheduling: one step at a time (default: on, unless "
+              "ENGINE_ASYNC_SCHEDULING=0)")
     attention_backend: str = _setting("auto", "attention kernels: auto (triton on cuda, torch otherwise), triton, "
                                               "torch", ATTENTION_BACKENDS)
     max_capture_size: int | None = _setting(None, "largest decode batch run as a CUDA graph (default: "
@@ -78,11 +82,12 @@ class EngineArgs:
                 raise EngineError(f"{name} must be an integer >= 1, got {value!r}")
         if not 0.0 < self.gpu_memory_utilization <= 1.0:
             raise EngineError(f"gpu_memory_utilization must be in (0, 1], got {self.gpu_memory_utilization!r}")
-        if self.async_scheduling:
-            raise EngineError("async_scheduling is not implemented yet; run with async_scheduling=False")
         if self.enforce_eager is not None and not isinstance(self.enforce_eager, bool):
             raise EngineError(f"enforce_eager must be True, False or None (graphs where they can run), "
                               f"got {self.enforce_eager!r}")
+        if self.async_scheduling is not None and not isinstance(self.async_scheduling, bool):
+            raise EngineError(f"async_scheduling must be True, False or None (the default, "
+                              f"{ENV_ASYNC_SCHEDULING} or on), got {self.async_scheduling!r}")
 
     # ---- what the model fixes ----------------------------------------------------------------------
     def resolve_device(self) -> torch.device:
@@ -101,7 +106,8 @@ class EngineArgs:
                               f"be >= max_model_len ({max_model_len}): a whole prompt runs in one step; raise "
                               f"--max-num-batched-tokens, lower --max-model-len or enable chunked prefill")
         values = {f.name: getattr(self, f.name) for f in fields(self)}
-        values.update(dtype=dtype, device=self.resolve_device(), max_model_len=max_model_len)
+        values.update(dtype=dtype, device=self.resolve_device(), max_model_len=max_model_len,
+                      async_scheduling=resolve_async_scheduling(self.async_scheduling))
         return EngineConfig(**values)
 
     # ---- the keywords of LLM(...) ------------------------------------------------------------------

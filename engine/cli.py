@@ -5,15 +5,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from engine.args import EngineArgs
-from engine.bench import cli as bench_cli
 from engine.errors import EngineError
 from engine.provenance.version import engine_version
-from engine.serve import cli as serve_cli
-from engine.utils import cpu_threads
+from engine.utils import cpu_threads, require_engine_extra
 
 
 def _generate_parser(sub: argparse._SubParsersAction) -> None:
+    from engine.args import EngineArgs
+
     p = sub.add_parser("generate", help="generate text for one or more prompts",
                        description="Generate a completion for each PROMPT and print it, then a tokens/s line. "
                                    "--max-num-seqs defaults to the number of prompts (at most 256).")
@@ -33,10 +32,11 @@ def _generate_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run_generate(args: argparse.Namespace) -> int:
+    import torch
+
+    from engine.args import EngineArgs
     from engine.llm import LLM
     from engine.sampling_params import SamplingParams
-
-    import torch
     if args.max_num_seqs is None:
         args.max_num_seqs = min(len(args.prompts), 256)
     eargs = EngineArgs.from_cli_args(args)
@@ -78,6 +78,10 @@ def throughput_line(llm, outputs) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # here, not at the top: without the `engine` extra (torch) main() says which extra to install
+    from engine.bench import cli as bench_cli
+    from engine.serve import cli as serve_cli
+
     parser = argparse.ArgumentParser(prog="engine", description="A reference LLM inference engine (vLLM-style).")
     parser.add_argument("--version", action="version", version=f"engine {engine_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{generate,bench,serve}")
@@ -87,10 +91,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="engine")
+    parser.add_argument("--version", action="version", version=f"engine {engine_version()}")
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if argv[:1] == ["--version"]:   # answered without the `engine` extra
+            _version_parser().parse_args(argv)
+        require_engine_extra()
+        args = build_parser().parse_args(argv)
         return int(args.func(args) or 0)
     except EngineError as e:
         print(f"engine: error: {e}", file=sys.stderr)

@@ -6,6 +6,7 @@ and attention backends, each defined once.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import torch
@@ -20,6 +21,23 @@ DTYPES: dict[str, torch.dtype] = {
 }
 LOAD_FORMATS = ("auto", "hf", "gguf", "dummy")
 ATTENTION_BACKENDS = ("auto", "triton", "torch")   # auto: triton on cuda when it can run, torch otherwise
+
+
+ENV_ASYNC_SCHEDULING = "ENGINE_ASYNC_SCHEDULING"   # the rollback switch of the async scheduler (engine_core.py)
+_ON, _OFF = ("1", "true", "on", "yes"), ("0", "false", "off", "no")
+
+
+def resolve_async_scheduling(asked: bool | None) -> bool:
+    """The flag when given; otherwise ENGINE_ASYNC_SCHEDULING (0/1), and on when that is unset."""
+    if asked is not None:
+        return asked
+    value = os.environ.get(ENV_ASYNC_SCHEDULING, "").strip().lower()
+    if value in _ON or not value:
+        return True
+    if value in _OFF:
+        return False
+    raise EngineError(f"{ENV_ASYNC_SCHEDULING}={value!r} is neither 0 nor 1; set it to 0 (one step at a time) or 1, "
+                      f"or unset it")
 
 
 def dtype_name(dtype: torch.dtype) -> str:
@@ -58,6 +76,6 @@ class EngineConfig:
     num_blocks: int | None           # None: CUDA profiles, CPU caps the cache at cpu_kv_cache_gib
     cpu_kv_cache_gib: float
     enforce_eager: bool | None       # None: CUDA graphs where they can run (engine/worker/cuda_graphs.py)
-    async_scheduling: bool
+    async_scheduling: bool           # resolved: the flag, else ENGINE_ASYNC_SCHEDULING, else on
     attention_backend: str           # as asked for; the runner records what "auto" picked
     max_capture_size: int | None

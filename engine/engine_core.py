@@ -1,22 +1,31 @@
-"""EngineCore: scheduler + runner, stepped synchronously (schedule -> execute -> update).
+"""EngineCore: scheduler + runner, stepped as a pipeline of depth 1 (synchronous) or 2 (async scheduling).
 
-It sits above engine/core/ (scheduler, KV cache) and engine/worker/ (runner), which never import it. The async
-depth-2 path will keep this shape: the SchedulerOutput (engine/core/sched_output.py) is the only thing that crosses
-to the runner, and sampled tokens already live in a slot-indexed device tensor (engine/worker/state.py).
+It sits above engine/core/ (scheduler, KV cache) and engine/worker/ (runner), which never import it. The
+SchedulerOutput (engine/core/sched_output.py) is the only thing that crosses to the runner; sampled ids live in a
+slot-indexed device tensor (engine/worker/state.py) that feeds the next step, and reach the host through a handle
+(engine/worker/async_output.py).
+
+One `step()`: schedule and launch a step; then, once `depth` steps are in flight (or nothing new was launched),
+wait for the oldest one's sampled ids and update the scheduler with them. Depth 1 is schedule -> execute -> update.
+Depth 2 (vLLM's batch queue, mini-sglang's overlap scheduler) schedules step N+1 while the device runs step N, so
+the host's scheduling, input preparation and launches hide behind the device's work; tokens reach the host one
+step late and the scheduler accounts for them (engine/core/scheduler.py: placeholders, late stops dropped).
 """
 from __future__ import annotations
 
 import random
+from collections import deque
 
 from engine.args import EngineArgs
 from engine.config import EngineConfig, resolve_dtype
 from engine.core.request import Request
-from engine.core.sched_output import ModelRunnerOutput
+from engine.core.sched_output import ModelRunnerOutput, SchedulerOutput
 from engine.core.scheduler import Scheduler
 from engine.errors import EngineError
 from engine.kernels.backends import require_triton
 from engine.model.loader import LoadedModel, default_model_path, load_model
 from engine.sampling_params import SamplingParams
+from engine.worker.async_output import AsyncModelRunnerOutput
 from engine.worker.model_runner import ModelRunner
 
 _SEED_MASK = (1 << 63) - 1
@@ -45,7 +54,9 @@ class EngineCore:
             eos = tuple(self.tokenizer.eos_token_ids)
         self.eos_token_ids = frozenset(eos)
         self._seed_rng = random.Random(config.seed)   # seeds for requests that bring none
-        self.num_steps = 0
+        self.num_steps = 0                  # steps whose output was processed
+        self.depth = 2 if config.async_scheduling else 1
+        self._in_flight: deque[tuple[SchedulerOutput, AsyncModelRunnerOutput]] = deque()   # oldest first
 
     @classmethod
     def from_args(cls, args: EngineArgs, loaded: LoadedModel | None = None, keep_logits: bool = False) -> EngineCore:
@@ -80,10 +91,27 @@ class EngineCore:
     def has_unfinished_requests(self) -> bool:
         return self.scheduler.has_unfinished_requests()
 
+    @property
+    def num_steps_in_flight(self) -> int:
+        """Launched steps whose output was not processed yet. Left over once every request finished, they hold only
+        tokens to drop; the next `step()` processes them (nothing waits for them before that)."""
+        return len(self._in_flight)
+
     def step(self) -> tuple[list[Request], ModelRunnerOutput]:
-        """One engine step; returns (requests finished in it, the runner output)."""
-        sched = self.scheduler.schedule()
-        result = self.runner.execute_model(sched)
+        """Launch a step, and process the oldest one in flight once the pipeline is full.
+
+        Returns (the requests that finished, the processed step's output: the requests whose new token reached the
+        host now, with those tokens); both empty while the pipeline fills."""
+        sched = self.scheduler.schedule()   # an empty one still tells the runner which slots to drop
+        handle = self.runner.execute_model(sched)
+        if not sched.is_empty:
+            self._in_flight.append((sched, handle))
+            if len(self._in_flight) < self.depth:
+                return [], ModelRunnerOutput()
+        if not self._in_flight:
+            return [], ModelRunnerOutput()
+        sched, handle = self._in_flight.popleft()
+        result = handle.get_output()
         finished = self.scheduler.update_from_output(sched, result)
         self.num_steps += 1
         return finished, result

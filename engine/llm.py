@@ -106,6 +106,8 @@ class LLM:
                 if not core.has_unfinished_requests():
                     raise RuntimeError("the engine went idle with requests unanswered (an engine bug)")
                 finished, result = core.step()
+                # The requests whose tokens reached the host in this step: under async scheduling the tokens of the
+                # step before (engine/engine_core.py); a token dropped after a late stop names a forgotten request.
                 moved = result.req_ids if processor.wants_every_step else []
                 processed = processor.process_outputs([*moved, *(r.request_id for r in finished)])
                 core.abort_requests(processed.reqs_to_abort)   # a stop string ended them: free their blocks now

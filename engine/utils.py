@@ -32,12 +32,41 @@ def cpu_threads(requested: int | None) -> int | None:
     return max(1, min(cores, cores - int(busy + 0.5)))
 
 
+# The distribution and its extras (pyproject.toml): the base install is `roadmap` alone.
+DISTRIBUTION = "evident-roadmap"
+EXTRA_OF = {"aiohttp": "engine", "matplotlib": "bench", "transformers": "bench", "accelerate": "bench"}
+# What every engine command imports (the `engine` extra less triton, optional on CPU, and aiohttp, serve only).
+ENGINE_MODULES = ("torch", "numpy", "safetensors", "tokenizers", "gguf", "jinja2")
+
+
+def install_hint(extra: str) -> str:
+    return f"pip install '{DISTRIBUTION}[{extra}]'"
+
+
+def missing_modules(modules: tuple[str, ...]) -> list[str]:
+    out = []
+    for module in modules:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):   # a module set to None in sys.modules, or a broken parent package
+            found = False
+        if not found:
+            out.append(module)
+    return out
+
+
 def require_package(module: str, needed_for: str, package: str | None = None, alternative: str = "") -> None:
-    """One EngineError naming the package to install when an optional dependency is missing."""
-    try:
-        found = importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):   # a module set to None in sys.modules, or a broken parent package
-        found = False
-    if not found:
-        raise EngineError(f"{needed_for} needs {package or module}, which is not installed; "
-                          f"pip install {package or module}" + (f" ({alternative})" if alternative else ""))
+    """One EngineError naming the package to install, and the extra that brings it, when it is missing."""
+    if missing_modules((module,)):
+        extra = EXTRA_OF.get(module)
+        fix = f"install the `{extra}` extra: {install_hint(extra)}" if extra else f"pip install {package or module}"
+        raise EngineError(f"{needed_for} needs {package or module}, which is not installed; {fix}"
+                          + (f" ({alternative})" if alternative else ""))
+
+
+def require_engine_extra() -> None:
+    """Every engine command needs the `engine` extra; without it, one line that says so (not an ImportError)."""
+    missing = missing_modules(ENGINE_MODULES)
+    if missing:
+        raise EngineError(f"the engine needs {', '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} "
+                          f"not installed; install the `engine` extra: {install_hint('engine')}")

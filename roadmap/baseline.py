@@ -3,14 +3,15 @@ so editing lines above a known finding does not make it "new"."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 
+from roadmap import safejson
 from roadmap.findings import Finding
+from roadmap.safefs import Declined, read_file, write_atomic
 
 SCHEMA_VERSION = 1
+MAX_BYTES = 64 << 20     # a baseline of ~200,000 findings; past this it is not read
 
 
 class BaselineError(Exception):
@@ -22,22 +23,23 @@ def write_baseline(path: Path, findings: list[Finding]) -> None:
                       for f in findings), key=lambda e: (e["path"], e["code"], e["fingerprint"], e["message"]))
     doc = {"schema_version": SCHEMA_VERSION, "tool": "roadmap", "findings": entries}
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".baseline-", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, indent=2, sort_keys=True)
-        fh.write("\n")
-    os.replace(tmp, path)
+    write_atomic(path, (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
 
 def load_baseline(path: Path) -> Counter[str]:
     """Fingerprint -> how many findings with it are accepted."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = safejson.loads(read_file(path, MAX_BYTES), max_bytes=MAX_BYTES)
     except FileNotFoundError:
-        raise BaselineError(f"baseline {path} does not exist; create it with `roadmap lint --write-baseline {path}`")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BaselineError(f"baseline {path} is not readable JSON ({exc}); regenerate it with "
-                            f"`roadmap lint --write-baseline {path}`")
+        raise BaselineError(f"baseline {path} does not exist; create it with `roadmap lint --write-baseline {path}`") \
+            from None
+    except safejson.JsonError as exc:
+        raise BaselineError(f"baseline {path}:{exc.lineno}:{exc.colno}: not readable JSON ({exc.msg}); "
+                            f"regenerate it with `roadmap lint --write-baseline {path}`") from None
+    except (OSError, Declined) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise BaselineError(f"baseline {path} cannot be read ({why}); regenerate it with "
+                            f"`roadmap lint --write-baseline {path}`") from None
     entries = doc.get("findings") if isinstance(doc, dict) else None
     if not isinstance(entries, list) or doc.get("schema_version") != SCHEMA_VERSION or not all(
             isinstance(e, dict) and isinstance(e.get("fingerprint"), str) for e in entries):

@@ -8,12 +8,14 @@ the body as untrusted data (JSON, validated field by field, never pickle).
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from pathlib import Path
+
+from roadmap.safefs import Declined, read_file
+from roadmap.safefs import write_atomic as _replace_file
 
 CACHE_DIR = ".roadmap_cache"
 _IGNORE = "# created by roadmap; the whole directory is a cache\n*\n"
+MAX_CACHE_BYTES = 256 << 20   # one cache file (the history index of a very large repository); past it, rebuilt
 
 
 def cache_root(root: str | Path) -> Path:
@@ -45,17 +47,34 @@ def write_atomic(path: Path, data: bytes) -> None:
     if not is_plain(top, path.parent):
         raise OSError(f"{top} or a directory in it is a symlink; roadmap does not write through it")
     path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_ignored(top)
+    _replace_file(path, data, durable=False)
+
+
+def ensure_ignored(top: Path) -> None:
+    """`top/.gitignore` ignores the whole cache directory. Checked by content, not by existence, and written
+    atomically: a write cut short by a full disk leaves no empty file that would stay wrong for good."""
     ignore = top / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text(_IGNORE)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        current = read_file(ignore, 4096, follow=False)
+    except (OSError, Declined):
+        current = None
+    if current != _IGNORE.encode():
+        if ignore.is_symlink():
+            raise OSError(f"{ignore} is a symlink; roadmap does not write through it")
+        _replace_file(ignore, _IGNORE.encode())
+
+
+def read_cache_file(path: Path, max_bytes: int = MAX_CACHE_BYTES) -> bytes:
+    """A cache file's bytes, read only from a plain `.roadmap_cache/` (no symlinked directory or file, a
+    regular file, at most `max_bytes`). OSError otherwise, which every caller treats as "no cache"."""
+    top = next((p for p in (path, *path.parents) if p.name == CACHE_DIR), None)
+    if top is None or not is_plain(top, path.parent):
+        raise OSError(f"{path} is not in a plain {CACHE_DIR}/ directory")
+    try:
+        return read_file(path, max_bytes, follow=False)
+    except Declined as exc:
+        raise OSError(f"{path}: {exc}") from None
 
 
 def is_plain(top: Path, inner: Path) -> bool:

@@ -10,7 +10,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TextIO
+from typing import TYPE_CHECKING
 
 import roadmap
 from roadmap import exits
@@ -19,17 +19,22 @@ from roadmap.errors import RuleCrashed, UsageError
 from roadmap.render import FORMATS
 
 if TYPE_CHECKING:
+    from roadmap.config import Config
     from roadmap.evidence.store import EvidenceEntry, EvidenceStore
     from roadmap.lint import LintResult
+    from roadmap.target import Target
 
 LINT_EPILOG = """\
 examples:
   roadmap lint                          lint the records of the repository containing the current directory
+                                        (from any subdirectory: the cwd never narrows what is linted)
   roadmap lint agents/roadmap.md        report findings in one record file (all records are still read)
+  roadmap lint notes/plan.md            a named file is linted even when the `records` globs miss it
   roadmap lint --select RL3 --ignore RL303      only the reference rules, without anchor drift
-  roadmap lint --format sarif -o roadmap.sarif  for GitHub code scanning
-  roadmap lint --format github          annotations in a GitHub Actions log
-  roadmap lint --format markdown >> "$GITHUB_STEP_SUMMARY"
+  roadmap lint --output-format concise  one `path:line:col: CODE message` line per finding
+  roadmap lint --output-format sarif -o roadmap.sarif  for GitHub code scanning
+  roadmap lint --output-format github   annotations in a GitHub Actions log
+  roadmap lint --output-format markdown >> "$GITHUB_STEP_SUMMARY"
   roadmap lint --since origin/main      only findings on record lines this branch changed
   roadmap lint --at v1.2                the records (and history) as they were at a revision
   roadmap lint --diff                   show the safe fixes as a diff; --fix applies them
@@ -61,15 +66,28 @@ def _parser() -> argparse.ArgumentParser:
                           formatter_class=argparse.RawDescriptionHelpFormatter,
                           epilog=LINT_EPILOG.format(exit_status=exits.HELP),
                           description="Check the records of a git repository and report findings.")
-    lint.add_argument("path", nargs="?", default=None, metavar="PATH",
-                      help="the repository (or a record file/directory inside it) to lint; default: the "
-                           "repository containing the current directory")
-    lint.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    lint.add_argument("paths", nargs="*", metavar="PATH",
+                      help="record files or directories to report (the whole repository is read as context); "
+                           "default: the repository containing the current directory")
+    lint.add_argument("--output-format", "--format", dest="output_format", choices=FORMATS, default=None,
+                      metavar="FORMAT", help="full (`text` is its older name), concise, json, sarif, github or "
+                                             "markdown; default: output_format from config, else full")
     lint.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
-    lint.add_argument("--select", metavar="CODES", help="comma-separated rule code prefixes to run, e.g. RL3,RL401")
+    lint.add_argument("--select", metavar="CODES", help="comma-separated rule code prefixes to run, e.g. RL3,RL401 "
+                                                        "(replaces the config's select)")
+    lint.add_argument("--extend-select", metavar="CODES", help="rule code prefixes to run besides the selected ones")
     lint.add_argument("--ignore", metavar="CODES", help="comma-separated rule code prefixes not to run")
     lint.add_argument("--fail-on", choices=FAIL_ON, default=None,
                       help="lowest severity that makes the exit status 1 (default: fail_on from config, else error)")
+    lint.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings (2 and 3 still "
+                                                               "report errors)")
+    lint.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no summary "
+                                                                 "line, no notes on stderr)")
+    lint.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                      help="colour in the full and concise formats (auto: on a terminal, unless NO_COLOR is set)")
+    lint.add_argument("--force-exclude", action="store_true",
+                      help="lint a named file only if the `records` globs select it and `exclude` does not (the "
+                           "pre-commit hook passes this with the changed files)")
     fix = lint.add_mutually_exclusive_group()
     fix.add_argument("--fix", action="store_true", help="apply safe fixes to the record files (only the lines "
                                                         "the fixes name), then report what is left")
@@ -160,95 +178,116 @@ def _report_error(exc: Exception) -> int:
     return code
 
 
-def _find_root(path_arg: str | None) -> tuple[Path, tuple[str, ...]]:
-    from roadmap.history.git import toplevel
+def _target(paths: list[str], config_file: str | None, command: str) -> tuple[Target, Config]:
+    """The repository the PATHs (or the cwd) are in, and its config: --config, else found from the first PATH's
+    directory (or the cwd) upward to the repository's root."""
+    from roadmap.config import load_config
+    from roadmap.target import locate
 
-    path = Path(path_arg) if path_arg else Path.cwd()
-    if not path.exists():
-        raise CliError(f"{path}: no such file or directory; pass a path inside a git repository")
-    base = path if path.is_dir() else path.parent
-    root = toplevel(base)
-    if root is None:
-        raise CliError(f"{base.resolve()} is not inside a git repository; run roadmap lint inside a git checkout "
-                       f"or pass its path (`roadmap lint path/to/repo`)")
-    rel = os.path.relpath(path.resolve(), root.resolve()).replace(os.sep, "/")
-    if rel.startswith(".."):
-        raise CliError(f"{path} is outside the repository {root}")
-    return root, (() if rel == "." else (rel,))
+    target = locate(paths, command)
+    return target, load_config(target.root, Path(config_file) if config_file else None, target.start)
 
 
-def _open_output(args: argparse.Namespace) -> tuple[TextIO, bool, Callable[[], None]]:
-    if args.output:
-        fh = open(args.output, "w", encoding="utf-8")
-        return fh, False, fh.close
-    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
-    return sys.stdout, color, lambda: None
+def _no_records(root: Path, config: Config) -> CliError:
+    return CliError(f"no record files match {', '.join(config.records)} in {root} (config: {config.source}); set "
+                    "`records` in [tool.roadmap] of pyproject.toml or in roadmap.yaml to the globs of your record files")
+
+
+def _color(args: argparse.Namespace) -> bool:
+    if args.color != "auto":
+        return bool(args.color == "always")
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return not args.output and sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
+
+
+def _note(args: argparse.Namespace, line: str) -> None:
+    if not args.quiet:
+        print(f"roadmap: {line}", file=sys.stderr)
+
+
+def _emit(args: argparse.Namespace, data: str | bytes) -> None:
+    """The report on stdout, or in `-o FILE` written whole or not at all: a full disk or a crash mid-way leaves
+    the old file, never an empty or truncated one (a pipe or device given as FILE is written directly)."""
+    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    if not args.output:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(raw)
+        sys.stdout.buffer.flush()
+        return
+    from roadmap.safefs import write_atomic
+
+    target = Path(args.output)
+    if target.exists() and not target.is_file():
+        with open(target, "wb") as fh:
+            fh.write(raw)
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)     # as ruff's --output-file: `-o out/report.html` just works
+    write_atomic(target, raw, target.stat().st_mode & 0o7777 if target.exists() else None)
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
     from roadmap.baseline import filter_baseline, load_baseline, write_baseline
-    from roadmap.fix import plan_fixes, write_fixes
+    from roadmap.fix import plan_fixes
+    from roadmap.fixpoint import fix_to_fixed_point
     from roadmap.lint import LintOptions, lint, parse_codes
     from roadmap.render import render
 
     if (args.fix or args.diff) and args.at:
         raise CliError("--fix/--diff change the working tree, --at reads a past revision; drop one of them")
-    root, only = _find_root(args.path)
-    options = LintOptions(select=parse_codes(args.select), ignore=parse_codes(args.ignore), at=args.at,
-                          since=args.since, only_paths=only, use_cache=not args.no_cache,
-                          config_file=Path(args.config) if args.config else None, run_cache=not args.no_cache)
+    target, config = _target(args.paths, args.config, "roadmap lint")
+    config, narrowed, notes = target.apply(config, args.force_exclude)
+    for line in notes:
+        _note(args, line)
+    if target.narrowed and not narrowed.narrowed:   # every named path was left out: nothing to report
+        _note(args, "no record file among the named paths; nothing to lint")
+        return exits.OK
+    root = target.root
+    options = LintOptions(select=parse_codes(args.select), extend_select=parse_codes(args.extend_select),
+                          ignore=parse_codes(args.ignore), at=args.at, since=args.since, only_paths=narrowed.only,
+                          use_cache=not args.no_cache, config_file=Path(args.config) if args.config else None,
+                          run_cache=not args.no_cache)
     accepted = load_baseline(Path(args.baseline)) if args.baseline else None
-    result = lint(root, options)
-    if result.records == 0 and result.config is not None:
-        cfg = result.config
-        print(f"roadmap: no record files match {', '.join(cfg.records)} in {root} (config: {cfg.source}); set "
-              f"`records` in [tool.roadmap] or roadmap.yaml", file=sys.stderr)
+    result = lint(root, options, config)
+    if result.records == 0:
+        raise _no_records(root, config)
+    fmt = args.output_format or config.output_format
 
     if args.diff:
-        plan = plan_fixes(root, result.findings)
-        # bytes, so undecodable bytes of the record show in the diff exactly as they are on disk
-        data = plan.diff().encode("utf-8", "surrogateescape")
-        if args.output:
-            Path(args.output).write_bytes(data)
-        else:
-            sys.stdout.flush()
-            sys.stdout.buffer.write(data)
-            sys.stdout.buffer.flush()
-        return exits.FINDINGS if plan.files else exits.OK
+        plan = plan_fixes(root, result.findings, config.max_file_bytes)
+        # bytes (surrogateescape), so undecodable bytes of the record show in the diff exactly as on disk
+        _emit(args, plan.diff())
+        return exits.FINDINGS if plan.files and not args.exit_zero else exits.OK
     if args.fix:
-        plan = plan_fixes(root, result.findings)
-        write_fixes(root, plan)
-        fixed = {id(f) for f in plan.fixed}
-        result.findings = [f for f in result.findings if id(f) not in fixed]
-        print(f"roadmap: fixed {len(plan.fixed)} finding(s) in {len(plan.files)} file(s)"
-              + (f"; {len(plan.skipped)} fix(es) skipped (the line changed)" if plan.skipped else ""), file=sys.stderr)
+        outcome = fix_to_fixed_point(root, options, result, config.max_file_bytes, config)
+        result = outcome.result
+        for line in outcome.summary():   # a fix refused or not converging is said even with --quiet
+            if args.quiet and "warning:" not in line and "no fix written" not in line:
+                continue
+            print(line, file=sys.stderr)
     if args.write_baseline:
         write_baseline(Path(args.write_baseline), result.findings)
-        print(f"roadmap: wrote {len(result.findings)} finding(s) to baseline {args.write_baseline}", file=sys.stderr)
+        _note(args, f"wrote {len(result.findings)} finding(s) to baseline {args.write_baseline}")
         return exits.OK
     if accepted is not None:
         result.findings, hidden = filter_baseline(result.findings, accepted)
         if hidden:
-            print(f"roadmap: {hidden} finding(s) hidden by baseline {args.baseline}", file=sys.stderr)
+            _note(args, f"{hidden} finding(s) hidden by baseline {args.baseline}")
 
-    out, color, close = _open_output(args)
-    try:
-        if args.statistics:
-            out.write(_statistics(result, args.format))
-        else:
-            out.write(render(result, args.format, color=color))
-    finally:
-        close()
-    fail_on = args.fail_on or (result.config.fail_on if result.config else "error")
-    return exits.for_findings(result.findings, fail_on)
+    _emit(args, _statistics(result, fmt) if args.statistics else
+          render(result, fmt, color=_color(args), quiet=args.quiet))
+    code = exits.for_findings(result.findings, args.fail_on or config.fail_on)
+    return exits.OK if args.exit_zero else code
 
 
 def _statistics(result: LintResult, fmt: str) -> str:
-    import json
+    from roadmap import safejson
 
     rows = result.statistics()
     if fmt == "json":
-        return json.dumps([{"code": c, "name": n, "count": k} for c, n, k in rows], indent=2) + "\n"
+        return safejson.dumps([{"code": c, "name": n, "count": k} for c, n, k in rows], indent=2) + "\n"
     fixable: dict[str, int] = {}
     for f in result.findings:
         if f.edits:
@@ -280,28 +319,26 @@ def cmd_rule(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from roadmap.lint import LintOptions, lint
-    from roadmap.report import build_report, render_report
+    from roadmap.report import build_report, links_for, render_report
 
-    root, _ = _find_root(args.path)
+    target, config = _target([args.path] if args.path else [], args.config, "roadmap report")
     fmt = args.format or ("html" if (args.output or "").lower().endswith((".html", ".htm")) else "markdown")
-    result = lint(root, LintOptions(at=args.at, use_cache=not args.no_cache,
-                                    config_file=Path(args.config) if args.config else None))
-    text = render_report(build_report(result), fmt)
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    result = lint(target.root, LintOptions(at=args.at, use_cache=not args.no_cache,
+                                           config_file=Path(args.config) if args.config else None), config)
+    if result.records == 0:
+        raise _no_records(target.root, config)
+    links = links_for(target.root, args.output, config.commit_url)
+    _emit(args, render_report(build_report(result), fmt, links))
     return exits.OK
 
 
 def _evidence_entries(args: argparse.Namespace) -> tuple[Path, EvidenceStore, list[EvidenceEntry]]:
-    from roadmap.config import load_config
     from roadmap.evidence import load_evidence
     from roadmap.history.tree import Tree
 
-    root, _ = _find_root(args.path)
-    config = load_config(root, Path(args.config) if args.config else None)
-    store = load_evidence(Tree(root), config)
+    target, config = _target([args.path] if args.path else [], args.config, "roadmap evidence")
+    root = target.root
+    store = load_evidence(Tree(root, max_bytes=config.max_file_bytes), config)
     entries = list(store)
     wanted: set[str] = set()
     for name in args.names:
@@ -333,7 +370,7 @@ def _verify(root: Path, entries: list[EvidenceEntry]) -> dict[str, list[str]]:
 
 
 def cmd_evidence(args: argparse.Namespace) -> int:
-    import json
+    from roadmap import safejson
 
     root, store, entries = _evidence_entries(args)
     problems = _verify(root, entries) if args.action == "verify" else {}
@@ -341,7 +378,7 @@ def cmd_evidence(args: argparse.Namespace) -> int:
         rows = [{"name": e.name, "path": e.path, "kind": e.kind, "date": e.date, "series": e.series, "row": e.row,
                  "commit": e.commit, "dirty": e.dirty, "metrics": e.metrics,
                  **({"problems": problems[e.path]} if args.action == "verify" else {})} for e in entries]
-        print(json.dumps(rows, indent=2, sort_keys=True))
+        print(safejson.dumps(rows, indent=2, sort_keys=True))
     elif args.action == "list":
         for e in entries:
             print(f"{e.date or '?':<10}  {e.name:<48}  {e.series:<36}  {e.row or '-':<20}  "

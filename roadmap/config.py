@@ -11,18 +11,27 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
 from roadmap.findings import SEVERITIES
+from roadmap.safefs import DEFAULT_MAX_BYTES, Declined, read_contained, read_file
 
 # An id: letter-initial upper-case parts joined by hyphens, at least one later part holding a letter, so
 # ROAD-V1-C2-LOCAL-BF16 and RM-RECORDS match while UTF-8, HTTP-429 and BF16 do not. Whole-token.
 DEFAULT_ID_PATTERN = r"(?=[A-Z0-9-]*-[0-9]*[A-Z])[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+"
 DEFAULT_CLAIM_PATTERN = r"CLAIM-[A-Z0-9]+(?:-[A-Z0-9]+)*"
+MAX_CONFIG_BYTES = 1 << 20   # a config file past this is not read (a pyproject.toml is a few KiB)
 FAIL_ON = (*SEVERITIES, "never")   # the lowest severity that fails a run (roadmap/exits.py); never: none does
 NAMINGS = ("any", "date-first", "date-last")
+# What a record file is (roadmap/records/structure.py): `current` is read as it stands; `log` is a dated, append-only
+# record of what happened; `closed` a spec or plan of finished work; `template` an example to copy from; `process`
+# says how to work (its imperatives are instructions, never work that lands).
+KINDS = ("current", "log", "closed", "template", "process")
+# `--output-format` (roadmap/render/): ruff's names; "text" is the older name of "full"
+OUTPUT_FORMATS = ("full", "concise", "json", "sarif", "github", "markdown", "text")
+CONFIG_FILES = ("roadmap.yaml", "roadmap.yml", "pyproject.toml")
 EVIDENCE_KINDS = ("any", "dir", "file")
 
 
@@ -32,19 +41,44 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class DirectiveConfig:
-    columns: tuple[str, ...] = ("Remaining", "Remaining to close the row", "Next", "Next actions",
-                                "next-actions", "Next steps", "TODO", "To do")
-    sections: tuple[str, ...] = ("Punch-list", "Punch list", "Next steps", "Next actions", "TODO", "To do")
+    # A table cell asks for work when its column header is, starts with, or ends with one of these (case and
+    # punctuation ignored): "Remaining to close the row", "Next handoff", "Left to do", "Open items".
+    columns: tuple[str, ...] = ("Remaining", "Next", "Next actions", "next-actions", "Next steps", "Next step",
+                                "TODO", "To do", "To-do", "Left to do", "Still to do", "What's left", "Left",
+                                "Open items", "Action items", "Actions", "Follow-up", "Follow-ups", "Pending",
+                                "Outstanding")
+    # A list item asks for work under a heading containing one of these.
+    sections: tuple[str, ...] = ("Punch-list", "Punch list", "Next steps", "Next actions", "TODO", "To do",
+                                 "To-do", "Plan", "Action items", "Follow-ups", "Follow-up", "Open items",
+                                 "Must land", "Remaining", "Tasks", "Work items", "Next up",
+                                 "Left to do", "Still to do", "Next")
     # Matched case-sensitively as whole words; "Must" therefore only fires where a sentence starts with it.
-    phrases: tuple[str, ...] = ("Next owner must", "next owner must", "Next owner should", "Next:", "Next step:",
-                                "TODO", "FIXME", "Must")
+    phrases: tuple[str, ...] = ("Next owner must", "next owner must", "Next owner should", "Next session must",
+                                "Next agent must", "Next:", "Next step:", "Next steps:", "Next up:", "TODO",
+                                "FIXME", "Must", "Remaining:", "Left to do:", "To do:", "To-do:", "Todo:",
+                                "Follow-up:", "Action item:", "Action:", "Still to do:", "Open:")
+    # An item or paragraph that starts with one of these (after dates, ids, owners) asks for work.
     verbs: tuple[str, ...] = (
-        "add", "audit", "benchmark", "bench", "build", "capture", "clean", "close", "compare", "create",
-        "delete", "document", "drop", "enable", "disable", "ensure", "evaluate", "extend", "finish", "fix",
-        "flip", "implement", "integrate", "investigate", "land", "make", "measure", "merge", "migrate", "move",
-        "port", "profile", "publish", "re-bench", "rebench", "reconcile", "re-measure", "remeasure", "remove",
-        "rename", "replace", "re-run", "rerun", "retire", "revert", "run", "ship", "split", "switch", "tune",
-        "update", "verify", "wire", "write",
+        "add", "adopt", "align", "allow", "audit", "automate", "avoid", "backport", "batch", "benchmark", "bench",
+        "bump", "build", "cache", "capture", "change", "check", "clean", "close", "collect", "compare",
+        "compute", "configure", "confirm", "consolidate", "convert", "copy", "create", "cut", "debug",
+        "decide", "deduplicate", "define", "delete", "deploy", "deprecate", "design", "detect", "document",
+        "drop", "emit", "enable", "disable", "enforce", "ensure", "evaluate", "evict", "expose", "export",
+        "extend", "extract", "factor", "fetch", "file", "finish", "fix", "flip", "flush", "fold", "force",
+        "gate", "generate", "glue", "guard", "handle", "harden", "hook", "implement", "import", "improve",
+        "inline", "instrument", "integrate", "introduce", "investigate", "isolate", "keep", "land", "limit",
+        "load", "log", "make", "map", "mark", "measure", "merge", "migrate", "mirror", "move", "normalize",
+        "normalise", "optimize", "optimise", "pack", "parallelize", "parse", "pass", "patch", "persist",
+        "pin", "plumb", "pool", "port", "prefetch", "prevent", "profile", "promote", "propagate", "prototype",
+        "prune", "publish", "push", "put", "quantize", "quantise", "raise", "re-bench", "rebench", "rebase",
+        "reconcile", "record", "reduce", "refactor", "register", "reimplement", "re-measure", "remeasure",
+        "remove", "rename", "render", "reorder", "replace", "reproduce", "require", "rerun", "re-run", "reset",
+        "resolve", "restore", "restructure", "retire", "retry", "return", "reuse", "revert", "review", "rewrite",
+        "rotate", "route", "run", "scale", "schedule", "separate", "serialize", "set", "shard", "share", "ship",
+        "shrink", "simplify", "skip", "sort", "speed", "split", "stage", "start", "stop", "store", "stream",
+        "strip", "support", "swap", "switch", "sync", "teach", "test", "tighten", "time", "track", "trace",
+        "translate", "trim", "try", "tune", "turn", "unify", "update", "upgrade", "upload", "use", "validate",
+        "vectorize", "verify", "wire", "wrap", "write",
     )
 
 
@@ -64,15 +98,28 @@ class HistoryConfig:
 
 @dataclass(frozen=True)
 class Config:
-    records: tuple[str, ...] = ("agents/**/*.md", ".agents/**/*.md")
+    records: tuple[str, ...] = ("agents/**/*.md", ".agents/**/*.md", ".agent/**/*.md")
     exclude: tuple[str, ...] = ()
     id_patterns: tuple[str, ...] = (DEFAULT_ID_PATTERN,)
     claim_patterns: tuple[str, ...] = (DEFAULT_CLAIM_PATTERN,)
-    states: tuple[str, ...] = ("PLANNED", "OPEN", "ACTIVE", "IN-PROGRESS", "GATING", "BLOCKED", "DONE",
-                               "CLOSED", "LANDED", "SUPERSEDED", "DROPPED")
-    closed_states: tuple[str, ...] = ("DONE", "CLOSED", "LANDED", "SUPERSEDED", "DROPPED")
-    # Files whose state column is authoritative for a row (globs); other files must agree with them.
-    canonical_states: tuple[str, ...] = ("agents/roadmap*.md", ".agents/specs/roadmap-*.md", ".agents/roadmap*.md")
+    # State words, upper case, spaces as hyphens ("in progress" is IN-PROGRESS); the words teams use most.
+    states: tuple[str, ...] = (
+        "PLANNED", "OPEN", "ACTIVE", "IN-PROGRESS", "GATING", "BLOCKED", "DONE", "CLOSED", "LANDED", "SUPERSEDED",
+        "DROPPED", "TODO", "TO-DO", "BACKLOG", "NOT-STARTED", "READY", "PROPOSED", "DRAFT", "QUEUED", "PENDING",
+        "NEW", "WIP", "DOING", "STARTED", "ONGOING", "IN-REVIEW", "REVIEW", "PARTIAL", "SPIKE", "CLAIMED", "PARKED",
+        "PAUSED", "ON-HOLD", "DEFERRED", "WAITING", "COMPLETE", "COMPLETED", "FINISHED", "SHIPPED", "MERGED",
+        "RELEASED", "FIXED", "RESOLVED", "PORTED", "CANCELLED", "CANCELED", "ABANDONED", "WONTFIX", "REJECTED",
+        "OBSOLETE", "RETIRED", "ARCHIVED")
+    closed_states: tuple[str, ...] = (
+        "DONE", "CLOSED", "LANDED", "SUPERSEDED", "DROPPED", "COMPLETE", "COMPLETED", "FINISHED", "SHIPPED", "MERGED",
+        "RELEASED", "FIXED", "RESOLVED", "PORTED", "CANCELLED", "CANCELED", "ABANDONED", "WONTFIX", "REJECTED",
+        "OBSOLETE", "RETIRED", "ARCHIVED")
+    # Files whose state column is authoritative for a row (globs, case-insensitive); other files must agree.
+    canonical_states: tuple[str, ...] = ("agents/**/roadmap*.md", ".agents/**/roadmap*.md", ".agent/**/roadmap*.md",
+                                         "agents/**/*development_matrix*.md", ".agents/**/*development_matrix*.md",
+                                         ".agent/**/*development_matrix*.md")
+    # Record files whose kind the structure does not show (globs -> a KINDS value): `{".agents/state.md" = "log"}`.
+    kinds: tuple[tuple[str, str], ...] = ()
     state_columns: tuple[str, ...] = ("State", "Status", "Lifecycle")
     id_columns: tuple[str, ...] = ("ID", "Id", "Row", "Row ID", "Key", "Claim", "Claim ID", "Item")
     directives: DirectiveConfig = field(default_factory=DirectiveConfig)
@@ -80,6 +127,19 @@ class Config:
     history: HistoryConfig = field(default_factory=HistoryConfig)
     claims_ttl_days: int = 14
     fail_on: str = "error"
+    # Other projects the records cite (name -> where its checkout lives, or "unresolved"): references into them are
+    # never checked against this tree (roadmap/analysis/ownership.py). Read from a table: `external: {vllm: ../vllm}`.
+    external: tuple[tuple[str, str], ...] = ()
+    # rule selection by code prefix, as ruff's (roadmap/selection.py); keys may be spelled with - or _
+    select: tuple[str, ...] = ("ALL",)
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (glob, code prefixes), in file order
+    output_format: str = "full"
+    # `roadmap report` links commits here ({sha}: the full sha); empty: commits are not links
+    commit_url: str = ""
+    # no file larger than this is read (records, sources, evidence); roadmap/safefs.py
+    max_file_bytes: int = DEFAULT_MAX_BYTES
     source: str = "defaults"   # where this config came from (a path, or "defaults"); not a config key
 
     @cached_property
@@ -100,8 +160,33 @@ class Config:
         return self.id_patterns == (DEFAULT_ID_PATTERN,) and self.claim_patterns == (DEFAULT_CLAIM_PATTERN,)
 
     @cached_property
+    def external_names(self) -> frozenset[str]:
+        """The configured other projects' names, lower-case (`vLLM` and `vllm` are one name)."""
+        return frozenset(name.lower() for name, _ in self.external)
+
+    @cached_property
+    def external_roots(self) -> tuple[str, ...]:
+        """Repo-relative directories holding another project's files (a vendored checkout), slash-terminated."""
+        out = []
+        for _, root in self.external:
+            r = root.replace("\\", "/").strip()
+            while r.startswith("./"):
+                r = r[2:]
+            if r and r != "unresolved" and not r.startswith(("/", "~", "../")) and "://" not in r:
+                out.append(r.rstrip("/") + "/")
+        return tuple(out)
+
+    @cached_property
     def state_set(self) -> frozenset[str]:
         return frozenset(s.upper() for s in self.states)
+
+    def is_canonical(self, path: str) -> bool:
+        """Is `path` a canonical-state file? Case-insensitive: ROADMAP.md and roadmap.md are the same record."""
+        return _canonical(self.canonical_states, path)
+
+    def kind_of(self, path: str) -> str | None:
+        """The kind `kinds` gives `path` (the first glob that matches), else None: the structure decides."""
+        return next((kind for glob, kind in self.kinds if glob_match(glob, path)), None)
 
     @cached_property
     def closed_state_set(self) -> frozenset[str]:
@@ -119,12 +204,18 @@ _DEFAULT_ID_RE = re.compile(r"[A-Z](?<![\w.-][A-Z])(?=[A-Z0-9-]*-[0-9]*[A-Z])[A-
 _DEFAULT_CLAIM_RE = re.compile(r"C(?<![\w.-]C)LAIM-[A-Z0-9]+(?:-[A-Z0-9]+)*(?![\w-])")
 
 _NESTED = {"directives": DirectiveConfig, "evidence": EvidenceConfig, "history": HistoryConfig}
-_CHOICES = {"fail_on": FAIL_ON, "evidence.naming": NAMINGS, "evidence.kinds": EVIDENCE_KINDS}
+_CHOICES = {"fail_on": FAIL_ON, "evidence.naming": NAMINGS, "evidence.kinds": EVIDENCE_KINDS,
+            "output_format": OUTPUT_FORMATS}
+_CODE_KEYS = {"select", "extend_select", "ignore"}
+_CODE_RE = re.compile(r"ALL|[A-Z]+[0-9]*")
 _REGEX_KEYS = {"id_patterns", "claim_patterns"}
+_MAPPINGS = {"kinds": KINDS}   # tables of glob -> one of the choices
 
 
-def load_config(root: Path, config_file: Path | None = None) -> Config:
-    """The config for the repository at `root`: `config_file`, else `roadmap.yaml`/`.yml`, else pyproject.toml."""
+def load_config(root: Path, config_file: Path | None = None, start: Path | None = None) -> Config:
+    """The config for the repository at `root`: `config_file`, else the nearest `roadmap.yaml`/`.yml` or
+    pyproject.toml with a [tool.roadmap] table from `start` (a directory inside `root`) up to `root`, else
+    `root`'s own files. Paths in it are relative to `root`, wherever the file is."""
     root = Path(root)
     if config_file is not None:
         path = Path(config_file)
@@ -132,26 +223,53 @@ def load_config(root: Path, config_file: Path | None = None) -> Config:
             path = root / path
         if not path.is_file():
             raise ConfigError(f"{config_file}: config file not found; pass an existing file to --config")
-        return _from_file(path)
-    for name in ("roadmap.yaml", "roadmap.yml"):
-        if (root / name).is_file():
-            return _from_file(root / name)
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        return _from_file(pyproject)
+        return _from_file(path, lambda: read_file(path, MAX_CONFIG_BYTES))
+    for rel in _upward(root, start):
+        for name in CONFIG_FILES:
+            relpath = f"{rel}/{name}" if rel else name
+            if not (root / relpath).is_file():
+                continue
+            # found in the repository, which may be a fork's: read it only from inside the work tree
+            read = (lambda r=relpath: read_contained(root, r, MAX_CONFIG_BYTES))
+            if rel and name == "pyproject.toml" and not _has_roadmap_table(read):
+                continue        # a subproject's pyproject.toml that does not configure roadmap
+            return _from_file(root / relpath, read)
     return Config()
 
 
-def _from_file(path: Path) -> Config:
+def _upward(root: Path, start: Path | None) -> list[str]:
+    """Repo-relative directories from `start` up to the root ("" last); only the root when `start` is outside."""
+    if start is None:
+        return [""]
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read config ({exc}); check the file exists and is UTF-8") from None
+        rel = Path(start).resolve().relative_to(root.resolve())
+    except ValueError:
+        return [""]
+    parts = rel.parts
+    return ["/".join(parts[:n]) for n in range(len(parts), 0, -1)] + [""]
+
+
+def _has_roadmap_table(read: Callable[[], bytes]) -> bool:
+    try:
+        return "roadmap" in tomllib.loads(read().decode("utf-8")).get("tool", {})
+    except (OSError, Declined, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, AttributeError):
+        return True     # unreadable or broken: read it for real, so the error names this file
+
+
+def _from_file(path: Path, read: Callable[[], bytes]) -> Config:
+    try:
+        text = read().decode("utf-8")
+    except (OSError, Declined, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"{path}: cannot read config ({why}); check the file is a regular UTF-8 file inside "
+                          "the repository") from None
     if path.suffix == ".toml":
         try:
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: invalid TOML ({exc}); fix the syntax there") from None
+        except RecursionError:
+            raise ConfigError(f"{path}: nested too deeply to read; fix the structure there") from None
         table = doc.get("tool", {}).get("roadmap") if path.name == "pyproject.toml" else doc.get("tool", {}).get("roadmap", doc)
         where = "[tool.roadmap]"
         if table is None:
@@ -159,6 +277,8 @@ def _from_file(path: Path) -> Config:
     else:
         try:
             table = yaml.safe_load(text)
+        except RecursionError:
+            raise ConfigError(f"{path}: nested too deeply to read; fix the structure there") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             at = f" line {mark.line + 1}" if mark is not None else ""
@@ -176,14 +296,21 @@ def _from_file(path: Path) -> Config:
 def _build(cls: type, table: dict[str, Any], path: Path, prefix: str, source: str | None = None) -> Any:
     known = {f.name: f for f in fields(cls) if f.name != "source"}
     values: dict[str, Any] = {}
-    for key, value in table.items():
+    for spelled, value in table.items():
+        key = spelled.replace("-", "_") if isinstance(spelled, str) else spelled   # ruff's `extend-select`
         dotted = f"{prefix}{key}"
         if key not in known:
             close = difflib.get_close_matches(str(key), list(known), n=1)
             hint = f"did you mean `{prefix}{close[0]}`?" if close else f"valid keys: {', '.join(sorted(known))}"
             raise ConfigError(f"{path}: unknown key `{dotted}`; {hint}")
         default = getattr(cls(), key)
-        if key in _NESTED and not prefix:
+        if key in _MAPPINGS and not prefix:
+            values[key] = _check_mapping(dotted, value, _MAPPINGS[key], path)
+        elif key == "external" and not prefix:
+            values[key] = _external(value, path)
+        elif key == "per_file_ignores" and not prefix:
+            values[key] = _per_file_ignores(value, path)
+        elif key in _NESTED and not prefix:
             if not isinstance(value, dict):
                 raise ConfigError(f"{path}: key `{dotted}` must be a table of keys "
                                   f"({', '.join(f.name for f in fields(_NESTED[key]))}), got {_tname(value)}")
@@ -195,6 +322,17 @@ def _build(cls: type, table: dict[str, Any], path: Path, prefix: str, source: st
     return cls(**values)
 
 
+def _external(value: Any, path: Path) -> tuple[tuple[str, str], ...]:
+    """`{vllm: "../vllm", "llama.cpp": "unresolved"}` (or a list of names, each unresolved) -> sorted pairs."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = {v: "unresolved" for v in value}
+    if not isinstance(value, dict) or not all(isinstance(k, str) and k.strip() and isinstance(v, str)
+                                              for k, v in value.items()):
+        raise ConfigError(f"{path}: key `external` must be a table of project name -> its checkout path or "
+                          f"\"unresolved\", got {_tname(value)}; e.g. `external = {{ vllm = \"../vllm\" }}`")
+    return tuple(sorted((k.strip(), v.strip() or "unresolved") for k, v in value.items()))
+
+
 def _check_value(key: str, value: Any, default: Any, path: Path) -> Any:
     if isinstance(default, tuple):
         if isinstance(value, str):
@@ -202,6 +340,12 @@ def _check_value(key: str, value: Any, default: Any, path: Path) -> Any:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{path}: key `{key}` must be a list of strings, got {_tname(value)}; "
                               f"e.g. `{key.split('.')[-1]} = {_example(default)}`")
+        if key in _CODE_KEYS:
+            value = [v.strip().upper() for v in value]
+            bad = [v for v in value if not _CODE_RE.fullmatch(v)]
+            if bad:
+                raise ConfigError(f"{path}: key `{key}` lists {bad[0]!r}, not a rule code prefix; e.g. "
+                                  f"`{key.replace('_', '-')} = [\"RL3\", \"RL401\"]`")
         if key in _REGEX_KEYS:
             for pat in value:
                 try:
@@ -220,7 +364,45 @@ def _check_value(key: str, value: Any, default: Any, path: Path) -> Any:
     choices = _CHOICES.get(key)
     if choices and value not in choices:
         raise ConfigError(f"{path}: key `{key}` must be one of {', '.join(choices)}, got {value!r}")
+    if key == "commit_url" and value and (not value.startswith(("https://", "http://")) or "{sha}" not in value
+                                          or any(c in value for c in '<>"\' \n\\')):
+        raise ConfigError(f"{path}: key `commit_url` must be an http(s) URL with {{sha}} and no spaces or quotes, "
+                          f"got {value!r}; e.g. "
+                          f"`commit_url = \"https://github.com/OWNER/REPO/commit/{{sha}}\"`")
     return value
+
+
+def _check_mapping(key: str, value: Any, choices: tuple[str, ...], path: Path) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: key `{key}` must be a table of glob = kind, got {_tname(value)}; "
+                          f"e.g. `{key} = {{\".agents/state.md\" = \"log\"}}`")
+    out = []
+    for glob, kind in value.items():
+        if not isinstance(kind, str) or kind not in choices:
+            raise ConfigError(f"{path}: key `{key}.\"{glob}\"` must be one of {', '.join(choices)}, got {kind!r}")
+        out.append((str(glob), kind))
+    return tuple(out)
+
+
+def _per_file_ignores(value: Any, path: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    example = '`per-file-ignores = { "agents/archive/*.md" = ["RL1"] }`'
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: key `per_file_ignores` must be a table of glob = [code prefixes], got "
+                          f"{_tname(value)}; e.g. {example}")
+    out = []
+    for glob, codes in value.items():
+        if isinstance(codes, str):
+            codes = [codes]
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ConfigError(f"{path}: `per_file_ignores` entry {glob!r} must be a list of code prefixes, got "
+                              f"{_tname(codes)}; e.g. {example}")
+        prefixes = tuple(c.strip().upper() for c in codes)
+        bad = [c for c in prefixes if not _CODE_RE.fullmatch(c)]
+        if bad:
+            raise ConfigError(f"{path}: `per_file_ignores` entry {glob!r} lists {bad[0]!r}, not a rule code "
+                              f"prefix; e.g. {example}")
+        out.append((str(glob), prefixes))
+    return tuple(out)
 
 
 def _tname(value: Any) -> str:
@@ -252,6 +434,12 @@ def _glob_re(pattern: str) -> re.Pattern[str]:
             out.append(re.escape(pattern[i]))
             i += 1
     return re.compile("".join(out) + r"\Z")
+
+
+@lru_cache(maxsize=4096)
+def _canonical(globs: tuple[str, ...], path: str) -> bool:
+    low = path.lower()
+    return any(glob_match(g.lower(), low) for g in globs)
 
 
 def glob_match(pattern: str, path: str) -> bool:

@@ -24,10 +24,12 @@ class Related:
 
 @dataclass(frozen=True)
 class Edit:
-    """A safe fix: replace `old` with `new` on one line of a record file."""
+    """A safe fix: the characters `old`, written at column `col` of `line` (1-based; lines split on "\n" only,
+    columns count characters), become `new`. roadmap/fix.py applies it only when `old` is still exactly there."""
 
     path: str
     line: int
+    col: int
     old: str
     new: str
 

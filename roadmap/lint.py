@@ -18,18 +18,20 @@ from roadmap.analysis.context import LintContext
 from roadmap.analysis.stale import PRIORITY
 from roadmap.config import Config, load_config
 from roadmap.errors import RuleCrashed, UsageError
-from roadmap.findings import SEVERITIES, Finding, matches
+from roadmap.findings import SEVERITIES, Finding
 from roadmap.history.git import GitError, resolve_rev, run_git
 from roadmap.history.tree import Tree
-from roadmap.records.loader import load_records
+from roadmap.records.loader import gc_paused, load_records
 from roadmap.registry import DETECTORS, Rule, all_rules
+from roadmap.selection import Layer, per_file_ignored, resolve
 from roadmap.suppress import apply_suppressions
 
 
 @dataclass(frozen=True)
 class LintOptions:
-    select: tuple[str, ...] = ()        # code prefixes to run (empty: all)
-    ignore: tuple[str, ...] = ()        # code prefixes not to run
+    select: tuple[str, ...] = ()        # code prefixes to run (empty: what the config selects)
+    ignore: tuple[str, ...] = ()        # code prefixes not to run (besides the config's `ignore`)
+    extend_select: tuple[str, ...] = () # code prefixes to run besides the selected ones
     at: str | None = None               # lint the records as they were at this revision
     since: str | None = None            # only findings on record lines changed since this revision
     only_paths: tuple[str, ...] = ()    # repo-relative files/dirs: report findings in these records only
@@ -68,14 +70,16 @@ def parse_codes(value: str | None) -> tuple[str, ...]:
     return tuple(c.strip().upper() for c in (value or "").split(",") if c.strip())
 
 
-def select_rules(select: tuple[str, ...], ignore: tuple[str, ...]) -> list[Rule]:
+def select_rules(options: LintOptions, config: Config) -> list[Rule]:
+    """The config's select/extend-select/ignore, then the command line's (roadmap/selection.py)."""
     rules = all_rules()
-    for code in (*select, *ignore):
-        if code != "ALL" and not any(r.code.startswith(code) for r in rules):
-            raise UsageError(f"no rule matches {code!r}; run `roadmap rule` to list the rule codes")
-    chosen = [r for r in rules if (not select or matches(r.code, select)) and not matches(r.code, ignore)]
+    cli = Layer("the command line", select=options.select or None, extend_select=options.extend_select,
+                ignore=options.ignore)
+    on = set(resolve([r.code for r in rules], [Layer.of(config), cli]))
+    chosen = [r for r in rules if r.code in on]
     if not chosen:
-        raise UsageError("--select/--ignore leave no rule to run; run `roadmap rule` to list the rule codes")
+        raise UsageError("--select/--ignore (with select/ignore in the config) leave no rule to run; run "
+                         "`roadmap rule` to list the rule codes")
     return chosen
 
 
@@ -92,14 +96,14 @@ def head_sha(root: Path, at: str | None) -> str | None:
 def lint(root: Path, options: LintOptions = LintOptions(), config: Config | None = None) -> LintResult:
     started = time.perf_counter()
     root = Path(root)
-    rules = select_rules(options.select, options.ignore)
     if config is None:
         config = load_config(root, options.config_file)
+    rules = select_rules(options, config)
     head = head_sha(root, options.at)
     if options.at is not None and head is None:
         raise UsageError(f"--at {options.at}: not a commit")
     since = head_sha(root, options.since) if options.since is not None else None
-    tree = Tree(root, rev=head if options.at is not None else None)
+    tree = Tree(root, rev=head if options.at is not None else None, max_bytes=config.max_file_bytes)
     key = _run_key(root, config, head, since, rules, options)
     if key is not None:
         hit = runcache.load(root, key, tree)
@@ -114,11 +118,12 @@ def lint(root: Path, options: LintOptions = LintOptions(), config: Config | None
                       detectors=tuple(DETECTORS[c] for c in PRIORITY if c in selected and c in DETECTORS),
                       use_cache=options.use_cache)
 
-    findings = _run(ctx, [r for r in rules if r.phase == "check"])
+    with gc_paused():       # the rules allocate per statement too; see roadmap/records/loader.py
+        findings = _run(ctx, [r for r in rules if r.phase == "check"])
     sup = apply_suppressions(findings, records)
     ctx.facts.suppressions_used = sup.used
     late = apply_suppressions(_run(ctx, [r for r in rules if r.phase == "post"]), records)
-    kept = sup.kept + late.kept
+    kept = [f for f in sup.kept + late.kept if not per_file_ignored(f, config)]
     if options.only_paths:
         kept = [f for f in kept if _under(f.path, options.only_paths)]
     if since is not None:

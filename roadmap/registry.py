@@ -15,8 +15,8 @@ from typing import Callable, Iterable
 from roadmap.analysis.context import Detector, LintContext
 from roadmap.checks import (anchor_drifted, claim_stale, default_changed, directive_landed, evidence_invalid,
                             figure_superseded, figure_unbacked, line_out_of_range, path_missing, premise_refuted,
-                            record_unreadable, rerun_done, state_contradiction, unknown_reference,
-                            unused_suppression)
+                            record_unreadable, rerun_done, state_contradiction, state_unknown,
+                            unknown_reference, unused_suppression)
 from roadmap.findings import SEVERITIES, Hit
 
 RuleFunc = Callable[[LintContext], Iterable[Hit]]
@@ -55,6 +55,7 @@ TABLE: tuple[tuple[str, str, str, str, RuleFunc], ...] = (
     ("RL304", "unknown-reference",   "error",   "check", unknown_reference.unknown_reference),
     ("RL401", "state-contradiction", "error",   "check", state_contradiction.state_contradiction),
     ("RL402", "claim-stale",         "warning", "check", claim_stale.claim_stale),
+    ("RL403", "state-unknown",       "info",    "check", state_unknown.state_unknown),
     ("RL501", "evidence-invalid",    "error",   "check", evidence_invalid.evidence_invalid),
     ("RL901", "unused-suppression",  "warning", "post",  unused_suppression.unused_suppression),
 )
@@ -66,6 +67,7 @@ DETECTORS: dict[str, Detector] = {
     "RL102": Detector("RL102", rerun_done.applies, rerun_done.detect),
     "RL103": Detector("RL103", premise_refuted.applies, premise_refuted.detect),
     "RL104": Detector("RL104", default_changed.applies, default_changed.detect),
+    "RL401": Detector("RL401", state_contradiction.applies, state_contradiction.detect),
 }
 
 

@@ -3,8 +3,8 @@ without parsing a record or walking history.
 
 A run's findings are a function of the tool (its source), the options and config, the commit linted (HEAD or
 `--at`), what else the repository holds (objects and config, roadmap/history/git.py `state_stamp`: RL304 asks
-which commits exist), the file listing of the tree, and the bytes of every file the run read through the Tree
-(records, evidence, the code files references point at). The first group is the entry's key; the listing and
+which commits exist), the file listing of the tree, and the bytes of every file the run read or asked about through
+the Tree (records, evidence, the code files references point at). The first group is the entry's key; the listing and
 the files read, each with its sha256, are its dependencies. A later run with the same key re-lists the tree and
 re-hashes those files: all equal, the stored result is the answer; anything else is a normal run, whose result
 replaces the entry. `--at REV` lints a commit, so its listing and files are part of the key already.
@@ -75,8 +75,13 @@ def run_key(root: Path, config: Config, head: str | None, options: dict[str, Any
     return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _digest(data: bytes | None) -> str | None:
-    return None if data is None else hashlib.sha256(data).hexdigest()
+def _state(tree: Tree, path: str) -> str:
+    """What a run saw of one file: its bytes' sha256 (or that it was not read), and why it is skipped if it is
+    (a referenced file's RL5 finding quotes that reason without reading the file)."""
+    data = tree.read_bytes(path)
+    skip = tree.skipped(path)
+    digest = "-" if data is None else hashlib.sha256(data).hexdigest()
+    return digest if skip is None else f"{digest} {skip.kind}: {skip.reason}"
 
 
 def listing_digest(tree: Tree) -> str:
@@ -100,7 +105,7 @@ def load(root: Path, key: str, tree: Tree) -> CachedRun | None:
         listing, deps = doc["listing"], doc["deps"]
         if listing is not None and listing != listing_digest(tree):
             return None
-        if type(deps) is not dict or any(_digest(tree.read_bytes(p)) != h for p, h in deps.items()):
+        if type(deps) is not dict or any(type(p) is not str or _state(tree, p) != h for p, h in deps.items()):
             return None
         run = _decode_run(doc["run"])
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError, UnicodeError):
@@ -116,7 +121,7 @@ def store(root: Path, key: str, tree: Tree, run: CachedRun) -> None:
     """Write the entry for `key`: the result, and for a working tree its listing and the files the run read."""
     working = tree.rev is None
     doc = {"key": key, "listing": listing_digest(tree) if working else None,
-           "deps": {p: _digest(d) for p, d in sorted(tree.read_files().items())} if working else {},
+           "deps": {p: _state(tree, p) for p in tree.consulted()} if working else {},
            "run": _encode_run(run)}
     body = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8")   # key order is output order
     try:
@@ -152,7 +157,7 @@ def _encode_run(run: CachedRun) -> dict[str, Any]:
 def _encode_finding(f: Finding) -> list[Any]:
     return [f.code, f.name, f.severity, f.message, f.path, f.line, f.end_line, f.record_id,
             [[r.path, r.line, r.message] for r in f.related], f.evidence, f.fix,
-            [[e.path, e.line, e.old, e.new] for e in f.edits], f.key]
+            [[e.path, e.line, e.col, e.old, e.new] for e in f.edits], f.key]
 
 
 def _decode_run(doc: Any) -> CachedRun:
@@ -172,7 +177,7 @@ def _decode_finding(row: Any) -> Finding:
             or not all(type(e) is dict for e in evidence):
         raise ValueError("malformed finding")
     rel = [Related(_str(p), _int(n), _str(m)) for p, n, m in related]
-    eds = [Edit(_str(p), _int(n), _str(o), _str(w)) for p, n, o, w in edits]
+    eds = [Edit(_str(p), _int(n), _int(c), _str(o), _str(w)) for p, n, c, o, w in edits]
     return Finding(code, name, severity, message, path, line, end_line, record_id, rel, evidence, fix, eds, key)
 
 

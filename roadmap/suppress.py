@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from roadmap.findings import Finding, matches
 from roadmap.records.model import RecordFile, Suppression
+from roadmap.records.source import split_lines
 
 
 def covers(sup: Suppression, code: str) -> bool:
@@ -33,7 +34,7 @@ class _FileSuppressions:
         self.whole = [s for s in sups if s.action == "disable-file"]
         self.ranges = [s for s in sups if s.action in ("disable", "enable")]
         self.range_lines = [s.line for s in self.ranges]
-        lines = rf.text.splitlines()
+        lines = split_lines(rf.text)
         self.next_line: list[tuple[int, Suppression]] = []
         for s in sups:
             if s.action == "disable-next-line":

@@ -46,7 +46,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     g.add_argument("--input-len", type=int, default=None, help="random: every prompt; nano: the longest (1024)")
     g.add_argument("--output-len", type=int, default=None, help="random: every output; nano: the longest (1024)")
     g = tp.add_argument_group("runs and peer")
-    g.add_argument("--repeat", type=int, default=1, help="timed passes over the workload (all kept in `runs`)")
+    g.add_argument("--repeat", type=int, default=None,
+                   help="timed passes over the workload, all kept in `runs` (default: 3 on cuda, 1 elsewhere)")
+    g.add_argument("--warmup-passes", type=int, default=None,
+                   help="untimed passes over the whole workload first, so compilation and allocator growth stay out "
+                        "of the timed runs (default: 1 on cuda, 0 elsewhere, where a short warm-up runs alone)")
+    g.add_argument("--profile", metavar="DIR", default=None,
+                   help="after the timed runs, profile --profile-steps steady steps of the workload and write "
+                        "DIR/profile.json (host ms per phase, kernels and launches per step, GPU busy and idle, top "
+                        "kernels) and DIR/trace.json.gz (the Chrome trace)")
+    g.add_argument("--profile-steps", type=int, default=32, help="engine steps in the --profile window")
     g.add_argument("--peer", default="none", choices=("transformers-cb", "none"))
     g.add_argument("--peer-timeout", type=float, default=None, help="stop the peer after S s of generation")
     g.add_argument("--peer-evidence", default=None, help="cite a peer's evidence dir instead of running it")
@@ -82,6 +91,8 @@ def _run(kind: str, parser: argparse.ArgumentParser) -> Any:
             if not args.result_only:   # before minutes of measuring, not when the plot is drawn
                 _require_matplotlib()
             from engine.bench import latency, throughput
+            if kind == "throughput":
+                throughput.resolve_run_counts(args)   # device-dependent defaults, written into the command
             command = command_line(kind, parser, args)
             return (throughput.run if kind == "throughput" else latency.run)(args, command)
         return _guard(go)

@@ -5,9 +5,10 @@ import argparse
 import shlex
 
 # Flags that only say where evidence goes, not what was measured: left out of the reproduce command.
-NOT_IN_COMMAND = {"output_dir", "result_only"}
+NOT_IN_COMMAND = {"output_dir", "result_only", "profile", "profile_steps"}
 # Flags always written, even at their defaults: what was measured must read the same when a default changes.
-ALWAYS = {"model", "load_format", "dtype", "seed", "dataset_name", "repeat", "batch_size", "input_len", "output_len"}
+ALWAYS = {"model", "load_format", "dtype", "seed", "dataset_name", "repeat", "warmup_passes", "batch_size", "input_len",
+          "output_len"}
 
 
 def command_line(kind: str, parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:

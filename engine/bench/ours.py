@@ -5,11 +5,13 @@ import dataclasses
 import gc
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import torch
 
 from engine.args import EngineArgs
+from engine.bench import step_profile
 from engine.bench.metrics import RequestTiming
 from engine.bench.workloads import Workload
 from engine.llm import LLM
@@ -81,6 +83,25 @@ def warmup(llm: LLM, workload: Workload) -> None:
     prompts: list[str | dict[str, Any]] = [{"prompt_token_ids": p} for p in workload.prompts[:WARMUP_REQUESTS]]
     llm.generate(prompts, SamplingParams(max_tokens=WARMUP_TOKENS, ignore_eos=True, temperature=0.0,
                                          detokenize=False), use_tqdm=False)
+
+
+PROFILE_MAX_WARMUP_STEPS = 4096   # steps to reach a steady batch before the profile window, at most
+
+
+def profile(llm: LLM, workload: Workload, out_dir: Path, num_steps: int) -> dict[str, Any]:
+    """The workload's requests (the timed runs' settings) stepped to a steady batch (every running request past its
+    prompt, as many running as can), then `num_steps` steps profiled (engine/bench/step_profile.py) into out_dir;
+    the rest is aborted. The engine is driven directly: no output processing, which token-id requests skip anyway."""
+    core = llm.engine_core
+    for i, (prompt, n) in enumerate(zip(workload.prompts, workload.output_lens)):
+        core.add_request(f"profile-{i}", prompt, SamplingParams(max_tokens=n, ignore_eos=True, temperature=0.0,
+                                                                detokenize=False))
+    warm = step_profile.step_until_steady(core, PROFILE_MAX_WARMUP_STEPS)
+    prof = step_profile.profile_steps(core, num_steps)
+    prof.summary.update(workload=workload.name, steps_before_window=warm)
+    prof.write(out_dir)
+    step_profile.drain(core)
+    return prof.summary
 
 
 def release(device: torch.device) -> None:

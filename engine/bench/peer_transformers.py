@@ -32,7 +32,7 @@ import torch
 from engine.bench.errors import BenchError
 from engine.bench.metrics import RequestTiming
 from engine.bench.workloads import Workload
-from engine.utils import cdiv
+from engine.utils import cdiv, install_hint
 
 NAME = "transformers-cb"
 _MODEL_TYPES = {"Qwen3ForCausalLM": "qwen3", "LlamaForCausalLM": "llama"}   # a GGUF's implied config has no type
@@ -67,8 +67,8 @@ def build_model(hf_config: dict[str, Any], dtype: torch.dtype, device: torch.dev
     try:
         from transformers import AutoConfig, AutoModelForCausalLM
     except ImportError:
-        raise PeerError("the transformers peer needs transformers >= 5 (pip install 'transformers>=5'); or pass "
-                        "--peer none") from None
+        raise PeerError(f"the transformers peer needs transformers >= 5; install the `bench` extra "
+                        f"({install_hint('bench')}), or pass --peer none") from None
     cfg_dict = {k: v for k, v in hf_config.items() if k not in ("torch_dtype", "dtype", "transformers_version")}
     model_type = cfg_dict.pop("model_type", None) or _MODEL_TYPES.get((cfg_dict.get("architectures") or [""])[0])
     if model_type is None:

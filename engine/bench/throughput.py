@@ -1,6 +1,7 @@
 """`engine bench throughput`: offline throughput of our engine (and its peer) on a workload, as evidence.
 
-Order of a run: provenance and the ceilings probe; our engine (warm-up, then --repeat timed passes); the peer,
+Order of a run: provenance and the ceilings probe; our engine (a short warm-up, --warmup-passes untimed passes over
+the workload, then --repeat timed passes, then the --profile window if asked for); the peer,
 after our engine has let go of the device (`--peer transformers-cb`), or read from its own evidence directory
 (`--peer-evidence DIR`); then the evidence: the peer's own directory when it ran here, and ours citing it.
 `--peer-only` runs just the peer, into its own directory, for later runs to cite.
@@ -39,8 +40,7 @@ def run(args: Any, command: str) -> int:
     if args.peer != "none" and args.peer_evidence:
         raise BenchError("pass either --peer (run the peer here) or --peer-evidence DIR (cite an earlier run), "
                          "not both")
-    if args.repeat < 1:
-        raise BenchError("--repeat must be >= 1")
+    resolve_run_counts(args)
     s = start(args, command)
     # Both evidence paths are settled (and refused if taken) before minutes of measuring.
     series = args.series or default_series("ours", args, w, s.device)
@@ -75,6 +75,22 @@ def run(args: Any, command: str) -> int:
     return 0
 
 
+CUDA_REPEAT, CUDA_WARMUP_PASSES = 3, 1   # on CUDA: a median of 3 after a pass that compiles (the first runs slower)
+
+
+def resolve_run_counts(args: Any) -> None:
+    """--repeat and --warmup-passes default by device (checked here, before anything is measured)."""
+    cuda = EngineArgs.from_cli_args(args).resolve_device().type == "cuda"
+    if args.repeat is None:
+        args.repeat = CUDA_REPEAT if cuda else 1
+    if args.warmup_passes is None:
+        args.warmup_passes = CUDA_WARMUP_PASSES if cuda else 0
+    if args.repeat < 1 or args.warmup_passes < 0:
+        raise BenchError(f"--repeat must be >= 1 and --warmup-passes >= 0, got {args.repeat} and {args.warmup_passes}")
+    if args.profile_steps < 1:
+        raise BenchError(f"--profile-steps must be >= 1, got {args.profile_steps}")
+
+
 def peer_series(args: Any, w: workloads.Workload, s: Session) -> str:
     return args.series if args.peer_only and args.series else default_series("peer", args, w, s.device)
 
@@ -83,6 +99,10 @@ def run_ours(args: Any, s: Session, w: workloads.Workload) -> tuple[dict[str, An
     log(f"engine: building {args.model} ({args.load_format}, {str(s.dtype).removeprefix('torch.')}) ...")
     llm, settings = ours.build_llm(ours.engine_args(args, s.device))
     ours.warmup(llm, w)
+    for i in range(args.warmup_passes):
+        t0 = time.perf_counter()
+        ours.generate(llm, w)
+        log(f"warm-up pass {i + 1}/{args.warmup_passes}: {time.perf_counter() - t0:.2f} s (not timed)")
     runs = []
     for i in range(args.repeat):
         with progress(f"run {i + 1}/{args.repeat}", w.num_requests) as tick:
@@ -91,6 +111,12 @@ def run_ours(args: Any, s: Session, w: workloads.Workload) -> tuple[dict[str, An
         runs.append(r)
         log(f"run {i + 1}/{args.repeat}: {elapsed:.2f} s, {_fmt(r['output_tok_per_s'])} output tok/s, "
             f"TTFT p50 {_ms(r['ttft_ms'])}, ITL p50 {_ms(r['itl_ms'])}")
+    if args.profile:
+        p = ours.profile(llm, w, Path(args.profile), args.profile_steps)
+        busy = "-" if p["gpu_busy_fraction"] is None else f"{p['gpu_busy_fraction']:.1%}"
+        log(f"profile: {p['steps']} steps with {p['running']} running, {p['step_ms']:.3f} ms a step, GPU busy {busy}, "
+            f"{p['kernels_per_step']:.0f} kernels and {p['host_launch_calls_per_step']:.0f} launch calls a step; "
+            f"{args.profile}/profile.json")
     llm = None
     ours.release(s.device)
     return settings, runs

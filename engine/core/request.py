@@ -35,6 +35,10 @@ class Request:
         self.output_token_ids: list[int] = []
         self.all_token_ids: list[int] = list(prompt_token_ids)
         self.num_computed_tokens = 0                # tokens whose KV is (or, after this step, will be) cached
+        # Tokens sampled on the device whose ids have not reached the host yet (vLLM's name): 1 while a step that
+        # samples for this request is in flight, 2 under async scheduling while the next one is too.
+        self.num_output_placeholders = 0
+        self.first_step: int | None = None          # the scheduler step that first admitted it
         self.status = RequestStatus.WAITING
         self.stop_reason: int | None = None
         self.slot: int | None = None                # runner slot, held while RUNNING
@@ -67,4 +71,5 @@ class Request:
 
     def __repr__(self) -> str:
         return (f"Request({self.request_id!r}, {self.status.name}, tokens={self.num_tokens}, "
-                f"computed={self.num_computed_tokens}, slot={self.slot})")
+                f"computed={self.num_computed_tokens}, placeholders={self.num_output_placeholders}, "
+                f"slot={self.slot})")

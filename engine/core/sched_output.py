@@ -37,6 +37,7 @@ class CachedRequestData:
 
 @dataclass
 class SchedulerOutput:
+    step_id: int = 0             # the scheduler's count: outputs arrive in this order, late ones name their step
     scheduled_new_reqs: list[NewRequestData] = field(default_factory=list)
     scheduled_cached_reqs: list[CachedRequestData] = field(default_factory=list)
     num_scheduled_tokens: dict[str, int] = field(default_factory=dict)   # row order

@@ -6,6 +6,13 @@ budget (max_num_batched_tokens) and max_num_seqs allow. When the block pool runs
 request, the newest running request is preempted by recompute: its blocks go back to the pool, it goes
 to the front of the waiting queue and later recomputes prompt + generated tokens (prefix-cache hits
 make that cheap when its blocks were not reused meanwhile).
+
+Tokens in flight: a step that samples for a request adds a placeholder (`Request.num_output_placeholders`) and the
+step's output, processed later, replaces it with the token. Synchronously that is the same step; under async
+scheduling (engine/engine_core.py) the next step is scheduled first, on the assumption that every request in flight
+produced its token, whose id only the device knows yet (the runner feeds it from its slot, engine/worker/state.py).
+A stop found in a late token ends the request then: the token its next step already computed is dropped, and a
+request whose tokens in flight already reach max_tokens or the context is not scheduled again.
 """
 from __future__ import annotations
 
@@ -41,6 +48,7 @@ class Scheduler:
         self._free_slots = list(range(max_num_seqs))  # min-heap: lowest free slot first
         self._finished_since_last_step: set[str] = set()
         self.num_preemptions = 0
+        self.num_steps = 0                          # SchedulerOutputs handed out; the next one's step_id
 
     # ---- requests in and out -------------------------------------------------------------------
     def add_request(self, req: Request) -> None:
@@ -83,7 +91,8 @@ class Scheduler:
 
     # ---- one step --------------------------------------------------------------------------------
     def schedule(self) -> SchedulerOutput:
-        out = SchedulerOutput(finished_req_ids=self._finished_since_last_step)
+        out = SchedulerOutput(step_id=self.num_steps, finished_req_ids=self._finished_since_last_step)
+        self.num_steps += 1
         self._finished_since_last_step = set()
         new: dict[str, NewRequestData] = {}
         cached: dict[str, CachedRequestData] = {}
@@ -106,8 +115,8 @@ class Scheduler:
 
         def schedule_running(req: Request) -> None:
             nonlocal budget
-            n = min(req.num_tokens - req.num_computed_tokens, budget)
-            if n <= 0:
+            n = min(_num_unscheduled(req), budget)
+            if n <= 0 or self._reaches_length_in_flight(req):
                 return
             while True:
                 new_blocks = self.kv.allocate_slots(req, n)
@@ -125,12 +134,14 @@ class Scheduler:
         snapshot = list(self.running)
         for decode_pass in (True, False):
             for req in snapshot:
-                if req.status is RequestStatus.RUNNING and (req.num_tokens - req.num_computed_tokens == 1) == decode_pass:
+                if req.status is RequestStatus.RUNNING and (_num_unscheduled(req) == 1) == decode_pass:
                     schedule_running(req)
 
         # Admit waiting requests, unless this step had to preempt (admitting now would thrash).
         while not out.preempted_req_ids and self.waiting and budget > 0 and len(self.running) < self.max_num_seqs:
             req = self.waiting[0]
+            # A request preempted this step keeps its token in flight until the next update; admission waits.
+            assert req.num_output_placeholders == 0, (req, "admitted with a token in flight")
             hits, num_hit = self.kv.get_computed_blocks(req)
             n = req.num_tokens - num_hit
             if n > budget:
@@ -144,6 +155,8 @@ class Scheduler:
             req.status = RequestStatus.RUNNING
             req.slot = heapq.heappop(self._free_slots)
             req.num_computed_tokens = num_hit
+            if req.first_step is None:
+                req.first_step = out.step_id
             if req.metrics.first_scheduled_time is None:
                 req.metrics.first_scheduled_time = time.perf_counter()
                 req.metrics.num_cached_tokens = num_hit
@@ -158,18 +171,37 @@ class Scheduler:
         out.scheduled_cached_reqs = list(cached.values())
         out.total_num_scheduled_tokens = sum(out.num_scheduled_tokens.values())
         for rid, n in out.num_scheduled_tokens.items():
-            self.requests[rid].num_computed_tokens += n
+            req = self.requests[rid]
+            req.num_computed_tokens += n
+            if req.num_computed_tokens == req.num_tokens + req.num_output_placeholders:   # it samples this step
+                req.num_output_placeholders += 1
         return out
 
+    def _reaches_length_in_flight(self, req: Request) -> bool:
+        """Whether the tokens in flight already reach max_tokens or the context, so another step would compute a
+        token that is dropped (and, past the context, one no block table has room for). Never true synchronously."""
+        if not req.num_output_placeholders:
+            return False
+        max_tokens = req.sampling_params.max_tokens
+        return ((max_tokens is not None and req.num_output_tokens + req.num_output_placeholders >= max_tokens)
+                or req.num_tokens + req.num_output_placeholders >= self.max_model_len)
+
     def update_from_output(self, sched: SchedulerOutput, result: ModelRunnerOutput) -> list[Request]:
-        """Append sampled tokens, apply stop rules; returns the requests that finished this step."""
+        """Append the sampled tokens of step `sched`, apply stop rules; returns the requests that finished now.
+
+        A token is dropped when its request finished since that step was scheduled (a stop found one step late, an
+        abort), or when the id now names a newer request, admitted after that step."""
         now = time.perf_counter()
         finished: list[Request] = []
         for rid, token in zip(result.req_ids, result.sampled_token_ids):
             req = self.requests.get(rid)
-            if req is None or req.status is not RequestStatus.RUNNING:
+            if req is None or req.first_step is None or req.first_step > sched.step_id:
                 continue
-            assert req.num_computed_tokens == req.num_tokens, (req, "sampled before its prompt was computed")
+            assert req.num_output_placeholders > 0, (req, "a token arrived that no step was computing")
+            req.num_output_placeholders -= 1
+            # Preempted since: the token is still its own (sampled from a complete context); it is recomputed later.
+            assert req.status is not RequestStatus.RUNNING or \
+                req.num_computed_tokens == req.num_tokens + req.num_output_placeholders, (req, "sampled mid-prompt")
             req.append_output_token(token, now)
             status = self._check_stop(req, token)
             if status is not None:
@@ -189,6 +221,11 @@ class Scheduler:
         if req.num_tokens >= self.max_model_len:
             return RequestStatus.FINISHED_LENGTH
         return None
+
+
+def _num_unscheduled(req: Request) -> int:
+    """Tokens not yet scheduled: the known ones not computed, plus the one still in flight (a decode input)."""
+    return req.num_tokens + req.num_output_placeholders - req.num_computed_tokens
 
 
 def _slot_of(req: Request) -> int:

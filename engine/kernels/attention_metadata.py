@@ -31,6 +31,8 @@ class AttentionMetadata:
     # A CUDA-graph step (engine/worker/cuda_graphs.py): the launch is replayed whatever max_seqlen_k is now, so
     # kernels must not pick a path, a grid or a buffer size from max_seqlen_k (it only bounds the batch).
     static_launch: bool = False
+    # The path such a step's graph was captured with: split-KV decode (triton_decode.py) or the unified kernel.
+    static_split_kv: bool = False
 
     @property
     def num_seqs(self) -> int:

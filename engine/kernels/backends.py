@@ -1,27 +1,48 @@
-"""Which attention kernels a model runs: the pure-torch reference or the Triton ones, picked by name.
+"""Which kernels a model runs: the pure-torch reference or the Triton ones, picked by name.
+
+A backend is the attention kernels plus `layers`, the ops between a decoder layer's GEMMs (RMSNorm with the residual
+add, q/k norm + rotary + KV write, SiLU * up): one fused kernel each on Triton, plain torch on the reference.
 
     select("auto", device)   -> Triton on CUDA when triton imports (and the shapes suit it), torch otherwise
     select("triton", device) -> Triton, or one clear EngineError saying why not
     select("torch", device)  -> the reference kernels
+
+ENGINE_FUSED_OPS=0 keeps the Triton attention but runs the layer ops as their torch references (name
+"triton+eager-ops"): the eager-ops column of an ablation (tools/device_async.py), graphs and all else unchanged.
+ENGINE_COMPILE=1 swaps the Triton backend for its torch.compile alternative (name "triton+compile"): the layer ops
+are the torch references, which the model compiles whole with Inductor (engine/model/decoder.py), the attention
+runs as opaque custom ops (compile_ops.py). Off by default; the torch backend ignores it.
 
 Triton is imported lazily (`TRITON` is built on first use): `@triton.jit` decides between GPU compilation and
 the CPU interpreter when the kernel modules are imported, so importing them must wait until they are needed.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
 
 from engine.errors import EngineError
-from engine.kernels import reference
+from engine.kernels import layer_reference, reference
 from engine.kernels.attention_metadata import AttentionMetadata
 
 BACKENDS = ("auto", "triton", "torch")
+
+
+@dataclass(frozen=True)
+class LayerKernels:
+    """Signatures: engine/kernels/layer_reference.py, which is also the torch backend's implementation."""
+    rms_norm: Callable[..., tuple[torch.Tensor, torch.Tensor]]   # (x, weight, eps, residual) -> (normed, residual)
+    rope_write_kv: Callable[..., torch.Tensor]                   # (qkv, positions, cos_sin, ..., kv_cache, slots) -> q
+    silu_and_mul: Callable[[torch.Tensor], torch.Tensor]         # [T, 2 I] -> [T, I]
+
+
+REFERENCE_LAYERS = LayerKernels(layer_reference.rms_norm, layer_reference.rope_write_kv, layer_reference.silu_and_mul)
 
 
 @dataclass(frozen=True)
@@ -30,6 +51,8 @@ class AttentionKernels:
     paged_attention: Callable[[torch.Tensor, torch.Tensor, AttentionMetadata, float], torch.Tensor]
     prefill_attention: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, AttentionMetadata, float], torch.Tensor]
     name: str = "torch"
+    layers: LayerKernels = REFERENCE_LAYERS
+    compile_model: bool = False   # the model wraps its decoder in torch.compile (ENGINE_COMPILE=1)
 
 
 REFERENCE = AttentionKernels(reference.write_kv, reference.paged_attention, reference.prefill_attention, "torch")
@@ -41,8 +64,32 @@ def triton_interpreter_on() -> bool:
 
 
 def _triton_kernels() -> AttentionKernels:
+    from engine.kernels import triton_act, triton_norm, triton_rope_kv
     from engine.kernels import triton_attention as ta
-    return AttentionKernels(ta.write_kv, ta.paged_attention, ta.prefill_attention, "triton")
+    layers = LayerKernels(triton_norm.rms_norm, triton_rope_kv.rope_write_kv, triton_act.silu_and_mul)
+    return AttentionKernels(ta.write_kv, ta.paged_attention, ta.prefill_attention, "triton", layers)
+
+
+def compile_requested() -> bool:
+    return os.environ.get("ENGINE_COMPILE", "0").strip().lower() in ("1", "true", "on", "yes")
+
+
+def fused_ops_enabled() -> bool:
+    return os.environ.get("ENGINE_FUSED_OPS", "1").strip().lower() not in ("0", "false", "off", "no")
+
+
+def _eager_ops_kernels(kernels: AttentionKernels) -> AttentionKernels:
+    rope_write_kv = functools.partial(layer_reference.rope_write_kv, write_kv=kernels.write_kv)
+    layers = LayerKernels(layer_reference.rms_norm, rope_write_kv, layer_reference.silu_and_mul)
+    return replace(kernels, name="triton+eager-ops", layers=layers)
+
+
+def _compiled_kernels() -> AttentionKernels:
+    from engine.kernels import compile_ops
+    rope_write_kv = functools.partial(layer_reference.rope_write_kv, write_kv=compile_ops.write_kv)
+    layers = LayerKernels(layer_reference.rms_norm, rope_write_kv, layer_reference.silu_and_mul)
+    return AttentionKernels(compile_ops.write_kv, compile_ops.paged_attention, reference.prefill_attention,
+                            "triton+compile", layers, compile_model=True)
 
 
 def __getattr__(name: str) -> Any:   # PEP 562: `backends.TRITON` imports triton only when first asked for
@@ -102,7 +149,9 @@ def select(name: str, device: torch.device, *, head_dim: int | None = None,
                       else ("the CPU interpreter", "unset TRITON_INTERPRET"))
         raise EngineError(f"the Triton kernels in this process were built for {built} when first imported, so they "
                           f"cannot run on {device.type}; {fix} before starting Python")
-    return kernels
+    if compile_requested():
+        return _compiled_kernels()
+    return kernels if fused_ops_enabled() else _eager_ops_kernels(kernels)
 
 
 def _interpreted() -> bool:

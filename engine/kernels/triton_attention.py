@@ -2,7 +2,8 @@
 
 - write_kv: one kernel, reshape_and_cache style (triton_kv_write.py).
 - paged_attention: the unified varlen kernel for any batch (triton_unified.py); decode-only batches that would
-  leave the GPU idle take the split-KV path instead (triton_decode.py).
+  leave the GPU idle take the split-KV path instead (triton_decode.py, chosen by decode_split.py). A captured step
+  (static_launch) runs what its graph was captured with (static_split_kv), never a choice from max_seqlen_k.
 - prefill_attention: only the memory-profiling dummy run calls it, so the reference one is reused.
 
 No host synchronisation: launch grids come from q.shape and the host ints already in the metadata
@@ -10,22 +11,19 @@ No host synchronisation: launch grids come from q.shape and the host ints alread
 """
 from __future__ import annotations
 
-import functools
-
 import torch
 
 from engine.kernels import reference
 from engine.kernels.attention_metadata import AttentionMetadata
-from engine.kernels.triton_decode import NUM_SEGMENTS, split_kv_decode
+from engine.kernels.decode_split import MIN_SPLIT_SEQLEN, split_kv_pays
+from engine.kernels.triton_decode import split_kv_decode
 from engine.kernels.triton_kv_write import write_kv
 from engine.kernels.triton_unified import unified_attention
 
-__all__ = ["paged_attention", "prefill_attention", "write_kv", "check_shapes", "use_split_kv"]
+__all__ = ["MIN_SPLIT_SEQLEN", "check_shapes", "paged_attention", "prefill_attention", "use_split_kv", "write_kv"]
 
 prefill_attention = reference.prefill_attention
 _DTYPES = (torch.float16, torch.bfloat16, torch.float32)
-# Split-KV pays off only when each of its NUM_SEGMENTS slices still holds a few 32-key tiles (64+ keys each).
-MIN_SPLIT_SEQLEN = NUM_SEGMENTS * 64
 
 
 def check_shapes(q: torch.Tensor, kv_cache: torch.Tensor) -> None:
@@ -47,18 +45,12 @@ def check_shapes(q: torch.Tensor, kv_cache: torch.Tensor) -> None:
         raise ValueError("the KV cache must be contiguous")
 
 
-@functools.lru_cache(maxsize=8)
-def _num_sms(device: torch.device) -> int:
-    if device.type != "cuda":
-        return 1
-    return torch.cuda.get_device_properties(device).multi_processor_count
-
-
 def use_split_kv(attn: AttentionMetadata, num_kv_heads: int, device: torch.device) -> bool:
-    """Decode-only batch whose unified grid (num_seqs * Hkv programs) would not fill the GPU twice over, with
-    contexts long enough to split. Never for a captured step: its choice would be frozen at capture time."""
-    return (not attn.static_launch and attn.max_seqlen_q == 1 and attn.max_seqlen_k >= MIN_SPLIT_SEQLEN
-            and attn.num_seqs * num_kv_heads < 2 * _num_sms(device))
+    """A captured step runs the path its graph was captured with; an eager one splits a decode-only batch when
+    decode_split.split_kv_pays says so."""
+    if attn.static_launch:
+        return attn.static_split_kv
+    return attn.max_seqlen_q == 1 and split_kv_pays(attn.num_seqs, num_kv_heads, attn.max_seqlen_k, device)
 
 
 def paged_attention(q: torch.Tensor,         # [T, Hq, D]

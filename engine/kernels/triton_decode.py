@@ -3,6 +3,10 @@ NUM_SEGMENTS slices of its KV blocks run by separate programs, then a small kern
 
 The unified kernel gives a decode batch num_seqs * Hkv programs, each walking the whole context alone; with few
 sequences that leaves most SMs idle. Splitting the context multiplies the programs by NUM_SEGMENTS.
+
+CUDA graphs can capture it: the grid and the workspace depend on host ints only (num_seqs, heads, NUM_SEGMENTS);
+each program reads its sequence's length from seq_lens on the device and takes its share of the tiles, so a
+segment past a short context is empty (max -inf, sum 0) and weighs nothing in the merge.
 """
 from __future__ import annotations
 
@@ -10,9 +14,8 @@ import torch
 import triton
 import triton.language as tl
 
-from engine.kernels.triton_unified import tile_n
-
-NUM_SEGMENTS = 16
+from engine.kernels.decode_split import NUM_SEGMENTS
+from engine.kernels.triton_unified import launch_options, tile_n
 
 
 @triton.jit
@@ -106,21 +109,23 @@ def split_kv_decode(q: torch.Tensor,             # [T, Hq, D], one token per seq
                     block_tables: torch.Tensor,  # [B, max_blocks] int32
                     seq_lens: torch.Tensor,      # [B] int32
                     cu_seqlens_q: torch.Tensor,  # [B+1] int32
-                    scale: float, out: torch.Tensor) -> None:
+                    scale: float, out: torch.Tensor, *, segments: int = NUM_SEGMENTS, tile: int | None = None,
+                    num_warps: int | None = None, num_stages: int | None = None) -> None:
+    """segments/tile/num_warps/num_stages override the launch configuration (tools/device_attn_sweep.py)."""
     num_tokens, num_heads, head_dim = q.shape
     _, _, block_size, num_kv_heads, _ = cache.shape
     num_seqs = seq_lens.shape[0]
     group = num_heads // num_kv_heads
-    part_out = torch.empty(num_tokens, num_heads, NUM_SEGMENTS, head_dim, dtype=torch.float32, device=q.device)
-    part_max = torch.empty(num_tokens, num_heads, NUM_SEGMENTS, dtype=torch.float32, device=q.device)
+    part_out = torch.empty(num_tokens, num_heads, segments, head_dim, dtype=torch.float32, device=q.device)
+    part_max = torch.empty(num_tokens, num_heads, segments, dtype=torch.float32, device=q.device)
     part_sum = torch.empty_like(part_max)
-    _decode_segment_kernel[(num_seqs, num_kv_heads, NUM_SEGMENTS)](
+    _decode_segment_kernel[(num_seqs, num_kv_heads, segments)](
         part_out, part_max, part_sum, q, cache, block_tables, seq_lens, cu_seqlens_q, scale,
         q.stride(0), q.stride(1),
         cache.stride(0), cache.stride(1), cache.stride(2), cache.stride(3), block_tables.stride(0),
         GROUP=group, HEAD_DIM=head_dim, BLOCK_SIZE=block_size, BLOCK_M=max(16, triton.next_power_of_2(group)),
-        TILE_N=tile_n(block_size), NUM_SEGMENTS=NUM_SEGMENTS,
-        PRECISION="ieee" if cache.dtype == torch.float32 else "tf32")
+        TILE_N=tile or tile_n(block_size), NUM_SEGMENTS=segments,
+        PRECISION="ieee" if cache.dtype == torch.float32 else "tf32", **launch_options(num_warps, num_stages))
     _merge_segments_kernel[(num_seqs, num_heads)](
         out, part_out, part_max, part_sum, cu_seqlens_q, out.stride(0), out.stride(1),
-        HEAD_DIM=head_dim, NUM_SEGMENTS=NUM_SEGMENTS)
+        HEAD_DIM=head_dim, NUM_SEGMENTS=segments)

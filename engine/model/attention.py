@@ -1,7 +1,9 @@
-"""The attention block: packed QKV projection, optional per-head q/k RMSNorm (Qwen3), rotary, paged attention.
+"""The attention block: packed QKV projection, then one rope op (Qwen3's per-head q/k RMSNorm, rotary, K/V written
+to the paged cache), paged attention, output projection.
 
 Which kernels run is an explicit attribute (`AttentionKernels`), set per model, not a hidden global: the reference
-torch kernels by default; the GPU runner may swap in Triton ones with `CausalLM.set_attention_kernels`.
+torch kernels by default; the runner swaps in Triton ones with `CausalLM.set_attention_kernels`, whose rope op is
+one fused kernel reading the packed projection in place (engine/kernels/triton_rope_kv.py).
 """
 from __future__ import annotations
 
@@ -11,11 +13,10 @@ from torch import nn
 from engine.kernels.attention_metadata import AttentionMetadata
 from engine.kernels.backends import REFERENCE as REFERENCE_KERNELS
 from engine.kernels.backends import AttentionKernels
+from engine.kernels.layer_reference import qk_norm_rope
 from engine.model.config import ModelConfig
 from engine.model.linear import Linear, QKVLinear
 from engine.model.rms_norm import RMSNorm
-from engine.model.rotary import RotaryEmbedding
-
 
 __all__ = ["Attention", "AttentionKernels", "REFERENCE_KERNELS"]
 
@@ -27,30 +28,31 @@ class Attention(nn.Module):
         self.num_kv_heads = config.num_key_value_heads
         self.head_dim = config.head_dim
         self.scale = config.head_dim ** -0.5
+        self.eps = config.rms_norm_eps
         self.qkv_proj = QKVLinear(config.hidden_size, config.q_size, config.kv_size, bias=config.attention_bias)
         self.o_proj = Linear(config.q_size, config.hidden_size, bias=config.attention_bias)
+        # Modules for their weights (loading, dummy init); the rope op applies them.
         self.q_norm = RMSNorm(config.head_dim, config.rms_norm_eps) if qk_norm else None
         self.k_norm = RMSNorm(config.head_dim, config.rms_norm_eps) if qk_norm else None
         self.kernels = REFERENCE_KERNELS
 
     def forward(self,
+                positions: torch.Tensor,        # [T] int64
                 x: torch.Tensor,                # [T, H]
-                cos: torch.Tensor,              # [T, 1, D/2] float32
-                sin: torch.Tensor,              # [T, 1, D/2] float32
+                cos_sin_cache: torch.Tensor,    # [max_position, D] float32
                 attn: AttentionMetadata,
                 kv_cache: torch.Tensor | None,  # [2, num_blocks, block_size, Hkv, D]; None: no cache (profiling)
                 ) -> torch.Tensor:              # [T, H]
         num_tokens = x.shape[0]
-        q, k, v = self.qkv_proj.split(self.qkv_proj(x))
-        q = q.view(num_tokens, self.num_heads, self.head_dim)
-        k = k.view(num_tokens, self.num_kv_heads, self.head_dim)
-        v = v.view(num_tokens, self.num_kv_heads, self.head_dim)
-        if self.q_norm is not None and self.k_norm is not None:
-            q, k = self.q_norm(q), self.k_norm(k)
-        q, k = RotaryEmbedding.apply(q, cos, sin), RotaryEmbedding.apply(k, cos, sin)
-        if kv_cache is None:
+        qkv = self.qkv_proj(x)                                                    # [T, (Hq + 2 Hkv) * D]
+        q_w = self.q_norm.weight if self.q_norm is not None else None
+        k_w = self.k_norm.weight if self.k_norm is not None else None
+        if kv_cache is None:   # the memory-profiling run: attention over the new tokens alone
+            q, k, v = qk_norm_rope(qkv, positions, cos_sin_cache, q_w, k_w, self.eps, self.num_heads,
+                                   self.num_kv_heads)
             o = self.kernels.prefill_attention(q, k, v, attn, self.scale)
         else:
-            self.kernels.write_kv(k, v, kv_cache, attn.slot_mapping)
+            q = self.kernels.layers.rope_write_kv(qkv, positions, cos_sin_cache, q_w, k_w, self.eps, self.num_heads,
+                                                  self.num_kv_heads, kv_cache, attn.slot_mapping)
             o = self.kernels.paged_attention(q, kv_cache, attn, self.scale)
-        return self.o_proj(o.reshape(num_tokens, self.num_heads * self.head_dim))
+        return self.o_proj(o.view(num_tokens, self.num_heads * self.head_dim))

@@ -5,7 +5,7 @@ checkpoint is the name map in `packed_modules_mapping` plus `weights.load_weight
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import torch
 from torch import nn
@@ -29,10 +29,19 @@ class DecoderLayer(nn.Module):
         self.post_attention_layernorm = RMSNorm(config.hidden_size, config.rms_norm_eps)
         self.mlp = GatedMLP(config.hidden_size, config.intermediate_size)
 
-    def forward(self, h: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, attn: AttentionMetadata,
-                kv_cache: torch.Tensor | None) -> torch.Tensor:  # [T, H] -> [T, H]
-        h = h + self.self_attn(self.input_layernorm(h), cos, sin, attn, kv_cache)
-        return h + self.mlp(self.post_attention_layernorm(h))
+    def forward(self,
+                positions: torch.Tensor,          # [T] int64
+                h: torch.Tensor,                  # [T, H]: the previous layer's MLP output (layer 0: the embedding)
+                residual: torch.Tensor | None,    # [T, H]: the residual stream before h is added; None in layer 0
+                cos_sin_cache: torch.Tensor,
+                attn: AttentionMetadata,
+                kv_cache: torch.Tensor | None,
+                ) -> tuple[torch.Tensor, torch.Tensor]:   # (this layer's MLP output, residual stream before it)
+        # Each residual add rides in the RMSNorm after it: one pass over the row instead of an add and a norm.
+        x, residual = self.input_layernorm(h, residual)
+        h = self.self_attn(positions, x, cos_sin_cache, attn, kv_cache)
+        x, residual = self.post_attention_layernorm(h, residual)
+        return self.mlp(x), residual
 
 
 class DecoderModel(nn.Module):
@@ -46,11 +55,11 @@ class DecoderModel(nn.Module):
 
     def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata,
                 kv_caches: list[torch.Tensor]) -> torch.Tensor:
-        cos, sin = self.rotary_emb(positions)
-        h = self.embed_tokens(input_ids)
+        h, residual = self.embed_tokens(input_ids), None
         for i, layer in enumerate(self.layers):
-            h = layer(h, cos, sin, attn, kv_caches[i] if kv_caches else None)
-        return self.norm(h)
+            h, residual = layer(positions, h, residual, self.rotary_emb.cos_sin_cache, attn,
+                                kv_caches[i] if kv_caches else None)
+        return self.norm(h, residual)[0]
 
 
 class DecoderForCausalLM(nn.Module):
@@ -71,6 +80,8 @@ class DecoderForCausalLM(nn.Module):
         self.lm_head = LMHead(config.vocab_size, config.hidden_size)
         if config.tie_word_embeddings:
             self.lm_head.weight = self.model.embed_tokens.weight
+        # torch.compile of self.model.forward (ENGINE_COMPILE=1); a plain attribute, not a submodule.
+        self._compiled_forward: Callable[..., torch.Tensor] | None = None
 
     def forward(self,
                 input_ids: torch.Tensor,         # [T] int64
@@ -80,14 +91,25 @@ class DecoderForCausalLM(nn.Module):
                 ) -> torch.Tensor:               # hidden [T, H]
         if kv_caches and len(kv_caches) != len(self.model.layers):
             raise EngineError(f"got {len(kv_caches)} KV caches for a model of {len(self.model.layers)} layers")
+        if self._compiled_forward is not None and kv_caches:   # the profiling run (no cache) is not worth a compile
+            return self._compiled_forward(input_ids, positions, attn, kv_caches)
         return self.model(input_ids, positions, attn, kv_caches)
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:  # [N, H] -> [N, V] float32
         return self.lm_head(hidden)
 
     def set_attention_kernels(self, kernels: AttentionKernels) -> None:
+        """Every attention block runs `kernels`; every norm and MLP runs `kernels.layers`; the compile backend also
+        wraps the decoder in torch.compile (compiled lazily, at the first forward with a KV cache)."""
         for layer in self.model.layers:
             layer.self_attn.kernels = kernels
+        for module in self.modules():
+            if isinstance(module, (RMSNorm, GatedMLP)):
+                module.ops = kernels.layers
+        self._compiled_forward = None
+        if kernels.compile_model:
+            # dynamic: one graph for every token count (buckets, prefill chunks), not one per shape.
+            self._compiled_forward = torch.compile(self.model.forward, dynamic=True, fullgraph=True)
 
     def load_weights(self, weights: Iterable[tuple[str, torch.Tensor]], source: str) -> None:
         load_weights(self, weights, source)

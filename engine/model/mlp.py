@@ -1,10 +1,11 @@
-"""The SwiGLU MLP of Llama and Qwen3: down(silu(gate(x)) * up(x)), gate and up packed in one GEMM."""
+"""The SwiGLU MLP of Llama and Qwen3: down(silu(gate(x)) * up(x)), gate and up packed in one GEMM, the activation
+one op of the backend (a single Triton kernel reading the packed output in place on the GPU)."""
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
+from engine.kernels.backends import REFERENCE_LAYERS, LayerKernels
 from engine.model.linear import GateUpLinear, Linear
 
 
@@ -13,7 +14,7 @@ class GatedMLP(nn.Module):
         super().__init__()
         self.gate_up_proj = GateUpLinear(hidden_size, intermediate_size)
         self.down_proj = Linear(intermediate_size, hidden_size)
+        self.ops: LayerKernels = REFERENCE_LAYERS
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [T, H] -> [T, H]
-        gate, up = self.gate_up_proj.split(self.gate_up_proj(x))
-        return self.down_proj(F.silu(gate) * up)
+        return self.down_proj(self.ops.silu_and_mul(self.gate_up_proj(x)))

@@ -1,7 +1,9 @@
-"""Rotary position embedding (NeoX / rotate-half layout, as HF Llama and Qwen3) with a float32 cos/sin cache.
+"""Rotary position embedding (NeoX / rotate-half layout, as HF Llama and Qwen3): the float32 cos/sin cache.
 
-The cache is computed once in float32 for every position up to max_position_embeddings; a step gathers the rows of
-its positions once and every layer reuses them. The rotation runs in the activation dtype, as transformers does.
+The cache is computed once in float32 for every position up to max_position_embeddings, as one [max_position, D]
+table (cos in the first half of a row, sin in the second, vLLM's cos_sin_cache) that the attention block's
+rope op reads by position: the fused kernel reads a token's row directly, so nothing is gathered per step. The
+rotation itself (engine/kernels/layer_reference.py) runs in the activation dtype, as transformers does.
 """
 from __future__ import annotations
 
@@ -36,16 +38,4 @@ class RotaryEmbedding(nn.Module):
         t = torch.arange(max_position, dtype=torch.float32, device=inv_freq.device)
         freqs = torch.outer(t, inv_freq)                                   # [max_position, head_dim / 2]
         # Not persistent: rebuilt from the config, never loaded; kept float32 whatever the model dtype.
-        self.register_buffer("cos_cache", freqs.cos(), persistent=False)
-        self.register_buffer("sin_cache", freqs.sin(), persistent=False)
-
-    def forward(self, positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """positions [T] int64 -> (cos, sin), each [T, 1, head_dim / 2] float32, broadcast over heads."""
-        return self.cos_cache[positions].unsqueeze(1), self.sin_cache[positions].unsqueeze(1)
-
-    @staticmethod
-    def apply(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-        """x [T, H, head_dim] -> same shape; rotate-half: (x1, x2) -> (x1 cos - x2 sin, x2 cos + x1 sin)."""
-        cos, sin = cos.to(x.dtype), sin.to(x.dtype)
-        x1, x2 = x.chunk(2, dim=-1)
-        return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1)
+        self.register_buffer("cos_sin_cache", torch.cat((freqs.cos(), freqs.sin()), dim=-1), persistent=False)

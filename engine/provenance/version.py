@@ -5,7 +5,8 @@ import re
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-DISTRIBUTION = "evident"
+from engine.utils import DISTRIBUTION
+
 
 
 def engine_version() -> str:

@@ -173,7 +173,7 @@ class AsyncEngine:
         core = self.core
         while True:
             with self._cond:
-                while not self._commands and not self._stopping and not core.has_unfinished_requests():
+                while not self._commands and not self._stopping and not self._has_work():
                     self._cond.wait()
                 commands, self._commands = self._commands, []
                 stopping = self._stopping
@@ -191,7 +191,7 @@ class AsyncEngine:
                     self.stats.num_aborted += 1
                     log.info("request %s aborted (its client left) after %d tokens; its KV blocks are free",
                              payload, state.sent_tokens if state is not None else 0)
-            if core.has_unfinished_requests():
+            if self._has_work():
                 try:
                     finished, result = core.step()
                 except Exception as e:   # an engine bug must not take the server down: fail this step's requests
@@ -201,8 +201,14 @@ class AsyncEngine:
                 else:
                     self.stats.num_steps += 1
                     self.stats.max_batch_requests = max(self.stats.max_batch_requests, len(result.req_ids))
+                    # The requests whose tokens reached the host now: one step after they were computed under async
+                    # scheduling (engine/engine_core.py); ids of requests that ended meanwhile are skipped there.
                     self._collect([*result.req_ids, *(r.request_id for r in finished)], outbox)
             self._deliver(outbox)
+
+    def _has_work(self) -> bool:
+        """Requests to step, or a step still in flight (processed too, so an idle engine leaves the device idle)."""
+        return self.core.has_unfinished_requests() or self.core.num_steps_in_flight > 0
 
     def _add(self, stream: RequestStream, ids: list[int], params: SamplingParams, prompt: str | None,
              outbox: list[tuple[RequestStream, StreamOutput]]) -> None:

@@ -8,8 +8,14 @@ and only rows [0, n) of the output are read. Logits and sampling stay outside.
 Modes: "capture" (CUDA) records one graph per bucket on one private memory pool, largest first, and replays it;
 "replay" (CPU, tests, tools) runs the identical padded forward eagerly, so everything but the capture is testable on
 CPU. The attention metadata of these steps says `static_launch=True`: kernels must not choose a path or a size from
-max_seqlen_k (it is fixed at capture), so the Triton backend runs its unified kernel. The torch reference kernels read
-host lists and cannot be captured: that backend always stays eager.
+max_seqlen_k (it is fixed at capture); the path is the graph's own (`static_split_kv`). The torch reference kernels
+read host lists and cannot be captured: that backend always stays eager.
+
+Long contexts: where the model may see MIN_SPLIT_SEQLEN keys (max_model_len) and a bucket's unified grid would leave
+the GPU idle (engine/kernels/decode_split.py), that bucket is captured twice, once with the unified kernel and once
+with split-KV decode (segments bounded on the device from seq_lens, the merge inside the graph); a step replays the
+split graph when its longest context (the host int max_seqlen_k) reaches MIN_SPLIT_SEQLEN. Large buckets fill the GPU
+unsplit and keep one graph.
 """
 from __future__ import annotations
 
@@ -21,6 +27,7 @@ from collections import Counter
 import torch
 
 from engine.kernels.attention_metadata import AttentionMetadata
+from engine.kernels.decode_split import MIN_SPLIT_SEQLEN, grid_leaves_gpu_idle
 
 log = logging.getLogger("engine.graphs")
 
@@ -74,13 +81,19 @@ class DecodeGraphs:
         self.seq_lens = torch.ones(n, dtype=torch.int32, device=device)
         self.block_tables = torch.zeros(n, max_blocks_per_seq, dtype=torch.int32, device=device)
         self.cu_seqlens_q = torch.arange(n + 1, dtype=torch.int32, device=device)   # one token per row, always
+        num_kv_heads = kv_caches[0].shape[3] if kv_caches else 0
+        self.split_sizes = [b for b in sizes if max_model_len >= MIN_SPLIT_SEQLEN
+                            and grid_leaves_gpu_idle(b, num_kv_heads, device)]
         # max_seqlen_k is the bound every step respects; static_launch keeps kernels from sizing launches by it.
-        self.meta = {b: AttentionMetadata(self.cu_seqlens_q[:b + 1], self.seq_lens[:b], self.block_tables[:b],
-                                          self.slot_mapping[:b], 1, max_model_len, static_launch=True)
-                     for b in sizes}
-        self.graphs: dict[int, torch.cuda.CUDAGraph] = {}
-        self.outputs: dict[int, torch.Tensor] = {}
-        self.replays: Counter[int] = Counter()   # steps run per bucket (tests, tools)
+        # Keyed (bucket, split-KV): the split variant exists for split_sizes only.
+        self.meta = {(b, split): AttentionMetadata(self.cu_seqlens_q[:b + 1], self.seq_lens[:b], self.block_tables[:b],
+                                                   self.slot_mapping[:b], 1, max_model_len, static_launch=True,
+                                                   static_split_kv=split)
+                     for b in sizes for split in ((False, True) if b in self.split_sizes else (False,))}
+        self.graphs: dict[tuple[int, bool], torch.cuda.CUDAGraph] = {}
+        self.outputs: dict[tuple[int, bool], torch.Tensor] = {}
+        self.replays: Counter[int] = Counter()        # steps run per bucket (tests, tools)
+        self.split_replays: Counter[int] = Counter()  # of which through the split-KV graph
         self.capture_seconds = 0.0
         self._dirty = 0   # rows >= _dirty hold the padding row; rows below may hold an earlier step's data
 
@@ -92,8 +105,9 @@ class DecodeGraphs:
             return None
         return bucket_for(attn.num_seqs, self.sizes)
 
-    def _forward(self, b: int) -> torch.Tensor:
-        return self.model.forward(self.input_ids[:b], self.positions[:b], self.meta[b], self.kv_caches)
+    def _forward(self, key: tuple[int, bool]) -> torch.Tensor:
+        b = key[0]
+        return self.model.forward(self.input_ids[:b], self.positions[:b], self.meta[key], self.kv_caches)
 
     @torch.inference_mode()
     def capture(self) -> None:
@@ -101,17 +115,18 @@ class DecodeGraphs:
         t0 = time.perf_counter()
         if self.mode == "capture":
             pool = torch.cuda.graph_pool_handle()
-            for b in reversed(self.sizes):
-                self._forward(b)   # warm-up: Triton compiles and autotunes outside the capture
+            for key in sorted(self.meta, reverse=True):
+                self._forward(key)   # warm-up: Triton compiles and autotunes outside the capture
                 torch.cuda.synchronize()
                 graph = torch.cuda.CUDAGraph()
                 with torch.cuda.graph(graph, pool=pool):
-                    self.outputs[b] = self._forward(b)
-                self.graphs[b] = graph
+                    self.outputs[key] = self._forward(key)
+                self.graphs[key] = graph
             torch.cuda.synchronize()
         self.capture_seconds = time.perf_counter() - t0
         what = "captured CUDA graphs" if self.mode == "capture" else "eager replay (no capture off CUDA)"
-        log.info("decode %s for batch sizes %s in %.2f s", what, self.sizes, self.capture_seconds)
+        log.info("decode %s for batch sizes %s (split-KV too for %s) in %.2f s", what, self.sizes,
+                 self.split_sizes or "none", self.capture_seconds)
 
     def run(self, b: int, input_ids: torch.Tensor, positions: torch.Tensor,
             attn: AttentionMetadata) -> torch.Tensor:
@@ -129,8 +144,11 @@ class DecodeGraphs:
         self.slot_mapping[:n].copy_(attn.slot_mapping)
         self.seq_lens[:n].copy_(attn.seq_lens)
         self.block_tables[:n, :attn.block_tables.shape[1]].copy_(attn.block_tables)
+        key = (b, b in self.split_sizes and attn.max_seqlen_k >= MIN_SPLIT_SEQLEN)
         self.replays[b] += 1
+        if key[1]:
+            self.split_replays[b] += 1
         if self.mode == "capture":
-            self.graphs[b].replay()
-            return self.outputs[b][:n]
-        return self._forward(b)[:n]
+            self.graphs[key].replay()
+            return self.outputs[key][:n]
+        return self._forward(key)[:n]

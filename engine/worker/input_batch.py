@@ -1,8 +1,9 @@
 """Step inputs from a SchedulerOutput and the slot state, built with numpy (no per-token Python loops).
 
-Every integer array of the step travels in ONE host->device copy (pinned + non_blocking on CUDA), the
-float sampling settings in a second; the device then splices each decoding slot's last sampled token
-into input_ids, so sampled tokens are never read back on the host to build the next step.
+The step's int64 arrays travel in ONE host->device copy (pinned + non_blocking on CUDA); what the kernels read as
+int32 (cu_seqlens, seq_lens, block tables) and the float sampling settings, as their bits, in a second; so the
+device runs no cast before the model. It then splices each decoding slot's last sampled token into input_ids, so
+sampled tokens are never read back on the host to build the next step.
 """
 from __future__ import annotations
 
@@ -17,33 +18,43 @@ from engine.utils import cdiv
 from engine.worker.sampler import SamplingTensors
 from engine.worker.state import SlotState
 
-_NP = {torch.int64: np.int64, torch.float32: np.float32}
+_NP = {torch.int64: np.int64, torch.int32: np.int32}
+_TOP_K_OFF = np.iinfo(np.int64).max   # top_k 0 = off: a k no vocabulary reaches
 
 
 class Uploader:
-    """Concatenate host arrays into one staging buffer and copy it to the device in one transfer."""
+    """Concatenate host arrays into one staging buffer and copy it to the device in one transfer.
+
+    CUDA: two pinned staging buffers per dtype, used in turn, so writing step N+1's inputs never waits for step N's
+    copy (under async scheduling it is queued behind step N-1 on the GPU); a buffer waits only for the copy out of
+    it two steps ago, which is long done."""
+    DEPTH = 2
 
     def __init__(self, device: torch.device) -> None:
         self.device = device
         self.pinned = device.type == "cuda"   # pinned host memory only where there is a GPU to copy to
-        self._bufs: dict[torch.dtype, torch.Tensor] = {}
-        self._copied: dict[torch.dtype, torch.cuda.Event] = {}
+        self._bufs: dict[tuple[torch.dtype, int], torch.Tensor] = {}
+        self._copied: dict[tuple[torch.dtype, int], torch.cuda.Event] = {}
+        self._turn: dict[torch.dtype, int] = {}
 
     def __call__(self, arrays: list[np.ndarray], dtype: torch.dtype) -> list[torch.Tensor]:
         sizes = [a.size for a in arrays]
         total = sum(sizes)
         if not self.pinned:
             return list(torch.from_numpy(np.concatenate([a.ravel() for a in arrays]).astype(_NP[dtype])).split(sizes))
-        buf = self._bufs.get(dtype)
+        turn = self._turn.get(dtype, 0)
+        self._turn[dtype] = (turn + 1) % self.DEPTH
+        key = (dtype, turn)
+        if key in self._copied:
+            self._copied[key].synchronize()   # the copy out of this buffer, two uploads ago, must be done
+        buf = self._bufs.get(key)
         if buf is None or buf.numel() < total:
-            buf = self._bufs[dtype] = torch.empty(max(total, 2 * (0 if buf is None else buf.numel())),
-                                                  dtype=dtype, pin_memory=True)
-        elif dtype in self._copied:
-            self._copied[dtype].synchronize()   # the previous step's copy out of this buffer must be done
+            buf = self._bufs[key] = torch.empty(max(total, 2 * (0 if buf is None else buf.numel())),
+                                                dtype=dtype, pin_memory=True)
         host = buf[:total]
         np.concatenate([a.ravel() for a in arrays], out=host.numpy(), casting="unsafe")
         dev = host.to(self.device, non_blocking=True)
-        event = self._copied.setdefault(dtype, torch.cuda.Event())
+        event = self._copied.setdefault(key, torch.cuda.Event())
         event.record()
         return list(dev.split(sizes))
 
@@ -53,7 +64,7 @@ class StepInputs:
     input_ids: torch.Tensor        # [T] int64
     positions: torch.Tensor        # [T] int64
     attn: AttentionMetadata
-    logits_indices: torch.Tensor   # [S] int64, last scheduled token of each row that samples
+    logits_indices: torch.Tensor | None   # [S] int64, last scheduled token of each sampling row; None: every token
     sample_slots: torch.Tensor     # [S] int64, slot of each sampling row
     sample_slots_np: np.ndarray    # [S] host copy, to advance the host token counts
     sample_req_ids: list[str]
@@ -83,30 +94,31 @@ def prepare_inputs(state: SlotState, sched: SchedulerOutput, block_size: int, up
     samples = seq_lens >= state.num_tokens[slots]            # rows whose known tokens are all computed now
     sample_slots = slots[samples]                                                                   # [S]
     logits_idx = cu[1:][samples] - 1
-    (host_ids_d, from_dev_d, tok_slot_d, pos_d, slot_map_d, cu_d, seq_lens_d, bt_d, logits_idx_d, sample_slots_d,
-     top_k_d, seed_d, sample_pos_d) = upload(
-        [host_ids, from_device, tok_slot, pos, slot_mapping, cu, seq_lens, block_tables, logits_idx, sample_slots,
-         state.top_k[sample_slots], state.seed[sample_slots], seq_lens[samples]], torch.int64)
-    if from_device.any():
+    temperature, top_k, top_p = state.temperature[sample_slots], state.top_k[sample_slots], state.top_p[sample_slots]
+    (host_ids_d, from_dev_d, tok_slot_d, pos_d, slot_map_d, logits_idx_d, sample_slots_d, top_k_d, seed_d,
+     sample_pos_d) = upload(
+        [host_ids, from_device, tok_slot, pos, slot_mapping, logits_idx, sample_slots,
+         np.where(top_k > 0, top_k, _TOP_K_OFF), state.seed[sample_slots], seq_lens[samples]], torch.int64)
+    # What the kernels read as int32 arrives as int32, and the float settings as their bits: no cast on the device.
+    cu_d, seq_lens_d, bt_d, temp_bits_d, top_p_bits_d = upload(
+        [cu, seq_lens, block_tables, temperature.view(np.int32), top_p.view(np.int32)], torch.int32)
+    if from_device.all():     # decode rows only: one gather
+        input_ids = state.last_sampled[tok_slot_d]
+    elif from_device.any():
         input_ids = torch.where(from_dev_d.bool(), state.last_sampled[tok_slot_d], host_ids_d)
     else:
         input_ids = host_ids_d
     attn = AttentionMetadata(
-        cu_seqlens_q=cu_d.to(torch.int32), seq_lens=seq_lens_d.to(torch.int32),
-        block_tables=bt_d.view(num_reqs, max_blocks).to(torch.int32), slot_mapping=slot_map_d,
+        cu_seqlens_q=cu_d, seq_lens=seq_lens_d, block_tables=bt_d.view(num_reqs, max_blocks), slot_mapping=slot_map_d,
         max_seqlen_q=int(q_lens.max()), max_seqlen_k=int(seq_lens.max()),
         q_lens_cpu=q_lens.tolist(), seq_lens_cpu=seq_lens.tolist())
     sampling = None
     if sample_slots.size:
-        temperature = state.temperature[sample_slots]
-        top_k = state.top_k[sample_slots]
-        top_p = state.top_p[sample_slots]
-        temp_d, top_p_d = upload([temperature, top_p], torch.float32)
-        vocab_off = np.iinfo(np.int64).max   # top_k 0 = off: a k no vocabulary reaches
         sampling = SamplingTensors(
-            temperature=temp_d, top_k=torch.where(top_k_d > 0, top_k_d, vocab_off), top_p=top_p_d,
+            temperature=temp_bits_d.view(torch.float32), top_k=top_k_d, top_p=top_p_bits_d.view(torch.float32),
             seeds=seed_d, positions=sample_pos_d,
             all_greedy=bool((temperature == 0).all()), any_greedy=bool((temperature == 0).any()),
             need_top_k=bool((top_k > 0).any()), need_top_p=bool((top_p < 1).any()))
-    return StepInputs(input_ids, pos_d, attn, logits_idx_d, sample_slots_d, sample_slots,
-                      [r for r, s in zip(req_ids, samples) if s], sampling, slots, q_lens)
+    every_token_samples = num_tokens == sample_slots.size   # decode rows only: no gather of the hidden states
+    return StepInputs(input_ids, pos_d, attn, None if every_token_samples else logits_idx_d, sample_slots_d,
+                      sample_slots, [r for r, s in zip(req_ids, samples) if s], sampling, slots, q_lens)

@@ -3,18 +3,21 @@
 One step: apply the SchedulerOutput to the slot state -> build inputs (input_batch.py) -> run the model
 (eagerly; a pure-decode step with enforce_eager=False through cuda_graphs.py) -> logits only for rows that
 finished their known tokens -> sample -> scatter the samples into the slot-indexed device tensor (next step's
-decode inputs) -> one batched device->host copy.
+decode inputs) -> start the device->host copy of the samples (async_output.py) and return without waiting for it.
+Nothing in a step reads a device value on the host, so the engine may schedule and launch the next step before
+this one's tokens are known (async scheduling, engine/engine_core.py).
 """
 from __future__ import annotations
 
 import torch
 
 from engine.config import EngineConfig
-from engine.core.sched_output import ModelRunnerOutput, SchedulerOutput
+from engine.core.sched_output import SchedulerOutput
 from engine.errors import EngineError
 from engine.kernels.attention_metadata import AttentionMetadata, kv_cache_shape
 from engine.kernels.backends import select as select_attention
 from engine.utils import cdiv
+from engine.worker.async_output import AsyncModelRunnerOutput, OutputCopier
 from engine.worker.cuda_graphs import DecodeGraphs, capture_sizes, graph_mode
 from engine.worker.input_batch import Uploader, prepare_inputs
 from engine.worker.sampler import Sampler, SamplingTensors
@@ -33,6 +36,7 @@ class ModelRunner:
         self.state = SlotState(config.max_num_seqs, self.max_model_len, cdiv(self.max_model_len, self.block_size),
                                self.device)
         self.upload = Uploader(self.device)
+        self.output_copier = OutputCopier(self.device)
         self.sampler = Sampler()
         self.kv_caches: list[torch.Tensor] = []
         self.num_blocks = 0
@@ -102,9 +106,10 @@ class ModelRunner:
         rows = min(self.config.max_num_seqs, num_tokens)
         logits = self.model.compute_logits(hidden[:rows])
         ones = torch.ones(rows, device=dev)
-        self.sampler(logits.float(), SamplingTensors(
+        self.sampler(logits, SamplingTensors(
             ones, torch.full((rows,), 50, dtype=torch.int64, device=dev), ones * 0.9,
             torch.arange(rows, device=dev), torch.arange(rows, device=dev), False, False, True, True))
+        self.sampler.warm_up(logits)
         del caches, hidden, logits
 
     def initialize_kv_cache(self, num_blocks: int) -> None:
@@ -129,10 +134,11 @@ class ModelRunner:
             self.state.update(cached)
 
     @torch.inference_mode()
-    def execute_model(self, sched: SchedulerOutput) -> ModelRunnerOutput:
+    def execute_model(self, sched: SchedulerOutput) -> AsyncModelRunnerOutput:
+        """Launch one step; its sampled ids reach the host when the caller asks the returned handle for them."""
         self._update_states(sched)
         if sched.is_empty:
-            return ModelRunnerOutput()
+            return AsyncModelRunnerOutput([])
         inputs = prepare_inputs(self.state, sched, self.block_size, self.upload)
         self.state.num_computed[inputs.row_slots] += inputs.row_q_lens
         graphs = self.decode_graphs
@@ -142,10 +148,11 @@ class ModelRunner:
         else:
             hidden = self.model.forward(inputs.input_ids, inputs.positions, inputs.attn, self.kv_caches)
         if inputs.sampling is None:
-            return ModelRunnerOutput()
-        logits = self.model.compute_logits(hidden[inputs.logits_indices]).float()   # [S, vocab]
-        sampled = self.sampler(logits, inputs.sampling)                              # [S] on the device
-        self.state.last_sampled[inputs.sample_slots] = sampled                       # next step's decode inputs
+            return AsyncModelRunnerOutput([])
+        rows = hidden if inputs.logits_indices is None else hidden[inputs.logits_indices]
+        logits = self.model.compute_logits(rows)                             # [S, vocab] in the model dtype
+        sampled = self.sampler(logits, inputs.sampling)                      # [S] on the device
+        self.state.last_sampled[inputs.sample_slots] = sampled               # next step's decode inputs
         self.state.num_tokens[inputs.sample_slots_np] += 1
-        token_ids = sampled.tolist()   # the step's one device->host copy
-        return ModelRunnerOutput(inputs.sample_req_ids, token_ids, logits if self.keep_logits else None)
+        kept = logits.float() if self.keep_logits else None   # the fp32 contract of ModelRunnerOutput.logits
+        return self.output_copier.start(inputs.sample_req_ids, sampled, kept)

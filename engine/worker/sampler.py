@@ -2,16 +2,21 @@
 
 Random rows use the exponential race (argmax of probs / E, E ~ Exp(1) per vocabulary entry), with E
 drawn from a counter-based hash of (request seed, token position, vocabulary index). So a request's
-tokens depend only on its seed and its own logits, not on its batch neighbours or on preemption, and
-every row is sampled by the same few tensor ops. (In bf16 on a GPU the logits themselves can shift with
-the batch's shape, as in any engine; in fp32 seeded output was batch-invariant on an H200.) Greedy rows
-are exactly argmax of the raw logits.
+tokens depend only on its seed and its own logits, not on its batch neighbours or on preemption. (In bf16
+on a GPU the logits themselves can shift with the batch's shape, as in any engine; in fp32 seeded output
+was batch-invariant on an H200.) Greedy rows are exactly argmax of the raw logits.
+
+On CUDA one Triton kernel does it all (engine/kernels/triton_sampling.py: no sort, no fp32 or int64 copy of the
+logits); `sample_reference` below is the CPU path and that kernel's oracle, and both draw the same noise.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import torch
+
+ENV_FUSED = "ENGINE_FUSED_SAMPLER"
 
 
 @dataclass
@@ -59,31 +64,81 @@ def exponential_noise(seeds: torch.Tensor, positions: torch.Tensor, vocab_size: 
     return -torch.log(u)
 
 
-def apply_top_k_top_p(logits: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None) -> torch.Tensor:
-    """Mask logits outside each row's top-k and top-p nucleus to -inf. logits: [N, V] float32."""
-    sorted_logits, order = logits.sort(dim=-1, descending=False)
-    vocab = logits.shape[-1]
+def top_k_top_p_mask(logits: torch.Tensor,       # [N, V] float32
+                     temperature: torch.Tensor,  # [N] float32, > 0
+                     top_k: torch.Tensor | None,  # [N] int64, >= V where off
+                     top_p: torch.Tensor | None,  # [N] float32, 1 where off
+                     ) -> torch.Tensor:
+    """[N, V] bool: the tokens each row keeps. Top-k keeps every logit >= the k-th largest; top-p then keeps, of
+    those, each logit whose strictly larger kept tokens hold less than top_p of their renormalised probability
+    (the most likely token always stays). Both cuts are logit thresholds, so tied tokens stay or go together."""
+    sorted_logits = logits.sort(dim=-1, descending=True).values
+    num_rows, vocab = logits.shape
+    kept = torch.full((num_rows,), vocab, dtype=torch.int64, device=logits.device)   # leading sorted entries kept
     if top_k is not None:
-        kth = sorted_logits.gather(1, (vocab - top_k.clamp(1, vocab)).unsqueeze(1))   # [N, 1]
-        sorted_logits = sorted_logits.masked_fill(sorted_logits < kth, float("-inf"))
+        kth = sorted_logits.gather(1, (top_k.clamp(1, vocab) - 1).unsqueeze(1))
+        kept = (sorted_logits >= kth).sum(dim=-1)
     if top_p is not None:
-        cum = sorted_logits.softmax(dim=-1).cumsum(dim=-1)
-        drop = cum <= (1.0 - top_p).unsqueeze(1)
-        drop[:, -1] = False          # the most likely token always stays
-        sorted_logits = sorted_logits.masked_fill(drop, float("-inf"))
-    return torch.empty_like(logits).scatter_(1, order, sorted_logits)
+        in_k = torch.arange(vocab, device=logits.device) < kept.unsqueeze(1)
+        top = sorted_logits[:, :1]
+        top = torch.where(top > float("-inf"), top, torch.zeros_like(top))    # an all -inf row: no NaN
+        probs = ((sorted_logits - top) / temperature.unsqueeze(1)).masked_fill(~in_k, float("-inf")).softmax(dim=-1)
+        above = probs.cumsum(dim=-1) - probs                                  # mass of the entries before each
+        kept = ((above < top_p.unsqueeze(1)) & in_k).sum(dim=-1).clamp(min=1)
+    return logits >= sorted_logits.gather(1, (kept - 1).unsqueeze(1))
+
+
+def sample_reference(logits: torch.Tensor, t: SamplingTensors) -> torch.Tensor:
+    """logits [N, V] (any float dtype) -> [N] int64, in torch: the CPU path and the fused kernel's oracle.
+    The exponential race argmax(p_i / E_i) is taken in logs, argmax((x_i - max) / T - log E_i), so it needs no
+    softmax and neither underflows nor overflows for any temperature."""
+    x = logits.float()
+    greedy = x.argmax(dim=-1)
+    if t.all_greedy:
+        return greedy
+    temperature = torch.where(t.temperature > 0, t.temperature, torch.ones_like(t.temperature)).unsqueeze(1)
+    if t.need_top_k or t.need_top_p:
+        keep = top_k_top_p_mask(x, temperature.squeeze(1), t.top_k if t.need_top_k else None,
+                                t.top_p if t.need_top_p else None)
+        x = x.masked_fill(~keep, float("-inf"))
+    top = x.amax(dim=-1, keepdim=True)
+    top = torch.where(top > float("-inf"), top, torch.zeros_like(top))
+    gumbel = -exponential_noise(t.seeds, t.positions, logits.shape[-1]).log()
+    sampled = ((x - top) / temperature + gumbel).argmax(dim=-1)
+    return torch.where(t.temperature > 0, sampled, greedy) if t.any_greedy else sampled
+
+
+def fused_enabled() -> bool:
+    """ENGINE_FUSED_SAMPLER=0 turns the fused kernel off (the torch path runs on CUDA too), for ablation."""
+    return os.environ.get(ENV_FUSED, "1").strip().lower() not in ("0", "false", "off", "no")
 
 
 class Sampler:
+    """The fused Triton kernel (engine/kernels/triton_sampling.py) on CUDA, `sample_reference` elsewhere."""
+
+    def __init__(self, fused: bool | None = None) -> None:
+        self.fused = fused_enabled() if fused is None else fused
+
     def __call__(self, logits: torch.Tensor, t: SamplingTensors) -> torch.Tensor:
-        """logits [N, V] float32 -> sampled token ids [N] int64 (on the logits' device)."""
-        greedy = logits.argmax(dim=-1)
+        """logits [N, V] float32/bfloat16/float16 -> sampled token ids [N] int64 (on the logits' device)."""
         if t.all_greedy:
-            return greedy
-        temperature = torch.where(t.temperature > 0, t.temperature, torch.ones_like(t.temperature))
-        scaled = logits / temperature.unsqueeze(1)
-        if t.need_top_k or t.need_top_p:
-            scaled = apply_top_k_top_p(scaled, t.top_k if t.need_top_k else None, t.top_p if t.need_top_p else None)
-        probs = scaled.softmax(dim=-1)
-        sampled = (probs / exponential_noise(t.seeds, t.positions, logits.shape[-1])).argmax(dim=-1)
-        return torch.where(t.temperature > 0, sampled, greedy) if t.any_greedy else sampled
+            return logits.argmax(dim=-1)
+        if self.runs_fused(logits):
+            # Imported on first use: triton picks GPU compilation or its interpreter when the module is imported.
+            from engine.kernels import triton_sampling
+            return triton_sampling.sample(logits, t.temperature, t.top_k, t.top_p, t.seeds, t.positions,
+                                          has_top_k=t.need_top_k, has_top_p=t.need_top_p)
+        return sample_reference(logits, t)
+
+    def runs_fused(self, logits: torch.Tensor) -> bool:
+        return self.fused and logits.is_cuda
+
+    def warm_up(self, logits: torch.Tensor) -> None:
+        """Compile every variant of the fused kernel now (the profile run), not in some request's first step."""
+        if not self.runs_fused(logits):
+            return
+        one = torch.ones(1, device=logits.device)
+        zero = torch.zeros(1, dtype=torch.int64, device=logits.device)
+        for need_top_k, need_top_p in ((False, False), (True, False), (False, True), (True, True)):
+            self(logits[:1], SamplingTensors(one, zero + 50, one * 0.9, zero, zero, False, False,
+                                             need_top_k, need_top_p))

@@ -32,9 +32,10 @@ def _score(line: str, name: str, qualifier: str | None) -> int:
     score = 1
     if re.search(rf"\b{_DEF_WORDS}\s+{esc}\b", line):
         score = 4
-    elif qualifier and re.search(rf"\b{re.escape(qualifier)}::{esc}\s*\(", line) and not line.rstrip().endswith(";"):
-        score = 4   # C++ out-of-line definition
-    elif re.match(rf"^\s*(?:[\w:<>,*&\s]+\s+)?[*&]?{esc}\s*\([^;]*$", line) and not re.match(
+    elif qualifier and re.match(rf"^(?:[\w:<>,*&]+\s+)*[*&]?{re.escape(qualifier)}::{esc}\s*\(", line) \
+            and not line.rstrip().endswith(";"):
+        score = 4   # C++ out-of-line definition (at the margin: an indented `vt::F(` is a call)
+    elif re.match(rf"^\s*[\w:<>,*&]+(?:\s+[\w:<>,*&]+)*\s+[*&]?{esc}\s*\([^;]*$", line) and not re.match(
             r"^\s*(?:return|if|while|for|switch|else)\b", line):
         score = 3   # a function header in a C-like language
     elif re.match(rf"^\s*{esc}\s*[:=]", line) or re.match(rf"^#+\s.*{esc}", line):
@@ -51,36 +52,72 @@ class Location:
     candidates: tuple[int, ...] = ()  # ambiguous: the equally good lines
 
 
-def locate(lines: list[str], ref: PathRef) -> Location:
-    """Is the symbol on the referenced lines; if not, where is it (a unique best line, or several)?"""
+# A line that only comments on a name (`// ring shift lives in kv_ring.rs`) does not hold it; in prose files
+# (`#` is a heading there) every line counts.
+_COMMENT = re.compile(r"^\s*(?://|/\*|\*|#(?!include|define|if|pragma)|--|;)")
+_PROSE = frozenset({"md", "markdown", "rst", "txt", "adoc"})
+
+
+def distinctive(name: str) -> bool:
+    """A name worth searching a file for: `P` or `x` match anywhere, `admit_waiting` or `KvCache` do not."""
+    return len(name.lstrip("-")) >= 3
+
+
+def locate(lines: list[str], ref: PathRef, also: tuple[tuple[int, int], ...] = ()) -> Location:
+    """Is the symbol on the referenced lines; if not, where is it (a unique best line, several definitions)?
+    A symbol mentioned on several lines and defined on none is taken as still there."""
     name, qualifier = symbol_parts(ref.symbol or "")
-    if not name:
+    if not name or not distinctive(name):
         return Location("on-lines")
     pat = _name_re(name)
     start = ref.line or 1
     end = max(start, ref.end_line or start)
-    if ref.line is not None and any(pat.search(l) for l in lines[start - 1:end]):
-        return Location("on-lines")
-    scored = [(_score(l, name, qualifier), n) for n, l in enumerate(lines, 1) if pat.search(l)]
+    if ref.line is not None and any(pat.search(l) for a, b in ((start, end), *also) for l in lines[a - 1:b]):
+        return Location("on-lines")      # on the lines, or on one of the further ranges (`ops.h:158,384,789`)
+    prose = ref.path.rsplit(".", 1)[-1].lower() in _PROSE
+    scored = [(_score(l, name, qualifier), n) for n, l in enumerate(lines, 1)
+              if pat.search(l) and (prose or not _COMMENT.match(l))]
     if not scored:
-        return Location("absent")
+        return Location("absent")        # gone from the code (a comment naming it is not where it is)
     if ref.line is None:
         return Location("on-lines")      # `path::Symbol` without lines: being in the file is enough
+    if any(s >= 3 and n < start <= block_end(lines, n) for s, n in scored):
+        return Location("on-lines")      # a line inside the symbol's body: `MatmulBT` (ops.cpp:158) routes dtypes
     best = max(s for s, _ in scored)
     tops = tuple(n for s, n in scored if s == best)
     if len(tops) == 1:
         return Location("moved", line=tops[0])
+    if best < 3:
+        return Location("on-lines")   # only mentioned, several times: which mention the record meant is unknowable
     return Location("ambiguous", candidates=tops)
 
 
-def relocate(lines: list[str], ref: PathRef) -> Location | None:
+_CLOSER = re.compile(r"^\s*(?:[}\])]+[;,]?|end|fi|done|esac)\s*(?://.*)?$")
+
+
+def block_end(lines: list[str], first: int) -> int:
+    """The last line of the block a definition on line `first` opens: up to the next non-blank line indented no
+    deeper than the definition (its closing `}` included), for braces and indentation alike."""
+    indent = len(lines[first - 1]) - len(lines[first - 1].lstrip())
+    last = first
+    for n in range(first + 1, len(lines) + 1):
+        line = lines[n - 1]
+        if not line.strip():
+            continue
+        if len(line) - len(line.lstrip()) <= indent:
+            return n if _CLOSER.match(line) else last
+        last = n
+    return last
+
+
+def relocate(lines: list[str], ref: PathRef, also: tuple[tuple[int, int], ...] = ()) -> Location | None:
     """The symbol's location when it is in the file but not on the referenced lines, else None."""
-    loc = locate(lines, ref)
+    loc = locate(lines, ref, also)
     return loc if loc.status in ("moved", "ambiguous") else None
 
 
 _COLON_RE = re.compile(r":(\d+)(?:(\s*[-–]\s*)(\d+))?(?!.*:\d)")
-_HASH_RE = re.compile(r"#L(\d+)(?:(-L?)(\d+))?")
+_HASH_RE = re.compile(r"#L(\d+)(?:([-–]L?)(\d+))?")
 
 
 def repoint(text: str, ref: PathRef, new_start: int) -> str | None:

@@ -67,7 +67,7 @@ def _after(ctx: LintContext, base: str) -> tuple[Commit, ...]:
 
 
 def newest_blame(ctx: LintContext, path: str, first: int, last: int) -> str | None:
-    """The newest commit (by commit time) that last touched any of lines first..last of `path`."""
+    """The newest commit (in graph order, never by commit date) that last touched any of lines first..last."""
     lines = blame_file(ctx, path)
     if not lines:
         return None
@@ -80,7 +80,7 @@ def newest_blame(ctx: LintContext, path: str, first: int, last: int) -> str | No
     known = [c for s in shas if (c := history.by_sha(s)) is not None]
     if len(known) < len(shas):
         return None
-    return max(known, key=lambda c: c.commit_time).sha
+    return max(known, key=history.rank).sha
 
 
 def blame_file(ctx: LintContext, path: str) -> dict[int, str]:
@@ -136,14 +136,16 @@ def news_shas(ctx: LintContext, news: News) -> frozenset[str]:
     return cache[key]
 
 
-def commits_matching(ctx: LintContext, name: str, predicate: Callable[[str], object]) -> list[Commit]:
+def commits_matching(ctx: LintContext, name: str, predicate: Callable[[str], object],
+                     merges: bool = False) -> list[Commit]:
     """History commits (oldest first) whose message satisfies `predicate`, computed once per run per `name`;
-    detectors intersect this short list with a statement's news instead of scanning every news commit."""
+    detectors intersect this short list with a statement's news instead of scanning every news commit. Merge
+    commits count only with `merges` (a pull request's merge message often says what its branch did)."""
     cache = ctx.facts.commits_matching
     if name not in cache:
-        commits = ctx.get_history().commits
-        cache[name] = sorted((c for c in commits if not c.is_merge and predicate(c.message)),
-                             key=lambda c: c.commit_time)
+        history = ctx.get_history()
+        cache[name] = sorted((c for c in history.commits if (merges or not c.is_merge) and predicate(c.message)),
+                             key=history.rank)
     return cache[name]
 
 

@@ -6,20 +6,18 @@ stop being news. The as-of walk goes back from the blamed commit while that comm
 its state column(s) (config `state_columns`): in its first parent, the row with the same id has the same columns
 and the same text in every other cell. An edit to any other cell (a new figure, a new evidence link, the
 directive itself) means someone worked on the row, and the walk stops there. Uncommitted state flips in the
-working tree are walked past the same way. Each step reads one file at one revision and blames one line; both
-are cached per run.
+working tree are walked past the same way. Each step reads one file at one revision (analysis/rows_at.py: only
+the lines naming the row's id are parsed) and blames one line; both are cached per run. The current record's
+cells are indexed by line once, so the walk is linear in the number of directive cells.
 """
 from __future__ import annotations
 
-from typing import Iterable
-
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import RowKey
+from roadmap.analysis.rows_at import row_key, rows_with_id, state_columns
 from roadmap.history.blame import NULL_SHA, blame_lines
 from roadmap.history.git import GitError
-from roadmap.history.tree import blob_at
 from roadmap.records.model import Statement
-from roadmap.records.parser import parse_table_cells
 
 MAX_STEPS = 16   # row edits that left one cell alone; past this the walk stops at the oldest commit it reached
 
@@ -51,51 +49,36 @@ def cell_origin(ctx: LintContext, st: Statement, sha: str) -> str:
     return sha
 
 
-def _key(cells: Iterable[Statement], state_columns: frozenset[str]) -> RowKey:
-    """A row's identity for the walk: every (column, text) pair but the state columns', in column order."""
-    return tuple((c.column, c.text) for c in cells if c.column and c.column.lower() not in state_columns)
-
-
-def _states(ctx: LintContext) -> frozenset[str]:
-    return frozenset(c.lower() for c in ctx.config.state_columns)
-
-
 def _other_cells(ctx: LintContext, st: Statement) -> RowKey | None:
     """The key of st's own row as it reads now (None when the row has no state column to flip)."""
-    rf = ctx.record(st.path)
-    if rf is None:
+    cells = _cells_on_line(ctx, st.path).get(st.line, [])
+    if not cells:
         return None
-    cells = [c for c in rf.statements if c.kind == "cell" and c.line == st.line and c.column]
-    states = _states(ctx)
+    states = state_columns(ctx)
     if not any((c.column or "").lower() in states for c in cells):
         return None
-    return _key(cells, states)
+    return row_key(cells, states)
+
+
+def _cells_on_line(ctx: LintContext, path: str) -> dict[int, list[Statement]]:
+    """A record's table cells by line, indexed once per file: scanning every statement for each directive cell
+    made a 50,000-row table take minutes (quadratic)."""
+    index = ctx.facts.cells_by_line.get(path)
+    if index is None:
+        index = ctx.facts.cells_by_line[path] = {}
+        rf = ctx.record(path)
+        for c in rf.statements if rf is not None else ():
+            if c.kind == "cell" and c.column:
+                index.setdefault(c.line, []).append(c)
+    return index
 
 
 def _same_row_line(ctx: LintContext, st: Statement, key: RowKey, rev: str) -> int | None:
     """The line, in st.path at `rev`, of a row with st's id whose cells other than its state match `key`."""
-    for line, other in _rows_at(ctx, st.path, rev).get(st.row_id or "", ()):
+    for line, other in rows_with_id(ctx, st.path, rev, st.row_id or ""):
         if other == key:
             return line
     return None
-
-
-def _rows_at(ctx: LintContext, path: str, rev: str) -> dict[str, list[tuple[int, RowKey]]]:
-    cache = ctx.facts.rows_at
-    key = (path, rev)
-    if key not in cache:
-        by_line: dict[int, list[Statement]] = {}
-        data = blob_at(ctx.root, rev, path)
-        if data is not None:
-            for s in parse_table_cells(path, data, ctx.config):
-                if s.kind == "cell" and s.row_id and s.column:
-                    by_line.setdefault(s.line, []).append(s)
-        states = _states(ctx)
-        rows: dict[str, list[tuple[int, RowKey]]] = {}
-        for line, cells in by_line.items():
-            rows.setdefault(cells[0].row_id or "", []).append((line, _key(cells, states)))
-        cache[key] = rows
-    return cache[key]
 
 
 def _blame_one(ctx: LintContext, path: str, rev: str, line: int) -> str | None:

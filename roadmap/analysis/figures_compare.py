@@ -1,4 +1,5 @@
-"""Comparing figures: rounding tolerance, metric families, and the figures an evidence entry holds.
+"""Comparing figures: rounding tolerance (units converted), metric families, words that call one figure old, and
+every number an evidence entry holds (RL202 backs figures by them).
 
 Shared by RL201 (figure-superseded) and RL202 (figure-unbacked).
 """
@@ -6,6 +7,8 @@ from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING, Any, Iterator
+
+from roadmap.analysis.metric_terms import scale
 
 if TYPE_CHECKING:
     from roadmap.evidence.store import EvidenceEntry
@@ -28,6 +31,13 @@ def close(value: float, text: str, other: float, other_text: str | None = None) 
     return abs(value - other) <= 0.5 * 10.0 ** -places + 1e-9 * max(1.0, abs(value))
 
 
+def close_scaled(value: float, text: str, unit: str | None, other: float, other_unit: str | None,
+                 other_text: str | None = None) -> bool:
+    """`close`, after converting `other` from its unit into `unit` (412.6 MB/s against 0.4126 GB/s)."""
+    (_, a), (_, b) = scale(unit), scale(other_unit)
+    return close(value, text, other * b / a, other_text if a == b else None)
+
+
 def family(fig: "Figure") -> str | None:
     if fig.unit == "x" or not fig.metric:
         return None
@@ -43,6 +53,11 @@ def comparable(a: "Figure", b: "Figure") -> bool:
 
 
 _CLAUSE = re.compile(r"[;,()|]|\.\s|\bvs\b")
+# Words that say, of one figure, that a newer one replaced it ("0.9864x, superseded by 1.0283x", "previously
+# 412 MB/s", "the old 2310 ms"): narrower than HISTORICAL, whose "was" also tells a past measurement.
+EXPLICITLY_OLD = re.compile(r"\bsupersed(?:ed|es)\b(?! by)|\bpreviously\b|\bformerly\b|\boutdated\b|\bobsolete\b|"
+                            r"\bno longer\b|\bstale\b|\bold (?:figure|number|value|result|one|ratio|rate)\b|"
+                            r"\bthe old one\b|\breplaced by\b|\bsuperseded by\b", re.I)
 
 
 def marked_historical(text: str, fig: "Figure") -> bool:
@@ -53,6 +68,17 @@ def marked_historical(text: str, fig: "Figure") -> bool:
     left = _CLAUSE.split(text[max(0, start - 60):start])[-1]
     right = _CLAUSE.split(text[end:end + 60])[0]
     return bool(HISTORICAL.search(left) or HISTORICAL.search(right))
+
+
+def explicitly_old(text: str, fig: "Figure") -> bool:
+    """Is this figure called replaced where it is quoted ("0.9864x (superseded by 1.0283x)", "previously 412")?
+    "superseded by X" and "replaced by X" make what comes before them old, never X itself."""
+    start, end = fig.start, fig.start + len(fig.text)
+    left = _CLAUSE.split(text[max(0, start - 60):start])[-1]
+    right = _CLAUSE.split(text[end:end + 60])[0]
+    if re.search(r"\b(?:superseded|replaced) by\s*$", left, re.I):
+        return False
+    return bool(EXPLICITLY_OLD.search(left) or EXPLICITLY_OLD.search(right))
 
 
 def evidence_numbers(entry: "EvidenceEntry", tree: Any = None) -> list[tuple[str, float]]:
@@ -82,20 +108,3 @@ def _walk(obj: Any, path: str) -> Iterator[tuple[str, float]]:
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
             yield from _walk(v, f"{path}[{i}]")
-
-
-def headline(entry: "EvidenceEntry") -> dict[str, list[float]]:
-    """Current figures an evidence result states, by unit: output tok/s (ours, peers) and peer ratios."""
-    out: dict[str, list[float]] = {}
-    tok = entry.metrics.get("output_tok_per_s") if isinstance(entry.metrics, dict) else None
-    if isinstance(tok, dict) and isinstance(tok.get("median"), (int, float)):
-        out.setdefault("tok/s", []).append(float(tok["median"]))
-    for p in entry.peers or []:
-        if not isinstance(p, dict):
-            continue
-        med = (p.get("metrics") or {}).get("output_tok_per_s", {}) if isinstance(p.get("metrics"), dict) else {}
-        if isinstance(med, dict) and isinstance(med.get("median"), (int, float)):
-            out.setdefault("tok/s", []).append(float(med["median"]))
-        if isinstance(p.get("ratio"), (int, float)) and not isinstance(p.get("ratio"), bool):
-            out.setdefault("x", []).append(float(p["ratio"]))
-    return out

@@ -2,7 +2,8 @@
 point, and on which record line they are written.
 
 Precision before recall: text in fenced code blocks, historical statements, URLs, absolute or `~` paths
-and paths that climb out of the repository are not references, so they are never flagged.
+and paths that climb out of the repository are not references, so they are never flagged; references into
+other projects are marked foreign (analysis/ownership.py), and only a reference proven ours is read at lines.
 """
 from __future__ import annotations
 
@@ -13,7 +14,11 @@ from typing import Callable, Iterator
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import RefSite, Resolved
+from roadmap.analysis.ownership import (Names, foreign_column, foreign_section, names_for, text_verdict,
+                                        under_external_root)
 from roadmap.records.model import PathRef, RecordFile, Statement
+from roadmap.records.patterns import ISO_DATE
+from roadmap.records.source import split_lines
 
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # Extensions a bare `name.ext:12` (no directory) must have to count as a file reference; keeps
@@ -30,7 +35,7 @@ def fenced_lines(rf: RecordFile) -> frozenset[int]:
     """1-based line numbers inside fenced code blocks (fences included)."""
     out: set[int] = set()
     fence: str | None = None
-    for n, line in enumerate(rf.text.splitlines(), 1):
+    for n, line in enumerate(split_lines(rf.text), 1):
         m = FENCE_RE.match(line)
         if fence is None:
             if m:
@@ -46,18 +51,92 @@ def fenced_lines(rf: RecordFile) -> frozenset[int]:
 def record_lines(ctx: LintContext, rf: RecordFile) -> list[str]:
     cache = ctx.facts.record_lines
     if rf.path not in cache:
-        cache[rf.path] = rf.text.splitlines()
+        cache[rf.path] = split_lines(rf.text)
     return cache[rf.path]
 
 
 def live_statements(ctx: LintContext) -> Iterator[tuple[RecordFile, Statement]]:
-    """Statements that make current claims: not historical, not inside a fenced code block."""
+    """Statements that make current claims: not historical, not inside a fenced code block, not a dated entry
+    of a log, not in a snapshot (an archived or audit record, a baseline section), not in a vendored project."""
+    if ctx.facts.live is None:
+        ctx.facts.live = list(_live(ctx))
+    return iter(ctx.facts.live)
+
+
+def _live(ctx: LintContext) -> Iterator[tuple[RecordFile, Statement]]:
+    vendored = vendored_roots(ctx)
     for rf in ctx.records:
+        if snapshot_record(rf) or any(rf.path.startswith(v) for v in vendored):
+            continue
         fences = fenced_lines(rf)
+        rows = _row_heads(rf) if is_log(rf) else None
+        snapshot_sections: dict[tuple[str, ...], bool] = {}
         for st in rf.statements:
-            if st.historical or st.line in fences:
+            if st.section not in snapshot_sections:
+                snapshot_sections[st.section] = any(_SNAPSHOT_SECTION.search(h) for h in st.section[1:])
+            if st.historical or st.line in fences or (rows is not None and dated_entry(st, rows)) \
+                    or snapshot_sections[st.section]:
                 continue
             yield rf, st
+
+
+# A record that reports on a moment (an audit, a post-mortem) and a section that
+# describes the tree before the work ("Our baseline", "Status quo") cite what was there when they were written;
+# keeping their line numbers current is nobody's job, so the reference rules read them as history.
+_SNAPSHOT_TITLE = re.compile(r"\b(?:audit|retro(?:spective)?|post-?mortem|incident|investigation)\b", re.I)
+_SNAPSHOT_SECTION = re.compile(r"\b(?:baseline|status quo|before (?:the|this) (?:change|work|port)|as found)\b", re.I)
+
+
+_LICENSE = re.compile(r"^(?:LICEN[CS]E|COPYING)(?:[.-][\w.-]*)?$", re.I)
+
+
+def vendored_roots(ctx: LintContext) -> tuple[str, ...]:
+    """Directories below the root that carry their own LICENSE: another project copied in (a vendored skill, a
+    third-party library), whose records cite that project's commits and files, not ours."""
+    if ctx.facts.vendored_roots is None:
+        roots = {f.rsplit("/", 1)[0] + "/" for f in ctx.tree.files if "/" in f and _LICENSE.match(f.rsplit("/", 1)[1])}
+        ctx.facts.vendored_roots = tuple(sorted(roots))
+    return ctx.facts.vendored_roots
+
+
+_ARCHIVE_DIRS = frozenset({"archive", "archived", "archives", "completed", "done", "closed", "old", "history",
+                           "retired", "attic", "superseded"})
+
+
+def snapshot_record(rf: RecordFile) -> bool:
+    """A record filed under an archive/completed directory, or titled as an audit, retrospective, post-mortem or
+    investigation."""
+    *dirs, _ = rf.path.split("/")
+    if any(d.lower() in _ARCHIVE_DIRS for d in dirs):
+        return True
+    title = next((ln.lstrip("#").strip() for ln in rf.text[:800].splitlines() if ln.startswith("# ")), "")
+    return _SNAPSHOT_TITLE.search(title) is not None
+
+
+def _row_heads(rf: RecordFile) -> dict[int, str]:
+    """Line of each table row -> the text of its first cell (a ledger row is dated there)."""
+    return {row[0].line: row[0].text for table in rf.tables for row in table.rows if row}
+
+
+_LOG_TITLE = re.compile(r"\b(?:log|logbook|journal|changelog|history|ledger)\b", re.I)
+_APPEND_ONLY = re.compile(r"\bappend[- ]only\b|\(append\b|\bappend;|\bnewest (?:last|first)\b", re.I)
+_DATED = re.compile(rf"^[\s*_\[(#|-]*{ISO_DATE}")
+_DATED_NAME = re.compile(rf"(?<!\d){ISO_DATE}(?!\d)")
+
+
+def is_log(rf: RecordFile) -> bool:
+    """A record that says it is a log: its title names a log/journal/history, or its opening says append-only."""
+    head = rf.text[:800]
+    title = next((ln.lstrip("#").strip() for ln in head.splitlines() if ln.startswith("# ")), "")
+    return bool(_LOG_TITLE.search(title)) or _APPEND_ONLY.search(head) is not None
+
+
+def dated_entry(st: Statement, rows: dict[int, str]) -> bool:
+    """An entry of a log, as of its date: it opens with a date, its table row does, or a section heading below
+    the title does. What it cites was so when it was written ("## 2026-07-04 — ...", "- **2026-07-02** — ...",
+    "| 2026-07-08 (gap scan) | ... |")."""
+    head = rows.get(st.line, st.text) if st.kind == "cell" else st.text
+    return _DATED.match(head) is not None or any(_DATED.match(h) for h in st.section[1:])
 
 
 def line_of(ctx: LintContext, rf: RecordFile, st: Statement, needle: str) -> int:
@@ -135,29 +214,137 @@ def _resolve(ctx: LintContext, path: str, record_dir: str) -> Resolved:
     return Resolved(None, candidates=cands)
 
 
+def project_names(ctx: LintContext) -> Names:
+    """Which words name another project here (analysis/ownership.py), built once per run."""
+    if ctx.facts.project_names is None:
+        ctx.facts.project_names = names_for(ctx.config, ctx.root.name, frozenset(_suffix_index(ctx)))
+    return ctx.facts.project_names
+
+
+def statement_foreign(ctx: LintContext, st: Statement) -> bool:
+    """The statement's column or section is about another project (an Upstream column, "## Upstream ...")."""
+    return foreign_column(st.column, project_names(ctx)) or foreign_section(st.section)
+
+
+def is_foreign_at(ctx: LintContext, st: Statement, start: int, end: int, floor: int = 0) -> bool:
+    """Whether the reference written at st.text[start:end] is another project's (analysis/ownership.py)."""
+    verdict = text_verdict(st.text, start, end, project_names(ctx), floor)
+    return verdict == "foreign" or (verdict is None and statement_foreign(ctx, st))
+
+
 def path_refs(ctx: LintContext) -> list[RefSite]:
     """Every path reference in live statements that could be a reference into this repository, once per
-    (record line, text) even when nested statements repeat their children's text."""
+    (record line, text) even when nested statements repeat their children's text (is_foreign says whether one
+    is another project's)."""
     cached = ctx.facts.path_refs
     if cached is not None:
         return cached
     seen: set[tuple[str, int, str]] = set()
     out: list[RefSite] = []
     for rf, st in live_statements(ctx):
+        cursor = 0
         for ref in st.mentions.paths:
+            start = st.text.find(ref.text, cursor) if ref.form != "link" and ref.text else -1
+            floor = cursor
+            if start >= 0:
+                cursor = start + len(ref.text)
             if ref.form == "bare" and ref.path[-1:] in ".,;:":
                 # sentence punctuation is not part of a path ("see src/x.py.")
-                ref = replace(ref, path=ref.path.rstrip(".,;:"), text=ref.text.rstrip(".,;:"))
+                text = ref.text.rstrip(".,;:")
+                ref = replace(ref, path=ref.path.rstrip(".,;:"), text=text,
+                              end_col=None if ref.start_col is None else ref.start_col + len(text))
             if not ref.path or is_external(ref.path) or normalise(ref.path) is None:
                 continue
-            line = line_of(ctx, rf, st, ref.text or ref.path)
+            spaced = _with_spaces(ctx, rf, ref)
+            if spaced is not None:          # `src/my file.py:3`: drop the `src/my` read before the space
+                if start >= 0:
+                    start = max(0, start - (len(spaced.text) - len(ref.text)))
+                ref = spaced
+                out = [o for o in out if not _within(o.ref, ref)]
+            line = ref.record_line or line_of(ctx, rf, st, ref.text or ref.path)
             key = (rf.path, line, ref.text or ref.path)
             if key in seen:
                 continue
             seen.add(key)
-            out.append(RefSite(rf, st, ref, line))
+            out.append(RefSite(rf, st, ref, line, start, floor))
     ctx.facts.path_refs = out
     return out
+
+
+_MORE_LINES = re.compile(r"(?:,\s*:?\d+(?:-\d+)?)+")
+
+
+def further_ranges(site: RefSite) -> tuple[tuple[int, int], ...]:
+    """The line ranges listed after the first one: `ops.h:158,384-390,789` -> ((384, 390), (789, 789))."""
+    if site.start < 0:
+        return ()
+    m = _MORE_LINES.match(site.st.text, site.start + len(site.ref.text))
+    if m is None:
+        return ()
+    out = []
+    for part in re.findall(r"(\d+)(?:-(\d+))?", m.group(0)):
+        a = int(part[0])
+        out.append((a, max(a, int(part[1]) if part[1] else a)))
+    return tuple(out)
+
+
+def is_foreign(ctx: LintContext, site: RefSite) -> bool:
+    """Whether the reference is another project's (analysis/ownership.py); decided once, when first asked."""
+    if site.foreign is None:
+        ref = site.ref
+        if under_external_root(normalise(ref.path) or "", ctx.config):
+            site.foreign = True
+        elif site.start < 0:
+            site.foreign = False   # a markdown link: resolved against this tree by every markdown viewer
+        else:
+            site.foreign = is_foreign_at(ctx, site.st, site.start, site.start + len(ref.text), site.floor)
+    return site.foreign
+
+
+def proven_ours(ctx: LintContext, site: RefSite, foreign_too: bool = True) -> str | None:
+    """The repo-relative file a reference points at when it is provably ours, else None: not foreign, and the
+    path as written (repo-relative, or relative to the record for links and `./x`, `../x`) exists. A bare file
+    name (`ops.cpp:4624`) or a path only found as the tail of a longer one proves nothing: another project has
+    files of that name too."""
+    ref = site.ref
+    if ref.form != "link" and "/" not in ref.path:
+        return None
+    res = resolve(ctx, ref, site.rf.path)
+    if res.path is None or res.path not in res.candidates or (foreign_too and is_foreign(ctx, site)):
+        return None
+    return res.path
+
+
+_WORDS_BEFORE = re.compile(r"(?:[^\s`|()\[\]<>*\"']+ ){1,3}$")
+
+
+def _with_spaces(ctx: LintContext, rf: RecordFile, ref: PathRef) -> PathRef | None:
+    """The reference as written when its path has spaces in it: the parser cannot know the tree, so in
+    `src/my file.py:3` it reads `file.py:3`; when that does not resolve but up to three words written right
+    before it, joined with single spaces, name a file of the tree, the reference is that file."""
+    if ref.record_line is None or ref.start_col is None or ref.form == "link":
+        return None
+    lines = record_lines(ctx, rf)
+    if not 1 <= ref.record_line <= len(lines) or resolve(ctx, ref, rf.path).path is not None:
+        return None
+    m = _WORDS_BEFORE.search(lines[ref.record_line - 1], 0, ref.start_col)
+    if m is None:
+        return None
+    words = m.group().split(" ")[:-1]
+    for k in range(len(words)):
+        prefix = " ".join(words[k:]) + " "
+        # a symbol the parser took from those words (`my` of `my dir/a.py:1`) was part of the path
+        symbol = None if ref.symbol and ref.symbol in prefix else ref.symbol
+        joined = replace(ref, path=prefix + ref.path, text=prefix + ref.text, symbol=symbol,
+                         start_col=ref.start_col - len(prefix))
+        if normalise(joined.path) is not None and resolve(ctx, joined, rf.path).path is not None:
+            return joined
+    return None
+
+
+def _within(inner: PathRef, outer: PathRef) -> bool:
+    return (inner.record_line == outer.record_line and inner.start_col is not None and outer.start_col is not None
+            and outer.start_col <= inner.start_col < (outer.end_col or outer.start_col))
 
 
 def file_lines(ctx: LintContext, path: str) -> list[str] | None:
@@ -165,22 +352,23 @@ def file_lines(ctx: LintContext, path: str) -> list[str] | None:
     cache = ctx.facts.file_lines
     if path not in cache:
         data = None if ctx.tree.is_dir(path) else ctx.tree.read_bytes(path)
-        cache[path] = None if data is None or b"\0" in data[:8192] else data.decode("utf-8", "replace").splitlines()
+        cache[path] = None if data is None or b"\0" in data[:8192] else split_lines(data.decode("utf-8", "replace"))
     return cache[path]
 
 
 def readable_refs(ctx: LintContext, want: Callable[[PathRef], bool]) -> Iterator[tuple[RefSite, str, list[str]]]:
-    """(site, resolved path, file lines) for every path reference `want(ref)` accepts whose file resolves
-    and reads as text: what the line and anchor rules share before they judge the lines."""
+    """(site, resolved path, file lines) for every path reference `want(ref)` accepts that is written as ours
+    (proven_ours without its foreign check: a rule asks is_foreign only for a reference it would report, most
+    are fine) and reads as text: what the line and anchor rules share before they judge the lines."""
     for site in path_refs(ctx):
-        if not want(site.ref):
+        if not want(site.ref) or _DATED_NAME.search(site.rf.path.rsplit("/", 1)[-1]):
+            continue   # `gap-scan-2026-07-08.md`: a report as of its date; its line numbers are that day's
+        path = proven_ours(ctx, site, foreign_too=False)
+        if path is None:
             continue
-        res = resolve(ctx, site.ref, site.rf.path)
-        if res.path is None:
-            continue
-        lines = file_lines(ctx, res.path)
+        lines = file_lines(ctx, path)
         if lines is not None:
-            yield site, res.path, lines
+            yield site, path, lines
 
 
 def anchored(ref: PathRef) -> bool:

@@ -11,6 +11,7 @@ import re
 from typing import TYPE_CHECKING, Iterable
 
 from roadmap.analysis.terms import containment, distinctive_terms, id_parts, jaccard
+from roadmap.analysis.work import terms_of
 
 if TYPE_CHECKING:
     from roadmap.records.model import Statement
@@ -35,6 +36,35 @@ def directive_terms(st: "Statement") -> set[str]:
     return distinctive_terms(st.directive_text or st.text, exclude=id_parts(subject_ids(st)))
 
 
+def work_terms(st: "Statement") -> frozenset[str]:
+    """The work terms (analysis/work.py) of the part of `st` that asks for work, its ids masked out: a commit
+    naming the id is counted apart, as naming it. A word of an id that the text also uses stays ("regex escaper
+    (CLAIM-ESCAPE-LUT)" is about an escaper)."""
+    text = st.directive_text or st.text
+    for i in subject_ids(st):
+        text = text.replace(i, " ")
+    return terms_of(text)
+
+
+def apart(a: "Statement", b: "Statement") -> bool:
+    """Are two statements different places (another file, or a table vs a list, or another section)? Items of
+    one list are distinct pieces of work however alike; a repeat lives somewhere else."""
+    return a.path != b.path or a.kind != b.kind or a.section != b.section
+
+
+def related_text(a: "Statement", b: "Statement", min_shared: int, min_containment: float,
+                 min_jaccard: float = 0.0) -> bool:
+    """Do two statements describe the same work in other words (shared work terms, abbreviations folded)?
+    When both name rows or claims, they must name one in common."""
+    ia, ib = subject_ids(a), subject_ids(b)
+    if ia and ib and not (ia & ib):
+        return False
+    ta, tb = work_terms(a), work_terms(b)
+    shared = len(ta & tb)
+    return shared >= min_shared and shared / (min(len(ta), len(tb)) or 1) >= min_containment and \
+        shared / (len(ta | tb) or 1) >= min_jaccard
+
+
 def repeats(a: "Statement", b: "Statement") -> bool:
     """Does `b` repeat the directive of `a` (same row/claim, near-identical text)?"""
     if a is b or not (subject_ids(a) & subject_ids(b)):
@@ -51,11 +81,18 @@ def surfaces_of(st: "Statement", pool: Iterable["Statement"]) -> list["Statement
     return sorted(found, key=primary_key)
 
 
-def primary_key(st: "Statement") -> tuple[int, str, int]:
-    """Which surface a finding is reported on: a numbered list item (a punch-list entry) first, then a
-    table cell, then anything else; ties by path and line, so the choice is stable."""
-    rank = 0 if st.item_number is not None else 1 if st.kind == "cell" else 2
-    return (rank, st.path, st.line)
+# Files whose name says they hold the plan (where directives are written first); other records copy from them.
+_PLANNING = re.compile(r"todo|punch|plan|roadmap|spec|backlog|checklist|coordination|hand-?off|next|task|sprint",
+                       re.I)
+
+
+def primary_key(st: "Statement") -> tuple[int, int, str, int]:
+    """Which surface a finding is reported on: one in a planning file (punch-list, plan, roadmap, spec, todo,
+    coordination) before a record or note that copies it; there, a numbered list item first, then a table cell,
+    then a list item, then anything else; ties by path and line, so the choice is stable."""
+    tier = 0 if _PLANNING.search(st.path) else 1
+    rank = 0 if st.item_number is not None else 1 if st.kind == "cell" else 2 if st.kind == "item" else 3
+    return (tier, rank, st.path, st.line)
 
 
 def section_name(st: "Statement") -> str:

@@ -5,8 +5,32 @@ from typing import Iterator
 
 from roadmap.analysis.anchors import locate, repoint, symbol_parts
 from roadmap.analysis.context import LintContext
-from roadmap.analysis.refs import quote, readable_refs, record_lines
+from roadmap.analysis.facts import RefSite
+from roadmap.analysis.ids import row_tag
+from roadmap.analysis.refs import further_ranges, is_foreign, quote, readable_refs, record_lines
 from roadmap.findings import Edit, Hit
+
+
+def _edit_span(ctx: LintContext, site: RefSite) -> tuple[str, tuple[int, int] | None]:
+    """What a fix rewrites and where: the reference as placed by the parser; for a link, its target only (the
+    link text as written may carry markup, `[`sym`](a.rs#L3)`), found once on the statement's lines."""
+    ref = site.ref
+    if ref.form != "link":
+        at = (ref.record_line, ref.start_col) if ref.record_line is not None and ref.start_col is not None else None
+        return ref.text, at
+    href = ref.text[ref.text.rfind("](") + 2:-1]
+    lines = record_lines(ctx, site.rf)
+    hits = [(n, col + 2) for n in range(site.st.line, min(site.st.end_line, len(lines)) + 1)
+            for col in _all(lines[n - 1], f"]({href})")]
+    return href, hits[0] if len(hits) == 1 else None
+
+
+def _all(line: str, needle: str) -> list[int]:
+    out, i = [], line.find(needle)
+    while i >= 0:
+        out.append(i)
+        i = line.find(needle, i + 1)
+    return out
 
 
 def _span(start: int, end: int | None) -> str:
@@ -34,18 +58,24 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
     Fix:
     Safe fix (`roadmap lint --fix`): when the symbol's definition is found on exactly one line, the reference
     is re-pointed there, keeping the length of the range (`:2430-2455` -> `:2470-2495`). When several lines
-    match equally, or the symbol is gone, there is no automatic fix: re-read the file and correct the record.
+    define it equally, or the symbol is gone, there is no automatic fix: re-read the file and correct the record.
+    Only references proven ours are checked, so a fix never rewrites another project's line numbers: a path
+    as written from the repository root (or a markdown link) that exists here, not in an Upstream column nor
+    after "upstream"/another project's name, and not a bare file name (`ops.cpp:4624` may be anyone's). A
+    symbol of one or two characters, or one mentioned on several lines and defined on none, is not looked for.
     """
     for site, path, lines in readable_refs(ctx, lambda ref: bool(ref.symbol)):
         ref = site.ref
-        loc = locate(lines, ref)
-        if loc.status == "on-lines" or not ref.symbol:
+        loc = locate(lines, ref, further_ranges(site))
+        if loc.status == "on-lines" or not ref.symbol or is_foreign(ctx, site):
             continue
         name, _ = symbol_parts(ref.symbol)
         where = f"{path}:{_span(ref.line, ref.end_line)}" if ref.line else path
         edits: list[Edit] = []
         fix = None
         if loc.status == "absent":
+            if ref.line is not None and max(ref.line, ref.end_line or ref.line) > len(lines):
+                continue   # past the end of the file and gone from it: RL302 reports the reference
             msg = f"`{name}` ({quote(ref)}) is no longer in {path}"
             fix = "find where the symbol went (or what replaced it) and correct the record"
         elif loc.status == "ambiguous":
@@ -58,13 +88,14 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
             new_end = None if ref.end_line is None or ref.line is None or ref.end_line == ref.line \
                 else loc.line + (ref.end_line - ref.line)
             msg = f"`{name}` is no longer on {where}; it is at {path}:{_span(loc.line, new_end)} now"
-            new_text = repoint(ref.text, ref, loc.line) if ref.text else None
-            lines_here = record_lines(ctx, site.rf)
-            if new_text and 1 <= site.line <= len(lines_here) and ref.text in lines_here[site.line - 1]:
-                edits.append(Edit(path=site.rf.path, line=site.line, old=ref.text, new=new_text))
-                fix = f"re-point `{ref.text}` to `{new_text}`"
+            old_text, at = _edit_span(ctx, site)
+            new_text = repoint(old_text, ref, loc.line) if old_text else None
+            if new_text and at is not None:
+                # the exact span the reference is written at (records/spans.py), never a text search
+                edits.append(Edit(path=site.rf.path, line=at[0], col=at[1], old=old_text, new=new_text))
+                fix = f"re-point `{old_text}` to `{new_text}`"
             else:
                 fix = f"re-point the reference at line {loc.line}"
         yield Hit(
-            message=msg, path=site.rf.path, line=site.line, end_line=site.line, record_id=site.st.row_id,
+            message=msg, path=site.rf.path, line=site.line, end_line=site.line, record_id=row_tag(ctx, site.st),
             fix=fix, edits=edits, key=f"{ref.path}::{name}")

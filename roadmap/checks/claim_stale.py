@@ -1,91 +1,132 @@
 """RL402 claim-stale: a claim listed as active that was closed, or that sat idle past its TTL while others
-committed to its row."""
+committed to its row or did its work."""
 from __future__ import annotations
 
 import re
 from datetime import date
+from typing import Iterator
 
 from roadmap.analysis.asof import news_for
-from roadmap.analysis.claims import claim_of, listed_active
+from roadmap.analysis.claims import PAST_SECTIONS, Claim, claims, closed_by, is_active, ttl_days
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.surfaces import section_name
 from roadmap.findings import Hit, Related
+from roadmap.history.commit import Commit
 from roadmap.history.index import HistoryIndex
 from roadmap.records.model import Statement
 
-CLOSED = re.compile(r"\b(?:closed|released|completed|abandoned|dropped|handed (?:off|over))\b", re.I)
 MAX_LISTED = 5
-
-
-def _closed_elsewhere(ctx: LintContext, st: Statement, cid: str) -> Statement | None:
-    for other in ctx.statements():
-        if other is st or cid not in other.mentions.claims or listed_active(other):
-            continue
-        head = other.text[:200]
-        if claim_of(ctx, other) == cid and CLOSED.search(head):
-            return other
-    return None
+_WORDS = re.compile(r"[a-z0-9]+")
 
 
 def _days(a: str, b: str) -> int:
     return (date.fromisoformat(b) - date.fromisoformat(a)).days
 
 
-def claim_stale(ctx: LintContext) -> list[Hit]:
+def claim_stale(ctx: LintContext) -> Iterator[Hit]:
     """What it does:
-    Checks every claim listed as active (a bullet titled with a claim id, in a section named like
-    "Claims", "Active claims", "Open" and not like "Checkpoints", "Closed", "Log"). Error: the claim says
-    it is closed/released, or another record entry for the same claim says so, yet it is still listed as
-    active. Warning: its newest date is older than `claims_ttl_days` (default 14) before the linted
-    commit, while commits made since then name its row or the claim itself.
+    Checks every claim listed as active: a bullet titled with a claim id in a section named like "Active
+    claims"; a row of a claims table (a `Claim` column; rows keyed by claim id or by name, with `Status`,
+    `Last update`/`Claimed` and `TTL` columns); a claim file with `Status:`/`Claimed:`/`TTL:` lines. Error:
+    the claim says it is closed itself, or another record closes it (a claim file whose status is closed,
+    a log entry "closed tokenizer-cache", "CLAIM-X: ... Released, closed.") no earlier than its last
+    update, yet it is still listed as active. Warning: it was last updated longer ago than its TTL (its
+    own, else the records' rule such as "claims expire after 7 days", else `claims_ttl_days`, 14) before
+    the linted commit, while commits since then name its row or the claim (or every word of its name). A
+    claim on hold (paused, blocked, parked) is not idle.
 
     Why:
     A stale claim blocks a row: nobody else picks it up, while the work has moved on without its owner.
 
     Example:
-    "- CLAIM-GGUF-Q4K (ROAD-V1-C1-GGUF-LOAD) — loader, opened 2026-07-12." still under "Active claims" on
-    2026-08-09, while three commits since 2026-07-20 carry `Row: ROAD-V1-C1-GGUF-LOAD`.
+    `| grpc-streaming | @lee | 2026-05-04 | 2026-05-04 | active | ... |` on a board whose preamble says
+    claims expire after 7 days, on 2026-05-13, after "feat(grpc): server-streaming Generate" on 2026-05-09.
 
     Fix:
-    Records only: close the claim (strike it through with the date it closed) or renew it with the date
-    and what its owner is doing now.
+    Records only: close the claim (strike it through or move it to the log, with the date it closed) or
+    renew it with the date and what its owner is doing now.
     """
-    findings: list[Hit] = []
+    closed = ctx.config.closed_state_set
+    listed = [c for c in claims(ctx) if c.shape != "file" or is_active(c, closed)]
+    idle: dict[str, list[Claim]] = {}
+    for c in listed:
+        if c.shape != "file" and PAST_SECTIONS.search(section_name(c.st) if c.st.section else ""):
+            continue
+        if c.state in closed:
+            yield _closed_hit(c, None)
+            continue
+        if not is_active(c, closed):
+            continue
+        other = closed_by(ctx, c)
+        if other is not None:
+            yield _closed_hit(c, other)
+            continue
+        idle.setdefault(c.key, []).append(c)
     history: HistoryIndex | None = None
-    for st in ctx.statements():
-        cid = claim_of(ctx, st)
-        if cid is None or not listed_active(st):
-            continue
-        own = CLOSED.search(st.text)
-        other = None if own else _closed_elsewhere(ctx, st, cid)
-        if own or other is not None:
-            where = "it says so itself" if other is None else f"{other.path}:{other.line} records it closed"
-            related = [] if other is None else [Related(other.path, other.line, "records the claim closed")]
-            findings.append(Hit(
-                severity="error", message=f"{cid} is closed ({where}) but still listed under "
-                f"'{section_name(st)}'", path=st.path, line=st.line, end_line=st.end_line, record_id=cid,
-                related=related, fix=f"Records-only fix: strike {cid} through in '{section_name(st)}' "
-                "(with the date it closed) or move it to the closed claims", key=f"closed {cid}"))
-            continue
+    for key, group in idle.items():
+        c = next((g for g in group if g.shape == "file"), group[0])
         history = history or ctx.get_history()
-        head = history.by_sha(ctx.head) if ctx.head else None
-        since = max(st.mentions.dates, default=None) or news_for(ctx, st).date
-        if head is None or since is None or _days(since, head.day) <= ctx.config.claims_ttl_days:
-            continue
-        rows = sorted(({*st.mentions.ids} - {cid}) | {cid})
-        touched = {c.sha: c for r in rows for c in history.commits_mentioning(r) if c.day > since}
-        if not touched:
-            continue
-        commits = sorted(touched.values(), key=lambda c: c.commit_time)
-        listed = ", ".join(f"{c.short} ({c.day})" for c in commits[:MAX_LISTED])
-        more = f" and {len(commits) - MAX_LISTED} more" if len(commits) > MAX_LISTED else ""
-        findings.append(Hit(
-            message=f"{cid} has been idle since {since} ({_days(since, head.day)} days, TTL "
-                    f"{ctx.config.claims_ttl_days}) while {len(commits)} commit{'s' if len(commits) > 1 else ''} "
-                    f"touched {', '.join(rows)}: {listed}{more}",
-            path=st.path, line=st.line, end_line=st.end_line, record_id=cid,
-            evidence=[{"kind": "commit", "sha": c.sha, "date": c.day, "subject": c.subject} for c in commits],
-            fix=f"Records-only fix: close {cid} or renew it with today's date and its owner's current step",
-            key=f"idle {cid}"))
-    return findings
+        hit = _idle(ctx, history, c, [g for g in group if g is not c])
+        if hit is not None:
+            yield hit
 
+
+def _closed_hit(c: Claim, other: Statement | None) -> Hit:
+    where = section_name(c.st) if c.st.section else c.st.path
+    if other is not None:
+        said = f"{other.path}:{other.line} records it closed"
+        related = [Related(other.path, other.line, "records the claim closed")]
+    else:
+        said = f"it says {c.state} itself" if c.state and c.state != "CLOSED" else "it says so itself"
+        related = []
+    return Hit(
+        severity="error", message=f"{c.key} is closed ({said}) but still listed under '{where}'",
+        path=c.st.path, line=c.line, end_line=c.line if c.shape != "bullet" else c.st.end_line,
+        record_id=c.key if c.key == c.st.row_id else None, related=related,
+        fix=f"Records-only fix: strike {c.key} through in '{where}' (with the date it closed) or move it to "
+            "the closed claims", key=f"closed {c.key}")
+
+
+def _idle(ctx: LintContext, history: HistoryIndex, c: Claim, others: list[Claim]) -> Hit | None:
+    head = history.by_sha(ctx.head) if ctx.head else None
+    since = c.since or news_for(ctx, c.st).date
+    if head is None or since is None:
+        return None
+    ttl, source = ttl_days(ctx, c)
+    idle = _days(since, head.day)
+    if idle <= ttl:
+        return None
+    touched = _touching(ctx, history, c, since)
+    if not touched:
+        return None
+    commits = sorted(touched, key=history.rank)     # graph order, not commit dates
+    listed = ", ".join(f"{k.short} ({k.day})" for k in commits[:MAX_LISTED])
+    more = f" and {len(commits) - MAX_LISTED} more" if len(commits) > MAX_LISTED else ""
+    what = ", ".join(c.rows) if c.rows else c.key
+    ttl_text = f"{ttl:g}" + ("" if source == "claims_ttl_days" else f" days, {source}")
+    return Hit(
+        message=f"{c.key} has been idle since {since} ({idle} days, TTL {ttl_text}) while "
+                f"{len(commits)} commit{'s' if len(commits) > 1 else ''} touched {what}: {listed}{more}",
+        path=c.st.path, line=c.line, end_line=c.line if c.shape != "bullet" else c.st.end_line,
+        record_id=c.key if c.key == c.st.row_id else None,
+        related=[Related(o.st.path, o.line, f"{c.key} is also listed here") for o in others],
+        evidence=[{"kind": "commit", "sha": k.sha, "date": k.day, "subject": k.subject} for k in commits],
+        fix=f"Records-only fix: close {c.key} or renew it with today's date and its owner's current step",
+        key=f"idle {c.key}")
+
+
+def _touching(ctx: LintContext, history: HistoryIndex, c: Claim, since: str) -> list[Commit]:
+    """Commits after `since` that name the claim's rows or the claim (a claim id, or every word of a name)."""
+    found: dict[str, Commit] = {}
+    ids = [*c.rows, c.key] if ctx.config.claim_re.fullmatch(c.key) or "-" not in c.key else list(c.rows)
+    for token in ids:
+        for k in history.commits_mentioning(token):
+            if k.day > since:
+                found[k.sha] = k
+    if not ctx.config.claim_re.fullmatch(c.key):
+        parts = set(_WORDS.findall(c.key.lower()))
+        if len(parts) >= 2:
+            for k in history.commits_after(since):
+                if parts <= set(_WORDS.findall(f"{k.subject}\n{k.body}".lower())):
+                    found[k.sha] = k
+    return list(found.values())

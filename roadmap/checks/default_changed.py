@@ -4,9 +4,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from roadmap.analysis.asof import commits_matching, news_subset
+from roadmap.analysis.asof import commits_matching, news_shas, news_subset
 from roadmap.analysis.commit_text import MAX_COMMITS, message_tokens
 from roadmap.analysis.context import LintContext
+from roadmap.analysis.default_flips import default_flips
+from roadmap.analysis.work import own_words
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids
@@ -16,18 +18,32 @@ from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
 
 OPT_IN = re.compile(r"\bopt-?in\b|\b(?:off|disabled) by default\b|\bdefault(?:s|ed)?(?: to| is)?[ :=]+"
-                    r"(?:off|0|false|disabled)\b|\bexperimental\b|\bnot (?:on|enabled) by default\b", re.I)
+                    r"(?:off|0|false|disabled)\b|\bexperimental\b|\bnot (?:on|enabled) by default\b|"
+                    r"\b(?:is|are|stays?|remains?)\s+(?:off|disabled)\b|\boff\s+unless\b|"
+                    r"\bbehind (?:a|the|an) (?:flag|switch|env(?:ironment)? var(?:iable)?)\b", re.I)
 FLIPPED = re.compile(r"(?<!not )\b(?:on|enabled|true) by default\b|\bdefault(?:s|ed)?(?: to| is| is now| now)?"
-                     r"[ :=]+(?:on|1|true|enabled)\b|\b(?:turn(?:s|ed)?|switch(?:es|ed)?|flip(?:s|ped)?)\b[^.]{0,40}"
-                     r"\bon by default\b", re.I)
-says_opt_in = hinted(OPT_IN, ("opt", "default", "exper"))     # every OPT_IN match holds one of these
-says_flipped = hinted(FLIPPED, ("default",))
+                     r"[ :=]+(?:on|1|true|enabled)\b|\b(?:turn(?:s|ed)?|switch(?:es|ed)?|flip(?:s|ped)?)\b[^.;]{0,40}"
+                     r"\bon by default\b|\benabl(?:e|es|ed|ing)\b[^.;]{0,60}\bby default\b|"
+                     r"\bmak(?:e|es|ing)\b[^.;]{0,60}\bthe default\b|\b(?:is|are)\s+now\s+(?:on|enabled)\b|"
+                     r"\bon\s+unless\b|\bas the default\b", re.I)
+# A sentence that also says the thing stays off is no flip ("ships DEFAULT OFF, X=1 to opt in", even when it
+# quotes someone else's "default ON").
+_STAYS_OFF = re.compile(r"\bdefault\s+off\b|\boff\s+by\s+default\b|\bopt-?in\b|\bto\s+opt\s+in\b|\bships?\s+off\b|"
+                        r"\bkeeps?\s+(?:it\s+)?off\b|\bstays?\s+off\b", re.I)
+# "is not enabled by default", "won't be the default": a flip phrase, negated.
+_NEGATED = re.compile(r"\b(?:not|isn't|aren't|never|no\s+longer|won't|wasn't)\s+(?:\w+\s+){0,2}"
+                      r"(?:on|enabled?|turned\s+on|the\s+default|default)\b", re.I)
+says_opt_in = hinted(OPT_IN, ("opt", "default", "exper", "off", "disab", "behind"))   # one in every OPT_IN match
+says_flipped = hinted(FLIPPED, ("default", "on", "enabled"))
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+")
-_FLAG = re.compile(r"^(?:--[a-z0-9][\w-]+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)$")
+# What names a switch: a --flag, an ENV_VAR, or a snake_case setting (`use_fused_adam`, `split_kv`).
+_FLAG = re.compile(r"^(?:--[a-z0-9][\w-]+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)$")
 
 
 def _flags(st: Statement) -> set[str]:
-    return {s for s in (*st.mentions.env_vars, *st.mentions.symbols) if _FLAG.match(s)}
+    """The switches a statement names; `use_fused_adam=True` names `use_fused_adam`."""
+    names = (s.split("=", 1)[0].strip() for s in (*st.mentions.env_vars, *st.mentions.symbols))
+    return {s for s in names if _FLAG.match(s)}
 
 
 def _feature_words(st: Statement) -> set[str]:
@@ -49,13 +65,54 @@ def applies(st: Statement) -> bool:
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
+    return _from_code(ctx, st, news) or _from_message(ctx, st, news)
+
+
+def _from_code(ctx: LintContext, st: Statement, news: News) -> Reason | None:
+    """A news commit whose diff turned on the default of a switch the statement names (and no later one turned
+    it back off)."""
+    flags = _flags(st)
+    if not flags or not news.commits:
+        return None
+    fresh = news_shas(ctx, news)
+    history = ctx.get_history()
+    for flag in sorted(flags):
+        flips = [f for f in default_flips(ctx, _all_flags(ctx)).get(flag, ()) if f.sha in fresh]
+        on = [f for f in flips if f.on]
+        if not on or flips[-1] is not on[-1] and not flips[-1].on:
+            continue                     # never turned on since, or turned back off last
+        flip = on[0]
+        c = history.by_sha(flip.sha)
+        if c is None:
+            continue
+        phrase = (f"calls `{flag}` opt-in, but {c.short} ({c.day}) turned it on by default in {flip.path}: "
+                  f"`{_short(flip.before)}` became `{_short(flip.after)}`")
+        fix = f"say `{flag}` is on by default since {c.short} and name its rollback switch instead of the opt-in"
+        return Reason("RL104", "error", phrase, fix, commits=[(c, "default flipped")], news=news)
+    return None
+
+
+def _all_flags(ctx: LintContext) -> set[str]:
+    """Every switch that some live statement calls opt-in: their code history is read in one pass."""
+    if ctx.facts.opt_in_flags is None:
+        ctx.facts.opt_in_flags = frozenset(f for st in ctx.statements() if not st.historical and applies(st)
+                                           for f in _flags(st))
+    return set(ctx.facts.opt_in_flags)
+
+
+def _short(line: str) -> str:
+    return line if len(line) <= 70 else line[:67] + "..."
+
+
+def _from_message(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     flags = _flags(st)
     feature = _feature_words(st)
     terms = distinctive_terms(st.text, exclude=id_parts(subject_ids(st)))
-    for c in news_subset(ctx, "flips-default", lambda: commits_matching(ctx, "flips-default", says_flipped), news):
+    flipping = commits_matching(ctx, "flips-default", says_flipped, merges=True)
+    for c in news_subset(ctx, "flips-default", lambda: flipping, news):
         best: tuple[int, str, str, list[str]] | None = None    # (rank, what, sentence, flags named)
         for sent, before in _flip_sentences(c):
-            named = sorted(f for f in flags if f in sent and _flag_re(f).search(sent))
+            named = sorted(f for f in flags if _flag_re(f).search(sent))
             near = [t for t in before if t in feature]
             if named:
                 cand = (0, f"`{named[0]}`", sent, named)
@@ -82,10 +139,10 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
 def _reverted(ctx: LintContext, news: News, flip: Commit, flags: list[str]) -> bool:
     """A later news commit that turns the same flag back off (and names it) cancels the flip."""
     for c in news_subset(ctx, "opt-in", lambda: commits_matching(ctx, "opt-in", says_opt_in), news):
-        if c.commit_time <= flip.commit_time:
+        if ctx.get_history().rank(c) <= ctx.get_history().rank(flip):    # graph order, not commit dates
             continue
         for sent in _turned_off(c):
-            if not flags or any(f in sent for f in flags):
+            if not flags or any(_flag_re(f).search(sent) for f in flags):
                 return True
     return False
 
@@ -93,11 +150,12 @@ def _reverted(ctx: LintContext, news: News, flip: Commit, flags: list[str]) -> b
 @lru_cache(maxsize=MAX_COMMITS)
 def _flip_sentences(c: Commit) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(sentence, tokens of the 30 characters before its phrase) for each sentence of the commit (subject,
-    then body) that turns something on by default: once per commit, not per statement."""
+    then body) that turns something on by default and does not also say it stays off: once per commit."""
     out = []
-    for sent in [c.subject] + _sentences(c.body):
+    subject, body = own_words(c)
+    for sent in [subject] + _sentences(body):
         m = FLIPPED.search(sent)
-        if m:
+        if m and not _STAYS_OFF.search(sent) and not _NEGATED.search(sent):
             out.append((sent, tuple(tokens(sent[max(0, m.start() - 30):m.start()]))))
     return tuple(out)
 
@@ -110,7 +168,9 @@ def _turned_off(c: Commit) -> tuple[str, ...]:
 
 @lru_cache(maxsize=4096)
 def _flag_re(flag: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w-]){re.escape(flag)}(?![\w-])")
+    """A switch as prose writes it: `split_kv`, split-KV and split kv are one; `--split-kv` matches split-kv."""
+    parts = [re.escape(p) for p in re.split(r"[-_ ]+", flag.lstrip("-")) if p]
+    return re.compile(r"(?<![\w-])(?:--)?" + r"[-_ ]?".join(parts) + r"(?![\w-])", re.I)
 
 
 def default_changed(ctx: LintContext) -> list[Hit]:

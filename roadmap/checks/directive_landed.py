@@ -7,12 +7,13 @@ from functools import lru_cache
 
 from roadmap.analysis.asof import news_shas, news_subset
 from roadmap.analysis.code_symbols import code_delta, in_code_at
-from roadmap.analysis.commit_text import message_tokens, term_weights
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News, Reason
+from roadmap.analysis.landing import (asks_documentation, builds_nothing, changed_paths, done_twin, path_commits,
+                                      work_weights, written_by)
 from roadmap.analysis.stale import hits_for
-from roadmap.analysis.surfaces import directive_terms, subject_ids
-from roadmap.analysis.terms import Overlap, overlap_tokens
+from roadmap.analysis.surfaces import describe, subject_ids, work_terms
+from roadmap.analysis.work import CommitWork, WorkMatch, candidates, commit_work, match, terms_of
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
@@ -20,7 +21,19 @@ from roadmap.records.model import Statement
 # A symbol distinctive enough that its first appearance in code is evidence on its own: an identifier
 # with an inner capital or underscore (`AsyncDeviceInputs`, `VT_ASYNC_DEVICE_MIRROR`), or a long flag.
 _DISTINCT = re.compile(r"^(?:--[a-z0-9][a-z0-9-]{5,}|[A-Za-z_][A-Za-z0-9_:.]*(?:[a-z][A-Z]|_)[A-Za-z0-9_:.]*)$")
-STRONG_RATIO, WEAK_RATIO = 0.6, 0.35   # IDF-weighted share of the directive's terms
+STRONG_RATIO, WEAK_RATIO = 0.5, 0.3    # IDF-weighted share of the directive's work terms the commit reports done
+MAX_CHANCE = 0.05                      # expected chance matches among the news commits, for terms alone
+MAX_TERMS_ALONE = 20                   # a longer directive names several pieces of work: terms alone cannot say
+REFUSED = 0.3                          # share of the unmatched terms a commit says it did NOT do: it left that work
+# Directives that ask for a measurement are not done by a commit that builds something: only by one that
+# adds evidence or says it measured. "bench", "benchmark" and "profile" also name tools and features ("bench and
+# serve share one flag"), and stems make "benchmarked" one of them: those count only with evidence written.
+# A target ("Reach 95% precision", "Meet the 10 s bound") is an outcome: measured, not built.
+_MEASURE_VERBS = frozenset("measure re-measure remeasure rerun re-run bench benchmark re-bench rebench profile "
+                           "time validate verify confirm reproduce soak evaluate reach achieve attain meet "
+                           "exceed".split())
+_MEASURED = frozenset(terms_of("measured evidence result results soak validated verified reran timing timings "
+                               "numbers"))
 
 
 @dataclass
@@ -29,25 +42,46 @@ class _Candidate:
     names: str = ""             # "trailer" | "body" | ""
     named: tuple[str, ...] = ()
     introduced: tuple[str, ...] = ()
-    terms: Overlap | None = None
+    touches: tuple[str, ...] = ()  # files the directive names that the commit changed
+    other_rows: bool = False       # its trailers name rows, none of them the directive's
+    news: int = 0                  # commits the directive cannot have known about (for the chance of a match)
+    work: WorkMatch | None = None
 
     @property
-    def score(self) -> float:
-        pts = {"trailer": 3.0, "body": 2.0}.get(self.names, 0.0) + (3.0 if self.introduced else 0.0)
-        if self.terms and len(self.terms.matched) >= 2:
-            pts += 5.0 * self.terms.ratio
-        return round(pts, 1)
+    def _terms(self) -> tuple[int, float, int]:
+        w = self.work
+        return (len(w.matched), w.ratio, w.in_subject) if w else (0, 0.0, 0)
 
     @property
     def strength(self) -> str | None:
-        ratio = self.terms.ratio if self.terms else 0.0
-        matched = len(self.terms.matched) if self.terms else 0
-        if (self.names and ratio >= STRONG_RATIO and matched >= 3) or \
-                (self.introduced and (self.names or ratio >= WEAK_RATIO)):
+        """Error or warning from which kinds of evidence agree (counts, not a continuous score, so that an
+        unrelated commit cannot move a finding across the line); None when the commit did not do the work."""
+        if self.work is not None and self.work.refused_ratio >= REFUSED and not self.introduced:
+            return None                  # its message says it left this work for later
+        if self.other_rows and not self.names and not self.introduced:
+            return None                  # it says whose work it is, and that is another row's
+        n, ratio, subject = self._terms
+        total = self.work.total if self.work else 0
+        # Terms alone (no row named, no symbol introduced) count only for a directive short enough to name one
+        # piece of work, from a commit whose subject is about it (two of the directive's terms there): most of the
+        # directive's weight, or four of its terms, or all of a short directive's terms.
+        # And the match must not be one some news commit would make by chance: common words of the project
+        # ("source", the project's own name) are said together by many commits.
+        specific = self.work is not None and self.work.chance * max(self.news, 1) <= MAX_CHANCE
+        terms_alone = specific and subject >= 2 and total <= MAX_TERMS_ALONE and (
+            n >= 3 and ratio >= STRONG_RATIO or n >= 4 and ratio >= 0.4 or n >= 2 and n == total)
+        # Changing the very file the directive names, with a subject about the same work, is evidence too.
+        touched = bool(self.touches) and n >= 3 and subject >= 1
+        if self.names and (n >= 3 and ratio >= STRONG_RATIO or touched) or \
+                self.introduced and (self.names or n >= 2 and ratio >= WEAK_RATIO):
             return "error"
-        if (self.names and ratio >= WEAK_RATIO and matched >= 3) or self.introduced:
+        if self.names and n >= 3 and ratio >= WEAK_RATIO or self.introduced or terms_alone or touched:
             return "warning"
         return None
+
+    @property
+    def weight(self) -> float:
+        return 3.0 * bool(self.names) + 3.0 * bool(self.introduced) + 5.0 * self._terms[1]
 
     def reasons(self) -> str:
         out = []
@@ -55,8 +89,10 @@ class _Candidate:
             out.append(f"{'a trailer' if self.names == 'trailer' else 'its message'} names {', '.join(self.named)}")
         if self.introduced:
             out.append("introduces " + ", ".join(f"`{s}`" for s in self.introduced) + " in code")
-        if self.terms and self.terms.matched:
-            out.append(self.terms.describe(6))
+        if self.touches:
+            out.append("changes " + ", ".join(self.touches[:3]))
+        if self.work and self.work.matched:
+            out.append(self.work.describe(6))
         return "; ".join(out)
 
 
@@ -121,27 +157,73 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         if first is not None:
             cand = cands.setdefault(first.sha, _Candidate(first))
             cand.introduced += (sym,)
-    if not cands:
-        return []
-    terms = directive_terms(st)
-    weights = term_weights(ctx)
+    terms = work_terms(st)
+    weights = work_weights(ctx)
+    fresh = news_shas(ctx, news)
+    named_paths = sorted({p.path for p in st.mentions.paths if p.path and not p.path.endswith("/")
+                          and not builds_nothing((p.path,))})         # a record or doc changed is no work done
+    if named_paths:                     # commits that changed a file the directive names
+        index = path_commits(ctx)
+        for path in named_paths:
+            for sha in index.get(path, ()):
+                touching = history.by_sha(sha) if sha in fresh else None
+                if touching is not None and not touching.is_merge:
+                    cand = cands.setdefault(sha, _Candidate(touching))
+                    cand.touches += (path,)
+    if len(terms) >= 2:                 # commits that report the same work in their own words
+        for c in candidates(terms, weights):
+            if c.sha in fresh and not c.is_merge and c.sha not in cands:
+                cands[c.sha] = _Candidate(c)
+    measuring = _asks_measurement(st)
+    out = []
     for cand in cands.values():
-        cand.terms = overlap_tokens(terms, message_tokens(cand.commit), weights)
-    return list(cands.values())
+        cand.news = len(fresh)
+        if ids and not cand.names:
+            cand.other_rows = _names_other_rows(cand.commit, ids)
+        cand.work = match(terms, commit_work(cand.commit), weights)
+        if measuring and not cand.introduced and not _measured(ctx, cand.commit):
+            continue                    # a measurement is not done by a commit that only builds
+        out.append(cand)
+    return out
 
 
-def _together(ctx: LintContext, st: Statement, cands: list[_Candidate]) -> tuple[list[_Candidate], Overlap] | None:
+_ROW_TRAILERS = ("row", "rows", "refs", "claim", "claims")
+
+
+def _names_other_rows(commit: Commit, ids: frozenset[str]) -> bool:
+    """Do the commit's trailers (Row:, Refs:, Claim:) name rows, none of them one of `ids`?"""
+    named = [v for k in _ROW_TRAILERS for v in commit.trailer_values(k)]
+    return bool(named) and not any(_id_re(i).search(" ".join(named)) for i in ids)
+
+
+def _measured(ctx: LintContext, commit: Commit) -> bool:
+    """Did the commit say it measured, or write under the evidence root?"""
+    if _MEASURED & commit_work(commit).done:
+        return True
+    root = ctx.config.evidence.root.strip("/")
+    return bool(root) and any(p.startswith(root + "/") for p in changed_paths(ctx, [commit]).get(commit.sha, ()))
+
+
+def _asks_measurement(st: Statement) -> bool:
+    text = (st.directive_text or st.text).lower()
+    words = re.findall(r"[a-z][a-z-]*", text)[:6]
+    return bool(words) and any(w in _MEASURE_VERBS for w in words[:3])
+
+
+def _together(ctx: LintContext, st: Statement, cands: list[_Candidate]) -> tuple[list[_Candidate], WorkMatch] | None:
     """Work that landed in a series of commits: no single commit matches, but the news commits whose trailer names
     the row, taken together, carry the directive's terms as strongly as one strong commit would ("Build the server
     and its load client": one commit builds the server, a later one the load client). Only commits that share at
     least one term count, and the union must match more terms than any one of them."""
-    named = sorted((c for c in cands if c.names == "trailer" and c.terms and c.terms.matched),
-                   key=lambda c: c.commit.commit_time)
+    rank = ctx.get_history().rank
+    named = sorted((c for c in cands if c.names == "trailer" and c.work and c.work.matched),
+                   key=lambda c: rank(c.commit))
     if len(named) < 2:
         return None
-    union = frozenset().union(*(message_tokens(c.commit) for c in named))
-    together = overlap_tokens(directive_terms(st), union, term_weights(ctx))
-    best_single = max(len(c.terms.matched) for c in named if c.terms)
+    done = frozenset().union(*(commit_work(c.commit).done for c in named))
+    subject = frozenset().union(*(commit_work(c.commit).subject for c in named))
+    together = match(work_terms(st), CommitWork(done, frozenset(), subject), work_weights(ctx))
+    best_single = max(len(c.work.matched) for c in named if c.work)
     if len(together.matched) >= 3 and together.ratio >= STRONG_RATIO and len(together.matched) > best_single:
         return named, together
     return None
@@ -152,10 +234,18 @@ def applies(st: Statement) -> bool:
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
+    return _landed_reason(ctx, st, news) or _twin_reason(ctx, st, news)
+
+
+def _landed_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     if not news.commits:
         return None
-    cands = _candidates(ctx, st, news)
+    own = written_by(ctx, st) if news.kind in ("sha", "date") else None
+    cands = [c for c in _candidates(ctx, st, news) if c.commit.sha != own]   # writing it is not doing it
     found = [c for c in cands if c.strength]
+    if found and not asks_documentation(st) and not _asks_measurement(st):   # only docs written: nothing built
+        paths = changed_paths(ctx, [c.commit for c in found])
+        found = [c for c in found if c.introduced or not builds_nothing(paths[c.commit.sha])]
     strong = [c for c in found if c.strength == "error"]
     if not strong:                  # no one commit did it all: maybe a series did (it explains more than a weak one)
         series = _together(ctx, st, cands)
@@ -164,10 +254,12 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     if not found:
         return None
     pool = strong or found
-    best = min(pool, key=lambda c: (c.commit.commit_time, -c.score))   # the first commit that did the work
+    rank = ctx.get_history().rank      # graph order: commit dates can be skewed
+    top = max(c.weight for c in pool)
+    best = min((c for c in pool if c.weight >= top - 1.0), key=lambda c: rank(c.commit))   # the first that did it
     c = best.commit
-    phrase = (f"directs work that landed {c.day} in {c.short} ({c.subject!r}; score {best.score}: {best.reasons()})")
-    others = sorted((x for x in pool if x is not best), key=lambda x: x.commit.commit_time)
+    phrase = f"directs work that landed {c.day} in {c.short} ({c.subject!r}: {best.reasons()})"
+    others = sorted((x for x in pool if x is not best), key=lambda x: rank(x.commit))
     if others:
         phrase += " and later in " + ", ".join(x.commit.short for x in others[:3])
     fix = f"drop or strike the directive: {c.short} did the work"
@@ -175,10 +267,42 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
                   commits=[(best.commit, "landed")] + [(x.commit, "landed") for x in others], news=news)
 
 
-def _series_reason(series: tuple[list[_Candidate], Overlap], news: News) -> Reason:
+def _twin_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:
+    """Stale on arrival: another record already marks this work done. The commit that did it is named when
+    one reports the same work, before or after the directive was written."""
+    terms = work_terms(st)
+    twin = done_twin(ctx, st, terms)
+    if twin is None:
+        return None
+    weights = work_weights(ctx)
+    own = written_by(ctx, st)
+    best: tuple[float, Commit, WorkMatch] | None = None
+    docs = asks_documentation(st) or _asks_measurement(st)
+    for c in candidates(terms, weights):
+        if c.is_merge or c.sha == own:
+            continue
+        m = match(terms, commit_work(c), weights)
+        if not docs and builds_nothing(changed_paths(ctx, [c])[c.sha]):
+            continue
+        if len(m.matched) >= 2 and m.ratio >= WEAK_RATIO and m.refused_ratio < REFUSED and m.in_subject >= 1 \
+                and (best is None or m.ratio > best[0]):
+            best = (m.ratio, c, m)
+    done = " ".join(twin.text.split())
+    done = done if len(done) <= 80 else done[:77] + "..."
+    phrase = f"lists work {twin.path}:{twin.line} already marks done ({done!r})"
+    commits: list[tuple[Commit, str]] = []
+    if best is not None:
+        c, m = best[1], best[2]
+        phrase += f"; it landed {c.day} in {c.short} ({c.subject!r}: {m.describe(6)})"
+        commits.append((c, "landed"))
+    fix = f"drop or strike the directive: {describe(twin)} records it done"
+    return Reason("RL101", "error" if commits else "warning", phrase, fix, commits=commits, news=news)
+
+
+def _series_reason(series: tuple[list[_Candidate], WorkMatch], news: News) -> Reason:
     named, together = series
     first, last = named[0].commit, named[-1].commit
-    listed = ", ".join(f"{c.commit.short} ({', '.join(c.terms.matched) if c.terms else ''})" for c in named[:4])
+    listed = ", ".join(f"{c.commit.short} ({', '.join(c.work.matched[:4]) if c.work else ''})" for c in named[:4])
     more = f" and {len(named) - 4} more" if len(named) > 4 else ""
     rows = ", ".join(sorted({i for c in named for i in c.named}))
     phrase = (f"directs work that landed in {len(named)} commits whose trailer names {rows}, "

@@ -9,11 +9,13 @@ from roadmap.findings import Hit
 
 def evidence_invalid(ctx: LintContext) -> list[Hit]:
     """What it does:
-    Validates every evidence entry under the evidence root that has a `result.json` (schema
-    "evident.bench/1", docs/evidence-schema.json): it must parse as JSON, follow the schema, name in
-    `commit` a commit on the linted revision's history, and say `dirty: false`. One finding per entry,
-    listing every problem; a dirty tree alone is a warning. Foreign evidence (a summary without
-    result.json) is dated by its name and not checked here.
+    Validates every evidence entry under the evidence root whose `result.json` (or `.json` file) declares
+    one of our schemas ("evident.bench/1" or "evident.roadmap-lint/1", docs/evidence-schema.json): it must
+    follow the schema, name in `commit` a commit on the linted revision's history, and say `dirty: false`.
+    JSON that does not parse (invalid syntax, NaN or Infinity, not UTF-8) is reported whoever wrote it. One
+    finding per entry, listing every problem; a dirty tree alone is a warning. Evidence other teams keep
+    (JSON without our `schema`, a summary, a log) is read for its date, series and figures and is never
+    reported here.
 
     Why:
     Records cite evidence to make figures checkable; a result that cannot be read, lacks the command or

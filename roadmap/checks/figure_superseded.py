@@ -1,157 +1,136 @@
-"""RL201 figure-superseded: a record quotes, as current, a figure that a newer figure for the same row replaced."""
+"""RL201 figure-superseded: a record quotes, as current, a figure that a newer figure for the same series and
+metric replaced."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Any
 
-from roadmap.analysis.asof import news_for
 from roadmap.analysis.context import LintContext
-from roadmap.analysis.figures_compare import close, comparable, headline, marked_historical
+from roadmap.analysis.figures_compare import close_scaled
+from roadmap.analysis.evidence_index import quotes
+from roadmap.analysis.figure_marks import echoes
+from roadmap.analysis.figure_stale import Stale, with_unit
+from roadmap.analysis.supersession import stale_quotes
 from roadmap.analysis.surfaces import describe
-from roadmap.config import glob_match
 from roadmap.findings import Hit, Related
-from roadmap.records.model import Figure, Statement
-
-_QUALS = ("output", "total", "prefill", "decode", "input", "peak")
-_LEADING_DATE = re.compile(r"^\s*\d{4}-\d{2}-\d{2}\b")
 
 
 @dataclass
-class _Stale:
-    st: "Statement"
-    row: str
-    date: str
-    old: list["Figure"]
-    new: list[tuple[float, str]]                   # the newer figures: (value, text as written)
-    source: str                                    # "the canonical row 2a (.agents/roadmap.md:12, 2026-08-07)"
-    evidence: dict[str, Any]
+class _Surface:
+    """The stale quotes of one record line (a statement, or the cells of one table row)."""
+
+    path: str
+    line: int
+    stale: list[Stale]
+
+    @property
+    def row(self) -> str | None:
+        return next((s.quote.row for s in self.stale if s.quote.row), None)
 
 
-def _canonical(ctx: "LintContext", path: str) -> bool:
-    return any(glob_match(g, path) for g in ctx.config.canonical_states)
+def _label(s: Stale) -> str:
+    """'the silesia-l3 row at line 9' for a table row with a key, else how surfaces.describe names it."""
+    q = s.quote
+    if q.st.kind == "cell" and q.row_key and len(q.row_key) <= 60:
+        return f"the {q.row_key} row at line {q.st.line}"
+    return describe(q.st)
 
 
-def _quals(fig: "Figure") -> set[str]:
-    return {w for w in (fig.metric or "").split() if w in _QUALS}
+def _old(s: Stale) -> str:
+    return with_unit(s.quote.fig.text, s.quote.unit)
 
 
-def _superseded(old: list["Figure"], new: list["Figure"]) -> list["Figure"]:
-    out = []
-    for f in old:
-        peers = [n for n in new if comparable(f, n) and not (_quals(f) and _quals(n) and _quals(f) != _quals(n))]
-        if peers and not any(close(f.value, f.text, n.value, n.text) for n in peers):
-            out.append(f)
-    return out
+def _same_figure(a: Stale, b: Stale) -> bool:
+    qa, qb = a.quote, b.quote
+    if not close_scaled(qa.fig.value, qa.fig.text, qa.unit, qb.fig.value, qb.unit, qb.fig.text):
+        return False
+    return bool((qa.row and qa.row == qb.row) or qa.keys & qb.keys or a.source == b.source)
 
 
-def _row_label(ctx: "LintContext", t: "Statement") -> str:
-    """'row 2a' when the canonical table numbers its rows in a '#' column, else the row id."""
-    rf = ctx.record(t.path)
-    for table in rf.tables if rf else []:
-        if table.line <= t.line <= table.end_line and table.headers and table.headers[0].strip() in ("#", "No", "No."):
-            for cells in table.rows:
-                if cells and cells[0].line == t.line and cells[0].text.strip():
-                    return f"row {cells[0].text.strip()}"
-    return t.row_id or "the canonical row"
-
-
-def _fmt(figs: list[tuple[float, str]]) -> str:
-    return ", ".join(dict.fromkeys(text for _, text in figs))
-
-
-def _text(f: "Figure") -> str:
-    return f.text if (" " in f.text or f.text.endswith(("x", "%")) or not f.unit) else f"{f.text} {f.unit}"
-
-
-def _find(ctx: "LintContext") -> list[_Stale]:
-    canon: dict[str, list["Statement"]] = {}
-    for st in ctx.statements():
-        if _canonical(ctx, st.path) and not st.historical and st.mentions.figures and st.row_id:
-            canon.setdefault(st.row_id, []).append(st)
-    store = ctx.get_evidence()
-    out: list[_Stale] = []
-    for st in ctx.statements():
-        row = st.row_id or st.defines
-        if not row or st.historical or not st.mentions.figures:
-            continue
-        if st.kind == "item" and _LEADING_DATE.match(st.text):
-            continue                     # a dated log entry records what was true that day
-        figs = [f for f in st.mentions.figures if f.unit and not marked_historical(st.text, f)]
-        date = news_for(ctx, st).date if figs else None
-        if not date:
-            continue
-        newer = [(d, t) for t in canon.get(row, []) if t is not st and (d := news_for(ctx, t).date) and d > date]
-        if newer:
-            d, t = max(newer, key=lambda x: (x[0], x[1].line))
-            old = _superseded(figs, list(t.mentions.figures))
-            if old:
-                new = [(f.value, _text(f)) for f in t.mentions.figures if any(comparable(o, f) for o in old)]
-                src = f"{_row_label(ctx, t)} ({t.path}:{t.line}, {d})"
-                ev = {"kind": "statement", "path": t.path, "line": t.line, "date": d, "text": t.text[:200]}
-                out.append(_Stale(st, row, date, old, new, src, ev))
-            continue
-        entries = [e for e in store.by_row.get(row, []) if e.raw and e.date and e.date > date]
-        if entries:
-            e = entries[-1]
-            head = headline(e)
-            old = [f for f in figs if f.unit in head and not any(close(f.value, f.text, v) for v in head[f.unit])]
-            if old:
-                new = [(v, f"{v:.4f}x" if u == "x" else f"{v:.2f} {u}") for u, vs in head.items()
-                       for v in vs if any(o.unit == u for o in old)]
-                out.append(_Stale(st, row, date, old, new, f"newer evidence {e.name} ({e.date})",
-                                  {"kind": "evidence", "path": e.path, "date": e.date}))
-    return out
+def _surfaces(stale: list[Stale]) -> list[_Surface]:
+    by_line: dict[tuple[str, int], _Surface] = {}
+    for s in sorted(stale, key=lambda s: (s.quote.st.path, s.quote.st.line, s.quote.fig.start)):
+        key = (s.quote.st.path, s.quote.st.line)
+        by_line.setdefault(key, _Surface(key[0], key[1], [])).stale.append(s)
+    return list(by_line.values())
 
 
 def figure_superseded(ctx: LintContext) -> list[Hit]:
     """What it does:
-    Flags figures a record quotes as current for a row (a table cell, a list item) when a newer figure
-    for the same row and metric exists: the row's statement in the canonical state file, written after
-    the quoting statement (its as-of date, else git blame), or a newer evidence entry of that row with a
-    result.json. Figures are compared by unit and metric (TTFT is never compared with TPOT) within the
-    rounding they are written with. Struck-through figures, figures called superseded/previous/old where
-    they are quoted, historical statements and dated log entries are never flagged. Statements quoting
-    the same superseded figures are reported once, the others as related locations.
+    Flags a figure a record quotes as current when a newer figure for the same series and metric says
+    otherwise: a newer evidence entry of its series (one it names or cites, its table row names or cites,
+    or its section heading names), a newer statement in any record quoting the same table key and metric
+    (by as-of date, else git blame), the row's newer statement in the canonical state file, or a record
+    that calls that very figure replaced (struck through, "superseded by ...", "previously"). Like is
+    compared with like: the metric's words must agree ("compress MB/s" is `compress_mbps`, "RTF" is
+    "real-time factor", never TTFT against TPOT), units are converted, and evidence of one of our schemas
+    counts only when it measured on the same machine class, model, weights and workload. Struck-through
+    figures, figures called previous/old/superseded where they are quoted, targets and budgets ("<= 200
+    ms", a Target column), dated entries and historical statements are never flagged. Each line is one
+    finding; other lines quoting the same stale figure are related locations, and lines of one row id are
+    one finding.
 
     Why:
-    Old numbers quoted as current mislead every reader who does not open the canonical row, and make the
+    Old numbers quoted as current mislead every reader who does not open the newest evidence, and make a
     row look like it still fails (or passes) when it no longer does.
 
     Example:
-    A plan cell quotes "0.9864x" from 2026-07-25 while the canonical row 2a records "6831.71 vs 6643.40
-    tok/s, 1.0283x PASS" since 2026-08-07.
+    `| silesia-l3 | compress MB/s | 412.6 | 20260402-silesia-l3 |` written on 2026-04-03, while
+    docs/bench-evidence/20260410-silesia-l3/result.json says `"compress_mbps": 468.9`.
 
     Fix:
-    Records only: replace the figures with the canonical ones (citing the evidence), or strike the old
+    Records only: replace the figures with the newer ones (citing their evidence), or strike the old
     figures through (`~~0.9864x~~`) and name what superseded them.
     """
-    stale = _find(ctx)
+    surfaces = _surfaces(stale_quotes(ctx))
+    groups: list[list[_Surface]] = []
     used: set[int] = set()
-    findings = []
-    stale.sort(key=lambda s: (-len(s.old), s.st.path, s.st.line))
-    for s in stale:
+    ranked = sorted(surfaces, key=lambda f: (-len(f.stale), f.path, f.line))
+    for s in ranked:           # surfaces of one row quoting the same stale figure are one finding (the seed's)
         if id(s) in used:
             continue
-        values = {round(f.value, 6) for f in s.old}
-        group = [o for o in stale if id(o) not in used and o.row == s.row and values & {round(f.value, 6) for f in o.old}]
+        group = [s] + [o for o in ranked if id(o) not in used and o is not s and s.row and o.row == s.row
+                       and any(_same_figure(a, b) for a in s.stale for b in o.stale)]
         used.update(id(o) for o in group)
-        old = ", ".join(_text(f) for f in s.old)
-        new = _fmt(s.new)
-        others = group[1:]
-        label = describe(s.st)
-        label = label[:1].upper() + label[1:] + (f" ({s.row})" if s.row not in label else "")
-        message = (f"{label} quotes {old} as current "
-                   f"(as of {s.date}); {s.source} records {new}")
-        if others:
-            message += f" [the same figures on {len(others)} other surface{'s' if len(others) > 1 else ''}]"
-        related = [Related(o.st.path, o.st.line, f"also quotes {', '.join(_text(f) for f in o.old)} "
-                           f"as current: {describe(o.st)}") for o in others]
-        where = ", ".join(f"{o.st.path}:{o.st.line}" for o in group)
-        fix = (f"Records-only fix at {where}: replace {old} with {new} from {s.source}, or strike the old "
-               f"figures through and say what superseded them")
-        findings.append(Hit(
-            message=message, path=s.st.path, line=s.st.line, end_line=s.st.end_line, record_id=s.row,
-            related=related, evidence=[s.evidence], fix=fix,
-            key=f"{s.row} {' '.join(sorted(f.text for f in s.old))}"))
+        groups.append(group)
+    stale_lines = {(o.path, o.line) for o in surfaces}
+    current = [q for q in quotes(ctx) if q.role == "current" and (q.st.path, q.st.line) not in stale_lines]
+    findings = []
+    for group in groups:
+        primary, members = group[0], group[1:]
+        others = members + [o for o in surfaces if o not in group
+                            and any(_same_figure(a, b) for a in primary.stale for b in o.stale)]
+        echoed: dict[tuple[str, int], _Surface] = {}
+        for q in current:                  # lines that repeat the stale figure without naming their series
+            hits = [s for s in primary.stale if echoes(s, q)]
+            if hits and (q.st.path, q.st.line) not in echoed:
+                echoed[(q.st.path, q.st.line)] = _Surface(q.st.path, q.st.line, [Stale(
+                    q, hits[0].date, hits[0].new, hits[0].source, hits[0].kind)])
+        findings.append(_hit(primary, members, others + list(echoed.values())))
     return findings
+
+
+def _hit(p: _Surface, members: list[_Surface], others: list[_Surface]) -> Hit:
+    lead = p.stale[0]
+    st = lead.quote.st
+    row = p.row
+    old = ", ".join(dict.fromkeys(_old(s) for s in p.stale))
+    sources: dict[str, list[str]] = {}
+    for s in p.stale:
+        sources.setdefault(s.source, []).extend(text for _, text in s.new)
+    said = "; ".join(f"{src} records {', '.join(dict.fromkeys(new))}" if new else src for src, new in sources.items())
+    label = _label(lead)
+    label = label[:1].upper() + label[1:] + (f" ({row})" if row and row not in label else "")
+    message = f"{label} quotes {old} as current (as of {lead.date}); {said}"
+    if members:
+        message += f" [the same figures on {len(members)} other surface{'s' if len(members) > 1 else ''}]"
+    related = [Related(o.path, o.line, f"also quotes {', '.join(dict.fromkeys(_old(s) for s in o.stale))} "
+                                       f"as current: {_label(o.stale[0])}") for o in others]
+    where = ", ".join(f"{o.path}:{o.line}" for o in [p, *members])
+    new = ", ".join(dict.fromkeys(t for s in p.stale for _, t in s.new)) or "the newer figures"
+    fix = (f"Records-only fix at {where}: replace {old} with {new} from {', '.join(sources)}, or strike the old "
+           f"figures through and say what superseded them")
+    evidence = list({repr(s.evidence): s.evidence for s in p.stale if s.evidence}.values())
+    severity = None if any(s.strong for s in p.stale) else "warning"
+    key = f"{row or next(iter(sorted(lead.quote.keys)), '')} {' '.join(sorted(s.quote.fig.text for s in p.stale))}"
+    return Hit(message=message, path=p.path, line=p.line, end_line=st.end_line, severity=severity, record_id=row,
+               related=related, evidence=evidence, fix=fix, key=key)

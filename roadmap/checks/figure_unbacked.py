@@ -2,34 +2,30 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Iterator
 
 from roadmap.analysis.context import LintContext
-from roadmap.analysis.figures_compare import close, evidence_numbers, marked_historical
+from roadmap.analysis.evidence_figures import EvidenceFigure
+from roadmap.analysis.figure_quotes import Quote
+from roadmap.analysis.figures_compare import close, close_scaled, evidence_numbers
+from roadmap.analysis.metric_terms import SIDES, matches, same_dimension
+from roadmap.analysis.evidence_index import evidence_figures, quotes, series_finder
 from roadmap.analysis.surfaces import describe
+from roadmap.analysis.verdicts import VERDICT, verdict_problem
 from roadmap.evidence.store import EvidenceEntry
 from roadmap.findings import Hit
 from roadmap.records.model import Figure, Statement
 
-# Units of measured results; percentages and counts are usually derived, so they are not checked.
+# Units of measured results, backed by any number of a field of their kind. A figure of another unit (a
+# percentage, a ratio written without `x`, a real-time factor) is checked only against a field of its metric.
 CHECKED_UNITS = {"tok/s", "x", "ms", "s", "us", "req/s", "GiB", "GB", "ms/token", "ms/step", "ms/call", "TFLOP/s",
-                 "GB/s", "GiB/s", "TB/s"}
+                 "GB/s", "GiB/s", "TB/s", "MB/s", "MiB/s", "KB/s", "MB", "MiB", "KB", "KiB", "q/s"}
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(`])")
-_VERDICT = re.compile(r"\b(PASS(?:ED|ES)?|FAIL(?:ED|S)?)\b")
-_THRESHOLD = re.compile(r"(?:>=|≥|at least|gate|threshold|target|bar)\s*(?:of\s*)?(\d+(?:\.\d+)?)\s*x\b", re.I)
 
 
 def cited(ctx: "LintContext", st: "Statement") -> list["EvidenceEntry"]:
-    """Evidence entries a statement names (by name or by a path under the evidence root)."""
-    store = ctx.get_evidence()
-    names = list(st.mentions.evidence) + [p.path for p in st.mentions.paths
-                                          if p.path.startswith(store.root.rstrip("/") + "/")]
-    out: list["EvidenceEntry"] = []
-    for n in names:
-        e = store.get(n)
-        if e is not None and e not in out:
-            out.append(e)
-    return out
+    """Evidence entries a statement names (in any date style, or by a path under the evidence root)."""
+    return series_finder(ctx).cited_entries(st)
 
 
 def _row_citations(ctx: "LintContext", st: "Statement") -> list["EvidenceEntry"]:
@@ -57,7 +53,7 @@ def _scopes(st: "Statement", entries: list["EvidenceEntry"]) -> list[tuple[int, 
         start = st.text.find(sent, pos)
         end = start + len(sent)
         pos = end
-        if any(e.name in sent or e.path in sent for e in entries):
+        if any(e.name in sent or e.path in sent or e.name.rsplit(".", 1)[0] in sent for e in entries):
             spans.append((start, end))
     return spans
 
@@ -72,6 +68,8 @@ _UNIT_FIELDS = {
     "s": re.compile(r"(?:^|\.)(?:elapsed|duration|time|wall)\w*_s\b|_s\b|_s\."),
     "GiB": re.compile(r"gib|vram|memory"), "GB": re.compile(r"_gb\b|memory"),
     "GB/s": re.compile(r"gbps|_gb_per_s|bandwidth"), "TFLOP/s": re.compile(r"tflops"),
+    "MB/s": re.compile(r"mbps|mb_per_s|mb_s\b|bandwidth|throughput"), "MiB/s": re.compile(r"mibps|mib_per_s"),
+    "KB": re.compile(r"kb\b|_kb|kib"), "MB": re.compile(r"mb\b|_mb|mib|memory|size"), "q/s": re.compile(r"qps|per_s"),
 }
 # The fields a derived ratio may be the quotient of: headline throughput figures, ours and the peers'.
 _RATIO_TERMS = re.compile(r"(?:^|\.)metrics\.(?:output_tok_per_s|total_tok_per_s|requests_per_s)(?:\.median)?$"
@@ -97,28 +95,33 @@ def _nearest(fig: "Figure", numbers: list[tuple[str, float]]) -> tuple[str, floa
     return min(pool, key=lambda pv: abs(pv[1] - fig.value) / max(abs(fig.value), 1e-9)) if pool else None
 
 
-def _verdict_problem(text: str, figs: list["Figure"]) -> str | None:
-    """A PASS/FAIL that the quoted ratio contradicts, against a threshold the text states (or parity)."""
-    m = _VERDICT.search(text)
-    ratios = [f for f in figs if f.unit == "x"]
-    if not m or len(ratios) != 1:
-        return None
-    t = _THRESHOLD.search(text)
-    bar = float(t.group(1)) if t else (1.0 if re.search(r"\bparity\b", text, re.I) else None)
-    if bar is None:
-        return None
-    passed = ratios[0].value >= bar
-    says_pass = m.group(1).upper().startswith("PASS")
-    if passed == says_pass:
-        return None
-    return f"says {m.group(1)} but {ratios[0].text} is {'at or above' if passed else 'below'} the {bar:g}x bar"
+def _by_metric(q: Quote, figures: list[EvidenceFigure]) -> tuple[bool, EvidenceFigure | None]:
+    """(backed, nearest) for a figure checked by its metric: (True, None) when the evidence has no figure of
+    that metric (unknown, not unbacked)."""
+    pool = [f for f in figures if matches(q.metric, f.metric) >= 1
+            and (same_dimension(q.unit, f.unit) or {q.unit, f.unit} <= {None, "x"})]
+    if not pool:
+        return True, None
+    if any(close_scaled(q.fig.value, q.fig.text, q.unit, f.value, f.unit, f.text) for f in pool):
+        return True, None
+    return False, min(pool, key=lambda f: abs(f.value - q.fig.value))
+
+
+def _quotes_of(ctx: "LintContext", st: "Statement") -> list[Quote]:
+    by_st = ctx.facts.quotes_by_statement
+    if by_st is None:
+        by_st = ctx.facts.quotes_by_statement = {}
+        for q in quotes(ctx):
+            by_st.setdefault(id(q.st), []).append(q)
+    return by_st.get(id(st), [])
 
 
 def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[str, Any]]]:
     own = cited(ctx, st)
     entries = own or _row_citations(ctx, st)
-    if not entries:
-        return [], []
+    if not entries:              # no citation: only a verdict its own figures contradict
+        v = verdict_problem(st.text, _quotes_of(ctx, st), []) if st.kind != "cell" else None
+        return ([v] if v else []), []
     cache = ctx.facts.evidence_numbers
     for e in entries:
         if e.path not in cache:
@@ -126,33 +129,80 @@ def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[st
     numbers = [n for e in entries for n in cache[e.path]]
     if not numbers:
         return [], []          # nothing readable: unknown, not unbacked
+    figures = [f for e in entries for f in evidence_figures(ctx, e)]
     scopes = _scopes(st, entries) if own else [(0, len(st.text))]
     problems: list[str] = []
-    for f in st.mentions.figures:
-        if f.unit not in CHECKED_UNITS or marked_historical(st.text, f):
+    qs = _quotes_of(ctx, st)
+    for q in qs:
+        f = q.fig
+        if q.role not in ("current", "dated") or not any(a <= f.start < b for a, b in scopes):
             continue
-        if not any(a <= f.start < b for a, b in scopes) or _backed(f, numbers):
+        side = q.metric.terms & SIDES
+        if side and not any(side & e.metric.terms for e in figures):
+            continue                           # upstream's or a baseline's figure, which the evidence does not hold
+        if f.unit in CHECKED_UNITS:
+            if _backed(f, numbers) or any(same_dimension(f.unit, e.unit) and close_scaled(
+                    f.value, f.text, f.unit, e.value, e.unit, e.text) for e in figures):
+                continue                       # a field of its kind, or any figure the evidence gives a unit
+            near = _nearest(f, numbers)
+            hint = f" (nearest: {near[1]:g} at {near[0]})" if near else ""
+        elif q.metric.known:
+            backed, nearest = _by_metric(q, figures)
+            if backed:
+                continue
+            hint = f" (the evidence says {nearest.text or f'{nearest.value:g}'} at {nearest.key})" if nearest else ""
+        else:
             continue
-        near = _nearest(f, numbers)
-        hint = f" (nearest: {near[1]:g} at {near[0]})" if near else ""
-        problems.append(f"{f.text}{'' if f.text.endswith(f.unit) or f.unit == 'x' else ' ' + f.unit} is not in it{hint}")
+        problems.append(f"{f.text}{'' if q.unit is None or f.text.endswith(q.unit) or q.unit == 'x' else ' ' + q.unit}"
+                        f" is not in it{hint}")
     for a, b in scopes:
-        v = _verdict_problem(st.text[a:b], [f for f in st.mentions.figures if a <= f.start < b])
+        v = verdict_problem(st.text[a:b], [q for q in qs if a <= q.fig.start < b], figures, offset=a)
         if v:
             problems.append(v)
     evidence = [{"kind": "evidence", "path": e.path, "date": e.date} for e in entries]
     return problems, evidence
 
 
+def _row_verdicts(ctx: "LintContext") -> Iterator[Hit]:
+    """A table row whose verdict cell (PASS/FAIL) its own bar and measurement, or the evidence it cites,
+    contradict: `| p99 publish latency | ≤ 35 ms | PASS | broker-publish-20260501 |` with 38.5 ms measured."""
+    for rf in ctx.records:
+        for table in rf.tables:
+            for cells in table.rows:
+                if not any(VERDICT.fullmatch(c.text.strip()) for c in cells) or any(c.historical for c in cells):
+                    continue
+                qs = [q for c in cells for q in _quotes_of(ctx, c)]
+                if not any(q.role == "bar" for q in qs):
+                    continue
+                entries = _row_citations(ctx, cells[0]) if cells else []
+                figures = [f for e in entries for f in evidence_figures(ctx, e)]
+                text = " | ".join(c.text for c in cells)
+                problem = verdict_problem(text, qs, figures)
+                if problem is None:
+                    continue
+                st = cells[0]
+                names = ", ".join(e.path for e in entries)
+                yield Hit(message=f"The row at line {st.line} {problem}" + (f" ({names})" if names else ""),
+                          path=st.path, line=st.line, end_line=st.line, record_id=st.row_id,
+                          evidence=[{"kind": "evidence", "path": e.path, "date": e.date} for e in entries],
+                          fix="Records-only fix: correct the verdict, or the bar or figure it is judged by",
+                          key=f"{st.row_id} row {st.line} {problem}")
+
+
 def figure_unbacked(ctx: LintContext) -> list[Hit]:
     """What it does:
     Flags a figure quoted next to an evidence citation (in the same sentence, the same table cell, or the
-    same table row when the row has an Evidence column) that the cited evidence does not contain within
-    the rounding it is written with. A result.json field backs a figure of its own kind only (tok/s by a
-    `*_tok_per_s` field, ms by a `*_ms` field, a ratio by a ratio field or the quotient of two headline
-    throughputs); numbers in the entry's markdown summary back any figure. Also flags a PASS/FAIL
-    verdict that the quoted ratio contradicts, against the bar the text states ("gate 1.0x", "parity").
-    Percentages and counts are not checked; evidence with no readable numbers is unknown, not wrong.
+    same table row when the row cites evidence) that the cited evidence does not contain within the
+    rounding it is written with. Evidence is ours or anyone's: a result.json field backs a figure of its
+    own kind (tok/s by a `*_tok_per_s` field, ms by a `*_ms` field, MB/s by `*_mbps`, a ratio by a ratio
+    field or the quotient of two headline throughputs); a figure without such a unit (a WER %, a ratio
+    written bare, a real-time factor) only by the evidence's figure of the same metric; a markdown
+    summary's figures back figures of their unit. Also flags a PASS/FAIL verdict that its measurement
+    contradicts against the bar it states (">= 450 MB/s: PASS" with 438.0 MB/s, "340 ms against its
+    300 ms budget: PASS", "1.0283x FAIL against parity"), in a sentence or in a table row with a bar and
+    a verdict cell; the measurement is the sentence's (row's) own figure, else the cited evidence's.
+    Bars are never read as measurements; figures of upstream or a baseline are left alone unless the
+    evidence holds that side; evidence with no readable numbers is unknown, not wrong.
 
     Why:
     A figure that its own citation does not back is either a typo or from somewhere else; a reader who
@@ -165,9 +215,7 @@ def figure_unbacked(ctx: LintContext) -> list[Hit]:
     Fix:
     Records only: quote the figure the evidence holds, or cite the entry the figure comes from.
     """
-    findings: list[Hit] = []
-    if not len(ctx.get_evidence()):
-        return findings
+    findings: list[Hit] = list(_row_verdicts(ctx))
     for st in ctx.statements():
         if st.historical or not st.mentions.figures:
             continue
@@ -178,7 +226,7 @@ def figure_unbacked(ctx: LintContext) -> list[Hit]:
         label = describe(st)
         label = label[:1].upper() + label[1:]
         findings.append(Hit(
-            message=f"{label} cites {names}, but {'; '.join(problems)}",
+            message=f"{label} cites {names}, but {'; '.join(problems)}" if names else f"{label} {problems[0]}",
             path=st.path, line=st.line, end_line=st.end_line, record_id=st.row_id, evidence=evidence,
             fix=f"Records-only fix: quote the figures {names} holds, or cite the evidence they come from",
             key=f"{st.row_id} {' '.join(problems)}"))

@@ -5,7 +5,8 @@ from typing import Iterator
 
 from roadmap.analysis.anchors import relocate
 from roadmap.analysis.context import LintContext
-from roadmap.analysis.refs import quote, readable_refs
+from roadmap.analysis.ids import row_tag
+from roadmap.analysis.refs import further_ranges, is_foreign, quote, readable_refs
 from roadmap.findings import Hit
 
 
@@ -34,14 +35,14 @@ def line_out_of_range(ctx: LintContext) -> Iterator[Hit]:
         if ref.line is None:
             continue
         last = max(ref.line, ref.end_line or ref.line)
-        if last <= len(lines):
+        if last <= len(lines) or is_foreign(ctx, site):
             continue
-        if relocating and ref.symbol and relocate(lines, ref) is not None:
+        if relocating and ref.symbol and relocate(lines, ref, further_ranges(site)) is not None:
             continue   # RL303 re-anchors it: one finding per stale reference
         span = f"line {last}" if ref.end_line in (None, ref.line) else f"lines {ref.line}-{ref.end_line}"
         yield Hit(
             message=f"{quote(ref)} points past the end of {path}: it has {len(lines)} lines, the reference "
                     f"needs {span}",
-            path=site.rf.path, line=site.line, end_line=site.line, record_id=site.st.row_id,
+            path=site.rf.path, line=site.line, end_line=site.line, record_id=row_tag(ctx, site.st),
             fix=f"re-point the reference at the lines of {path} that hold what the record means",
             key=f"{ref.path}:{ref.line}-{ref.end_line}")

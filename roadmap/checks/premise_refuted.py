@@ -9,8 +9,8 @@ from roadmap.analysis.commit_text import MAX_COMMITS
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.stale import hits_for
-from roadmap.analysis.surfaces import subject_ids
-from roadmap.analysis.terms import distinctive_terms, id_parts, overlap
+from roadmap.analysis.surfaces import subject_ids, work_terms
+from roadmap.analysis.work import own_words, terms_of
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
@@ -18,8 +18,19 @@ from roadmap.records.model import Statement
 REFUTES = re.compile(
     r"\b(?:is|was|were|are|turned out(?: to be)?|proved|proves)\s+(?:(?:also|simply|actually|therefore|"
     r"in fact)\s+)?(?:wrong|incorrect|mistaken|false|bogus|invalid|refuted|misattributed|not the cause)\b"
-    r"|\brefut(?:es|ed|ing)\b|\bdo(?:es)?(?:n't| not) apply\b|\bmisattribut\w*|\bnot the (?:cause|bottleneck)\b",
+    r"|\brefut(?:es|ed|ing)\b|\bdo(?:es)?(?:n't| not) apply\b|\bmisattribut\w*|\bnot the (?:cause|bottleneck)\b"
+    # the measurement itself was off: a wrong build, preset, box or corpus, an artifact, a figure misread
+    r"|\bwrong\s+(?:\w+\s+)?(?:build|preset|config\w*|corpus|box|machine|binary|branch|model|baseline|denominator|"
+    r"file|flags?)\b"
+    r"|\b(?:measurement|profil\w*|timing)\s+artifact\b|\bmis-?measur\w*|\bmis-?read\b|\b(?:that|which)\s+we\s+"
+    r"attributed\s+to\b|\bnot\s+the\s+(?:problem|culprit|issue|bottleneck|hot\s*spot)\b|\bnot\s+(?:on|in)\s+the\s+"
+    r"(?:hot|critical|benchmarked)\s+path\b|\b(?:will|would)\s+not\s+help\b|\bwon't\s+help\b|"
+    r"\bwe\s+are\s+not\s+doing\s+(?:that|this|it)\b|\b(?:taken|measured|profiled)\b[^.]{0,40}(?:debug\s+build|-O0\b|"
+    r"asserts\s+on)",
     re.I)
+# A statement whose premise can be refuted: a directive, or a finding that gives a cause for a measurement.
+_CLAIMS_CAUSE = re.compile(r"\bbecause of\b|\bdue to\b|\bcaused by\b|\bis the bottleneck\b|\bdominated by\b|"
+                           r"\bstall(?:s|ed)? on\b|\bis the cause\b|\bwill not help\b|\bwon't help\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(\"'])")
 MIN_TERMS = 3
 
@@ -35,7 +46,8 @@ def _anchors(st: Statement, news: News) -> tuple[set[str], set[str]]:
     if news.kind == "date" and news.base:
         dates.add(news.base)
     figures = {f.text.split()[0].rstrip("x%") for f in st.mentions.figures if any(ch.isdigit() for ch in f.text)}
-    return {d for d in dates if d}, {f for f in figures if f}
+    # A one-digit figure ("2 ms") is said by too many sentences to tie one to this statement.
+    return {d for d in dates if d}, {f for f in figures if f and (len(f.replace(".", "")) >= 2)}
 
 
 @lru_cache(maxsize=4096)
@@ -52,7 +64,8 @@ def _refuting(c: Commit) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The commit's paragraphs that say something was wrong, each with its sentences that say so (the
     part of `_refutation` that does not depend on the statement: once per commit, not per statement)."""
     out = []
-    for para in re.split(r"\n\s*\n", c.message):
+    subject, body = own_words(c)
+    for para in re.split(r"\n\s*\n", f"{subject}\n\n{body}" if body else subject):
         if REFUTES.search(para):
             out.append((para, tuple(s for s in _sentences(para) if REFUTES.search(s))))
     return tuple(out)
@@ -61,35 +74,36 @@ def _refuting(c: Commit) -> tuple[tuple[str, tuple[str, ...]], ...]:
 def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
     """(severity, quoted sentence) when commit `c` refutes the statement's premise.
 
-    Error: the refuting paragraph names the statement's row/claim, or the refuting sentence names its
-    checkpoint date or a figure it quotes and the commit names its row/claim. Warning: the sentence names
-    a figure it quotes and the paragraph shares its distinctive terms. A date alone is never enough: every
-    statement of a file shares its preamble's date."""
+    Error: the refuting paragraph names the statement's row/claim and shares its work terms; or the refuting
+    sentence names its checkpoint date or a figure it quotes while the commit names its row/claim. Warning: the
+    sentence names a quoted figure and shares two of its work terms (or its paragraph three), or (no figure)
+    the refuting sentence itself shares three.
+    A date alone is never enough: every statement of a file shares its preamble's date."""
     paragraphs = _refuting(c)
     if not paragraphs:
         return None
     ids = set(subject_ids(st))
     names_ids = _names(c.message, ids)
     dates, figures = _anchors(st, news)
-    terms: set[str] | None = None
+    terms = work_terms(st)
+    wordy = len(terms) > 20               # a long statement shares three words with anything: figures must tie it
     for para, sentences in paragraphs:
+        in_para = len(terms & terms_of(para))
         para_ids = _names(para, ids)
-        shared: int | None = None
         for sent in sentences:
-            if para_ids or (names_ids and (_names(sent, dates) or _names(sent, figures))):
+            in_sent = len(terms & terms_of(sent))
+            figure = _names(sent, figures)
+            if para_ids and in_para >= 1 or names_ids and (_names(sent, dates) or figure):
                 return "error", sent
-            if _names(sent, figures):
-                if shared is None:
-                    if terms is None:
-                        terms = distinctive_terms(st.text, exclude=id_parts(ids))
-                    shared = len(overlap(terms, para).matched)
-                if shared >= MIN_TERMS:
-                    return "warning", sent
+            if figure and (in_sent >= 2 or in_para >= MIN_TERMS) or not wordy and in_sent >= MIN_TERMS \
+                    and in_sent * 3 >= len(terms):
+                return "warning", sent
     return None
 
 
 def applies(st: Statement) -> bool:
-    return st.directive
+    """A directive, or a finding that gives a cause for a figure it quotes ("slow because of X (41%)")."""
+    return st.directive or bool(st.mentions.figures) and _CLAIMS_CAUSE.search(st.text) is not None
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:

@@ -4,24 +4,38 @@ from __future__ import annotations
 import re
 
 from roadmap.analysis.context import LintContext
+from roadmap.analysis.evidence_index import cited_with_row, row_of, series_finder
 from roadmap.analysis.facts import News, Reason
+from roadmap.analysis.metric_terms import words_of
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids
 from roadmap.analysis.terms import distinctive_terms, hinted, id_parts, size_terms, tokens
 from roadmap.evidence.store import EvidenceEntry
-from roadmap.findings import Hit
+from roadmap.findings import Hit, Related
 from roadmap.records.model import Statement
 
-RERUN = re.compile(r"\bre-?(?:run|measure|bench(?:mark)?|take|profile)\b|\b(?:measure|run|bench(?:mark)?)\s+"
-                   r"(?:\w+\s+){0,3}again\b|\brepeat the\b", re.I)
-says_rerun = hinted(RERUN, ("run", "mea", "bench", "take", "prof", "aga", "repeat"))   # one in every match
+RERUN = re.compile(r"\bre-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b|\b(?:measure|run|bench(?:mark)?)\s+"
+                   r"(?:[\w./-]+\s+){0,3}again\b|\brepeat the\b", re.I)
+says_rerun = hinted(RERUN, ("run", "mea", "bench", "take", "prof", "aga", "repeat", "redo", "re-do", "capt",
+                           "time"))
+# A list item or paragraph that opens with a rerun verb asks for one, whatever the directive vocabulary says
+# ("Re-capture forest-level on PS5 once ...").
+_OPENS_WITH_RERUN = re.compile(r"^\W{0,3}(?:\[ \]\s*)?re-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b",
+                               re.I)
+# "nothing to rerun until ...", "no need to re-bench", "rerun not needed": a rerun the text says is not asked for
+_NO_RERUN = re.compile(r"\b(?:nothing|no need|no reason|not|never|don't|do not|no)\b(?:\s+\w+){0,2}\s+"
+                       r"re-?(?:run|measure|bench\w*|do)\b|\bre-?(?:run|measure|bench\w*)(?:ning)?\s+(?:is\s+)?"
+                       r"(?:not|no longer)\s+(?:needed|required)\b|\bwithout\s+re-?running\b", re.I)
 MIN_SLUG_COVERAGE = 2 / 3
 
 
-def match(st: Statement, entry: EvidenceEntry) -> str | None:
-    """How an evidence entry is the statement's series: "row" (it records one of the statement's rows or
-    claims), "series" (every word of its slug is the statement's), "partial" (two thirds of them), else
-    None. Two different model sizes (`4b` vs `8b`) never match."""
+def match(st: Statement, entry: EvidenceEntry, named: frozenset[str] = frozenset()) -> str | None:
+    """How an evidence entry is the statement's series: "named" (the statement, or its table row, names or
+    cites that series), "row" (it records one of the statement's rows or claims), "series" (every word of its
+    slug is the statement's), "partial" (two thirds of them), else None. A statement that names series is
+    about those alone (`silesia-l3` is not `silesia-l3-lowmem`); two model sizes (`4b`, `8b`) never match."""
+    if named:
+        return "named" if entry.series.lower() in named else None
     ids = subject_ids(st)
     words = set(tokens(st.text)) | id_parts(ids)
     slug = distinctive_terms(entry.series.replace("-", " ").replace("_", " "))
@@ -30,39 +44,58 @@ def match(st: Statement, entry: EvidenceEntry) -> str | None:
         return None
     if entry.row:
         return "row" if entry.row in ids else None
+    parts = set(words_of(entry.series))
+    if len(parts) >= 2 and parts <= set(words_of(st.text)):
+        return "series"                   # "rerun the 1k ingest benchmark": every word, sizes and counts too
     if len(slug) >= 2 and len(slug & words) >= 2 and len(slug & words) / len(slug) >= MIN_SLUG_COVERAGE:
         return "series" if slug <= words else "partial"
     return None
 
 
 def applies(st: Statement) -> bool:
-    return st.directive and says_rerun(st.directive_text or st.text)
+    text = st.directive_text or st.text
+    asks = st.directive or (st.kind in ("item", "paragraph") and _OPENS_WITH_RERUN.match(text) is not None)
+    if not (asks and says_rerun(text)):
+        return False
+    return bool(RERUN.search(_NO_RERUN.sub(" ", text))) if _NO_RERUN.search(text) else True
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     if not news.date:
         return None
     store = ctx.get_evidence()
-    hits = [(e, how) for e in store.entries if e.date and e.date > news.date and (how := match(st, e))]
+    table, cells = row_of(ctx, st)
+    named, _ = series_finder(ctx).series(st, table, cells)
+    # The run it cites as the last one: a newer run of that series answers the rerun even when it is older
+    # than the text (written after the rerun, from the old run: stale on arrival).
+    own = [e.date for e in cited_with_row(ctx, st) if e.date and e.series.lower() in named]
+    since = min(news.date, max(own)) if own else news.date
+    hits = [(e, how) for e in store.entries if e.date and e.date > since and (how := match(st, e, named))]
     if not hits:
         return None
     entries = [e for e, _ in hits]
     names = ", ".join(e.name for e in entries)
     n = len(entries)
-    phrase = f"asks for a rerun done {n} time{'s' if n > 1 else ''} since {news.date}: {names}"
+    phrase = f"asks for a rerun done {n} time{'s' if n > 1 else ''} since {since}: {names}"
+    if since < news.date and any(e.date and e.date <= news.date for e in entries):
+        phrase += f" (the run it cites is older than the text, {news.date})"
     newest = entries[-1]
     fix = f"cite the newest entry ({newest.path}, {newest.date}) instead of asking for the rerun"
-    strong = any(how == "row" for _, how in hits) or (n >= 2 and all(how == "series" for _, how in hits))
+    strong = any(how in ("row", "named") for _, how in hits) or (n >= 2 and all(how == "series" for _, how in hits))
     severity = "error" if strong else "warning"
     return Reason("RL102", severity, phrase, fix, evidence=entries, news=news)
 
 
 def rerun_done(ctx: LintContext) -> list[Hit]:
     """What it does:
-    Flags a directive that asks to rerun, re-measure or re-bench something when the evidence root holds
-    entries dated after the directive was written for the same row (the entry's `row`, from result.json
-    or a `Row:` line) or the same series (the entry's slug words are the directive's, and model sizes
-    agree). Every such entry is listed.
+    Flags a directive that asks to rerun, re-measure, re-bench or redo something when the evidence root
+    holds entries dated after the directive was written for the same series: the series the directive
+    names or cites (for a table cell, the series its row names or cites: a Series column, a "last run"
+    evidence name), else the same row (the entry's `row`, from result.json or a `Row:` line), else the same
+    slug words (model sizes must agree). Evidence named date first or date last, as a folder or a file,
+    counts. A directive that names one series never matches a look-alike (`pq-scan` is not `pq-train`),
+    and "nothing to rerun" asks for nothing. Every such entry is listed; the other places asking for the
+    same rerun are related locations.
 
     Why:
     A rerun request that was already answered hides the answer: the next person reruns instead of reading
@@ -76,4 +109,51 @@ def rerun_done(ctx: LintContext) -> list[Hit]:
     Records only: replace the rerun request with the newest entry's result, or say what the next rerun
     must change.
     """
-    return list(hits_for(ctx, "RL102"))
+    return _join(ctx, list(hits_for(ctx, "RL102")))
+
+
+_REPEATED = re.compile(r" \[repeated on \d+ other surfaces?\]$")
+_FIX_HEAD = re.compile(r"^Records-only fix on \d+ surfaces? \([^)]*\): ")
+
+
+def _join(ctx: LintContext, hits: list[Hit]) -> list[Hit]:
+    """One rerun asked in places no row id joins (a checklist item, the "next" cell of the series' table row),
+    answered by the same evidence entries, is one finding: the place that names the series in its own words
+    leads and the others are related locations. Findings with other reasons, or of another row, stay apart."""
+    out: list[Hit] = []
+    groups: dict[tuple[tuple[str, ...], str | None], list[Hit]] = {}
+    for h in hits:
+        entries = tuple(sorted(e["path"] for e in h.evidence if e.get("kind") == "evidence"))
+        reasons = {r for e in h.evidence for r in e.get("reasons", ())}
+        if not entries or reasons != {"RL102"}:
+            out.append(h)
+            continue
+        rows = [k for k in groups if k[0] == entries and (k[1] is None or h.record_id in (None, k[1]))]
+        groups.setdefault(rows[0] if rows else (entries, h.record_id), []).append(h)
+    store = ctx.get_evidence()
+    for (entries, _), group in groups.items():
+        series = {e.series for p in entries if (e := store.get(p)) is not None}
+        group.sort(key=lambda h: (not _names_series(ctx, h, series), h.path, h.line))
+        out.append(group[0] if len(group) == 1 else _merged(group))
+    return sorted(out, key=lambda h: (h.path, h.line))
+
+
+def _names_series(ctx: LintContext, h: Hit, series: set[str]) -> bool:
+    """Does the directive the finding is on name the series in its own words (not through its table row)?"""
+    rf = ctx.record(h.path)
+    asking = [st for st in rf.statements if st.line == h.line and applies(st)] if rf else []
+    return any(set(words_of(name)) <= set(words_of(st.text)) for st in asking for name in series)
+
+
+def _merged(group: list[Hit]) -> Hit:
+    lead, rest = group[0], group[1:]
+    related = list(lead.related)
+    for h in rest:
+        related.append(Related(h.path, h.line, "asks for the same rerun: " + _REPEATED.sub("", h.message)))
+        related.extend(h.related)
+    n = len(related)
+    message = _REPEATED.sub("", lead.message) + f" [repeated on {n} other surface{'s' if n > 1 else ''}]"
+    where = ", ".join([f"{lead.path}:{lead.line}", *(f"{r.path}:{r.line}" for r in related)])
+    fix = _FIX_HEAD.sub(f"Records-only fix on {n + 1} surfaces ({where}): ", lead.fix or "")
+    return Hit(message=message, path=lead.path, line=lead.line, end_line=lead.end_line, severity=lead.severity,
+               record_id=lead.record_id, related=related, evidence=lead.evidence, fix=fix, key=lead.key)

@@ -11,7 +11,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from roadmap.cachedir import cache_root, seal, unseal, write_atomic
+from roadmap.cachedir import cache_root, read_cache_file, seal, unseal, write_atomic
 from roadmap.evidence import schema
 
 VERSION = 1
@@ -38,7 +38,7 @@ class SchemaCache:
 
     def _read(self) -> dict[str, list[str]]:
         try:
-            body = unseal(MAGIC, VERSION, self.path.read_bytes())
+            body = unseal(MAGIC, VERSION, read_cache_file(self.path))
             doc = json.loads(body) if body is not None else None
         except (OSError, ValueError, RecursionError):
             return {}

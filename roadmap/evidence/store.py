@@ -1,17 +1,20 @@
 """The evidence store: every evidence dir/file under the evidence root, read through a Tree (so `--at REV` works).
 
-`result.json` ("evident.bench/1") is parsed when present; foreign evidence (no result.json, or a plain file)
-gets its date and slug from the name (`20260727-slug` or `slug-20260727`) and series = the slug.
+A `result.json` (or a `.json` file entry) that declares one of our schemas (`"schema": "evident.bench/1"`, see
+roadmap/evidence/schema.py) is validated and read by its fields. Evidence other teams keep is evidence too: JSON
+that declares no schema of ours is kept as it is (`raw`, its numbers read by roadmap/analysis/evidence_figures.py)
+and never validated; a summary without JSON is read as text. Either way date and series come from the name
+(`20260727-slug` or `slug-20260727`, dir or file). JSON that does not parse is a problem whoever wrote it.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
+from roadmap import safejson
 from roadmap.evidence import schema
 from roadmap.evidence.cache import SchemaCache
 
@@ -25,6 +28,7 @@ _LAST = re.compile(rf"^(.+?)[-_]{_DATE}$")
 _EXTS = {"md", "json", "jsonl", "txt", "csv", "tsv", "png", "svg", "log", "html", "yaml", "yml", "pdf"}
 _ROW_LINE = re.compile(r"(?im)^[\s>*-]*\**row(?: id)?\**\s*[:=]\s*\**`?([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)")
 _MAX_JSON = 16 * 1024 * 1024
+_ID = re.compile(r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+")
 
 
 @dataclass
@@ -43,7 +47,8 @@ class EvidenceEntry:
     runs: list[Any] = field(default_factory=list)
     peers: list[Any] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-    raw: dict[str, Any] | None = None    # the parsed result.json, when there is one
+    raw: dict[str, Any] | None = None    # the parsed result.json (ours or foreign), when it is a JSON object
+    declared: str | None = None      # the schema of ours it declares ("evident.bench/1"); None: foreign evidence
     files: tuple[str, ...] = ()      # repo-relative files of a dir entry (the file itself for a file entry)
 
     @property
@@ -59,6 +64,9 @@ class EvidenceStore:
         self.ignored = ignored or []     # names under the root that are not evidence (README.md, ...)
         self._by_name = {e.name: e for e in self.entries}
         self._by_name.update({e.path: e for e in self.entries})
+        for e in self.entries:          # a file entry is cited without its extension too: `slug-20260405`
+            if e.kind == "file" and "." in e.name:
+                self._by_name.setdefault(e.name.rsplit(".", 1)[0], e)
         self.by_series: dict[str, list[EvidenceEntry]] = {}
         self.by_row: dict[str, list[EvidenceEntry]] = {}
         for e in self.entries:
@@ -76,7 +84,8 @@ class EvidenceStore:
         return self.get(name) is not None
 
     def get(self, name: str) -> EvidenceEntry | None:
-        """By name (`20260727-slug`), repo path, or a name written with the root or a trailing slash."""
+        """By name (`20260727-slug`, a file's with or without its extension), repo path, or a name written with
+        the root or a trailing slash."""
         key = name.strip().rstrip("/")
         return self._by_name.get(key) or self._by_name.get(key.rsplit("/", 1)[-1])
 
@@ -165,7 +174,7 @@ def _dir_entry(tree: "Tree", path: str, name: str, files: list[str], naming: str
     entry = EvidenceEntry(path=path, name=name, kind="dir", date=date, slug=slug, series=slug, files=tuple(files))
     if result_path in files:
         _read_result(tree, result_path, entry, cache)
-    elif entry.row is None:
+    if entry.row is None:
         entry.row = _row_from_markdown(tree, [f for f in files if f.endswith(".md")])
     return entry
 
@@ -177,36 +186,35 @@ def _file_entry(tree: "Tree", path: str, name: str, naming: str, cache: SchemaCa
     date, slug = parsed
     entry = EvidenceEntry(path=path, name=name, kind="file", date=date, slug=slug, series=slug, files=(path,))
     if name.endswith(".json"):
-        _read_result(tree, path, entry, cache, foreign_ok=True)
+        _read_result(tree, path, entry, cache)
     elif name.endswith(".md"):
         entry.row = _row_from_markdown(tree, [path])
     return entry
 
 
-def _read_result(tree: "Tree", path: str, entry: EvidenceEntry, cache: SchemaCache | None,
-                 foreign_ok: bool = False) -> None:
+def _read_result(tree: "Tree", path: str, entry: EvidenceEntry, cache: SchemaCache | None) -> None:
     data = tree.read_bytes(path)
     if data is None:
-        entry.problems.append(f"{path}: cannot be read")
-        return
-    if len(data) > _MAX_JSON:
-        entry.problems.append(f"{path}: {len(data)} bytes, larger than {_MAX_JSON} bytes; not read")
+        skip = tree.skipped(path)
+        if skip is not None and skip.on_purpose:
+            return          # a symlink out of the tree: never read, reported as info by RL001
+        entry.problems.append(f"{path}: {'not read: ' + skip.reason if skip else 'cannot be read'}")
         return
     try:
-        obj = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        entry.problems.append(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})")
-        return
-    except json.JSONDecodeError as exc:
+        # bounded: depth, integer digits, size, finite numbers only (roadmap/safejson.py)
+        obj = safejson.loads(data, max_bytes=_MAX_JSON)
+    except safejson.JsonError as exc:
         entry.problems.append(f"{path}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})")
         return
-    if foreign_ok and not (isinstance(obj, dict) and "schema" in obj):
-        return  # a plain JSON file that is not a benchmark result: foreign evidence, name only
-    entry.raw = obj if isinstance(obj, dict) else None
+    declared = obj.get("schema") if isinstance(obj, dict) else None
+    if not schema.is_ours(declared):
+        _read_foreign(obj, entry)
+        return
+    assert isinstance(obj, dict) and isinstance(declared, str)
+    entry.raw = obj
+    entry.declared = declared
     problems = cache.problems(data, obj) if cache is not None else schema.validate_result(obj)
     entry.problems.extend(f"{path}: {msg}" for msg in problems)
-    if not isinstance(obj, dict):
-        return
     if isinstance(obj.get("series"), str) and obj["series"].strip():
         entry.series = obj["series"]
     entry.row = obj["row"] if isinstance(obj.get("row"), str) and obj["row"] else None
@@ -223,6 +231,26 @@ def _read_result(tree: "Tree", path: str, entry: EvidenceEntry, cache: SchemaCac
     elif created_date and abs(_days(created_date) - _days(entry.date)) > 1:
         entry.problems.append(f"{path}: created {entry.created} but the name says {entry.date}; "
                               "rename the evidence to the date it was taken")
+
+
+def _read_foreign(obj: Any, entry: EvidenceEntry) -> None:
+    """Another team's JSON: kept for its numbers; its date and series stay the name's (a `series` or `date`
+    field only fills in what the name lacks), never validated."""
+    if not isinstance(obj, dict):
+        return
+    entry.raw = obj
+    if not entry.slug and isinstance(obj.get("series"), str) and obj["series"].strip():
+        entry.series = obj["series"].strip()
+    row = obj.get("row")
+    if isinstance(row, str) and _ID.fullmatch(row):
+        entry.row = row
+    if entry.date is None:
+        for key in ("date", "created", "timestamp"):
+            value = obj.get(key)
+            day = _iso(value[:10]) if isinstance(value, str) else None
+            if day:
+                entry.date = day
+                break
 
 
 def _days(iso: str) -> int:

@@ -2,7 +2,8 @@
 
 The entry's own problems (unreadable or invalid JSON, the schema in docs/evidence-schema.json, a name dated
 unlike `created`) were found when the store loaded it; this adds what needs the repository: the commit it
-measured must be on the history checked, and the tree must have been clean.
+measured must be on the history checked, and the tree must have been clean. Only evidence that declares a
+schema of ours promises those fields; another team's evidence is checked for nothing but parsing.
 """
 from __future__ import annotations
 
@@ -27,8 +28,9 @@ class EvidenceProblem:
 
 
 def checked(entry: EvidenceEntry) -> bool:
-    """Has the entry anything to validate? Foreign evidence (no result.json, nothing wrong) is dated by its name."""
-    return entry.result_path is not None or bool(entry.problems)
+    """Has the entry anything to validate? Ours (it declares our schema) or JSON that does not parse; foreign
+    evidence that parses is read for its date, series and numbers, never validated."""
+    return entry.declared is not None or bool(entry.problems)
 
 
 def where(entry: EvidenceEntry) -> str:
@@ -80,6 +82,8 @@ def verify_entry(entry: EvidenceEntry, history: Callable[[], History], rev: str)
     once); `rev` names that history as the user knows it ("HEAD", or `--at REV`)."""
     prefix = where(entry) + ": "
     problems = [EvidenceProblem(p.removeprefix(prefix), line=_line(p)) for p in entry.problems]
+    if entry.declared is None:
+        return problems
     if entry.commit and _SHA40.fullmatch(entry.commit) and not (hist := history()).contains(entry.commit):
         problems.append(EvidenceProblem(f"commit {entry.commit[:12]} is not on the history of {hist.head[:9]} (not "
                                         f"on {rev}'s history: measured on an unmerged or rewritten branch?)"))

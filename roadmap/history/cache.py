@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from roadmap.cachedir import CACHE_DIR, seal, unseal, write_atomic
+from roadmap.cachedir import CACHE_DIR, read_cache_file, seal, unseal, write_atomic
 from roadmap.history.commit import Commit
 
 VERSION = 1
@@ -38,7 +38,7 @@ class HistoryCache:
         if not enabled:
             return cls(path, state="disabled")
         try:
-            raw = path.read_bytes()
+            raw = read_cache_file(path)
         except FileNotFoundError:
             return cls(path, state="cold")
         except OSError:

@@ -60,7 +60,8 @@ class HistoryIndex:
                  hits: dict[str, list[tuple[Commit, int]]], complete: bool, stats: HistoryStats):
         self.root = root
         self.head = head
-        self.commits = commits                  # newest first (git log order)
+        self.commits = commits                  # newest first in graph order: every commit before its parents
+        self._rank = {c.sha: len(commits) - i for i, c in enumerate(commits)}
         self.symbols = symbols
         self._hits = hits
         self._by_sha = {c.sha: c for c in commits}
@@ -154,6 +155,11 @@ class HistoryIndex:
             raise AmbiguousShaError(f"`{prefix}` matches several commits; write more hex digits")
         return found[0] if found else None
 
+    def rank(self, commit: Commit) -> int:
+        """Where `commit` stands in the history's graph order: larger is newer, a commit always ranks above its
+        parents (0: not in the index). Sort by it, never by commit dates, which skewed clocks put in any order."""
+        return self._rank.get(commit.sha, 0)
+
     def contains(self, sha: str) -> bool:
         """Is `sha` (full or short) a commit of HEAD's ancestry?"""
         if self.by_sha(sha) is not None:
@@ -197,7 +203,9 @@ class HistoryIndex:
 
         A sha (or ref): the commits in `sha..HEAD`. A date `YYYY-MM-DD`: commits whose commit date, in the
         committer's own offset, falls on a later day (`inclusive=True`: that day too). A datetime: commits
-        with a commit time after it (UTC when no offset is written).
+        with a commit time after it (UTC when no offset is written). For a date, every descendant of a news
+        commit is news too, whatever its own date says: a commit built on one made after the as-of point
+        cannot predate it (a skewed clock must not hide the commits on top of it).
         """
         key = (when.strip(), inclusive)
         hit = self._after.get(key)
@@ -206,10 +214,12 @@ class HistoryIndex:
         w = key[0]
         if DATE_RE.match(w) and not re.fullmatch(r"[0-9a-f]{7,40}", w):
             if len(w) == 10:
-                out = tuple(c for c in self.commits if c.day > w or (inclusive and c.day == w))
+                dated = {c.sha for c in self.commits if c.day > w or (inclusive and c.day == w)}
             else:
                 t = parse_when(w)
-                out = tuple(c for c in self.commits if c.commit_time > t or (inclusive and c.commit_time == t))
+                dated = {c.sha for c in self.commits if c.commit_time > t or (inclusive and c.commit_time == t)}
+            news = self._with_descendants(dated)
+            out = tuple(c for c in self.commits if c.sha in news)
         else:
             known = self.by_sha(w) if re.fullmatch(r"[0-9a-fA-F]{4,40}", w) else None
             base = known.sha if known else resolve_rev(self.root, w)
@@ -219,6 +229,16 @@ class HistoryIndex:
                 news = set(run_git(self.root, "rev-list", "--end-of-options", self.head, f"^{base}").decode().split())
             out = tuple(c for c in self.commits if c.sha in news)
         self._after[key] = out
+        return out
+
+    def _with_descendants(self, shas: set[str]) -> set[str]:
+        """`shas` and every indexed commit that has one of them as an ancestor (one pass, oldest first)."""
+        if not shas:
+            return shas
+        out = set(shas)
+        for c in reversed(self.commits):            # graph order: parents before children
+            if c.sha not in out and any(p in out for p in c.parents):
+                out.add(c.sha)
         return out
 
     def _ancestry(self) -> Ancestry:
@@ -286,11 +306,12 @@ def _is_ancestor(root: Path, sha: str, head: str) -> bool:
 
 
 def _rev_list(root: Path, head: str, since: str | None, specs: tuple[str, ...]) -> list[str]:
-    """HEAD's ancestry in `git log` order: `since` a sha -> since..head; a date -> commit dates after it.
+    """HEAD's ancestry newest first in graph order (`--topo-order`: every commit before its parents, whatever the
+    commit dates say): `since` a sha -> since..head; a date -> commit dates after it.
 
     A bare date keeps one extra day (any UTC offset), so `commits_after(date)` always finds what it needs.
     """
-    args = ["rev-list", "--timestamp", "--end-of-options", head]
+    args = ["rev-list", "--topo-order", "--timestamp", "--end-of-options", head]
     cutoff = None
     if since:
         s = since.strip()

@@ -46,6 +46,7 @@ class PathFates:
         self._events = events
         self._exists = exists
         self.complete = complete   # False for a shallow clone: an unknown fate is not "never existed"
+        self._under: dict[str, list[str]] | None = None   # directory -> the paths with events below it
 
     @classmethod
     def load(cls, root: str | Path, rev: str, exists: Callable[[str], bool]) -> "PathFates":
@@ -77,7 +78,13 @@ class PathFates:
     def _dir_fate(self, path: str) -> PathFate | None:
         """A directory is gone when files under it were deleted/renamed; report the newest such event."""
         prefix = path + "/"
-        under = [(p, e) for p, e in self._events.items() if p.startswith(prefix)]
+        if self._under is None:    # built once: a lint asks for hundreds of missing paths
+            self._under = {}
+            for p in self._events:
+                parts = p.split("/")
+                for i in range(1, len(parts)):
+                    self._under.setdefault("/".join(parts[:i]), []).append(p)
+        under = [(p, self._events[p]) for p in self._under.get(path, ())]
         if not under:
             return None
         p, ev = max(under, key=lambda pe: (pe[1].date, pe[0]))

@@ -5,38 +5,37 @@ a table row's cells share the row's line.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
-from markdown_it.rules_core import StateCore, text_join
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from roadmap.records.inline import Inline, join, render
 from roadmap.records.model import AsOf
 
 MD = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
-# The same parser with no inline pass: parse_tables_only runs it on the inline tokens it needs.
-_MD_BLOCKS = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).disable(["inline", "text_join"])
+# A character that can start an inline rule of MD (escape, code, strikethrough, emphasis, link, image, autolink,
+# HTML, entity, line break). Content without one parses to a single text token, so that token is made directly:
+# in a 50,000-row table most cells are plain, and markdown-it's inline pass was a third of the parse.
+_INLINE_SPECIAL = re.compile(r"[\n\\`~*_\[!<&]")
 
 
-def parse_tables_only(src: str) -> list[Token]:
-    """MD.parse's tokens, with inline children only for headings and table cells (other inline tokens have
-    none): what MD.parse gives those, at the cost of the block pass and their inline text alone."""
-    env: dict[str, object] = {}
-    tokens = _MD_BLOCKS.parse(src, env)
-    in_table = False
-    for k, tok in enumerate(tokens):
-        if tok.type == "table_open":
-            in_table = True
-        elif tok.type == "table_close":
-            in_table = False
-        elif tok.type == "inline" and (in_table or (k and tokens[k - 1].type == "heading_open")):
-            tok.children = []
-            MD.inline.parse(tok.content, MD, env, tok.children)
-    state = StateCore(src, MD, env)
-    state.tokens = tokens
-    text_join(state)
-    return tokens
+def _inline_pass(state: StateCore) -> None:
+    """markdown-it's core "inline" rule, with plain content short-cut to the one text token it parses to."""
+    for token in state.tokens:
+        if token.type == "inline":
+            if token.children is None:
+                token.children = []
+            if _INLINE_SPECIAL.search(token.content) is None:
+                if token.content:
+                    token.children.append(Token("text", "", 0, content=token.content))
+            else:
+                state.md.inline.parse(token.content, state.md, state.env, token.children)
+
+
+MD.core.ruler.at("inline", _inline_pass)
 
 
 @dataclass(eq=False)
@@ -74,6 +73,7 @@ class Block:
     parent: "Block | None" = None   # enclosing list item, for nested items
     table: TableBlock | None = None
     heading: Heading | None = None  # for kind == "heading": the section it opens
+    quote: int = 0                  # line of the enclosing blockquote's first line, 0 outside a blockquote
 
 
 def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
@@ -82,12 +82,17 @@ def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
     code_lines: set[int] = set()
     headings: list[Heading] = []
     items: list[tuple[Block, int, list[tuple[Inline, list[int]]]]] = []   # (block, level, own paragraphs)
+    quotes: list[int] = []          # first lines of the open blockquotes, outermost first
     order = 0
     i, n = 0, len(tokens)
     while i < n:
         tok = tokens[i]
         typ = tok.type
         order += 1
+        if typ == "blockquote_open" and tok.map:
+            quotes.append(tok.map[0] + 1)
+        elif typ == "blockquote_close" and quotes:
+            quotes.pop()
         if typ == "heading_open" and tok.map:
             level = int(tok.tag[1:]) if tok.tag[1:].isdigit() else 1
             while headings and headings[-1].level >= level:
@@ -103,7 +108,7 @@ def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
             number = int(tok.info) if tok.info.isdigit() else None
             parent = items[-1][0] if items else None
             block = Block("item", tok.map[0] + 1, tok.map[0] + 1, order, tuple(headings), item_number=number,
-                          parent=parent)
+                          parent=parent, quote=quotes[0] if quotes else 0)
             items.append((block, tok.level, []))
         elif typ == "list_item_close" and items:
             block, _, paras = items.pop()
@@ -118,11 +123,12 @@ def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
                 items[-1][2].append((inl, tok.map))
             else:
                 blocks.append(Block("paragraph", tok.map[0] + 1, tok.map[1], order, tuple(headings), inl,
-                                    _raw(lines, tok.map), parent=items[-1][0] if items else None))
+                                    _raw(lines, tok.map), parent=items[-1][0] if items else None,
+                                    quote=quotes[0] if quotes else 0))
             i += 3
             continue
         elif typ == "table_open" and tok.map:
-            i = _table(tokens, i, tok, lines, blocks, order, tuple(headings))
+            i = _table(tokens, i, tok, lines, blocks, order, tuple(headings), quotes[0] if quotes else 0)
             continue
         elif typ in ("fence", "code_block") and tok.map:
             code_lines.update(range(tok.map[0], tok.map[1]))
@@ -132,7 +138,7 @@ def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
 
 
 def _table(tokens: list[Token], i: int, open_tok: Token, lines: list[str], blocks: list[Block], order: int,
-           headings: tuple[Heading, ...]) -> int:
+           headings: tuple[Heading, ...], quote: int) -> int:
     headers: list[str] = []
     rows: list[tuple[int, list[Cell]]] = []
     in_head = False
@@ -161,7 +167,8 @@ def _table(tokens: list[Token], i: int, open_tok: Token, lines: list[str], block
         j += 1
     assert open_tok.map is not None   # markdown-it maps every block token to its lines
     end = open_tok.map[1]
-    blocks.append(Block("table", open_tok.map[0] + 1, end, order, headings, table=TableBlock(headers, rows)))
+    blocks.append(Block("table", open_tok.map[0] + 1, end, order, headings, table=TableBlock(headers, rows),
+                        quote=quote))
     return j + 1
 
 

@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from roadmap.cachedir import cache_root, is_plain, seal, unseal, write_atomic
+from roadmap.cachedir import cache_root, is_plain, read_cache_file, seal, unseal, write_atomic
 from roadmap.records.codec import decode_record, encode_record
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class RecordCache:
         self.used.add(key)
         entry = self.dir / f"{key}.json"
         try:
-            raw = entry.read_bytes()
+            raw = read_cache_file(entry)
         except OSError:
             self.stats["misses"] += 1
             return None
@@ -116,6 +116,8 @@ class RecordCache:
 
 
 def _is_entry(p: Path) -> bool:
+    if p.is_symlink():
+        return False
     with p.open("rb") as fh:
         return fh.read(len(MAGIC) + 1) == MAGIC + b" "
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from roadmap.records.mentions import ids_in
 from roadmap.records.model import AsOf
@@ -43,6 +43,20 @@ _STRUCK_OUTCOME = re.compile(
     r"not needed|no longer needed|n/a)(?![\w-]))", re.I)
 _EMPTY_VALUES = frozenset({"", "none", "n/a", "na", "nothing", "-", "—", "–", "tbd", "none.", "(none)", "nil"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
+# The column of a table that names a row's work (not its figures, owners, evidence or state).
+WORK_COLUMN = re.compile(r"capabilit|title|item|feature|task|descri|work|what|scope|deliverable|change|summary|goal|"
+                         r"outcome|name|area|topic|unit", re.I)
+# State words of work not started yet: such a row, in a table with no column of next steps, asks for its work.
+# (A row in progress, partial or gating is tracked, not asked for: its progress is not its completion.)
+_TODO_STATES = frozenset({"todo", "to do", "to-do", "planned", "plan", "not started", "open", "new", "pending",
+                          "queued", "unstarted", "next", "ready", "proposed", "backlog"})
+# Sections of rules and process: their imperatives say how to work, not what work is left.
+_PROCESS_SECTION = re.compile(r"\b(?:protocol|polic(?:y|ies)|rules?|conventions?|guidelines?|workflow|how[- ]to|"
+                              r"procedures?|process|contract|discipline|etiquette|checklist for|template|"
+                              r"recommendations?|principles?|style|usage|examples?|troubleshooting|known issues|"
+                              r"common (?:issues|errors|problems)|gotchas|lessons|faq|pitfalls)\b", re.I)
+_BROAD_SECTIONS = frozenset({"plan", "remaining", "next up", "tasks", "next"})
+_OPEN_BOX = re.compile(r"^\s*\[ \]\s+(?=\S)")
 
 
 @dataclass(frozen=True)
@@ -61,14 +75,25 @@ class Classifier:
         self._sec_cache: dict[tuple[str, ...], bool] = {}
         self.columns = frozenset(_norm(c) for c in d.columns)
         self.verbs = frozenset(v.lower() for v in d.verbs)
-        secs = "|".join(re.escape(s.lower()).replace(r"\-", "[- ]?").replace(r"\ ", "[- ]?") for s in d.sections)
-        self.section_re = re.compile(rf"(?<![\w])(?:{secs})(?![\w])", re.I) if secs else None
+        self.closed = frozenset(s.upper() for s in config.closed_states)
+        def alternation(names: Iterable[str]) -> str:
+            return "|".join(re.escape(s.lower()).replace(r"\-", "[- ]?").replace(r"\ ", "[- ]?") for s in names)
+        # Names that mean a list of work wherever they appear in the heading path ("3. Punch-list"); the broad
+        # ones ("Plan", "Remaining") only when they open the innermost heading, so a file titled "Completion
+        # plan" does not make every item of it a directive.
+        strong = [s for s in d.sections if s.lower() not in _BROAD_SECTIONS]
+        broad = [s for s in d.sections if s.lower() in _BROAD_SECTIONS]
+        self.section_re = re.compile(rf"(?<![\w])(?:{alternation(strong)})(?![\w])", re.I) if strong else None
+        self.broad_section_re = re.compile(rf"^\W*(?:§?\d+(?:\.\d+)*[.)]?\s+)?(?:the\s+)?(?:{alternation(broad)})(?![\w])",
+                                           re.I) if broad else None
         phr = "|".join(re.escape(p) for p in sorted(d.phrases, key=len, reverse=True))
         self.phrase_re = re.compile(rf"(?<![\w])(?:{phr})(?!\w)") if phr else None
         idp = "|".join(f"(?:{p})" for p in (*config.id_patterns, *config.claim_patterns)) or r"(?!x)x"
         # What may precede the first real word of a directive: dates, ids, owners in parentheses, separators.
         self.lead_re = re.compile(rf"^(?:\s*(?:{ISO_DATE}|{idp}|\[ \]|\([^)]{{0,80}}\)|[:—–\-*•|,.>→]))*\s*")
-        self.title_lead_re = re.compile(rf"^(?:\s*(?:§?\d+[a-z]?[.)]|{ISO_DATE}|(?i:row|claim|item)\s|[\[(#:—–-]))*\s*")
+        # A log entry's date, time and owner lead its title too: "- 2026-03-09 13:05Z (ibis) CLAIM-X: ...".
+        self.title_lead_re = re.compile(rf"^(?:\s*(?:§?\d+[a-z]?[.)]|{ISO_DATE}|\d{{1,2}}:\d\d(?::\d\d)?Z?|"
+                                        rf"\([^()]{{1,40}}\)|(?i:row|claim|item)\s|[\[(#:—–-]))*\s*")
 
     def is_directive_column(self, column: str | None) -> bool:
         if not column:
@@ -76,15 +101,26 @@ class Classifier:
         hit = self._col_cache.get(column)
         if hit is None:
             c = _norm(column)
-            hit = self._col_cache[column] = c in self.columns or any(c.startswith(k + " ") for k in self.columns)
+            hit = self._col_cache[column] = c in self.columns or any(
+                c.startswith(k + " ") or c.endswith(" " + k) for k in self.columns)
         return hit
 
     def in_directive_section(self, sections: tuple[str, ...]) -> bool:
         hit = self._sec_cache.get(sections)
         if hit is None:
-            hit = self.section_re is not None and any(self.section_re.search(s) for s in sections)
+            hit = (self.section_re is not None and any(self.section_re.search(s) for s in sections)) or bool(
+                sections and self.broad_section_re is not None and self.broad_section_re.match(sections[-1]))
             self._sec_cache[sections] = hit
         return hit
+
+    def is_open_state(self, text: str) -> bool:
+        """Is a State cell's value a not-started state (todo, planned, open, ...)?"""
+        value = _norm(text)
+        if value in _EMPTY_VALUES or not value:
+            return False
+        words = value.split()
+        return value in _TODO_STATES or " ".join(words[:2]) in _TODO_STATES or words[0].strip("*_`.,;:()[]") in \
+            _TODO_STATES
 
     def classify(self, text: str, kind: str, column: str | None, sections: tuple[str, ...],
                  all_struck: bool, struck: bool = False) -> Verdict:
@@ -100,6 +136,9 @@ class Classifier:
         phrase = self.phrase_re.search(text) if self.phrase_re else None
         if phrase:
             return Verdict(True, False, text[phrase.start():].strip())
+        box = _OPEN_BOX.match(text)
+        if box:                                 # "- [ ] ...": an open task, whatever its wording
+            return Verdict(True, False, text[box.end():].strip() or None)
         rest = text[_end(self.lead_re, text):]
         first = _WORD.match(rest)
         word = first.group(0).lower() if first else ""
@@ -113,7 +152,7 @@ class Classifier:
         elif kind == "item" and self.in_directive_section(sections):
             directive = True
         else:
-            directive = word in self.verbs
+            directive = word in self.verbs and not (sections and _PROCESS_SECTION.search(sections[-1]))
         return Verdict(directive, False, text.strip() if directive else None)
 
     def _struck_work(self, text: str) -> bool:

@@ -16,15 +16,22 @@ _UNITS = {  # as written (lower-cased) -> normalised
     "ms/call": "ms/call", "ms/token": "ms/token", "ms/tok": "ms/token", "ms/step": "ms/step", "ms": "ms",
     "us": "us", "µs": "us", "s": "s", "sec": "s", "secs": "s", "seconds": "s", "min": "min",
     "gib": "GiB", "gb": "GB", "mib": "MiB", "mb": "MB", "%": "%", "x": "x", "×": "x",
+    "mb/s": "MB/s", "mib/s": "MiB/s", "kb/s": "KB/s", "kb": "KB", "kib": "KiB", "qps": "q/s",
 }
 _UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
 _DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")   # digit-led candidates: a cheap scan; sign and context are checked after
 _STRICT = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d.]\d)")  # no "1.2.3" versions, no "12,5"
 # Matched only where a number ended (one position, not a scan), so the long alternation stays cheap.
 _UNIT_RE = re.compile(rf"(\s?)({_UNIT_ALT})(?![A-Za-z0-9/µ])", re.IGNORECASE)
+# Any other rate a team measures: "img/s", "rows/sec", "fps", "ops/s" (one word per second).
+_RATE_RE = re.compile(r"\s?([A-Za-z]{1,12}/s(?:ec)?|fps)(?![A-Za-z0-9/])", re.IGNORECASE)
+_RATE_ALIASES = {"img": "image", "imgs": "image", "sample": "sample", "smp": "sample", "row": "row", "op": "op"}
 _CHAIN_GAP = re.compile(r"^\s*(?:/|vs\.?|versus|->|→|to)\s*$", re.IGNORECASE)
 _BASES = {"throughput": "throughput", "ttft": "ttft", "tpot": "tpot", "itl": "itl", "latency": "latency",
-          "vram": "vram", "memory": "vram", "speedup": "speedup", "ratio": "ratio", "e2e": "latency"}
+          "vram": "vram", "memory": "vram", "speedup": "speedup", "ratio": "ratio", "e2e": "latency",
+          # quality and efficiency figures teams quote without a unit ("real-time factor 0.231", "recall 0.947")
+          "factor": "factor", "rtf": "rtf", "wer": "wer", "cer": "cer", "recall": "recall", "accuracy": "accuracy",
+          "precision": "precision", "mfu": "mfu"}
 _QUALS = {"output", "total", "prefill", "decode", "peak", "input"}
 _PCTS = {"p50", "p90", "p95", "p99", "median", "mean", "min", "max"}
 # Run on lower-cased text: a case-insensitive alternation is several times slower in `re`.
@@ -63,8 +70,22 @@ def _numbers(text: str) -> list[_Num]:
         if um and not (um.group(2).lower() == "x" and um.group(1)):  # "2 x 3" is a product; ratios are "1.0283x"
             unit = _UNITS[um.group(2).lower()]
             end = um.end()
+        elif (rate := _RATE_RE.match(text, end)) is not None:
+            unit = rate_unit(rate.group(1))
+            end = rate.end()
         out.append(_Num(start, end, sign, m.group(1), m.group(2) or "", text[start:end], unit))
     return out
+
+
+def rate_unit(written: str) -> str:
+    """`Images/sec` -> "image/s", `fps` -> "frame/s": one spelling per rate, singular, per second."""
+    low = written.lower()
+    if low == "fps":
+        return "frame/s"
+    word = low.split("/", 1)[0]
+    if word.endswith("s") and len(word) > 3 and not word.endswith("ss"):
+        word = word[:-1]
+    return f"{_RATE_ALIASES.get(word, word)}/s"
 
 
 def metric_of(window: str) -> str | None:
@@ -97,8 +118,10 @@ def header_unit(header: str) -> str | None:
         if m:
             return _UNITS[m.group(2).lower()]
     for word in re.findall(r"[\w/%µ×]+", header.lower()):
-        if word in _UNITS and len(word) > 1:
+        if word in _UNITS and (len(word) > 1 or word == "%"):
             return _UNITS[word]
+        if _RATE_RE.fullmatch(word):
+            return rate_unit(word)
     return None
 
 
@@ -106,6 +129,20 @@ def is_figure(text: str) -> bool:
     """True when `text` is exactly one number with an optional unit (`256`, `1.0283x`, `-2.5%`)."""
     nums = _numbers(text)
     return len(nums) == 1 and nums[0].start == 0 and nums[0].end == len(text)
+
+
+def single_figure(text: str) -> Figure | None:
+    """The figure `text` consists of, surrounding spaces aside (`1510`, `212 ms`, `0.142`), unit None when it
+    is written without one; None when the text is anything else. A table cell that is one number is a figure
+    of its column."""
+    stripped = text.strip()
+    nums = _numbers(stripped)
+    if len(nums) != 1 or nums[0].start != 0 or nums[0].end != len(stripped):
+        return None
+    n = nums[0]
+    value = float(n.num.replace(",", "") + n.frac)
+    return Figure(value=-value if n.sign in ("-", "−") else value, text=n.written, unit=n.unit, metric=None,
+                  start=len(text) - len(text.lstrip()))
 
 
 def find_figures(text: str, header: str | None = None) -> list[Figure]:

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from roadmap.records import patterns as P
 from roadmap.records.figures import find_figures, is_figure
 from roadmap.records.inline import Inline
 from roadmap.records.model import Mentions, PathRef
-from roadmap.records.paths import find_paths, link_ref
+from roadmap.records.paths import find_paths, link_ref, link_symbol
 
 if TYPE_CHECKING:
     from roadmap.config import Config
@@ -81,6 +82,10 @@ def extract(inline: Inline, config: "Config", record_path: str, header: str | No
     for s, e, href in inline.links:
         ref = link_ref(href, text[s:e], record_path)
         if ref is not None:
+            if ref.line is not None:
+                symbol = link_symbol(text, s, e, inline.code)
+                if symbol and symbol != ref.path.rsplit("/", 1)[-1].split(".", 1)[0]:   # not the file's own name
+                    ref = replace(ref, symbol=symbol)
             paths.append(ref)
             link_spans.append((s, e))
     text_refs, path_spans = find_paths(text, inline.code, link_spans)

@@ -28,6 +28,12 @@ class PathRef:
     symbol: str | None = None # `path::Symbol`, or the code symbol written right beside a path:line
     text: str = ""            # the reference exactly as written
     form: str = "colon"       # "colon" (path:10-20), "hash" (path#L10-L20), "link" ([t](path#L10)), "symbol" (path::Sym), "bare" (path)
+    # Where `text` is written in the record (records/spans.py): its 1-based line, and the character offsets
+    # [start_col, end_col) on that line (lines split on "\n" only). None when it could not be placed exactly
+    # (markup between its characters): such a reference is never fixed.
+    record_line: int | None = None
+    start_col: int | None = None
+    end_col: int | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,7 @@ class Statement:
     as_of: "AsOf | None" = None  # what the record says it was written from (base sha or date), if it names one
     defines: str | None = None # the row/claim id this statement defines (id cell of a table row, id-led title)
     directive_text: str | None = None  # the part that asks for work ("Next owner must ..."), when directive
+    history: str = ""          # why the record's structure makes it history ("a log", "section 'History'"), else ""
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,7 @@ class Problem:
     path: str
     line: int
     message: str
+    severity: str | None = None   # None: the rule's default (RL001: warning); "info" for files skipped on purpose
 
 
 @dataclass

@@ -9,6 +9,7 @@ processes of ours; anything going wrong with the second one falls back to parsin
 """
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import subprocess
@@ -124,6 +125,7 @@ def _parse_share(items: list[Item], config: "Config", cache: RecordCache | None)
 
 def _serve() -> None:
     """The worker: a pickled (items, config, cache) on stdin, a pickled (records, entries written) on stdout."""
+    gc.disable()       # a short-lived parser of acyclic objects: see gc_paused in roadmap/records/loader.py
     items, config, cache = pickle.loads(sys.stdin.buffer.read())
     before = cache.stats["written"] if cache is not None else 0
     records = _parse_share(items, config, cache)

@@ -2,20 +2,23 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from roadmap.records import source
-from roadmap.records.blocks import MD, Block, Cell, Heading, parse_tables_only, walk
-from roadmap.records.classify import Classifier, as_of_in
+from roadmap.records import source, structure
+from roadmap.records.blocks import MD, Block, Cell, Heading, walk
+from roadmap.records.classify import WORK_COLUMN, Classifier, Verdict, as_of_in
 from roadmap.records.inline import Inline
 from roadmap.records.mentions import extract, ids_in
-from roadmap.records.model import AsOf, Problem, RecordFile, Statement, Table
+from roadmap.records.model import AsOf, Mentions, Problem, RecordFile, Statement, Table
 from roadmap.records.patterns import FULL_SHA_RE
+from roadmap.records.spans import Region, cell_spans, place
 from roadmap.records.suppressions import scan
 
 if TYPE_CHECKING:
     from roadmap.config import Config
 
+_OPEN_BOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")   # "- [ ] follow-up": still open under a finished item
 _DATE_COLUMN = re.compile(r"^(?:as[ -]of|(?:last[ -])?updated|date|checkpoint|base(?:[ -]commit)?|since)$", re.I)
 _CLASSIFIERS: dict[int, tuple["Config", Classifier]] = {}
 
@@ -46,45 +49,29 @@ def parse_record(path: str, data: bytes, config: "Config") -> RecordFile:
     blocks, code_lines = walk(tokens, lines)
     rf.suppressions, sup_problems = scan(path, lines, code_lines)
     problems.extend(sup_problems)
-    _Builder(rf, config, front_as_of).build(blocks)
+    _Builder(rf, config, front_as_of, lines).build(blocks)
     rf.problems.sort(key=lambda p: p.line)
     return rf
 
 
-def parse_table_cells(path: str, data: bytes, config: "Config") -> list[Statement]:
-    """The table cells parse_record would give, with the same line, row id, column and text, but nothing read
-    from them (no mentions, directive, historical or as-of): for comparing rows across revisions
-    (analysis/cell_asof.py), at a fraction of the cost. Only headings and table cells are parsed inline."""
-    text, _ = source.decode(path, data)
-    if text is None or not text.strip():
-        return []
-    lines = text.split("\n")
-    md_lines, front_as_of = source.front_matter(lines)
-    try:
-        tokens = parse_tables_only("\n".join(md_lines))
-    except Exception:  # as parse_record: markdown-it failing on a record reads as a record with no statements
-        return []
-    blocks, _ = walk(tokens, lines)
-    rf = RecordFile(path=path, text=text)
-    _Builder(rf, config, front_as_of, tables_only=True).build(blocks)
-    return rf.statements
-
-
 class _Builder:
-    def __init__(self, rf: RecordFile, config: "Config", front_as_of: AsOf | None, tables_only: bool = False):
+    def __init__(self, rf: RecordFile, config: "Config", front_as_of: AsOf | None, lines: list[str]):
         self.rf = rf
+        self.lines = lines
         self.config = config
         self.cls = classifier_for(config)
         self.front_as_of = front_as_of
         self.item_rows: dict[int, str | None] = {}   # id(item block) -> its row id, for nested items
-        self.tables_only = tables_only                # parse_table_cells: cells' ids and text, nothing read
+        self.item_history: dict[int, bool] = {}      # id(item block) -> historical, for nested items
+        self.struct = structure.Structure()
 
     def build(self, blocks: list[Block]) -> None:
         self._sections(blocks)
+        self.struct = structure.analyse(self.rf.path, blocks, self.lines, self.config)
         for b in blocks:
             if b.kind == "table":
                 self._table(b)
-            elif (b.inline.visible or b.inline.struck) and not self.tables_only:
+            elif b.inline.visible or b.inline.struck:
                 self._statement(b)
 
     def _sections(self, blocks: list[Block]) -> None:
@@ -131,6 +118,15 @@ class _Builder:
         sections = tuple(h.title for h in b.headings)
         verdict = self.cls.classify(text, b.kind, None, sections, all_struck=inl.struck and not inl.visible,
                                     struck=inl.struck)
+        if self.struct.kind == "process" and verdict.directive:
+            verdict = Verdict(False, verdict.historical, None)   # an instruction of a how-to, not work
+        why = self._history(b) or ("" if verdict.directive else self.struct.unless_asked.get(id(b), ""))
+        if why or (b.parent is not None and self.item_history.get(id(b.parent)) and not _OPEN_BOX.match(b.raw)
+                   and not structure.HANDOFF.search(text)):
+            why = why or "under a finished or historical item"
+            verdict = Verdict(False, True, None)
+        if b.kind == "item":
+            self.item_history[id(b)] = verdict.historical
         row_id, defines = self.cls.title_ids(text, self.config)
         if b.kind == "heading":
             row_id = b.heading.row_id if b.heading else row_id
@@ -146,9 +142,12 @@ class _Builder:
         self.rf.statements.append(Statement(
             path=self.rf.path, line=b.line, end_line=b.end_line, kind=b.kind, text=text, raw=raw,
             section=sections, row_id=row_id, item_number=b.item_number,
-            mentions=extract(inl, self.config, self.rf.path), directive=verdict.directive,
+            mentions=self._placed(extract(inl, self.config, self.rf.path),
+                                  [(n, 0, len(self.lines[n - 1])) for n in range(b.line, b.end_line + 1)
+                                   if n <= len(self.lines)]),
+            directive=verdict.directive,
             historical=verdict.historical, as_of=self._resolve_as_of(own, b.headings), defines=defines,
-            directive_text=verdict.directive_text))
+            directive_text=verdict.directive_text, history=why))
 
     def _table(self, b: Block) -> None:
         tb = b.table
@@ -159,31 +158,52 @@ class _Builder:
         id_col = id_cols[0] if id_cols else None
         date_cols = [k for k, h in enumerate(tb.headers) if _DATE_COLUMN.match(h.strip())]
         section_row = b.headings[-1].row_id if b.headings else None
+        why = self._history(b)
         rows = []
+        # A table with a state column but no column of next steps: an open row asks for its own work, which its
+        # work cell (Title, Item, Feature, ...) names; a later commit doing that work makes the row stale.
+        state_cols = {n.lower() for n in self.config.state_columns}
+        state_col = next((k for k, h in enumerate(tb.headers) if h.strip().lower() in state_cols), None)
+        work_col = None
+        if state_col is not None and not any(self.cls.is_directive_column(h) for h in tb.headers):
+            work_col = next((k for k, h in enumerate(tb.headers) if k not in id_cols and k != state_col
+                             and WORK_COLUMN.search(h)), None)
         for index, (line, cells) in enumerate(tb.rows):
             row_id, define_col = self._row_id(tb.headers, cells, id_cols)
             row_as_of = next((a for k in date_cols if k < len(cells)
                               for a in [_cell_as_of(cells[k].inline.text)] if a), None)
+            open_row = (work_col is not None and state_col is not None and state_col < len(cells)
+                        and self.cls.is_open_state(cells[state_col].inline.text))
             stmts = []
+            spans: list[tuple[int, int]] | None = None     # the row's cell spans, split only when a cell has a path
             for k, cell in enumerate(cells):
                 header = tb.headers[k] if k < len(tb.headers) else ""
                 text, raw = self._capped(line, f"cell `{header}`", cell.inline.text.strip(), cell.raw)
-                if self.tables_only:
-                    self.rf.statements.append(Statement(
-                        path=self.rf.path, line=line, end_line=line, kind="cell", text=text, raw=raw,
-                        section=sections, row_id=row_id or section_row, column=header, table_row=index))
-                    continue
                 inl = Inline(text=text, code=cell.inline.code, links=cell.inline.links, struck=cell.inline.struck,
                              visible=cell.inline.visible)
                 verdict = self.cls.classify(text, "cell", header, sections,
                                             all_struck=inl.struck and not inl.visible, struck=inl.struck)
+                if open_row and k == work_col and not verdict.historical and text:
+                    verdict = Verdict(True, False, text)
+                if self.struct.kind == "process" and verdict.directive:
+                    verdict = Verdict(False, verdict.historical, None)
+                why_cell = why or ("" if verdict.directive else self.struct.unless_asked.get(id(b), ""))
+                if why_cell:
+                    verdict = Verdict(False, True, None)
                 own = as_of_in(text, leading_date=False)
+                mentions = extract(inl, self.config, self.rf.path, header)
+                if mentions.paths:
+                    if spans is None:
+                        spans = cell_spans(self.lines[line - 1]) if line <= len(self.lines) else []
+                    mentions = self._placed(mentions, [(line, *spans[k])] if k < len(spans) else [])
                 st = Statement(
                     path=self.rf.path, line=line, end_line=line, kind="cell", text=text, raw=raw, section=sections,
                     row_id=row_id or section_row, column=header, table_row=index,
-                    mentions=extract(inl, self.config, self.rf.path, header), directive=verdict.directive,
+                    mentions=mentions,
+                    directive=verdict.directive,
                     historical=verdict.historical, as_of=self._resolve_as_of(own, b.headings, row_as_of),
-                    defines=row_id if k == define_col else None, directive_text=verdict.directive_text)
+                    defines=row_id if k == define_col else None, directive_text=verdict.directive_text,
+                    history=why_cell)
                 stmts.append(st)
                 self.rf.statements.append(st)
             rows.append(tuple(stmts))
@@ -208,6 +228,18 @@ class _Builder:
                 if found:
                     return found, None
         return None, None
+
+    def _history(self, b: Block) -> str:
+        """Why the record's structure makes this block history ("" when it is current, or a live hand-off)."""
+        if id(b) in self.struct.live:
+            return ""
+        return self.struct.history.get(id(b), "")
+
+    def _placed(self, mentions: Mentions, regions: list[Region]) -> Mentions:
+        """The mentions with each path reference's source line and columns (what a fix edits)."""
+        if not mentions.paths:
+            return mentions
+        return replace(mentions, paths=place(mentions.paths, self.lines, regions))
 
     def _capped(self, line: int, what: str, text: str, raw: str) -> tuple[str, str]:
         longest = max(len(text), len(raw))

@@ -20,7 +20,7 @@ _DIR_ROOTS = {"src", "docs", "tests", "test", "engine", "roadmap", "agents", "to
 _SEG = r"[\w@+-](?:[\w.@+-]*[\w@+-])?"
 PATH_RE = re.compile(
     rf"(?<![\w/.:@#-])(?P<path>(?:\.{{1,2}}/)*(?:\.?{_SEG}/)+(?:{_SEG})?|{_SEG}\.(?:{_EXTS}))"
-    r"(?P<loc>:(?P<l1>\d+)(?:-(?P<l2>\d+))?|#L(?P<h1>\d+)(?:-L?(?P<h2>\d+))?"
+    r"(?P<loc>:L?(?P<l1>\d+)(?:[-–]L?(?P<l2>\d+))?|#L(?P<h1>\d+)(?:[-–]L?(?P<h2>\d+))?"
     r"|::(?P<sym>[A-Za-z_]\w*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?)?(?![\w/])")
 _DOT_EXT = re.compile(rf"\.(?:{_EXTS})(?![\w])")
 _HAS_EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,9}$")
@@ -29,7 +29,8 @@ _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _FRAGMENT = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
 # A code-looking symbol right before a reference: `Cls::method()`, snake_case, CamelCase, dotted.
 _IDENT = re.compile(r"[A-Za-z_]\w*(?:(?:::|\.)[A-Za-z_]\w*)*")
-_SYM_AFTER = re.compile(r"^\s*[(\[]?\s*(?:`)?([A-Za-z_][\w]*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?")
+# Used with .match(text, pos): no `^`, which would only ever match at the start of the whole text.
+_SYM_AFTER = re.compile(r"\s*[(\[]?\s*(?:`)?([A-Za-z_][\w]*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?")
 
 
 def _looks_like_file(path: str) -> bool:
@@ -46,7 +47,12 @@ def _looks_like_file(path: str) -> bool:
 
 
 def _codeish(sym: str, in_code: bool) -> bool:
-    return in_code or "::" in sym or "_" in sym or "." in sym or any(c.isupper() for c in sym[1:])
+    """A code symbol, not a word: `Cls::run`, `snake_case`, `a.b`, `camelCase`/`PascalCase` anywhere; in a code
+    span also a plain identifier of three letters or more. `API`, `PUBLIC` and `P` in prose are words."""
+    if "::" in sym or "_" in sym or "." in sym:
+        return True
+    camel = any(c.islower() for c in sym) and any(c.isupper() for c in sym[1:])
+    return camel or (in_code and len(sym) >= 3 and not sym.isupper())
 
 
 def _clean(path: str) -> str:
@@ -80,6 +86,16 @@ def find_paths(text: str, code: list[tuple[int, int, str]], skip: list[tuple[int
 
 
 def _symbol_beside(text: str, start: int, end: int, code: list[tuple[int, int, str]]) -> str | None:
+    """The code symbol written right before (`sym` (path:1)) or right after (`path:1` `sym`) a reference; a
+    symbol in a code span wins over a word of prose."""
+    before, before_in_code = _symbol_before(text, start, code)
+    if before and before_in_code:
+        return before
+    after = _symbol_after(text, end, code)
+    return after or before
+
+
+def _symbol_before(text: str, start: int, code: list[tuple[int, int, str]]) -> tuple[str | None, bool]:
     # Walk back over "(", "in"/"at" and spaces, then take the identifier that ends there (no regex backtracking).
     before = text[max(0, start - 120):start].rstrip().rstrip("([").rstrip()
     for word in (" in", " at"):
@@ -91,15 +107,61 @@ def _symbol_beside(text: str, start: int, end: int, code: list[tuple[int, int, s
     while i > 0 and (before[i - 1].isalnum() or before[i - 1] in "_:."):
         i -= 1
     sym = before[i:].strip(":.")
-    if sym and (sym[0].isalpha() or sym[0] == "_") and _IDENT.fullmatch(sym):
+    if i > 0 and before[i - 1] in "-/$%…":
+        return None, False   # `-tp`, `--flag`, `a/b`, `702f4814…c276`: the tail of something else, not a symbol
+    if sym and (sym[0].isalpha() or sym[0] == "_") and _IDENT.fullmatch(sym) and _named(sym):
         abs_start = max(0, start - 120) + i
-        if _codeish(sym, any(s <= abs_start < e for s, e, _ in code)):
-            return sym
+        abs_end = abs_start + len(sym)
+        in_code = any(s <= abs_start and abs_end <= e for s, e, _ in code)
+        if not in_code and any(s <= abs_start < e for s, e, _ in code):
+            return None, False   # `static_assert`s: a code span with a word's ending glued on
+        if _codeish(sym, in_code):
+            return sym, in_code
+    return None, False
+
+
+def _symbol_after(text: str, end: int, code: list[tuple[int, int, str]]) -> str | None:
+    """`path:1` `sym`, `path:1` (`Cls::sym()`), `path:1` `class Sym`: a whole code span naming one symbol."""
     after = _SYM_AFTER.match(text, end, min(len(text), end + 120))
-    if after:
-        in_code = any(s <= after.start(1) < e for s, e, _ in code)
-        if in_code:
-            return after.group(1)
+    if not after:
+        return None
+    span = next(((s, e, c) for s, e, c in code if s <= after.start(1) < e), None)
+    if span is None:
+        return None
+    content = _DECL.sub("", span[2].strip())
+    content = re.sub(r"\(.*\)$", "", content).strip()
+    if _IDENT.fullmatch(content) and _named(content) and _codeish(content, True):
+        return content
+    return None
+
+
+# `class Platform`, `fn shift`: the declaration keyword is not the symbol.
+_DECL = re.compile(r"^(?:(?:pub(?:\(crate\))?|static|inline|virtual|const|async|export)\s+)*"
+                   r"(?:class|struct|enum|union|fn|def|func|function|type|trait|impl|interface|namespace|macro)\s+")
+# Literals and keywords are not symbols one can find again: `false` (cuda.cpp:37).
+_NOT_NAMES = frozenset("""true false null nullptr none None True False NULL self this return static const void int
+auto bool char float double class struct enum def fn if else for while typeid sizeof decltype alignof new delete
+operator template typename""".split())
+
+
+def _named(sym: str) -> bool:
+    """A name, not a keyword, a literal or a hex fragment (`c276` of an elided digest)."""
+    last = re.split(r"::|\.", sym)[-1]
+    return last not in _NOT_NAMES and re.fullmatch(r"[0-9a-f]*\d[0-9a-f]*", last) is None
+
+
+def link_symbol(text: str, start: int, end: int, code: list[tuple[int, int, str]]) -> str | None:
+    """The symbol of a line link: its text, when that is one code span naming a symbol
+    (`[`admit_waiting`](src/a.rs#L39)`).
+    Not a symbol beside it: cells of links (`[ops.h:518](...), [ops.cpp:1466](...)`) sit between other names."""
+    inner = [c for s, e, c in code if start <= s and e <= end]
+    if len(inner) != 1:
+        return None      # plain link text (`[the loop](a.rs#L5)`, `[dtype.cpp](dtype.cpp#L32)`) names no symbol
+    label = re.sub(r"\(.*\)$", "", _DECL.sub("", inner[0].strip())).strip()
+    if _DOT_EXT.search(label):
+        return None      # a file name in code (`dtype.cpp`), not a symbol in it
+    if _IDENT.fullmatch(label) and _named(label) and _codeish(label, True):
+        return label
     return None
 
 

@@ -1,4 +1,7 @@
-"""Record bytes -> text lines, with every oddity (binary, bad UTF-8, huge files, front matter) made a Problem."""
+"""Record bytes -> text lines, with every oddity (binary, bad UTF-8, front matter) made a Problem.
+
+A record larger than `max_file_bytes` never gets here: roadmap/history/tree.py declines to read it and
+roadmap/records/loader.py reports it."""
 from __future__ import annotations
 
 import re
@@ -6,10 +9,10 @@ import re
 from roadmap.records.model import AsOf, Problem
 from roadmap.records.patterns import DATE_RE, FULL_SHA_RE
 
-MAX_FILE_BYTES = 4 * 1024 * 1024   # a record past this is cut at a line boundary (and says so)
 MAX_TEXT = 4000                    # characters of one statement's text/raw kept; longer is capped (and says so)
 _FRONT_KEY = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*:\s*['\"]?([^'\"#]*?)['\"]?\s*(?:#.*)?$")
 _SHA_KEYS = {"base", "base_commit", "base-commit", "commit", "as_of_commit"}
+_SURROGATE = re.compile("[\udc80-\udcff]")
 _DATE_KEYS = {"as_of", "as-of", "updated", "last_updated", "last-updated", "date"}
 
 
@@ -21,22 +24,21 @@ def decode(path: str, data: bytes) -> tuple[str | None, list[Problem]]:
     if b"\0" in data[:8192]:
         return None, [Problem(path, 1, "binary file matched a record glob; it was not read. "
                                        "Add it to `exclude` in [tool.roadmap] or move it out of the records")]
-    if len(data) > MAX_FILE_BYTES:
-        cut = data.rfind(b"\n", 0, MAX_FILE_BYTES)
-        data = data[:cut if cut > 0 else MAX_FILE_BYTES]
-        problems.append(Problem(path, data.count(b"\n") + 1,
-                                f"record is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; only the lines "
-                                "before this one were read. Split the file"))
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        text = data.decode("utf-8", "replace")
-        problems.append(Problem(path, line, f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); read with "
+    # One character per undecodable byte (not one per invalid sequence, as "replace" would): columns on a
+    # line then match the bytes roadmap/fix.py decodes with surrogateescape, so a fix lands where the parser saw it.
+    text = data.decode("utf-8", "surrogateescape")
+    bad = _SURROGATE.search(text)
+    if bad is not None:
+        line = text.count("\n", 0, bad.start()) + 1
+        byte = ord(bad.group()) - 0xDC00
+        text = _SURROGATE.sub("\ufffd", text)
+        problems.append(Problem(path, line, f"not valid UTF-8 (byte 0x{byte:02x}); read with "
                                             "replacement characters. Re-save the file as UTF-8"))
     if text.startswith("\ufeff"):
         text = text[1:]
-    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd"), problems
+    # Lines end at "\n" only, everywhere (records, fixes, sources): a lone "\r" is a space, not a line break
+    # (markdown-it would break there), and "\0" one replacement character, so every column stays put.
+    return text.replace("\r\n", "\n").replace("\r", " ").replace("\0", "\ufffd"), problems
 
 
 def front_matter(lines: list[str]) -> tuple[list[str], AsOf | None]:
@@ -65,3 +67,13 @@ def front_matter(lines: list[str]) -> tuple[list[str], AsOf | None]:
 def cap_problem(path: str, line: int, what: str, length: int) -> Problem:
     return Problem(path, line, f"{what} is {length} characters; only the first {MAX_TEXT} are read. "
                                "Split it into shorter statements")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines the way records, fixes and editors count them: split on "\\n" only (a "\\r" before it stays on
+    its line), no empty last line after a final newline. str.splitlines() would also split on U+2028,
+    form feeds and \\x1c-\\x1e, and disagree with the parser about line numbers."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines

@@ -1,30 +1,35 @@
-"""Renderers: LintResult -> text for one output format. They never decide anything, only present."""
+"""Renderers: LintResult -> text for one output format. They never decide anything, only present.
+
+ruff's `--output-format` names: `full` (grouped by file, with related surfaces, evidence and fixes; `text` is
+its older name), `concise` (one `path:line:col: CODE message` line per finding), `json`, `sarif`, `github`
+(workflow commands), `markdown` (a job summary).
+"""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+from roadmap.config import OUTPUT_FORMATS
+
 if TYPE_CHECKING:
     from roadmap.lint import LintResult
 
-FORMATS = ("text", "json", "sarif", "github", "markdown")
+FORMATS = OUTPUT_FORMATS
+HUMAN = ("full", "text", "concise")     # the formats with a summary line (--quiet drops it) and colour
 
 
 def renderer(fmt: str) -> Callable[..., str]:
-    """`render(result, color=False) -> str` for `fmt`, one of FORMATS."""
-    if fmt == "text":
-        from roadmap.render.text import render
-    elif fmt == "json":
-        from roadmap.render.json import render
-    elif fmt == "sarif":
-        from roadmap.render.sarif import render
-    elif fmt == "github":
-        from roadmap.render.github import render
-    elif fmt == "markdown":
-        from roadmap.render.markdown import render
-    else:
+    """`render(result, color=False[, quiet=False]) -> str` for `fmt`, one of FORMATS (quiet: HUMAN formats)."""
+    from roadmap.render import concise, github, json, markdown, sarif, text
+
+    table: dict[str, Callable[..., str]] = {"full": text.render, "text": text.render, "concise": concise.render,
+                                            "json": json.render, "sarif": sarif.render, "github": github.render,
+                                            "markdown": markdown.render}
+    if fmt not in table:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    return render
+    return table[fmt]
 
 
-def render(result: "LintResult", fmt: str = "text", color: bool = False) -> str:
+def render(result: "LintResult", fmt: str = "full", color: bool = False, quiet: bool = False) -> str:
+    if fmt in HUMAN:
+        return renderer(fmt)(result, color=color, quiet=quiet)
     return renderer(fmt)(result, color=color)

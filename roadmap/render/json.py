@@ -2,10 +2,10 @@
 locations, evidence, fix and fingerprint, and a summary per severity), sorted, no timestamps, byte-stable."""
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 import roadmap
+from roadmap import safejson
 
 if TYPE_CHECKING:
     from roadmap.lint import LintResult
@@ -24,4 +24,4 @@ def document(result: "LintResult") -> dict[str, Any]:
 
 
 def render(result: "LintResult", color: bool = False) -> str:
-    return json.dumps(document(result), indent=2, ensure_ascii=False) + "\n"
+    return safejson.dumps(document(result), indent=2, ensure_ascii=False) + "\n"

@@ -6,11 +6,11 @@ text from the rule docstrings, `partialFingerprints` (content-based, stable acro
 """
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import roadmap
+from roadmap import safejson
 from roadmap.registry import Rule, all_rules, doc_sections
 
 if TYPE_CHECKING:
@@ -82,4 +82,4 @@ def document(result: "LintResult") -> dict[str, Any]:
 
 
 def render(result: "LintResult", color: bool = False) -> str:
-    return json.dumps(document(result), indent=2, ensure_ascii=False) + "\n"
+    return safejson.dumps(document(result), indent=2, ensure_ascii=False) + "\n"

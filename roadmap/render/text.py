@@ -1,28 +1,23 @@
-"""`--format text` (default): findings grouped by file, rich styling on a terminal, plain text otherwise."""
+"""`--output-format full` (default; `text` is its older name): findings grouped by file, with their related
+surfaces, evidence and fix; rich styling on a terminal, plain text otherwise. `quiet`: no summary line."""
 from __future__ import annotations
 
 import io
 from itertools import groupby
 from typing import TYPE_CHECKING
 
-from rich.console import Console
 from rich.text import Text
+
+from roadmap.render.style import STYLES
+from roadmap.render.style import console as make_console
+from roadmap.render.style import plural as _plural
 
 if TYPE_CHECKING:
     from roadmap.lint import LintResult
 
-STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 or word == 'info' else 's'}"
-
-
-def render(result: "LintResult", color: bool = False) -> str:
+def render(result: LintResult, color: bool = False, quiet: bool = False) -> str:
     buf = io.StringIO()
-    # soft_wrap: never break a line at the console width (output is read by people and by grep alike)
-    console = Console(file=buf, force_terminal=color, no_color=not color, color_system="standard" if color else None,
-                      highlight=False, markup=False, emoji=False, soft_wrap=True, width=200)
+    console = make_console(buf, color)
     for path, group in groupby(result.findings, key=lambda f: f.path):
         console.print(Text(path, style="bold underline"))
         for f in group:
@@ -47,6 +42,8 @@ def render(result: "LintResult", color: bool = False) -> str:
                 fix.append(f.fix + ("  [safe fix: --fix]" if f.edits else ""))
                 console.print(fix)
         console.print()
+    if quiet:
+        return buf.getvalue()
     s = result.summary()
     if result.findings:
         summary = Text(f"Found {_plural(len(result.findings), 'finding')}: ", style="bold")

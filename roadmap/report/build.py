@@ -12,7 +12,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from roadmap.analysis.asof import news_for
-from roadmap.analysis.claims import claim_of, listed_active
+from roadmap.analysis.claims import claims, is_active
 from roadmap.analysis.refs import fenced_lines
 from roadmap.analysis.states import EMPTY_CELL, state_cells
 from roadmap.analysis.surfaces import describe, section_name
@@ -35,7 +35,8 @@ def build_report(result: "LintResult") -> Report:
     if ctx is None:
         raise ValueError("build_report needs a LintResult from roadmap.lint.lint() (it carries the context)")
     report = Report(head=result.head, head_date=_commit_day(ctx, result.head), records=result.records,
-                    summary=result.summary(), claims_ttl_days=ctx.config.claims_ttl_days)
+                    summary=result.summary(), claims_ttl_days=ctx.config.claims_ttl_days,
+                    closed_states=ctx.config.closed_states)
     report.series = _series(ctx, report)
     report.rows = _rows(ctx, report.series)
     by_location = _findings_by_location(result.findings)
@@ -156,18 +157,20 @@ def _directives(ctx: "LintContext", report: Report,
 def _claims(ctx: "LintContext", report: Report,
             by_location: dict[tuple[str, int], list[Finding]]) -> list[ClaimInfo]:
     out: list[ClaimInfo] = []
-    for st in ctx.statements():
-        cid = claim_of(ctx, st)
-        if cid is None or not listed_active(st):
-            continue
-        found = [f for f in by_location.get((st.path, st.line), []) if f.code == "RL402" and f.path == st.path]
+    closed = ctx.config.closed_state_set
+    for c in claims(ctx):
+        if c.shape == "file" and not is_active(c, closed):
+            continue                      # a closed claim file records the claim, it does not list it
+        st = c.st
+        found = [f for f in by_location.get((st.path, c.line), []) if f.code == "RL402" and f.path == st.path]
         status = ("closed, still listed" if any(f.severity == "error" for f in found)
-                  else "idle past TTL" if found else "active")
-        since = max(st.mentions.dates, default=None)
+                  else "idle past TTL" if found else "active" if is_active(c, closed) else (c.state or "").lower())
+        since = c.since
         if since is None:
             since, _ = _as_of(ctx, st, report)
-        out.append(ClaimInfo(cid, st.path, st.line, section_name(st), since, _days(since, report.head_date),
-                             status, _short(st.text)))
+        where = section_name(st) if st.section else st.path
+        out.append(ClaimInfo(c.key, st.path, c.line, where, since, _days(since, report.head_date),
+                             status, _short(c.text)))
     return out
 
 

@@ -105,6 +105,7 @@ class Report:
     reconciliations: list[Reconciliation] = field(default_factory=list)
     summary: dict[str, int] = field(default_factory=dict)
     claims_ttl_days: int = 14
+    closed_states: tuple[str, ...] = ()              # config `closed_states`: how a row's state is coloured
     notes: list[str] = field(default_factory=list)   # what could not be computed, and why
 
     def series_by_name(self) -> dict[str, Series]:

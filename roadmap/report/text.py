@@ -16,6 +16,12 @@ def ratio(p: Point) -> str:
     return f"{p.peer_ratio:g}x" + (" (the peer was stopped early: not a comparable ratio)" if p.peer_complete is False else "")
 
 
+def clip(s: str, n: int = 200) -> str:
+    """One line of at most `n` characters (the summary points at the full text below it)."""
+    flat = " ".join(s.split())
+    return flat if len(flat) <= n else flat[:n - 1].rstrip() + "…"
+
+
 def days(n: int | None) -> str:
     if n is None:
         return "unknown"
@@ -61,6 +67,25 @@ def newest_figure(series: Series) -> Point:
     """The newest entry that states an output tok/s figure, else the newest entry."""
     pts = series.plotted()
     return pts[-1] if pts else series.latest
+
+
+# State words that are not closed, by what they ask of a reader (config `states` may use any others: "other")
+_WAITING = ("GATING", "WAITING", "REVIEW", "PENDING")
+_ACTIVE = ("ACTIVE", "IN-PROGRESS", "IN PROGRESS", "OPEN", "STARTED")
+_PLANNED = ("PLANNED", "PROPOSED", "TODO", "BACKLOG", "DRAFT")
+
+
+def state_kind(state: str, closed: tuple[str, ...]) -> str:
+    """closed | blocked | waiting | active | planned | other: the colour a row's state gets in the HTML."""
+    word = state.strip().upper()
+    if word in {c.upper() for c in closed}:
+        return "closed"
+    if "BLOCK" in word:
+        return "blocked"
+    for kind, words in (("waiting", _WAITING), ("active", _ACTIVE), ("planned", _PLANNED)):
+        if word in words:
+            return kind
+    return "other"
 
 
 def title(report: Report) -> str:

@@ -103,14 +103,34 @@ def test_only_pure_decode_steps_that_fit_take_the_graph_path() -> None:
         DecodeGraphs(torch.nn.Identity(), [], [1], 1, 8, torch.device("cpu"), mode="off")
 
 
-def test_static_launch_never_picks_split_kv() -> None:
+def test_static_launch_runs_the_path_its_graph_was_captured_with() -> None:
     pytest.importorskip("triton")
     from engine.kernels.triton_attention import MIN_SPLIT_SEQLEN, use_split_kv
     long_decode = _meta([1])   # one row of one KV head: below 2 * SMs even on CPU (1 "SM")
     long_decode.max_seqlen_k = MIN_SPLIT_SEQLEN
     assert use_split_kv(long_decode, 1, torch.device("cpu"))
     long_decode.static_launch = True
-    assert not use_split_kv(long_decode, 1, torch.device("cpu"))
+    assert not use_split_kv(long_decode, 1, torch.device("cpu"))     # captured unified: stays unified
+    short = _meta([1])
+    short.static_launch = short.static_split_kv = True
+    assert use_split_kv(short, 1, torch.device("cpu"))               # captured split: splits whatever the length
+
+
+def test_split_kv_graphs_for_long_contexts_and_small_buckets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """16 SMs and 2 KV heads: buckets below 16 rows give the unified kernel fewer than 2 * 16 programs."""
+    from engine.kernels import decode_split
+    from engine.kernels.attention_metadata import kv_cache_shape
+    from engine.worker import cuda_graphs
+    monkeypatch.setattr(decode_split, "num_sms", lambda device: 16)
+    caches = [torch.zeros(kv_cache_shape(4, 16, 2, 64))]
+    graphs = DecodeGraphs(torch.nn.Identity(), caches, capture_sizes(64), max_blocks_per_seq=4,
+                          max_model_len=cuda_graphs.MIN_SPLIT_SEQLEN, device=torch.device("cpu"), mode="replay")
+    assert graphs.split_sizes == [1, 2, 4, 8]
+    assert sorted(k for k in graphs.meta if k[1]) == [(1, True), (2, True), (4, True), (8, True)]
+    assert all(m.static_split_kv == split for (_, split), m in graphs.meta.items())
+    short = DecodeGraphs(torch.nn.Identity(), caches, capture_sizes(64), max_blocks_per_seq=4,
+                         max_model_len=cuda_graphs.MIN_SPLIT_SEQLEN - 1, device=torch.device("cpu"), mode="replay")
+    assert short.split_sizes == [] and not any(split for _, split in short.meta)   # no step could use them
 
 
 # ---- the padded path against eager, end to end ---------------------------------------------------------------
@@ -184,6 +204,32 @@ def test_padded_rows_never_write_the_cache(tiny_path: Path, interpreter: None) -
         assert written.tolist() == slots.tolist()
     assert graphs.slot_mapping[3:].eq(-1).all() and graphs.seq_lens[3:].eq(1).all()
     assert graphs.block_tables[3:].eq(0).all() and graphs.input_ids[3:].eq(0).all()
+
+
+@needs_interpreter
+def test_split_kv_graphs_match_eager_at_long_context(tiny_path: Path, interpreter: None,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The split-KV threshold scaled down to 24 keys (and 64 "SMs", so every bucket qualifies): decode steps whose
+    longest context reaches 24 replay the split-KV graph, shorter ones the unified graph; the eager engine runs the
+    unified kernel throughout (its own threshold is untouched). Greedy tokens must be identical."""
+    from engine.kernels import decode_split
+    from engine.sampling_params import SamplingParams
+    from engine.worker import cuda_graphs
+    monkeypatch.setattr(cuda_graphs, "MIN_SPLIT_SEQLEN", 24)
+    monkeypatch.setattr(decode_split, "num_sms", lambda device: 64)
+    gen = torch.Generator().manual_seed(5)
+    lengths = [1, 9, 30, 3]   # the 30-token row makes the first 5 decode steps long, the 3 after it short
+    prompts = [{"prompt_token_ids": torch.randint(3, 512, (n,), generator=gen).tolist()} for n in lengths]
+    params = [SamplingParams(max_tokens=m, temperature=0.0, ignore_eos=True) for m in (8, 3, 5, 8)]
+    results = {}
+    for eager in (True, False):
+        llm = _engine(tiny_path, eager, max_num_seqs=8)
+        results[eager] = ([o.outputs[0].token_ids for o in llm.generate(prompts, params, use_tqdm=False)],
+                          llm.engine_core.runner.decode_graphs)
+    (eager_tokens, _), (graph_tokens, graphs) = results[True], results[False]
+    assert graphs.split_sizes == graphs.sizes
+    assert graph_tokens == eager_tokens
+    assert 0 < sum(graphs.split_replays.values()) < sum(graphs.replays.values())   # both kinds of step ran
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")

@@ -76,13 +76,28 @@ def test_serve_without_aiohttp_names_the_package(monkeypatch, capsys) -> None:
     monkeypatch.setitem(sys.modules, "aiohttp", None)   # what an import of a missing package sees
     assert main(["serve", "--device", "cpu"]) == 2
     err = capsys.readouterr().err
-    assert err == "engine: error: engine serve needs aiohttp, which is not installed; pip install aiohttp\n"
+    assert err == ("engine: error: engine serve needs aiohttp, which is not installed; install the `engine` extra: "
+                   "pip install 'evident-roadmap[engine]'\n")
     assert main(["bench", "serve", "--num-prompts", "1"]) == 2
     assert "engine bench serve needs aiohttp" in capsys.readouterr().err
+
+
+def test_without_the_engine_extra_every_command_names_it(monkeypatch, capsys) -> None:
+    monkeypatch.setitem(sys.modules, "torch", None)
+    monkeypatch.setitem(sys.modules, "gguf", None)
+    assert main(["generate", "hi"]) == 2
+    assert capsys.readouterr().err == ("engine: error: the engine needs torch, gguf, which are not installed; install "
+                                       "the `engine` extra: pip install 'evident-roadmap[engine]'\n")
+
+
+def test_cli_imports_no_torch_until_a_command_runs() -> None:
+    code = "import sys, engine.cli, engine; print('torch' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.strip() == "False", proc.stderr
 
 
 def test_bench_serve_evidence_without_matplotlib_names_the_package(monkeypatch, capsys, tmp_path) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     assert main(["bench", "serve", "--num-prompts", "1", "--output-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "pip install matplotlib (or drop --output-dir)" in err
+    assert err.count("\n") == 1 and "pip install 'evident-roadmap[bench]' (or drop --output-dir)" in err

@@ -15,10 +15,10 @@ from engine.errors import EngineError
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
-@pytest.fixture(scope="module")
-def llm(tiny_qwen3_dir: Path) -> LLM:
+@pytest.fixture(scope="module", params=[True, False], ids=["async", "sync"])
+def llm(tiny_qwen3_dir: Path, request: pytest.FixtureRequest) -> LLM:
     return LLM(str(tiny_qwen3_dir), device="cpu", max_num_seqs=8, max_model_len=64, block_size=4,
-               max_num_batched_tokens=32)
+               max_num_batched_tokens=32, async_scheduling=request.param)
 
 
 def test_defaults_resolve_per_device(llm: LLM) -> None:

@@ -48,7 +48,7 @@ def test_packed_weights_hold_the_checkpoint_projections(tiny_qwen3_dir: Path) ->
 def test_bfloat16_weights_with_a_float32_rotary_cache(tiny_llama_dir: Path) -> None:
     model = load_model(str(tiny_llama_dir), dtype="bfloat16").model
     assert {p.dtype for p in model.parameters()} == {torch.bfloat16}
-    assert model.model.rotary_emb.cos_cache.dtype == torch.float32
+    assert model.model.rotary_emb.cos_sin_cache.dtype == torch.float32
     assert torch.get_default_dtype() == torch.float32  # building the model restored the process default
 
 

@@ -127,9 +127,15 @@ def test_text_deltas_never_split_a_multibyte_character(core: EngineCore) -> None
     original = core.runner.execute_model
 
     def scripted(sched):   # the engine "samples" the script, so the detokeniser sees real UTF-8 splits
-        out = original(sched)
-        out.sampled_token_ids = [script[len(core.scheduler.requests[rid].output_token_ids)] for rid in out.req_ids]
-        return out
+        handle = original(sched)
+        get_output = handle.get_output
+
+        def scripted_output():   # read when the step's tokens reach the host, in step order
+            out = get_output()
+            out.sampled_token_ids = [script[len(core.scheduler.requests[rid].output_token_ids)] for rid in out.req_ids]
+            return out
+        handle.get_output = scripted_output
+        return handle
 
     async def body(client, engine):
         core.runner.execute_model = scripted

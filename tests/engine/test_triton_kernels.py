@@ -162,7 +162,8 @@ def test_no_host_reads_on_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_split_kv_is_chosen_for_few_long_decode_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(triton_attention, "_num_sms", lambda device: 132)   # an H200's SM count
+    from engine.kernels import decode_split
+    monkeypatch.setattr(decode_split, "num_sms", lambda device: 132)   # an H200's SM count
     meta = AttentionMetadata(torch.tensor([0, 1, 2], dtype=torch.int32), torch.tensor([900, 2000]),
                              torch.zeros(2, 1, dtype=torch.int32), torch.zeros(2, dtype=torch.int64), 1, 2000)
     assert triton_attention.use_split_kv(meta, 8, torch.device("cpu"))

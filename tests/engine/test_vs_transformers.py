@@ -3,7 +3,8 @@
 One batch of 9 prompts (1..50 tokens, three sharing a 24-token prefix) under settings that change how the
 work is cut up: whole prompts in one step, chunked prefill (16-token budget) with prefix caching, and a
 KV pool so small that requests are preempted and recomputed. Greedy tokens must equal transformers'
-`generate(do_sample=False)`, and the logits of every sampled position must match transformers' forward.
+`generate(do_sample=False)`, and the logits of every sampled position must match transformers' forward, with async
+scheduling (two steps in flight, tokens one step late) and without it: so the two are token-identical too.
 """
 from __future__ import annotations
 
@@ -77,9 +78,10 @@ def greedy(n: int) -> SamplingParams:
     return SamplingParams(temperature=0.0, max_tokens=n, ignore_eos=True)
 
 
+@pytest.mark.parametrize("async_scheduling", [True, False], ids=["async", "sync"])
 @pytest.mark.parametrize("name", list(SETTINGS))
-def test_greedy_tokens_equal_transformers(ref: Reference, name: str) -> None:
-    core = build(ref, **SETTINGS[name])
+def test_greedy_tokens_equal_transformers(ref: Reference, name: str, async_scheduling: bool) -> None:
+    core = build(ref, async_scheduling=async_scheduling, **SETTINGS[name])
     llm = LLM.from_engine_core(core)
     outs = llm.generate([{"prompt_token_ids": p} for p in ref.prompts], [greedy(n) for n in MAX_NEW], use_tqdm=False)
     assert [o.outputs[0].token_ids for o in outs] == ref.tokens
@@ -93,9 +95,10 @@ def test_greedy_tokens_equal_transformers(ref: Reference, name: str) -> None:
     assert sched.kv.num_free_blocks == core.num_blocks and not sched.kv.req_blocks
 
 
+@pytest.mark.parametrize("async_scheduling", [True, False], ids=["async", "sync"])
 @pytest.mark.parametrize("name", ["chunked+prefix-cache", "preemption"])
-def test_logits_of_every_sampled_position_match(ref: Reference, name: str) -> None:
-    core = build(ref, keep_logits=True, **SETTINGS[name])
+def test_logits_of_every_sampled_position_match(ref: Reference, name: str, async_scheduling: bool) -> None:
+    core = build(ref, keep_logits=True, async_scheduling=async_scheduling, **SETTINGS[name])
     reqs = [core.add_request(str(i), p, greedy(n)) for i, (p, n) in enumerate(zip(ref.prompts, MAX_NEW))]
     seen: dict[str, list[torch.Tensor]] = {r.request_id: [] for r in reqs}
     while core.has_unfinished_requests():
@@ -108,8 +111,9 @@ def test_logits_of_every_sampled_position_match(ref: Reference, name: str) -> No
         torch.testing.assert_close(got, ref.logits[i], atol=ATOL, rtol=0)
 
 
-def test_same_seed_same_tokens_regardless_of_batch(ref: Reference) -> None:
-    llm = LLM.from_engine_core(build(ref, max_num_batched_tokens=16))
+@pytest.mark.parametrize("async_scheduling", [True, False], ids=["async", "sync"])
+def test_same_seed_same_tokens_regardless_of_batch(ref: Reference, async_scheduling: bool) -> None:
+    llm = LLM.from_engine_core(build(ref, max_num_batched_tokens=16, async_scheduling=async_scheduling))
     sp = SamplingParams(temperature=0.9, top_k=50, top_p=0.9, seed=1234, max_tokens=12, ignore_eos=True)
     alone = llm.generate({"prompt_token_ids": ref.prompts[4]}, sp, use_tqdm=False)[0].outputs[0].token_ids
     batch = llm.generate([{"prompt_token_ids": p} for p in ref.prompts],

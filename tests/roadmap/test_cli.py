@@ -28,7 +28,7 @@ def lines_repo(fixture_repo):
 def test_python_dash_m_roadmap_help_teaches_with_examples():
     proc = subprocess.run([sys.executable, "-m", "roadmap", "lint", "--help"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0
-    for text in ("--select", "--fail-on", "--since", "--at", "--baseline", "examples:", "roadmap lint --format sarif",
+    for text in ("--select", "--fail-on", "--since", "--at", "--baseline", "examples:", "roadmap lint --output-format sarif",
                  "disable-next-line", "exit status"):
         assert text in proc.stdout
 

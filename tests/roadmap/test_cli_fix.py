@@ -51,7 +51,7 @@ def test_diff_then_fix_round_trip(capsys, fixture_repo, tmp_path):
 def test_stale_edit_is_skipped_not_guessed(tmp_path):
     (tmp_path / "a.md").write_text("one\nsrc/x.py:3\n")
     f = Finding(code="RL303", name="anchor-drifted", severity="warning", message="m", path="a.md", line=2,
-                end_line=2, edits=[Edit("a.md", 2, "src/x.py:10", "src/x.py:20")])
+                end_line=2, edits=[Edit("a.md", 2, 0, "src/x.py:10", "src/x.py:20")])
     plan = plan_fixes(tmp_path, [f])
     assert plan.files == [] and plan.fixed == [] and plan.skipped == f.edits
 
@@ -64,3 +64,18 @@ def test_diff_to_stdout_in_a_subprocess(fixture_repo):
     proc = subprocess.run([sys.executable, "-m", "roadmap", "lint", str(repo.path), "--diff"], capture_output=True)
     assert proc.returncode == 1 and b"+- `helper_3()` (src/runner.cpp:7-9)" in proc.stdout
     assert repo.git("status", "--porcelain") == ""
+
+
+def test_fix_rewrites_our_reference_and_never_another_projects(capsys, fixture_repo):
+    # The port map cites our Go code and the C original side by side; the C side (another project's line
+    # numbers, a vendored copy under a configured external root) must come out of --fix byte for byte.
+    repo, _ = fixture_repo("RL3-ours-and-theirs")
+    path = repo.path / "agents" / "port.md"
+    before = path.read_text(encoding="utf-8").split("\n")
+    code, _, err = run(capsys, "lint", str(repo.path), "--fix", "--select", "RL303")
+    after = path.read_text(encoding="utf-8").split("\n")
+    assert "fixed 2 finding(s) in 1 file(s)" in err and code == 0
+    changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
+    assert changed == [6, 12] and after[6] == before[6].replace("pager.go:12-14", "pager.go:21-23")
+    assert "`src/pager.c:1900-1950`" in after[6]
+    assert after[12] == before[12].replace("pager.go#L12-L14", "pager.go#L21-L23")   # a link: its target only

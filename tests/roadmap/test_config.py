@@ -17,7 +17,7 @@ def write(path: Path, text: str) -> Path:
 def test_defaults_without_any_file(tmp_path: Path) -> None:
     cfg = load_config(tmp_path)
     assert cfg == Config() and cfg.source == "defaults"
-    assert cfg.records == ("agents/**/*.md", ".agents/**/*.md")
+    assert cfg.records == ("agents/**/*.md", ".agents/**/*.md", ".agent/**/*.md")
     assert cfg.evidence.root == "docs/bench-evidence" and cfg.evidence.naming == "any"
     assert cfg.history.branch == "HEAD" and cfg.claims_ttl_days == 14 and cfg.fail_on == "error"
     assert "GATING" in cfg.states and cfg.closed_state_set >= {"DONE", "CLOSED", "SUPERSEDED"}
@@ -74,6 +74,8 @@ def test_explicit_config_file(tmp_path: Path) -> None:
     ("[tool.roadmap]\nevidence = 'docs'\n", "evidence", "table of keys"),
     ("[tool.roadmap]\nid_patterns = ['ROAD-(']\n", "id_patterns", "invalid regex"),
     ("[tool.roadmap.evidence]\nnaming = 'sideways'\n", "evidence.naming", "date-first"),
+    ("[tool.roadmap]\nkinds = 'log'\n", "kinds", "glob = kind"),
+    ("[tool.roadmap.kinds]\n'.agents/state.md' = 'diary'\n", 'kinds.".agents/state.md"', "current, log, closed"),
 ])
 def test_bad_key_names_file_key_and_fix(tmp_path: Path, text: str, key: str, hint: str) -> None:
     write(tmp_path / "pyproject.toml", text)
@@ -81,6 +83,13 @@ def test_bad_key_names_file_key_and_fix(tmp_path: Path, text: str, key: str, hin
         load_config(tmp_path)
     msg = str(err.value)
     assert "pyproject.toml" in msg and f"`{key}`" in msg and hint in msg
+
+
+def test_kinds_name_record_files_by_glob(tmp_path: Path) -> None:
+    write(tmp_path / "roadmap.yaml", "kinds:\n  .agents/state.md: log\n  .agents/specs/old-*.md: closed\n")
+    cfg = load_config(tmp_path)
+    assert cfg.kind_of(".agents/state.md") == "log" and cfg.kind_of(".agents/specs/old-plan.md") == "closed"
+    assert cfg.kind_of(".agents/roadmap.md") is None
 
 
 def test_yaml_syntax_error_names_the_line(tmp_path: Path) -> None:

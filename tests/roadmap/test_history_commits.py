@@ -112,7 +112,8 @@ def test_sha_ranges_match_git_rev_list_with_merges_and_clock_skew(git_repo, tmp_
     monkeypatch.setattr("roadmap.history.index.run_git", lambda *a, **k: calls.append(a))
     for c in idx.commits:                                       # every base on HEAD's history: no git process
         want = r.git("rev-list", "HEAD", f"^{c.sha}").split()
-        assert [x.sha for x in idx.commits_after(c.sha)] == [s for s in r.git("rev-list", "HEAD").split()
+        # graph order (--topo-order), never commit dates: "side 2" is dated before its parent
+        assert [x.sha for x in idx.commits_after(c.sha)] == [s for s in r.git("rev-list", "--topo-order", "HEAD").split()
                                                               if s in want], c.subject
     assert calls == []
     monkeypatch.undo()

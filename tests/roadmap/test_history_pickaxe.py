@@ -84,7 +84,7 @@ def test_merged_branch_counts_unmerged_never_appears(tricky, tmp_path):
     assert idx.by_sha(sha["merge"]).is_merge
     assert idx.symbol_hits("ghostSym") == [] and not idx.contains(sha["ghost"])
     assert idx.contains(sha["side"]) and idx.contains(sha["side"][:10])
-    assert [c.sha for c in idx.commits] == r.git("rev-list", "HEAD").split()
+    assert [c.sha for c in idx.commits] == r.git("rev-list", "--topo-order", "HEAD").split()   # graph order
 
 
 def test_unknown_symbol_is_a_clear_error(tricky, tmp_path):

@@ -135,6 +135,8 @@ def test_no_cache_dir_means_no_cache(repo, parses):
 
 
 def test_lint_uses_the_cache_unless_told_not_to(repo, parses):
+    repo.commit({"src/gone.py": "y = 2\n"}, "feat: gone", "2026-07-25")
+    repo.commit({"src/gone.py": None}, "chore: drop gone", "2026-07-25")   # a deleted file: RL301
     repo.commit({"agents/refs.md": "# Refs\n\n- See `src/gone.py:3` and `src/a.py:9`.\n"}, "docs: refs", "2026-07-26")
     lint(repo.path, LintOptions(select=("RL3",), use_cache=False))
     assert not (repo.path / ".roadmap_cache").exists()

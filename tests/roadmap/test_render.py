@@ -25,7 +25,7 @@ def findings() -> list[Finding]:
         Finding(code="RL303", name="anchor-drifted", severity="warning",
                 message="`run` is no longer on src/a.py:1-3; it is at src/a.py:8-10 now, 50% sure: a,b",
                 path="agents/a b.md", line=4, end_line=4, fix="re-point",
-                edits=[Edit("agents/a b.md", 4, "src/a.py:1-3", "src/a.py:8-10")], key="src/a.py::run"),
+                edits=[Edit("agents/a b.md", 4, 0, "src/a.py:1-3", "src/a.py:8-10")], key="src/a.py::run"),
         Finding(code="RL001", name="record-unreadable", severity="info", message="not UTF-8\nsecond line",
                 path="agents/roadmap.md", line=2, end_line=3),
     ]

@@ -164,7 +164,8 @@ def test_html_is_one_self_contained_file_with_an_svg_per_trend(trend_repo):
     assert parser.starts.count("circle") == 2 and "style" in parser.starts
     assert not {"script", "link", "img"} & set(parser.starts), "self-contained: no scripts or external files"
     text = "".join(parser.text)
-    assert "20260801-tp-demo: 1000.50 tok/s" in text and "20260805-tp-demo: 1100.25 tok/s" in text
+    assert "20260801-tp-demo (2026-08-01): 1000.50 tok/s" in text and "20260805-tp-demo (2026-08-05): 1100.25 tok/s" in text
+    assert "evidence date" in text and "output tok/s (median)" in text
     assert html == render_report(build_report(lint(trend_repo, LintOptions(use_cache=False))), "html")
 
 

@@ -21,10 +21,10 @@ ODD = [
     "- ref to `src/mod_1.py:99999999999999999999` and `src/mod_1.py:0`\n",
     "- climbing `../../../../etc/passwd:1`, home `~/x.py:3`, url http://h/src/a.py:3\n",
     "- emoji 🚀 and RTL שלום `src/mod_2.py:1`\t tabs\n",
-    "- ~~struck `src/deleted_0.py:1`~~ and ~~unclosed strike\n",
+    "- ~~struck `src/deleted_0.py:1`~~ and ~~unclosed strike, then `src/deleted_1.py:1`\n",
     "| ID | State |\n|---|---|\n| ROW-A-1 | OPEN | extra | cells | here |\n",
     "[link](<src/mod 3.py#L1>) [empty]() [anchor](#section) ![img](src/mod_3.py)\n",
-    "1) item `deadbeefcafe1234` sha and 20991231-future-evidence\n",
+    "1) item landed in commit `deadbeefcafe1234`; see 20991231-future-evidence\n",
 ]
 
 
@@ -58,6 +58,8 @@ def test_generated_corpus_of_50k_lines_lints_in_one_run(git_repo):
     lines = sum((v.count("\n") if isinstance(v, str) else v.count(b"\n")) for k, v in files.items()
                 if k.startswith("agents/"))
     assert lines >= 50_000
+    repo.commit({f"src/deleted_{i}.py": "def gone():\n    return 0\n" for i in range(3)}, "feat: helpers", "2026-06-01")
+    repo.commit({f"src/deleted_{i}.py": None for i in range(3)}, "refactor: drop the helpers", "2026-06-15")
     repo.commit(files, "docs: a large generated corpus", "2026-07-01")
 
     started = time.perf_counter()

@@ -126,3 +126,22 @@ def test_sentence_scope_in_prose(git_repo):
            f"({EV}/20260807-4b). An nsys capture shows 497 waits of 42.20 ms.\n")
     repo.commit({f"{EV}/20260807-4b/summary.md": SUMMARY, "agents/coordination.md": log}, "log", "2026-08-08")
     assert _findings(repo, "RL202") == []     # the profile figures are not attributed to the entry
+
+
+def _ours(series: str, median: float, kind: str = "ours") -> str:
+    return json.dumps({"schema": "evident.bench/1", "series": series, "row": "PERF-4B",
+                       "created": "2026-08-07T00:00:00Z", "machine": {"gpu": "H200"}, "model": {"name": "4b"},
+                       "workload": {"name": "nano"}, "subject": {"kind": kind},
+                       "metrics": {"output_tok_per_s": {"median": median}}})
+
+
+def test_a_newer_peer_run_never_supersedes_our_figure(git_repo):
+    """A row cites our run and the peer's; a newer run of the peer changes the peer's figure, not ours."""
+    repo = git_repo()
+    repo.commit({f"{EV}/20260807-tp-4b/result.json": _ours("tp-4b", 6831.71),
+                 f"{EV}/20260807-peer-4b/result.json": _ours("peer-4b", 604.02, kind="peer"),
+                 RECORD: _record(f"output 6831.71 tok/s; the peer made 604.02 tok/s ({EV}/20260807-tp-4b, "
+                                 f"{EV}/20260807-peer-4b)")}, "bench", "2026-08-07")
+    repo.commit({f"{EV}/20260809-peer-4b/result.json": _ours("peer-4b", 655.10, kind="peer")}, "peer", "2026-08-09")
+    [f] = _findings(repo, "RL201")
+    assert "quotes 604.02 tok/s as current" in f.message and "655.1" in f.message and "6831.71" not in f.message

@@ -27,7 +27,7 @@ def test_trailer_and_terms_make_a_strong_match(git_repo):
     [f] = _findings(repo)
     assert f.severity == "error" and (f.path, f.line) == (PLAN, 7)
     assert f"landed 2026-07-27 in {sha[:9]}" in f.message and "a trailer names ENG-MIRROR" in f.message
-    assert "score" in f.message and f.evidence[0]["sha"] == sha
+    assert "work terms" in f.message and f.evidence[0]["sha"] == sha
 
 
 def test_symbol_introduced_in_code_without_the_row_is_a_warning(git_repo):

@@ -60,3 +60,22 @@ def test_line_out_of_range_defers_to_anchor_drifted_only_when_that_rule_runs(fix
     assert ("RL303", 8) in both and ("RL302", 8) not in both
     alone = [(f.code, f.line) for f in lint(repo.path, LintOptions(select=("RL302",))).findings]
     assert alone == [("RL302", 8)]
+
+
+def test_a_line_inside_the_symbols_body_is_on_it():
+    # `run` is defined at line 3; a reference to line 5 points into its body, not at a stale anchor
+    body = ["import os", "", "def run(x):", "    y = x + 1", "    return os.sep * y", "", "def other():", "    pass"]
+    assert locate(body, PathRef(path="a.py", line=5, end_line=5, symbol="run")).status == "on-lines"
+    # past the body (inside `other`), it has moved
+    loc = locate(body, PathRef(path="a.py", line=8, end_line=8, symbol="run"))
+    assert loc.status == "moved" and loc.line == 3
+    cpp = ["int fold(int a,", "         int b) {", "  return a;", "}", "int g() { return 0; }"]
+    assert locate(cpp, PathRef(path="a.cpp", line=3, end_line=3, symbol="fold")).status == "on-lines"
+
+
+def test_an_indented_qualified_call_is_not_a_definition():
+    # `vt::fused_chain(` on indented lines are calls; the one definition at the margin is where it is
+    lines = ["namespace vt {}", "void run() {", "  vt::fused_chain(a,", "      b);", "}", "int vt::fused_chain(int a,",
+             "                    int b) {", "  return a;", "}"]
+    loc = locate(lines, PathRef(path="a.cpp", line=1, end_line=1, symbol="vt::fused_chain"))
+    assert loc.status == "moved" and loc.line == 6

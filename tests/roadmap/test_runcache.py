@@ -96,3 +96,17 @@ def test_at_a_revision_is_keyed_by_that_commit(repo):
     first = _lint(repo.path, at=head)
     assert not first.from_cache and _lint(repo.path, at=head).from_cache
     assert _json(first) == _fresh(repo.path, at=head)
+
+
+def test_why_a_referenced_file_is_not_read_is_a_dependency(git_repo):
+    """RL5's note quotes the size of a referenced file too large to read: the file is never read, only asked
+    about, and a new size is still a miss."""
+    r = git_repo()
+    r.commit({"pyproject.toml": "[tool.roadmap]\nmax_file_bytes = 4096\n", "agents/punch-list.md": PLAN,
+              "src/runner.py": "x\n" * 3000}, "docs: plan", "2026-07-25")
+    first = _lint(r.path)
+    assert any("6000 bytes" in f.message for f in first.findings)
+    r.write({"src/runner.py": "x\n" * 3500})
+    after = _lint(r.path)
+    assert not after.from_cache and any("7000 bytes" in f.message for f in after.findings)
+    assert _json(after) == _fresh(r.path)

@@ -1,0 +1,34 @@
+"""When decode runs split-KV (triton_decode.py) instead of the unified kernel, as one rule for the eager choice
+(triton_attention.use_split_kv) and the CUDA-graph capture (engine/worker/cuda_graphs.py). No triton import here:
+the graph code asks before any kernel module is loaded.
+
+Split-KV pays when the unified grid (num_seqs * Hkv programs, each walking a whole context alone) would not fill the
+GPU twice over and each of the NUM_SEGMENTS slices still holds a few 32-key tiles.
+"""
+from __future__ import annotations
+
+import functools
+
+import torch
+
+NUM_SEGMENTS = 16
+# Each of the NUM_SEGMENTS slices should hold at least two 32-key tiles.
+MIN_SPLIT_SEQLEN = NUM_SEGMENTS * 64
+
+
+@functools.lru_cache(maxsize=8)
+def num_sms(device: torch.device) -> int:
+    """Streaming multiprocessors of a CUDA device; 1 elsewhere (the CPU interpreter runs one program at a time)."""
+    device = torch.device(device)
+    if device.type != "cuda":
+        return 1
+    return torch.cuda.get_device_properties(device).multi_processor_count
+
+
+def grid_leaves_gpu_idle(num_seqs: int, num_kv_heads: int, device: torch.device) -> bool:
+    return num_seqs * num_kv_heads < 2 * num_sms(device)
+
+
+def split_kv_pays(num_seqs: int, num_kv_heads: int, max_seqlen_k: int, device: torch.device) -> bool:
+    """For a decode-only batch: long enough to split, and too few programs to fill the GPU unsplit."""
+    return max_seqlen_k >= MIN_SPLIT_SEQLEN and grid_leaves_gpu_idle(num_seqs, num_kv_heads, device)

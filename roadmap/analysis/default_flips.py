@@ -1,0 +1,141 @@
+"""Defaults flipped by a code diff: the commits that turned a flag's default from off to on, read from the code.
+
+A commit can turn a feature on without saying "default" anywhere in its message ("Fused AdamW for every run
+after the 70B soak"): its diff changes `use_fused_adam: bool = False` to `= True`, an argparse flag from
+`action="store_true"` to `default=True`, `os.Getenv("X") == "1"` to `!= "0"`, a config file's `x: false` to
+`x: true`. For the flags the records call opt-in, this reads the history of the files that define them (one
+`git grep` at the linted revision for where they live, one path-limited `git log -p` over those files) and
+keeps, per flag, the commits whose hunks near the flag turn an off value into an on value (or the reverse).
+"""
+from __future__ import annotations
+
+import re
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.facts import Flip
+from roadmap.history.git import GitError, run_git
+
+_OFF = r"(?:False|false|FALSE|0|off|Off|OFF|disabled|no|No|NO|None|nil|null)"
+_ON = r"(?:True|true|TRUE|1|on|On|ON|enabled|yes|Yes|YES)"
+_VALUE = re.compile(rf"(?<![\w.])[\"']?(?:{_OFF}|{_ON})[\"']?(?![\w.])")
+_ON_RE = re.compile(rf"^[\"']?{_ON}[\"']?$")
+_OFF_RE = re.compile(rf"^[\"']?{_OFF}[\"']?$")
+_DEFAULT_ON = re.compile(rf"\bdefault\s*[=:]\s*[\"']?{_ON}[\"']?(?![\w.])|BooleanOptionalAction[^\n]*default\s*=\s*True")
+_DEFAULT_OFF = re.compile(rf"\bdefault\s*[=:]\s*[\"']?{_OFF}[\"']?(?![\w.])|store_true")
+# An environment switch read as "on only when set" turned into "on unless cleared", or the reverse.
+_OPT_IN_READ = re.compile(r"==\s*[\"'](?:1|true|on|yes)[\"']|\bis\s+not\s+None\b|!=\s*[\"']{2}")
+_OPT_OUT_READ = re.compile(r"!=\s*[\"'](?:0|false|off|no)[\"']")
+MAX_FLAGS = 200
+HUNK_REACH = 3      # a value change counts for a flag named within this many lines of it in the hunk
+
+
+def _skeleton(line: str) -> str:
+    return " ".join(_VALUE.sub("\x00", line).split())
+
+
+def _direction(removed: str, added: str, same_line: bool) -> bool | None:
+    """True when the change turns a default on, False when off, None when it is neither. A value changed on the
+    flag's own line counts; a `default=` argument counts within a few lines of it (a call spread over lines)."""
+    if same_line and _skeleton(removed) == _skeleton(added):
+        old = [m.group(0) for m in _VALUE.finditer(removed)]
+        new = [m.group(0) for m in _VALUE.finditer(added)]
+        for a, b in zip(old, new):
+            if a != b:
+                if _OFF_RE.match(a) and _ON_RE.match(b):
+                    return True
+                if _ON_RE.match(a) and _OFF_RE.match(b):
+                    return False
+    if same_line and _OPT_IN_READ.search(removed) and _OPT_OUT_READ.search(added):
+        return True
+    if same_line and _OPT_OUT_READ.search(removed) and _OPT_IN_READ.search(added):
+        return False
+    if _DEFAULT_ON.search(added) and not _DEFAULT_ON.search(removed) and _DEFAULT_OFF.search(removed):
+        return True
+    if _DEFAULT_OFF.search(added) and _DEFAULT_ON.search(removed) and not _DEFAULT_ON.search(added):
+        return False
+    return None
+
+
+def _where(ctx: LintContext, flags: list[str]) -> dict[str, set[str]]:
+    """file -> the flags it names, at the linted revision (code files only; records are not code)."""
+    args = ["grep", "-F", "-I", "-o", "--no-color"]
+    for f in flags:
+        args += ["-e", f]
+    rev = ctx.tree.rev or None
+    try:
+        out = run_git(ctx.root, *args, *([rev] if rev else []), "--", ".", check=False)
+    except GitError:
+        return {}
+    files: dict[str, set[str]] = {}
+    prefix = f"{rev}:" if rev else ""
+    for line in out.decode("utf-8", "replace").splitlines():
+        if prefix and line.startswith(prefix):
+            line = line[len(prefix):]
+        path, _, hit = line.rpartition(":")
+        if path and hit in flags and not path.endswith((".md", ".markdown", ".rst")):
+            files.setdefault(path, set()).add(hit)
+    return files
+
+
+def default_flips(ctx: LintContext, flags: set[str]) -> dict[str, list[Flip]]:
+    """flag -> the commits (oldest first) whose diff turned its default on or off, for flags the code names."""
+    key = frozenset(flags)
+    cached = ctx.facts.default_flips.get(key)
+    if cached is not None:
+        return cached
+    found: dict[str, list[Flip]] = {f: [] for f in flags}
+    wanted = sorted(flags)[:MAX_FLAGS]
+    files = _where(ctx, wanted) if wanted else {}
+    if files:
+        head = ctx.head or "HEAD"
+        try:
+            raw = run_git(ctx.root, "log", "-p", "-U3", "--no-color", "--no-ext-diff", "--no-textconv",
+                          "--diff-merges=first-parent", "--reverse", "--format=%x00%H", "--end-of-options", head,
+                          "--", *sorted(files), check=False)
+        except GitError:
+            raw = b""
+        finder = re.compile("|".join(re.escape(f) for f in sorted(wanted, key=len, reverse=True)))
+        _scan(raw.decode("utf-8", "replace"), finder, found)
+    ctx.facts.default_flips[key] = found
+    return found
+
+
+def _scan(log: str, finder: re.Pattern[str], found: dict[str, list[Flip]]) -> None:
+    for chunk in log.split("\x00")[1:]:
+        sha, _, patch = chunk.partition("\n")
+        sha = sha.strip()
+        path = ""
+        hunk: list[str] = []
+        for line in patch.split("\n") + ["@@"]:
+            if line.startswith("+++ "):
+                path = line[6:] if line.startswith("+++ b/") else ""
+            elif line.startswith("@@") or line.startswith("diff --git"):
+                if hunk and path:
+                    named = set(finder.findall("\n".join(hunk)))
+                    if named:
+                        _hunk(sha, path, hunk, sorted(named), found)
+                hunk = []
+            elif line[:1] in " +-" and not line.startswith(("--- ", "+++ ")):
+                hunk.append(line)
+
+
+def _hunk(sha: str, path: str, hunk: list[str], named: list[str], found: dict[str, list[Flip]]) -> None:
+    """`named`: the flags the hunk mentions."""
+    if not any(h[:1] == "-" for h in hunk) or not any(h[:1] == "+" for h in hunk):
+        return                               # a pure addition or deletion flips nothing
+    flags = named
+    removed = [(i, h[1:]) for i, h in enumerate(hunk) if h.startswith("-")]
+    added = [(i, h[1:]) for i, h in enumerate(hunk) if h.startswith("+")]
+    for flag in named:
+        near = {i for i, h in enumerate(hunk) if flag in h}
+        others = {i for f in flags if f != flag for i, h in enumerate(hunk) if f in h}
+        close = {i for n in near for i in range(n - HUNK_REACH, n + HUNK_REACH + 1)} - others
+        for ri, r in removed:
+            for ai, a in added:
+                if ri not in close and ai not in close:
+                    continue
+                direction = _direction(r, a, flag in r and flag in a)
+                if direction is not None:
+                    flip = Flip(sha, path, r.strip(), a.strip(), direction)
+                    if flip not in found[flag]:
+                        found[flag].append(flip)
+                    break

@@ -1,0 +1,203 @@
+"""Every figure the records quote, with what it is a figure of: its series, its metric, and its role.
+
+A quote's *series* is what it measures, as names two places can agree on: an evidence series it names or
+cites (`20260505-rnnt-small-a100`, `rnnt-small-a100`; for a table cell, anything its row names or cites; else
+the one evidence series its section heading names, "Where we stand (rnnt-small, A100)"), and for a table cell
+the key of its row (the Series/Config/Model/... cell, else the first cell). Its *metric* is the words right
+before it, else its column header, or, in a table with a Metric column, that row's metric ("compress MB/s").
+Its *role*: `current`, `bar` (a target, budget or gate it must meet: "<= 200 ms", a Target column), `dated`
+(an entry that starts with its date: true as of that day) or `old` (struck, in a historical statement, or
+called previous/was/superseded where it is quoted, or in a Baseline/Previous column).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from roadmap.analysis.figure_context import bar_of, metric_before
+from roadmap.analysis.figures_compare import explicitly_old, marked_historical
+from roadmap.analysis.evidence_series import SeriesFinder, key_column, metric_column
+from roadmap.analysis.metric_terms import NO_METRIC, Metric, metric_of, without, words_of
+from roadmap.records.figures import header_unit, rate_unit, single_figure
+from roadmap.records.model import Figure, RecordFile, Statement, Table
+from roadmap.records.patterns import ISO_DATE
+
+_BAR_COLUMNS = re.compile(r"\b(?:target|goal|budget|gate|threshold|bar|slo|sla|limit|required|requirement|"
+                          r"acceptance|floor|ceiling)s?\b", re.I)
+_OLD_COLUMNS = re.compile(r"\b(?:baseline|previous|before|old|was|prior|original|initial|delta|change|diff|"
+                          r"regression|improvement)\b|^Δ", re.I)
+_OLD_SECTIONS = re.compile(r"\b(?:history|historical|changelog|change log|log|archive|archived|journal|"
+                           r"superseded|previous|retired|old)\b", re.I)
+_DIGIT = re.compile(r"\d")
+_CHAIN = re.compile(r"^\s*(?:/|vs\.?|versus|->|→|to)\s*$", re.I)
+_SEGMENT = re.compile(r";|(?<=[^\d\s])\.\s|(?<=\))\.\s")
+_NUMBER_LIKE = re.compile(r"\s*[-+−~≈]?\d[\d,.]*\s*[^\s\d]{0,8}\s*$")   # a cell that may be one figure
+_LOG_TITLE = re.compile(r"\b(?:log|journal|changelog|history|diary|append(?:-only)?)\b", re.I)
+_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DATED = re.compile(rf"^\W{{0,3}}(?:{ISO_DATE}|\d{{1,2}}\s+{_MONTHS}\s+\d{{4}}|{_MONTHS}\s+\d{{1,2}},?\s+\d{{4}}|"
+                    r"\d{4}/\d{2}/\d{2})\b", re.I)
+
+
+@dataclass(frozen=True)
+class Quote:
+    st: Statement
+    fig: Figure
+    unit: str | None
+    metric: Metric
+    names: frozenset[str]      # evidence series it is a figure of
+    keys: frozenset[str]       # names, plus its table row's key ("silesia-l3", "nano smoke")
+    row: str | None            # the row id of its statement
+    role: str                  # "current" | "bar" | "dated" | "old"
+    row_key: str | None = None # for a table cell: its row's key cell as written ("silesia-l3")
+    bar: str | None = None     # for a bar: "min" (a floor to reach) or "max" (a ceiling), when it says which
+
+
+def quotes_in(records: Iterable[RecordFile], finder: SeriesFinder) -> list[Quote]:
+    """Every figure quote in `records`, its series resolved by `finder` (the evidence series there are)."""
+    out: list[Quote] = []
+    for rf in records:
+        rows = {cells[0].line: (t, cells) for t in rf.tables for cells in t.rows if cells}   # a row is one line
+        for st in rf.statements:
+            if st.kind == "heading" or not _has_digit(st.text):
+                continue
+            table, cells = rows.get(st.line, (None, ())) if st.kind == "cell" else (None, ())
+            out.extend(_quotes_of(st, table, cells, finder))
+    return out
+
+
+def _has_digit(text: str) -> bool:
+    return _DIGIT.search(text) is not None
+
+
+def _figures(st: Statement, table: Table | None,
+             cells: tuple[Statement, ...]) -> list[tuple[Figure, str | None, Metric]]:
+    """The statement's figures with their unit and metric; those with neither say nothing comparable."""
+    found: list[tuple[Figure, str | None, Metric]] = []
+    whole = single_figure(st.text) if st.kind == "cell" and _NUMBER_LIKE.match(st.text) else None
+    if whole is None and not st.mentions.figures:
+        return found
+    if st.kind == "cell":
+        cell_metric, cell_unit = _cell_metric(st, table, cells)
+        if whole is not None:
+            if table is not None and not _is_key_cell(st, table, cells):
+                found.append((whole, whole.unit or cell_unit, cell_metric))
+            return [f for f in found if f[1] is not None or f[2].known]
+    else:
+        cell_metric, cell_unit = NO_METRIC, None
+    previous: tuple[Figure, Metric] | None = None
+    for fig in st.mentions.figures:
+        metric = metric_before(st.text, fig.start)
+        if not (metric.known or metric.stat) and previous is not None and _CHAIN.match(
+                st.text[previous[0].start + len(previous[0].text):fig.start]):
+            metric = previous[1]           # "throughput 6831.71 vs 6643.40 tok/s": one metric for the chain
+        elif not (metric.known or metric.stat) and cell_metric.known:
+            metric = cell_metric
+        found.append((fig, fig.unit or cell_unit, metric))
+        previous = (fig, metric)
+    return [f for f in found if f[1] is not None or f[2].known]
+
+
+def _quotes_of(st: Statement, table: Table | None, cells: tuple[Statement, ...],
+               finder: SeriesFinder) -> list[Quote]:
+    found = _figures(st, table, cells)
+    if not found:
+        return []
+    names, keys = finder.series(st, table, cells)
+    row = st.row_id or st.defines
+    base_role = _statement_role(st, table)
+    series_words = frozenset(w for k in names | keys for w in words_of(k))
+    segments = _segments(st.text) if st.kind != "cell" and len(names) > 1 else []
+    out = []
+    for fig, unit, metric in found:
+        own = names
+        for a, b in segments:          # "publish at 412 req/s (broker-publish-...); consume at 950 req/s (...)"
+            if a <= fig.start < b:
+                own = frozenset(finder.in_text(st.text[a:b])) or names
+                break
+        metric = without(metric, series_words)    # "rnnt-large-a100 WER 5.8 %" names WER
+        role = base_role
+        bar = None
+        if role in ("bar", "current"):
+            bar = bar_of(st.text, fig.start, fig.start + len(fig.text), unit, metric)
+        if role == "bar":
+            bar = bar or _column_bar(st.column, unit, metric)
+        elif role == "current":
+            if marked_historical(st.text, fig) or explicitly_old(st.text, fig):
+                role = "old"
+            elif bar is not None:
+                role = "bar"
+        out.append(Quote(st, fig, unit, metric, own, keys | own, row, role, _row_key(st, table, cells), bar))
+    return out
+
+
+def _segments(text: str) -> list[tuple[int, int]]:
+    """Clauses of a statement that name series apart: split at `;` and sentence ends."""
+    out, start = [], 0
+    for m in _SEGMENT.finditer(text):
+        out.append((start, m.end()))
+        start = m.end()
+    return out + [(start, len(text))]
+
+
+def _column_bar(column: str | None, unit: str | None, metric: Metric) -> str | None:
+    """The direction of a figure in a Target/Budget/... column: its own operator ("≤ 200 ms") decides, else
+    the column's word, else its metric (bar_of's rules)."""
+    return bar_of(column or "", len(column or ""), len(column or ""), unit, metric) if column else None
+
+
+def _statement_role(st: Statement, table: Table | None) -> str:
+    if st.historical or any(_OLD_SECTIONS.search(s) for s in st.section[-1:]):
+        return "old"
+    if st.section and _LOG_TITLE.search(st.section[0]):
+        return "dated"          # "# State log (append; newest last)": every entry is as of its day
+    if any(_DATED.match(s) for s in st.section):
+        return "dated"          # under "## 2026-07-07 — re-baseline": true as of that day
+    if st.kind == "cell" and st.column:
+        if _BAR_COLUMNS.search(st.column):
+            return "bar"
+        if _OLD_COLUMNS.search(st.column):
+            return "old"
+    if st.kind != "cell" and _DATED.match(st.text):
+        return "dated"
+    return "current"
+
+
+def _cell_metric(st: Statement, table: Table | None, cells: tuple[Statement, ...]) -> tuple[Metric, str | None]:
+    """The metric and unit a cell's figures are of: its row's Metric cell, else its column header."""
+    if st.kind != "cell":
+        return metric_of(()), None
+    text = st.column or ""
+    k = metric_column(table) if table is not None else None
+    if k is not None and k < len(cells) and cells[k] is not st:
+        text = cells[k].text
+    unit = header_unit(text)
+    metric = metric_of(w for w in words_of(_strip_unit_words(text)) if not _names_unit(w, unit))
+    key = key_column(table) if table is not None and k is None else None
+    if not (metric.known or metric.stat) and key is not None and key < len(cells) and cells[key] is not st:
+        metric = metric_of(words_of(cells[key].text))   # "| p99 publish latency | ≤ 35 ms | PASS |": the row says
+    return metric, unit
+
+
+def _strip_unit_words(text: str) -> str:
+    return re.sub(r"\([^)]*\)", " ", text) if "(" in text else text
+
+
+def _names_unit(word: str, unit: str | None) -> bool:
+    """Is `word` the unit's own word ("img" of img/s, "fps")? The unit says it; the metric is the rest."""
+    return unit is not None and "/" in unit and (rate_unit(f"{word}/s") == unit or rate_unit(word) == unit)
+
+
+def _is_key_cell(st: Statement, table: Table, cells: tuple[Statement, ...]) -> bool:
+    k = key_column(table)
+    return k is not None and k < len(cells) and cells[k] is st
+
+
+def _row_key(st: Statement, table: Table | None, cells: tuple[Statement, ...]) -> str | None:
+    """How a person names the cell's row: its key cell, else its Metric cell ("Real-time factor")."""
+    k = key_column(table) if table is not None else None
+    if k is None and table is not None:
+        k = metric_column(table)
+    if k is None or k >= len(cells) or cells[k] is st or not cells[k].text.strip():
+        return None
+    return cells[k].text.strip()

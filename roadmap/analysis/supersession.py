@@ -1,0 +1,212 @@
+"""Which current figure quotes a newer figure for the same series and metric replaced (RL201), and by what.
+
+Four kinds of newer figure, like compared with like (same series, same metric, units converted):
+- `evidence`: a newer evidence entry of the quote's series holds a figure of its metric;
+- `record`: a newer record statement (its as-of date, else git blame) quotes a figure of the same series key
+  and the same metric (not an abbreviation away from it: "RTF" and "real-time factor" count, "latency" and
+  "p95 first-partial latency" do not);
+- `canonical`: the row's statement in the canonical-state file, written after the quote, quotes other figures of
+  the same unit for the row (the seed's row 2a);
+- `marked`: a record calls the quoted figure itself replaced (struck through, "superseded by", "previously")
+  while the quote, no newer than it, still presents it as current.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+from roadmap.analysis.evidence_figures import EvidenceFigure
+from roadmap.analysis.evidence_index import cited_with_row, evidence_figures, quotes
+from roadmap.analysis.figure_marks import by_marks
+from roadmap.analysis.figure_quotes import Quote
+from roadmap.analysis.figure_stale import Dates, Stale, units_agree, with_unit
+from roadmap.analysis.figures_compare import close_scaled, comparable, explicitly_old
+from roadmap.analysis.metric_terms import SIDES, matches, same_dimension, without, words_of
+from roadmap.config import glob_match
+from roadmap.records.model import Figure, Statement
+
+if TYPE_CHECKING:
+    from roadmap.analysis.context import LintContext
+    from roadmap.evidence.store import EvidenceEntry
+
+_QUALS = ("output", "total", "prefill", "decode", "input", "peak")
+
+
+def stale_quotes(ctx: "LintContext") -> list[Stale]:
+    qs = quotes(ctx)
+    current = [q for q in qs if q.role == "current" and (q.unit is not None or q.metric.known)]
+    dates = Dates(ctx)
+    found: dict[int, Stale] = {}
+    for finder in (_by_evidence, _by_canonical, by_marks, _by_records):
+        for s in finder(ctx, current, qs, dates):
+            found.setdefault(id(s.quote), s)    # the first kind that finds a quote stale explains it
+    return list(found.values())
+
+
+# --- newer evidence -------------------------------------------------------------------------------------------
+
+def _by_evidence(ctx: "LintContext", current: list[Quote], _all: list[Quote], dates: Dates) -> Iterable[Stale]:
+    store = ctx.get_evidence()
+    by_series: dict[str, list["EvidenceEntry"]] = {}
+    for e in store:
+        if e.date:
+            by_series.setdefault(e.series.lower(), []).append(e)
+    for q in current:
+        pool = sorted({e.path: e for n in q.names for e in by_series.get(n, ())}.values(), key=lambda e: e.date or "")
+        if not pool:
+            continue
+        date = dates.of(q.st)
+        if not date:
+            continue
+        # Written from a run it cites: a newer run of that series replaced it, even one older than the text
+        # (stale on arrival: the record was written after the newer run, from the old one).
+        own = [e.date for e in cited_with_row(ctx, q.st) if e.date and e.series.lower() in q.names]
+        since = min(date, max(own)) if own else date
+        before = {e.series: e for e in pool if e.date and e.date <= since and e.declared}   # the last, per series
+        for e in reversed([e for e in pool if e.date and e.date > since]):
+            if e.series in before and _profile(e) != _profile(before[e.series]):
+                continue                       # another machine, model, workload or kind under the same name
+            same = _evidence_match(q, evidence_figures(ctx, e))
+            if not same:
+                continue
+            if not any(close_scaled(q.fig.value, q.fig.text, q.unit, f.value, f.unit, f.text) for f in same):
+                new = [(f.value, with_unit(f.text or f"{f.value:g}", f.unit or q.unit)) for f in same]
+                late = "" if (e.date or "") > date else f", before this was written on {date}"
+                yield Stale(q, date, new, f"newer evidence {e.name} ({e.date}{late})", "evidence",
+                            {"kind": "evidence", "path": e.path, "date": e.date})
+            break
+
+
+def _profile(e: "EvidenceEntry") -> tuple[str, ...]:
+    """What one of our results measured besides its series: machine class, model, weights, workload, kind.
+    Another team's evidence says nothing of the kind: its name is all there is."""
+    raw = e.raw or {}
+    if not e.declared:
+        return ()
+
+    def field(block: str, key: str) -> str:
+        value = raw.get(block)
+        return str(value.get(key) or "") if isinstance(value, dict) else ""
+
+    gpu = field("machine", "gpu") or "cpu"
+    return (gpu.lower(), field("model", "name").lower(), field("model", "load_format"), field("workload", "name"),
+            e.series.split("-", 1)[0])
+
+
+def _evidence_match(q: Quote, figs: list[EvidenceFigure]) -> list[EvidenceFigure]:
+    """The entry's headline figures of the quote's metric (the best-agreeing metric only), or, for a quote whose
+    metric is unnamed, the entry's figures of its unit when they are all of one metric."""
+    pool = [f for f in figs if f.headline and units_agree(q.unit, f.unit) and f.metric.stat == q.metric.stat]
+    ignore = series_words(q)
+    if q.metric.known:
+        scored = [(matches(q.metric, without(f.metric, ignore)), f) for f in pool]
+        best = max((s for s, _ in scored), default=0)
+        if best == 0:
+            return []
+        picked = [f for s, f in scored if s == best]
+        metrics = {f.metric.terms - SIDES for f in picked}
+        return picked if len(metrics) == 1 else []
+    if q.unit is None:
+        return []
+    metrics = {f.metric.terms - SIDES - ignore for f in pool}
+    return pool if len(metrics) == 1 else []
+
+
+def series_words(q: Quote) -> frozenset[str]:
+    """The words of the series a quote is of: in its evidence's keys they name the series, not the metric."""
+    return frozenset(w for k in q.keys for w in words_of(k))
+
+
+# --- the canonical row ---------------------------------------------------------------------------------------
+
+def _canonical_file(ctx: "LintContext", path: str, memo: dict[str, bool]) -> bool:
+    if path not in memo:
+        memo[path] = any(glob_match(g, path) for g in ctx.config.canonical_states)
+    return memo[path]
+
+
+def _quals(fig: Figure) -> set[str]:
+    return {w for w in (fig.metric or "").split() if w in _QUALS}
+
+
+def _by_canonical(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: Dates) -> Iterable[Stale]:
+    canon: dict[str, list[Statement]] = {}
+    memo: dict[str, bool] = {}
+    for st in ctx.statements():
+        if _canonical_file(ctx, st.path, memo) and not st.historical and st.mentions.figures and st.row_id:
+            canon.setdefault(st.row_id, []).append(st)
+    for q in current:
+        if not q.row or q.row not in canon or q.unit is None:
+            continue
+        date = dates.of(q.st)
+        newer = [(d, t) for t in canon[q.row] if t is not q.st and (d := dates.of(t)) and date and d > date]
+        if not newer:
+            continue
+        d, t = max(newer, key=lambda x: (x[0], x[1].line))
+        peers = [n for n in t.mentions.figures if comparable(q.fig, n)
+                 and not (_quals(q.fig) and _quals(n) and _quals(q.fig) != _quals(n))
+                 and not explicitly_old(t.text, n)]
+        if peers and not any(close_scaled(q.fig.value, q.fig.text, q.unit, n.value, n.unit, n.text) for n in peers):
+            new = [(n.value, with_unit(n.text, n.unit)) for n in peers]
+            yield Stale(q, date or "", new, f"{_row_label(ctx, t)} ({t.path}:{t.line}, {d})", "canonical",
+                        {"kind": "statement", "path": t.path, "line": t.line, "date": d, "text": t.text[:200]})
+
+
+def _row_label(ctx: "LintContext", t: Statement) -> str:
+    """'row 2a' when the canonical table numbers its rows in a '#' column, else the row id."""
+    rf = ctx.record(t.path)
+    for table in rf.tables if rf else []:
+        if table.line <= t.line <= table.end_line and table.headers and table.headers[0].strip() in ("#", "No", "No."):
+            for cells in table.rows:
+                if cells and cells[0].line == t.line and cells[0].text.strip():
+                    return f"row {cells[0].text.strip()}"
+    return t.row_id or "the canonical row"
+
+
+# --- a newer record statement --------------------------------------------------------------------------------
+
+def _distinctive_key(key: str) -> bool:
+    """A table key two tables can share for one series: with a digit or a hyphen, or of two words or more."""
+    return any(ch.isdigit() or ch == "-" for ch in key) or len(words_of(key)) >= 2
+
+
+def _same_metric(a: Quote, b: Quote) -> bool:
+    """The same words, or one's abbreviation; or, between two table cells with a unit and no metric words of
+    their own ("p99 (ms)" over two series rows), the same unit and statistic."""
+    if a.metric.known or b.metric.known:
+        return matches(a.metric, b.metric) >= 2
+    return (a.st.kind == b.st.kind == "cell" and a.unit is not None and same_dimension(a.unit, b.unit)
+            and a.metric.stat == b.metric.stat)
+
+
+def _by_records(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: Dates) -> Iterable[Stale]:
+    groups: dict[str, list[Quote]] = {}
+    for q in qs:
+        if q.role in ("current", "dated") and (q.metric.known or q.st.kind == "cell"):
+            for k in q.keys:
+                if _distinctive_key(k):
+                    groups.setdefault(k, []).append(q)
+    for q in current:
+        if not (q.metric.known or q.st.kind == "cell"):
+            continue
+        rivals = {id(o): o for k in q.keys for o in groups.get(k, ())
+                  if (o.st.path, o.st.line) != (q.st.path, q.st.line)   # another column of one row is another metric
+                  and (o.row == q.row or not (o.row and q.row)) and units_agree(q.unit, o.unit)
+                  and _same_metric(q, o)}
+        if not rivals:
+            continue
+        date = dates.of(q.st)
+        if not date:
+            continue
+        newer = [(d, o) for o in rivals.values() if (d := dates.of(o.st)) and d > date]
+        if not newer:
+            continue
+        top = max(d for d, _ in newer)
+        latest = [o for d, o in newer if d == top]
+        if any(close_scaled(q.fig.value, q.fig.text, q.unit, o.fig.value, o.unit, o.fig.text) for o in latest):
+            continue
+        t = latest[0].st
+        new = [(o.fig.value, with_unit(o.fig.text, o.unit)) for o in latest]
+        strong = bool(q.names & latest[0].names)
+        yield Stale(q, date, new, f"{t.path}:{t.line} ({top})", "record",
+                    {"kind": "statement", "path": t.path, "line": t.line, "date": top, "text": t.text[:200]},
+                    strong=strong)

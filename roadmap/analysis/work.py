@@ -1,0 +1,246 @@
+"""What work a text asks for or reports, as stemmed terms, and how well a directive and a commit meet.
+
+A directive and the commit that did its work are written by different people, often in different words:
+"Add least-recently-used eviction to the key-value block pool" and "QS-212: Add LRU evictor to the KV block
+pool". Both sides become *work terms*: word stems (analysis/stem.py), camelCase and snake_case parts,
+and one concept token per abbreviation whether it is written short (LRU) or long (least recently used).
+A commit's message is split into what it did and what it says it did *not* do ("the prefix cache is
+untouched: that is a separate ticket", "still no flush ... that's the next bit"): a directive whose
+distinguishing terms sit in the second part is work the commit explicitly left, not work it landed.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from roadmap.analysis.stem import stem
+from roadmap.history.commit import Commit
+
+# Abbreviations engineering records and commit messages use for the same thing, short -> long form.
+# Either form in a text yields the short form as one concept token (one term, however many words).
+ABBREVIATIONS: dict[str, str] = {
+    "lru": "least recently used", "lfu": "least frequently used", "fifo": "first in first out",
+    "kv": "key value", "tp": "tensor parallel", "pp": "pipeline parallel", "dp": "data parallel",
+    "ep": "expert parallel", "gqa": "grouped query attention", "mqa": "multi query attention",
+    "mha": "multi head attention", "mla": "multi head latent attention", "swa": "sliding window attention",
+    "rope": "rotary position embedding", "moe": "mixture of experts", "oom": "out of memory",
+    "ttft": "time to first token", "tpot": "time per output token", "itl": "inter token latency",
+    "e2e": "end to end", "ci": "continuous integration", "pr": "pull request", "wal": "write ahead log",
+    "ttl": "time to live", "rps": "requests per second", "qps": "queries per second",
+    "gc": "garbage collection", "csv": "comma separated values", "jwt": "json web token",
+    "pvc": "persistent volume claim", "crd": "custom resource definition", "rbac": "role based access control",
+    "wer": "word error rate", "rtf": "real time factor", "ssr": "server side rendering",
+    "cdn": "content delivery network", "pq": "product quantization", "ann": "approximate nearest neighbor",
+    "hnsw": "hierarchical navigable small world", "slo": "service level objective", "sla": "service level agreement",
+    "llm": "large language model", "lm": "language model", "eos": "end of sequence", "bos": "beginning of sequence",
+    "ckpt": "checkpoint", "attn": "attention", "impl": "implementation", "cfg": "configuration",
+    "perf": "performance", "auth": "authentication", "repo": "repository", "env": "environment",
+    "seq": "sequence", "req": "request", "tok": "token", "mem": "memory", "alloc": "allocation",
+    "init": "initialization", "dedup": "deduplication", "prefill": "prefill", "gemm": "matrix multiply",
+    "ipc": "inter process communication", "rpc": "remote procedure call", "fsm": "finite state machine",
+    "spmd": "single program multiple data", "simd": "single instruction multiple data", "i18n": "internationalization",
+    "sse": "server sent events", "qa": "quality assurance", "ux": "user experience", "ui": "user interface",
+}
+# English function words, and words every piece of work uses: they say nothing about which work. (Nouns such as
+# "table" or "row" stay: "a lookup table" names work; the IDF weights take care of words a history overuses.)
+_GENERIC = frozenset("""
+a about above after again against all an and any are as at be because been before being below between both but
+by did do does doing down during each either else etc every few for from further had has have having here how
+if in into is it its itself just least less like more most much no nor not of off on one only or other our out
+over own per same since so some such than that the their them then there these they this those through to too
+under until up upon us very was we were what whether which who whom why will with within without would you your
+add adds added remove removes removed port ports ported rerun reruns measure measures write writes publish fix
+step steps work works todo note notes item items next owner owners small medium large first last exact exactly
+onto also via instead handle handles handling implement implements ensure ensures allow allows
+also just now instead so once then still while when only even yet again already via per each every
+thing things way ways bit bits lot part parts case cases time times place kind sort sure need needs want wants
+should would could must can may might let lets get gets got go goes going went gone put puts set sets use uses
+make makes made do does did doing done want try tries tried new old good bad better best more less same other
+feat fix fixes chore docs doc refactor perf test tests style wip nit revert merge merged pull
+""".split())
+# Ticket keys (QS-212, LED-418), PR numbers (#142) and merge boilerplate name a change; they say nothing of its work.
+_NOISE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b|#\d+\b|^Merge (?:pull request #\d+ from \S+|branch '[^']*'"
+                    r"(?: of \S+)?(?: into \S+)?|remote-tracking branch '[^']*')")
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*|[0-9]+(?:\.[0-9]+)?[A-Za-z]+")
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)")
+# A sentence of a commit message that reports work NOT done: deferred, left untouched, explicitly refused.
+_UNDONE = re.compile(
+    r"\buntouched\b|\bnot\s+(?:yet|done|touched|included|covered|handled|addressed|implemented|changed|doing|"
+    r"part\s+of|in\s+this|going\s+to)\b|\bstill\s+(?:no|not|missing|open|needs?|grows?|fails?|drops?|loses?|lost|"
+    r"broken|pending|unsupported|attends?|blocks?|waits?|runs?|uses?|only)\b|"
+    r"\b(?:separate|another|later|future|follow-?up|next|subsequent)\s+(?:ticket|issue|pr|change|commit|step|bit|"
+    r"patch|task|piece|round|session|pass)\b|\bthat(?:'s|\s+is)\s+(?:the\s+)?next\b|\bleft\s+for\b|"
+    r"\bout\s+of\s+scope\b|\bnothing\s+to\s+do\s+with\b|\bnot\s+the\s+(?:same|point)\b|"
+    r"\b(?:won't|will\s+not|do\s+not|don't|does\s+not|doesn't|did\s+not|didn't|cannot|can't)\s+(?:yet\s+)?"
+    r"(?:do|touch|change|handle|cover|include|fix|address|add|implement|flush|support|ship|land)\b|"
+    r"\bwe\s+are\s+not\b|\bnot\s+doing\b|\bTODO\b|\bdeferred\b|\bpostponed\b|\bdraft\b|\bexperiment(?:al)?\b|"
+    r"\bdo\s+not\s+merge\b|\bis\s+(?:a\s+)?separate\b", re.I)
+_LONG_FORMS: dict[tuple[str, ...], str] = {}
+
+
+def _long_forms() -> dict[tuple[str, ...], str]:
+    if not _LONG_FORMS:
+        for short, long in ABBREVIATIONS.items():
+            words = tuple(stem(w) for w in long.split())
+            if len(words) > 1:
+                _LONG_FORMS[words] = short
+    return _LONG_FORMS
+
+
+def _raw_words(text: str) -> list[str]:
+    """Words in text order; identifiers (snake_case, camelCase with two or more real parts) are kept whole and
+    split into their parts. "YaRN" and "RoPE" are words, "PVCs" is the plural of an abbreviation."""
+    out: list[str] = []
+    for w in _WORD.findall(_NOISE.sub(" ", text)):
+        low = w.lower()
+        if re.fullmatch(r"[A-Z]{2,}s", w):
+            out.append(low[:-1])
+            continue
+        parts = [p for chunk in w.split("_") for p in _CAMEL.findall(chunk)] if ("_" in w or not w.islower()) else []
+        if "_" in w and len([p for p in parts if p]) > 1:
+            out.append(low)
+            out.extend(p.lower() for p in parts if len(p) >= 2)
+        elif len(parts) > 1 and sum(len(p) >= 3 for p in parts) >= 2:
+            out.append(low)             # the identifier itself, as written
+            out.extend(p.lower() for p in parts if len(p) >= 3)
+        else:
+            out.append(low)
+    return out
+
+
+@lru_cache(maxsize=1 << 16)
+def terms_of(text: str) -> frozenset[str]:
+    """The work terms of `text`: stems of its content words, identifier parts, one token per abbreviation."""
+    words = _raw_words(text)
+    out: set[str] = set()
+    stems: list[str] = []
+    for w in words:
+        s = stem(w) if w.isalpha() else w
+        stems.append(s)
+        if w in ABBREVIATIONS:
+            out.add(w)
+            continue
+        if len(w) < 2 or w in _GENERIC or w.isdigit():
+            continue
+        out.add(s)
+    longs = _long_forms()
+    for n in (5, 4, 3, 2):
+        for i in range(len(stems) - n + 1):
+            hit = longs.get(tuple(stems[i:i + n]))
+            if hit:
+                out.add(hit)
+    return frozenset(out)
+
+
+# What a commit message quotes is someone else's words: a bot's bump with its upstream release notes, an
+# HTML <details> block, a "> " quote. Only the committer's own words say what the commit did.
+_BOT_SUBJECT = re.compile(r"^(?:build|chore|deps)\(deps(?:-dev)?\)|^bump\s+\S+\s+from\b|^\[snyk\]|"
+                          r"^update dependency\b|^\S+\[bot\]", re.I)
+_QUOTED = re.compile(r"<details>.*?</details>|<[A-Za-z/][^>\n]{0,80}>|^[ \t]*>.*$", re.S | re.M)
+
+
+@lru_cache(maxsize=1 << 15)
+def own_words(c: Commit) -> tuple[str, str]:
+    """(subject, body) as the committer wrote them; both empty for an automated dependency bump."""
+    if _BOT_SUBJECT.search(c.subject):
+        return "", ""
+    return c.subject, _QUOTED.sub(" ", c.body)
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+
+
+@dataclass(frozen=True)
+class CommitWork:
+    """A commit message as work: what it says it did, what it says it did not do, and its subject's terms."""
+
+    done: frozenset[str]
+    undone: frozenset[str]
+    subject: frozenset[str]
+
+
+@lru_cache(maxsize=1 << 15)
+def commit_work(c: Commit) -> CommitWork:
+    subject_text, body = own_words(c)
+    subject = terms_of(subject_text)
+    done: set[str] = set(subject) if not _UNDONE.search(subject_text) else set()
+    undone: set[str] = set() if done else set(subject)
+    for sent in sentences(body):
+        (undone if _UNDONE.search(sent) else done).update(terms_of(sent))
+    return CommitWork(frozenset(done), frozenset(undone - done), subject)
+
+
+@dataclass
+class WorkWeights:
+    """Inverse document frequency of work terms over the history's commit messages: a term most commits use
+    ("kernel" in a kernel library's history) says little about which commit did a piece of work."""
+
+    docs: int
+    df: dict[str, int]
+    postings: dict[str, list[Commit]]     # term -> commits whose message has it (newest first)
+
+    @classmethod
+    def of(cls, commits: Iterable[Commit]) -> "WorkWeights":
+        df: dict[str, int] = {}
+        postings: dict[str, list[Commit]] = {}
+        n = 0
+        for c in commits:
+            n += 1
+            cw = commit_work(c)
+            for t in cw.done | cw.undone:
+                df[t] = df.get(t, 0) + 1
+                postings.setdefault(t, []).append(c)
+        return cls(n, df, postings)
+
+    def idf(self, term: str) -> float:
+        return math.log((self.docs + 1) / (self.df.get(term, 0) + 1)) + 1.0
+
+
+MIN_DOCS = 50
+
+
+@dataclass(frozen=True)
+class WorkMatch:
+    """How a commit's reported work covers a directive's terms."""
+
+    matched: tuple[str, ...]       # directive terms the commit says it did
+    total: int                     # the directive's terms
+    ratio: float                   # IDF-weighted share of the directive's terms matched
+    in_subject: int                # matched terms that are in the commit's subject
+    refused: tuple[str, ...]       # directive terms the commit names only where it says what it did NOT do
+    refused_ratio: float           # IDF-weighted share of the unmatched terms that it refused
+    chance: float = 1.0            # how often a commit of this history says all the matched terms (independence)
+
+    def describe(self, limit: int = 6) -> str:
+        shown = ", ".join(self.matched[:limit]) + (", ..." if len(self.matched) > limit else "")
+        return f"work terms {len(self.matched)}/{self.total}, weighted {self.ratio:.2f}: {shown}"
+
+
+def match(terms: frozenset[str], cw: CommitWork, weights: WorkWeights) -> WorkMatch:
+    matched = terms & cw.done
+    missing = terms - cw.done
+    refused = missing & cw.undone
+    total = sum(weights.idf(t) for t in terms) or 1.0
+    miss = sum(weights.idf(t) for t in missing) or 1.0
+    chance = 1.0
+    docs = max(weights.docs, MIN_DOCS)   # a short history gives few chances for a coincidence, not many
+    for t in matched:
+        chance *= min(1.0, max(weights.df.get(t, 0), 1) / docs)
+    return WorkMatch(tuple(sorted(matched, key=lambda t: (-weights.idf(t), t))), len(terms),
+                     sum(weights.idf(t) for t in matched) / total, len(matched & cw.subject),
+                     tuple(sorted(refused)), sum(weights.idf(t) for t in refused) / miss, chance)
+
+
+def candidates(terms: frozenset[str], weights: WorkWeights, rarest: int = 5) -> set[Commit]:
+    """Commits that share at least one of the directive's rarest terms (the only ones that can match it)."""
+    ranked = sorted((t for t in terms if t in weights.df), key=lambda t: (weights.df[t], t))[:rarest]
+    out: set[Commit] = set()
+    for t in ranked:
+        out.update(weights.postings.get(t, ()))
+    return out

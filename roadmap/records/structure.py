@@ -1,0 +1,227 @@
+"""What is current and what is history, decided by the shape of a record before its words.
+
+The file's kind comes first (roadmap/records/kinds.py): a template or closed record is history all through, a
+process record gives instructions, not directives. Inside any file, some blocks are history too:
+- dated entries in sequence (headings, bullets or paragraphs that start with a date, two or more side by
+  side, or any in a log): every entry but the newest is history, and in a log the newest entry too, but
+  for what it asks for. A hand-off ("Next owner must") in an older entry stays current while no later
+  entry is about the same row or claim;
+- sections titled as history (History, Archive, Superseded, Done, Already in, Baseline, Retrospective) or as
+  another project's workings (Upstream chain, How upstream works);
+- a blockquote introduced as quoted text ("upstream says:", "verbatim:").
+In a log everything is history but its preamble (the standing header under the title), its live sections
+(Active claims, Handoff queue) and what its newest entry asks for.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from roadmap.records.blocks import Block
+from roadmap.records.kinds import LIVE_SECTION, NEWEST_FIRST, file_kind, leading_date, title_of
+from roadmap.records.mentions import ids_in
+
+if TYPE_CHECKING:
+    from roadmap.config import Config
+
+# Sections titled as history, or as how another project works (matched on the title without its numbering).
+_DONE_NOUNS = r"(?:\s+(?:items?|work|tasks?|rows?|claims?|issues?|questions?|milestones?|deliverables?|phases?|" \
+              r"specs?|plans?|so far|this (?:week|sprint|cycle)))?\s*(?:\(.*\))?$"
+_HISTORY_SECTION = re.compile(
+    r"^(?:(?:project |status |version |release )?history\b|archived?\b|archives\b|superseded\b|deprecated\b"
+    rf"|obsolete\b|retired\b|(?:closed|done|completed?|finished|resolved|shipped|landed){_DONE_NOUNS}"
+    r"|already (?:in|done|landed|merged|shipped)\b|what (?:landed|shipped|changed|was done)\b|released\b"
+    r"|retrospective\b|post-?mortem\b|lessons learned\b|previous (?:attempts?|plans?|approach|design|work)\b"
+    r"|old (?:plans?|notes|design)\b|past (?:work|plans?|notes|entries|decisions)\b|prior (?:art|work|attempts?)\b"
+    r"|(?:our |the |starting |initial )?baseline\b)",
+    re.I)
+# Sections that are a log: their dated entries follow the log rules (the newest is current).
+_LOG_SECTION = re.compile(r"^(?:(?:change |decision |work |activity |session |progress |status |state |hand-?off )?"
+                          r"(?:log|changelog|journal|diary|timeline|worklog)s?|changes|updates)\b", re.I)
+_UPSTREAM_SECTION = re.compile(r"^(?:the |complete |full )?upstream\b|^how (?:upstream|vllm|llama\.cpp|pytorch|the "
+                               r"reference|the original) |\bupstream (?:chain|grounding|anatomy|inventory|semantics|"
+                               r"behaviou?r|reference|design|implementation|source|code|pins?|walk-?through)\b", re.I)
+_OURS = re.compile(r"\b(?:ours?|we|port(?:ed|ing)?|local|vs\.?|versus|sync|diff|gap|delta|parity|deviations?|"
+                   r"compat\w*|drop-in)\b", re.I)
+# A hand-off: a directive addressed to whoever comes next, which stays open until someone takes it.
+HANDOFF = re.compile(r"\bnext (?:owner|agent|person|session|assignee|maintainer|shift)s? (?:must|should|needs? to|has "
+                     r"to|to)\b|\bwhoever (?:picks|takes) (?:this|it) up\b|^\W*hand-?off\s*:", re.I)
+_QUOTE_INTRO = re.compile(r"\b(?:upstream|verbatim|quot(?:e|ed|es|ing)|excerpt|original(?:ly)?|relocated|reads|says|"
+                          r"wrote|writes|documentation of)\b[^.]*:\s*$|\bverbatim\b", re.I)
+
+
+@dataclass(frozen=True)
+class Structure:
+    kind: str = "current"               # the file's kind (config KINDS)
+    why: str = ""                       # how the kind was decided, for messages
+    history: dict[int, str] = field(default_factory=dict)   # id(block) -> why its statements are history
+    live: frozenset[int] = frozenset()  # id(block): a hand-off that stays current inside a history entry
+    unless_asked: dict[int, str] = field(default_factory=dict)  # history unless it asks for work (a log's newest entry)
+
+
+@dataclass
+class _Entry:
+    date: str
+    blocks: list[Block]
+    subjects: frozenset[str]
+    order: int
+
+
+@lru_cache(maxsize=4096)
+def history_section(title: str) -> str | None:
+    """Why a section with this title is history (or another project's workings), else None."""
+    t = title_of(title)
+    t = re.sub(r"^[^\w(\[]+", "", t)   # leading emoji
+    if _HISTORY_SECTION.match(t):
+        return f"section '{t[:60]}' records history"
+    if _UPSTREAM_SECTION.search(t) and not _OURS.search(t):
+        return f"section '{t[:60]}' describes another project"
+    return None
+
+
+def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") -> Structure:
+    """The file's kind and the blocks that are history, with why."""
+    kind, why, status_block = file_kind(path, blocks, lines, config)
+    history: dict[int, str] = {}
+    live: set[int] = set()
+    if kind == "process":
+        return Structure(kind, why)
+    if kind in ("template", "closed"):
+        for b in blocks:
+            if b is not status_block:
+                history[id(b)] = why
+        return Structure(kind, why, history, frozenset())
+    is_log = kind == "log"
+    quoted = _quoted_lines(blocks) if any(b.quote for b in blocks) else set()
+    for b in blocks:
+        reason = next((r for h in b.headings for r in [history_section(h.title)] if r), None)
+        if reason is None and b.kind == "heading":
+            reason = history_section(b.inline.text)
+        if reason is None and b.quote in quoted:
+            reason = "quoted text"
+        if reason:
+            history[id(b)] = reason
+    newest_first = is_log and any(NEWEST_FIRST.search(b.inline.text) for b in blocks[:8])
+    current: set[int] = set()
+    unless_asked: dict[int, str] = {}
+    for run in _runs(blocks, is_log, config):
+        newest = max(run, key=lambda e: (e.date, -e.order if newest_first else e.order))
+        in_log = is_log or any(_log_section(h.title) for h in run[0].blocks[0].headings)
+        for e in run:
+            if e is newest:
+                current.update(id(b) for b in e.blocks)
+                if in_log:   # a log's newest entry still records what happened; only what it asks for is open
+                    unless_asked.update((id(b), f"the newest entry ({e.date}) of a log") for b in e.blocks
+                                        if id(b) not in history)
+                continue
+            later = [o for o in run if o is not e and (o.date, -o.order if newest_first else o.order)
+                     > (e.date, -e.order if newest_first else e.order)]
+            open_subject = bool(e.subjects) and not any(e.subjects & o.subjects for o in later)
+            for b in e.blocks:
+                if id(b) in history:
+                    continue
+                if open_subject and HANDOFF.search(b.inline.text):
+                    live.add(id(b))
+                else:
+                    history[id(b)] = f"an older dated entry ({e.date}) in a sequence of entries"
+    sectioned = any(not h.preamble for b in blocks for h in b.headings)   # a log of sections has a header above them
+    for b in blocks:
+        if id(b) in history or id(b) in current or id(b) in live:
+            continue
+        if is_log and not _in_live_section(b) and not (sectioned and _preamble(b)):
+            history[id(b)] = why
+        elif not is_log and any(_log_section(h.title) for h in b.headings):
+            history[id(b)] = "a log section's older content"
+    return Structure(kind, why, history, frozenset(live), unless_asked)
+
+
+def _preamble(b: Block) -> bool:
+    """Text under the title before the first section: in a log of sections, its standing header (what to build on,
+    how to append), current like any file's front matter; dated entries in it were taken as entries above. A log
+    without sections is all entries, dated or not."""
+    return b.kind != "heading" and all(h.preamble for h in b.headings)
+
+
+@lru_cache(maxsize=4096)
+def _log_section(title: str) -> bool:
+    return _LOG_SECTION.match(re.sub(r"^[^\w(\[]+", "", title_of(title))) is not None
+
+
+def _in_live_section(b: Block) -> bool:
+    return any(LIVE_SECTION.search(title_of(h.title)) for h in b.headings)
+
+
+def _quoted_lines(blocks: list[Block]) -> set[int]:
+    """First lines of the blockquotes introduced as quoted text (by the block before them or their first line)."""
+    out: set[int] = set()
+    previous = ""
+    seen: set[int] = set()
+    for b in blocks:
+        if not b.quote:
+            if b.kind != "table":
+                previous = b.inline.text
+            continue
+        if b.quote in seen:
+            continue
+        seen.add(b.quote)
+        if _QUOTE_INTRO.search(previous.strip()) or _QUOTE_INTRO.search(b.inline.text[:120]):
+            out.add(b.quote)
+        previous = ""     # the intro introduces the quote right after it, not the next one
+    return out
+
+
+def _subjects(text: str, config: "Config") -> frozenset[str]:
+    """The rows and claims an entry is about: the ids its first 200 characters name."""
+    ids, claims = ids_in(text[:200], config)
+    return frozenset(i for _, _, i in ids + claims)
+
+
+def _runs(blocks: list[Block], is_log: bool, config: "Config") -> list[list[_Entry]]:
+    """Dated entries in sequence: sibling headings, top-level items or top-level paragraphs that start with a
+    date, two or more under one parent (one is enough in a log), each with every block it holds."""
+    runs: list[list[_Entry]] = []
+    runs.extend(_heading_runs(blocks, is_log, config))
+    groups: dict[tuple[str, int], list[_Entry]] = {}
+    index = {id(b): k for k, b in enumerate(blocks)}
+    children: dict[int, list[Block]] = {}
+    for b in blocks:
+        top = b
+        while top.parent is not None:
+            top = top.parent
+        if top is not b:
+            children.setdefault(id(top), []).append(b)
+    for b in blocks:
+        if b.parent is not None or b.kind not in ("item", "paragraph") or b.quote:
+            continue
+        date = leading_date(b.inline.text)
+        if date is None:
+            continue
+        key = (b.kind, id(b.headings[-1]) if b.headings else 0)
+        groups.setdefault(key, []).append(_Entry(date, [b, *children.get(id(b), [])], _subjects(b.inline.text, config),
+                                                 index[id(b)]))
+    for g in groups.values():
+        first = g[0].blocks[0]
+        in_log = is_log or any(_log_section(h.title) for h in first.headings)
+        if len(g) >= (1 if in_log else 2):
+            runs.append(g)
+    return runs
+
+
+def _heading_runs(blocks: list[Block], is_log: bool, config: "Config") -> list[list[_Entry]]:
+    groups: dict[tuple[int, int], list[_Entry]] = {}
+    heads = [(k, b) for k, b in enumerate(blocks) if b.kind == "heading" and b.heading is not None]
+    for n, (k, b) in enumerate(heads):
+        assert b.heading is not None
+        date = leading_date(b.inline.text)
+        if date is None:
+            continue
+        level = b.heading.level
+        end = next((j for j, h in heads[n + 1:] if h.heading is not None and h.heading.level <= level), len(blocks))
+        # a log's entries are one sequence even where a stray heading splits them; elsewhere, siblings only
+        parent = 0 if is_log or not b.headings else id(b.headings[-1])
+        groups.setdefault((parent, level), []).append(_Entry(date, blocks[k:end], _subjects(b.inline.text, config), k))
+    return [g for g in groups.values()
+            if len(g) >= (1 if is_log or any(_log_section(h.title) for h in g[0].blocks[0].headings) else 2)]
+

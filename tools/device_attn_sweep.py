@@ -1,0 +1,145 @@
+"""Decode attention launch configurations on the GPU (ENG-FUSED-STEP; a measurement, not a test).
+
+    PYTHONPATH=. python3 tools/device_attn_sweep.py --out $OUT/attn-sweep.json
+
+Qwen3-0.6B's attention shape (16 query heads, 8 KV heads, head 128, 16-token blocks, bf16). Two questions:
+unified   for a full decode batch (256 sequences; contexts all 512, and mixed 100-2048 as the nano workload
+          leaves them), which TILE_N / num_warps / num_stages reads the KV cache fastest; figures as GB/s of
+          K and V read, beside the device's peak.
+split     for small decode batches (1-32 sequences; contexts 128-2048), the unified kernel against split-KV
+          decode with 4-32 segments: where the split starts to pay (decode_split.MIN_SPLIT_SEQLEN).
+Every configuration's output is compared with the default's (max abs difference); timings are CUDA-event medians
+of 50 launches after 5 untimed ones. The JSON holds every figure; the best of each case is printed.
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+from engine.kernels.triton_decode import split_kv_decode
+from engine.kernels.triton_unified import unified_attention
+
+HQ, HKV, D, BLOCK = 16, 8, 128, 16
+
+
+def make_batch(ctx: list[int], seed: int) -> dict[str, Any]:
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    b = len(ctx)
+    blocks = [(c + BLOCK - 1) // BLOCK for c in ctx]
+    total = sum(blocks)
+    perm = torch.randperm(total, device="cuda", generator=g).to(torch.int32)   # scattered blocks, like a busy pool
+    table = torch.zeros(b, max(blocks), dtype=torch.int32, device="cuda")
+    at = 0
+    for i, n in enumerate(blocks):
+        table[i, :n] = perm[at:at + n]
+        at += n
+    cache = torch.randn(2, total, BLOCK, HKV, D, device="cuda", dtype=torch.bfloat16, generator=g)
+    q = torch.randn(b, HQ, D, device="cuda", dtype=torch.bfloat16, generator=g)
+    return dict(q=q, cache=cache, table=table, seq_lens=torch.tensor(ctx, dtype=torch.int32, device="cuda"),
+                cu=torch.arange(b + 1, dtype=torch.int32, device="cuda"), kv_bytes=2 * sum(ctx) * HKV * D * 2)
+
+
+def time_ms(fn: Callable[[], None]) -> float:
+    for _ in range(5):
+        fn()
+    times = []
+    for _ in range(50):
+        a, z = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        z.record()
+        z.synchronize()
+        times.append(a.elapsed_time(z))
+    return statistics.median(times)
+
+
+def run_unified(bt: dict[str, Any], out: torch.Tensor, **kw: Any) -> Callable[[], None]:
+    return lambda: unified_attention(bt["q"], bt["cache"], bt["table"], bt["seq_lens"], bt["cu"], 1, D ** -0.5,
+                                     out, **kw)
+
+
+def run_split(bt: dict[str, Any], out: torch.Tensor, **kw: Any) -> Callable[[], None]:
+    return lambda: split_kv_decode(bt["q"], bt["cache"], bt["table"], bt["seq_lens"], bt["cu"], D ** -0.5, out, **kw)
+
+
+def measure(bt: dict[str, Any], runner: Callable[..., Callable[[], None]], ref: torch.Tensor,
+            **kw: Any) -> dict[str, Any]:
+    out = torch.empty_like(bt["q"])
+    try:
+        fn = runner(bt, out, **kw)
+        ms = time_ms(fn)
+    except Exception as exc:   # a configuration Triton cannot build (shared memory): recorded, not fatal
+        return dict(config=kw, error=f"{type(exc).__name__}: {str(exc)[:200]}")
+    diff = (out.float() - ref.float()).abs().max().item()
+    return dict(config=kw, ms=round(ms, 4), gbps=round(bt["kv_bytes"] / ms / 1e6, 1), max_abs_diff=diff)
+
+
+def unified_section(seed: int) -> list[dict[str, Any]]:
+    rng = torch.Generator().manual_seed(seed)
+    mixed = torch.randint(100, 2049, (256,), generator=rng).tolist()
+    cases = {"b256-ctx512": [512] * 256, "b256-mixed": mixed}
+    results = []
+    for name, ctx in cases.items():
+        bt = make_batch(ctx, seed)
+        ref = torch.empty_like(bt["q"])
+        run_unified(bt, ref)()
+        rows = [measure(bt, run_unified, ref)]
+        rows[0]["config"] = "default"
+        for tile, warps, stages in itertools.product([32, 64, 128], [2, 4, 8], [2, 3, 4]):
+            rows.append(measure(bt, run_unified, ref, tile=tile, num_warps=warps, num_stages=stages))
+        ok = [r for r in rows if "ms" in r and r["max_abs_diff"] < 2e-2]
+        best = min(ok, key=lambda r: r["ms"])
+        print(f"unified {name}: default {rows[0]['ms']:.3f} ms ({rows[0]['gbps']} GB/s); "
+              f"best {best['ms']:.3f} ms ({best['gbps']} GB/s) {best['config']}", flush=True)
+        results.append(dict(case=name, batch=len(ctx), mean_context=sum(ctx) / len(ctx), rows=rows, best=best))
+    return results
+
+
+def split_section(seed: int) -> list[dict[str, Any]]:
+    results = []
+    for b, c in itertools.product([1, 4, 16, 32], [128, 256, 512, 1024, 2048]):
+        bt = make_batch([c] * b, seed)
+        ref = torch.empty_like(bt["q"])
+        run_unified(bt, ref)()
+        rows = [dict(measure(bt, run_unified, ref), path="unified")]
+        for seg, tile, warps in itertools.product([4, 8, 16, 32], [32, 64], [4]):
+            rows.append(dict(measure(bt, run_split, ref, segments=seg, tile=tile, num_warps=warps), path="split"))
+        ok = [r for r in rows if "ms" in r and r["max_abs_diff"] < 2e-2]
+        best = min(ok, key=lambda r: r["ms"])
+        print(f"split b{b:<3} ctx {c:<5}: unified {rows[0]['ms']:.4f} ms; best {best['path']} {best['ms']:.4f} ms "
+              f"{best['config']}", flush=True)
+        results.append(dict(batch=b, context=c, rows=rows, best=best))
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sections", nargs="+", default=["unified", "split"], choices=["unified", "split"])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    if not torch.cuda.is_available():
+        print("device_attn_sweep: needs a CUDA device", file=sys.stderr)
+        return 2
+    t0 = time.time()
+    result: dict[str, Any] = dict(device=torch.cuda.get_device_name(), torch=torch.__version__)
+    if "unified" in args.sections:
+        result["unified"] = unified_section(args.seed)
+    if "split" in args.sections:
+        result["split"] = split_section(args.seed)
+    result["wall_s"] = round(time.time() - t0, 1)
+    Path(args.out).write_text(json.dumps(result, indent=1))
+    print(f"wall {result['wall_s']} s; {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
