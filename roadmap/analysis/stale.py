@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
-from roadmap.analysis.asof import needs_blame, news_for, prefetch_blame
+from roadmap.analysis.asof import needs_blame, news_for, prefetch_blame, prefetch_cell_walks
 from roadmap.analysis.context import Detector, LintContext
 from roadmap.analysis.facts import Reason, StaleGroup
 from roadmap.analysis.surfaces import Surfaces, apart, describe, primary_key, subject_ids
@@ -38,6 +38,7 @@ def analyse(ctx: LintContext) -> list[StaleGroup]:
     reasons: dict[int, list[Reason]] = {}
     todo = [(st, dets) for st in pool if (dets := [d for d in active if d.applies(st)])]
     prefetch_blame(ctx, {st.path for st, _ in todo if needs_blame(st)})
+    prefetch_cell_walks(ctx, [st for st, _ in todo if st.directive])
     for st, dets in todo:
         news = news_for(ctx, st)
         if news.kind in ("unknown", "uncommitted"):
