@@ -106,7 +106,7 @@ def lint(root: Path, options: LintOptions = LintOptions(), config: Config | None
     tree = Tree(root, rev=head if options.at is not None else None, max_bytes=config.max_file_bytes)
     key = _run_key(root, config, head, since, rules, options)
     if key is not None:
-        hit = runcache.load(root, key, tree)
+        hit = runcache.load(root, key, tree, head)
         if hit is not None:
             return LintResult(root=root, head=hit.head, findings=hit.findings, rules=rules, records=hit.records,
                               statements=hit.statements, suppressed=hit.suppressed,

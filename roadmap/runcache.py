@@ -3,9 +3,10 @@ without parsing a record or walking history.
 
 A run's findings are a function of the tool (its source), the options and config, the commit linted (HEAD or
 `--at`), what else the repository holds (objects and config, roadmap/history/git.py `state_stamp`: RL304 asks
-which commits exist), the file listing of the tree, and the bytes of every file the run read or asked about through
-the Tree (records, evidence, the code files references point at). The first group is the entry's key; the listing and
-the files read, each with its sha256, are its dependencies. A later run with the same key re-lists the tree and
+which commits exist), the file listing of the tree, the bytes of every file the run read or asked about through
+the Tree (records, evidence, the code files references point at), and the tracked files that differ from the
+commit (git commands that read the working tree itself see those: analysis/default_flips.py). The first group is
+the entry's key; the rest, as digests, are its dependencies. A later run with the same key re-lists the tree and
 re-hashes those files: all equal, the stored result is the answer; anything else is a normal run, whose result
 replaces the entry. `--at REV` lints a commit, so its listing and files are part of the key already.
 
@@ -26,13 +27,15 @@ from typing import Any
 from roadmap.cachedir import cache_root, is_plain, seal, unseal, write_atomic
 from roadmap.config import Config
 from roadmap.findings import SEVERITIES, Edit, Finding, Related
-from roadmap.history.git import state_stamp
+from roadmap.history.git import state_stamp, worktree_changes
 from roadmap.history.tree import Tree
+from roadmap.safefs import Declined, read_contained
 
 VERSION = 1
 MAGIC = b"roadmap-run-cache"
 SUBDIR = f"runs-v{VERSION}"
 KEEP = 16               # entries kept (other option sets, other revisions), most recently used first
+_NO_CAP = 1 << 40       # a code file git reads is hashed whatever its size
 _ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.json")
 
 
@@ -84,11 +87,24 @@ def _state(tree: Tree, path: str) -> str:
     return digest if skip is None else f"{digest} {skip.kind}: {skip.reason}"
 
 
+def worktree_digest(root: Path, head: str) -> str:
+    """The tracked files that differ from the commit linted, and their bytes: what a git command reading the
+    working tree rather than the Tree sees (analysis/default_flips.py greps the code files for flags)."""
+    h = hashlib.sha256()
+    for p in worktree_changes(root, head):
+        try:
+            data = read_contained(root, p, _NO_CAP)
+            h.update(p.encode("utf-8", "surrogateescape") + b"\0" + hashlib.sha256(data).digest())
+        except (Declined, OSError) as exc:
+            h.update(p.encode("utf-8", "surrogateescape") + b"\0" + type(exc).__name__.encode())
+    return h.hexdigest()
+
+
 def listing_digest(tree: Tree) -> str:
     return hashlib.sha256("\0".join(sorted(tree.files)).encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def load(root: Path, key: str, tree: Tree) -> CachedRun | None:
+def load(root: Path, key: str, tree: Tree, head: str | None) -> CachedRun | None:
     """The stored result for `key` when its dependencies are unchanged in `tree` (a working tree), else None."""
     path = cache_root(root) / SUBDIR / f"{key}.json"
     try:
@@ -102,8 +118,10 @@ def load(root: Path, key: str, tree: Tree) -> CachedRun | None:
         doc = json.loads(body)
         if type(doc) is not dict or doc.get("key") != key:
             return None
-        listing, deps = doc["listing"], doc["deps"]
+        listing, deps, worktree = doc["listing"], doc["deps"], doc["worktree"]
         if listing is not None and listing != listing_digest(tree):
+            return None
+        if worktree is not None and (head is None or worktree != worktree_digest(root, head)):
             return None
         if type(deps) is not dict or any(type(p) is not str or _state(tree, p) != h for p, h in deps.items()):
             return None
@@ -121,6 +139,7 @@ def store(root: Path, key: str, tree: Tree, run: CachedRun) -> None:
     """Write the entry for `key`: the result, and for a working tree its listing and the files the run read."""
     working = tree.rev is None
     doc = {"key": key, "listing": listing_digest(tree) if working else None,
+           "worktree": worktree_digest(root, run.head) if working and run.head else None,
            "deps": {p: _state(tree, p) for p in tree.consulted()} if working else {},
            "run": _encode_run(run)}
     body = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8")   # key order is output order

@@ -208,6 +208,13 @@ def state_stamp(root: str | Path) -> str:
     return h.hexdigest()
 
 
+def worktree_changes(root: str | Path, rev: str) -> list[str]:
+    """Tracked paths whose working-tree file may differ from `rev` (`git diff-index`, by the index's stat
+    data, so a touched but equal file is listed too): every other tracked file reads as it is at `rev`."""
+    out = run_git(root, "diff-index", "-z", "--name-only", "--no-renames", "--end-of-options", rev, "--")
+    return sorted(p for p in out.decode("utf-8", "surrogateescape").split("\0") if p)
+
+
 def is_shallow(root: str | Path) -> bool:
     return run_git(root, "rev-parse", "--is-shallow-repository").decode().strip() == "true"
 

@@ -110,3 +110,15 @@ def test_why_a_referenced_file_is_not_read_is_a_dependency(git_repo):
     after = _lint(r.path)
     assert not after.from_cache and any("7000 bytes" in f.message for f in after.findings)
     assert _json(after) == _fresh(r.path)
+
+
+def test_a_tracked_file_edited_in_the_working_tree_is_a_miss_though_the_tree_never_read_it(repo):
+    """RL104 greps the working tree's code for flags with git itself (analysis/default_flips.py), not through the
+    Tree: an edit to any tracked file is a miss, and the run after it is answered again."""
+    repo.commit({"src/flags.py": "USE_MIRROR = False\n"}, "feat: flags", "2026-07-28")
+    _lint(repo.path)
+    assert _lint(repo.path).from_cache
+    repo.write({"src/flags.py": "USE_MIRROR = True\n"})
+    after = _lint(repo.path)
+    assert not after.from_cache and _json(after) == _fresh(repo.path)
+    assert _lint(repo.path).from_cache
