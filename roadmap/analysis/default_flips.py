@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import Flip
-from roadmap.history.git import GitError, run_git
+from roadmap.history.git import GitError, read_object, run_git
+from roadmap.safefs import Declined, read_contained
 
 _OFF = r"(?:False|false|FALSE|0|off|Off|OFF|disabled|no|No|NO|None|nil|null)"
 _ON = r"(?:True|true|TRUE|1|on|On|ON|enabled|yes|Yes|YES)"
@@ -25,6 +26,7 @@ _DEFAULT_OFF = re.compile(rf"\bdefault\s*[=:]\s*[\"']?{_OFF}[\"']?(?![\w.])|stor
 _OPT_IN_READ = re.compile(r"==\s*[\"'](?:1|true|on|yes)[\"']|\bis\s+not\s+None\b|!=\s*[\"']{2}")
 _OPT_OUT_READ = re.compile(r"!=\s*[\"'](?:0|false|off|no)[\"']")
 MAX_FLAGS = 200
+_NO_CAP = 1 << 40    # git grep reads a code file whatever its size; so does _where
 HUNK_REACH = 3      # a value change counts for a flag named within this many lines of it in the hunk
 
 
@@ -56,8 +58,12 @@ def _direction(removed: str, added: str, same_line: bool) -> bool | None:
 
 
 def _where(ctx: LintContext, flags: list[str]) -> dict[str, set[str]]:
-    """file -> the flags it names, at the linted revision (code files only; records are not code)."""
-    args = ["grep", "-F", "-I", "-o", "--no-color"]
+    """file -> the flags it names, at the linted revision (code files only; records are not code).
+
+    What `git grep -F -I -o` reports, without `-o`: printing every match of 200 patterns took git 17-20 s on
+    vllm.cpp, listing the files that have one (`-l`) 0.5 s. Each listed file is then read once and scanned the
+    way `-o` scans a line: leftmost match first, the longest flag at that place, then on from its end."""
+    args = ["grep", "-l", "-z", "-F", "-I", "--no-color"]
     for f in flags:
         args += ["-e", f]
     rev = ctx.tree.rev or None
@@ -65,15 +71,34 @@ def _where(ctx: LintContext, flags: list[str]) -> dict[str, set[str]]:
         out = run_git(ctx.root, *args, *([rev] if rev else []), "--", ".", check=False)
     except GitError:
         return {}
-    files: dict[str, set[str]] = {}
+    finder = re.compile(b"|".join(re.escape(f.encode("utf-8", "surrogateescape"))
+                                  for f in sorted(flags, key=len, reverse=True)))
     prefix = f"{rev}:" if rev else ""
-    for line in out.decode("utf-8", "replace").splitlines():
-        if prefix and line.startswith(prefix):
-            line = line[len(prefix):]
-        path, _, hit = line.rpartition(":")
-        if path and hit in flags and not path.endswith((".md", ".markdown", ".rst")):
-            files.setdefault(path, set()).add(hit)
+    files: dict[str, set[str]] = {}
+    for name in out.decode("utf-8", "surrogateescape").split("\0"):
+        path = name[len(prefix):] if prefix and name.startswith(prefix) else name
+        if not path or path.endswith((".md", ".markdown", ".rst")):
+            continue
+        data = _grepped(ctx, rev, path)
+        hits = {m.group(0).decode("utf-8", "replace") for m in finder.finditer(data)} if data else set()
+        if hits:
+            files[path] = hits
     return files
+
+
+def _grepped(ctx: LintContext, rev: str | None, path: str) -> bytes | None:
+    """The bytes git grep searched for `path`: the blob at `rev`; in the working tree the file itself, or the
+    index's blob for an entry a sparse checkout leaves out (git grep reads that one from the index)."""
+    if rev is not None:
+        got = read_object(ctx.root, f"{rev}:{path}")
+        return got[1] if got is not None and got[0] == "blob" else None
+    try:
+        return read_contained(ctx.root, path, _NO_CAP)
+    except Declined:
+        return None
+    except OSError:
+        got = read_object(ctx.root, f":{path}")
+        return got[1] if got is not None and got[0] == "blob" else None
 
 
 def default_flips(ctx: LintContext, flags: set[str]) -> dict[str, list[Flip]]:
