@@ -10,6 +10,8 @@ keeps, per flag, the commits whose hunks near the flag turn an off value into an
 from __future__ import annotations
 
 import re
+from typing import Any
+
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import Flip
 from roadmap.history.git import GitError, read_object, run_git
@@ -57,6 +59,27 @@ def _direction(removed: str, added: str, same_line: bool) -> bool | None:
     return None
 
 
+def flag_finder(flags: list[str]) -> re.Pattern[str]:
+    """A regex whose findall is `git grep -F -o`'s list of matches: leftmost first, the longest flag there, on from
+    its end. A trie (shared prefixes, longer continuations tried first) rather than 200 alternatives: at each
+    place one short walk instead of 200 attempts (2.8 s of vllm.cpp's diff scan)."""
+    trie: dict[str, Any] = {}
+    for f in flags:
+        node = trie
+        for ch in f:
+            node = node.setdefault(ch, {})
+        node[""] = True
+
+    def emit(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + emit(node[ch]) for ch in sorted(k for k in node if k)]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return "(?:" + body + ")?" if "" in node else body
+
+    return re.compile(emit(trie) if trie else "(?!)")
+
+
 def _where(ctx: LintContext, flags: list[str]) -> dict[str, set[str]]:
     """file -> the flags it names, at the linted revision (code files only; records are not code).
 
@@ -71,8 +94,7 @@ def _where(ctx: LintContext, flags: list[str]) -> dict[str, set[str]]:
         out = run_git(ctx.root, *args, *([rev] if rev else []), "--", ".", check=False)
     except GitError:
         return {}
-    finder = re.compile(b"|".join(re.escape(f.encode("utf-8", "surrogateescape"))
-                                  for f in sorted(flags, key=len, reverse=True)))
+    finder = flag_finder(flags)
     prefix = f"{rev}:" if rev else ""
     files: dict[str, set[str]] = {}
     for name in out.decode("utf-8", "surrogateescape").split("\0"):
@@ -80,7 +102,7 @@ def _where(ctx: LintContext, flags: list[str]) -> dict[str, set[str]]:
         if not path or path.endswith((".md", ".markdown", ".rst")):
             continue
         data = _grepped(ctx, rev, path)
-        hits = {m.group(0).decode("utf-8", "replace") for m in finder.finditer(data)} if data else set()
+        hits = set(finder.findall(data.decode("utf-8", "surrogateescape"))) if data else set()
         if hits:
             files[path] = hits
     return files
@@ -118,7 +140,7 @@ def default_flips(ctx: LintContext, flags: set[str]) -> dict[str, list[Flip]]:
                           "--", *sorted(files), check=False)
         except GitError:
             raw = b""
-        finder = re.compile("|".join(re.escape(f) for f in sorted(wanted, key=len, reverse=True)))
+        finder = flag_finder(wanted)
         _scan(raw.decode("utf-8", "replace"), finder, found)
     ctx.facts.default_flips[key] = found
     return found

@@ -48,3 +48,19 @@ def test_where_equals_git_grep_o_in_the_working_tree_and_at_a_revision(git_repo)
         assert "src/blob.bin" not in got and "src/link.c" not in got and "docs/notes.md" not in got
     assert _where(LintContext(root=repo.path, config=Config(), records=[], tree=Tree(repo.path), head=sha),
                   FLAGS)["src/words.py"] == {"abc"}
+
+
+def test_flag_finder_finds_what_an_alternation_longest_first_finds():
+    """The trie is the alternation `git grep -o` behaves like (longest flag first), on random text."""
+    import random
+    import re
+
+    from roadmap.analysis.default_flips import flag_finder
+
+    flags = ["ab", "abc", "bc", "Q4_K", "Q4_K_M", "aa", "aaa", "a.b", "x", "é_on"]
+    finder = flag_finder(flags)
+    plain = re.compile("|".join(re.escape(f) for f in sorted(flags, key=len, reverse=True)))
+    rng = random.Random(0)
+    for _ in range(5000):
+        text = "".join(rng.choice("abcQ4_KM.x é_on") for _ in range(rng.randrange(40)))
+        assert finder.findall(text) == plain.findall(text), text
