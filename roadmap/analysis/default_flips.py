@@ -9,12 +9,13 @@ keeps, per flag, the commits whose hunks near the flag turn an off value into an
 """
 from __future__ import annotations
 
+import codecs
 import re
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import Flip
-from roadmap.history.git import GitError, read_object, run_git
+from roadmap.history.git import GitError, popen_git, read_object, run_git
 from roadmap.safefs import Declined, read_contained
 
 _OFF = r"(?:False|false|FALSE|0|off|Off|OFF|disabled|no|No|NO|None|nil|null)"
@@ -133,21 +134,47 @@ def default_flips(ctx: LintContext, flags: set[str]) -> dict[str, list[Flip]]:
     wanted = sorted(flags)[:MAX_FLAGS]
     files = _where(ctx, wanted) if wanted else {}
     if files:
-        head = ctx.head or "HEAD"
-        try:
-            raw = run_git(ctx.root, "log", "-p", "-U3", "--no-color", "--no-ext-diff", "--no-textconv",
-                          "--diff-merges=first-parent", "--reverse", "--format=%x00%H", "--end-of-options", head,
-                          "--", *sorted(files), check=False)
-        except GitError:
-            raw = b""
-        finder = flag_finder(wanted)
-        _scan(raw.decode("utf-8", "replace"), finder, found)
+        _scan(_log_chunks(ctx, sorted(files)), flag_finder(wanted), found)
     ctx.facts.default_flips[key] = found
     return found
 
 
-def _scan(log: str, finder: re.Pattern[str], found: dict[str, list[Flip]]) -> None:
-    for chunk in log.split("\x00")[1:]:
+def _log_chunks(ctx: LintContext, files: list[str]) -> Iterator[str]:
+    """Each commit's part of the path-limited `git log -p` (its sha line, then its patch), read as git writes
+    it: holding the whole log, decoded and split, was most of a vllm.cpp run's peak memory (530 MiB)."""
+    head = ctx.head or "HEAD"
+    try:
+        proc = popen_git(ctx.root, "log", "-p", "-U3", "--no-color", "--no-ext-diff", "--no-textconv",
+                         "--diff-merges=first-parent", "--reverse", "--format=%x00%H", "--end-of-options", head,
+                         "--", *files)
+    except (GitError, OSError):
+        return
+    assert proc.stdout is not None
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    pieces: list[str] = []
+    seen = 0                       # NULs read: what precedes the first one is no commit's
+    try:
+        while True:
+            block = proc.stdout.read(1 << 16)
+            parts = decoder.decode(block, final=not block).split("\0")
+            for part in parts[:-1]:
+                pieces.append(part)
+                if seen:
+                    yield "".join(pieces)
+                seen += 1
+                pieces = []
+            pieces.append(parts[-1])
+            if not block:
+                break
+        if seen:
+            yield "".join(pieces)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def _scan(chunks: Iterable[str], finder: re.Pattern[str], found: dict[str, list[Flip]]) -> None:
+    for chunk in chunks:
         sha, _, patch = chunk.partition("\n")
         sha = sha.strip()
         path = ""
