@@ -13,7 +13,7 @@ from roadmap.analysis.landing import (asks_documentation, builds_nothing, change
                                       work_weights, written_by)
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import describe, subject_ids, work_terms
-from roadmap.analysis.work import CommitWork, WorkMatch, candidates, commit_work, match, terms_of
+from roadmap.analysis.work import CommitWork, WorkMatch, candidates, commit_work, match, said_in_subject, terms_of
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
@@ -170,8 +170,10 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
                 if touching is not None and not touching.is_merge:
                     cand = cands.setdefault(sha, _Candidate(touching))
                     cand.touches += (path,)
-    if len(terms) >= 2:                 # commits that report the same work in their own words
-        for c in candidates(terms, weights):
+    if 2 <= len(terms) <= MAX_TERMS_ALONE:   # commits that report the same work in their own words
+        # terms alone are evidence only from a subject saying two of them (`strength`): a commit that cannot be
+        # one is no candidate, and is not looked at (said_in_subject)
+        for c in said_in_subject(terms, weights):
             if c.sha in fresh and not c.is_merge and c.sha not in cands:
                 cands[c.sha] = _Candidate(c)
     measuring = _asks_measurement(st)
