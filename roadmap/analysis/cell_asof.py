@@ -62,11 +62,13 @@ def prefetch_origins(ctx: LintContext, starts: Iterable[tuple[Statement, str]]) 
     revision in one git call (a call per cell made 1,000 flipped rows of a 50,000-row table cost 1,000 blames,
     tests/roadmap/test_safety_scale.py). The answers go where `_blame_one` looks first; cell_origin then walks
     each cell exactly as before, from them."""
-    history = ctx.get_history()
     walking: list[tuple[Statement, RowKey, str]] = []
     for st, sha in starts:
         if st.kind == "cell" and st.row_id and st.column and (rest := _other_cells(ctx, st)) is not None:
             walking.append((st, rest, sha))
+    if not walking:
+        return                          # history stays unbuilt when nothing asks for it (roadmap/lint.py)
+    history = ctx.get_history()
     cache = ctx.facts.blamed_line
     for _ in range(MAX_STEPS):
         steps: list[tuple[Statement, RowKey, str, int]] = []
