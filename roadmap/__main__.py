@@ -3,4 +3,5 @@ import sys
 
 from roadmap.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":     # a worker process (records/parallel.py) may import this module
+    sys.exit(main())

@@ -247,7 +247,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
     root = target.root
     options = LintOptions(select=parse_codes(args.select), extend_select=parse_codes(args.extend_select),
                           ignore=parse_codes(args.ignore), at=args.at, since=args.since, only_paths=narrowed.only,
-                          use_cache=not args.no_cache, config_file=Path(args.config) if args.config else None)
+                          use_cache=not args.no_cache, config_file=Path(args.config) if args.config else None,
+                          run_cache=not args.no_cache)
     accepted = load_baseline(Path(args.baseline)) if args.baseline else None
     result = lint(root, options, config)
     if result.records == 0:

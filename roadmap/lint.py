@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from roadmap import runcache
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.stale import PRIORITY
 from roadmap.config import Config, load_config
@@ -36,6 +37,8 @@ class LintOptions:
     only_paths: tuple[str, ...] = ()    # repo-relative files/dirs: report findings in these records only
     use_cache: bool = True
     config_file: Path | None = None
+    run_cache: bool = False             # reuse a whole run's result when nothing it read changed (roadmap/runcache.py);
+                                        # such a result has no context (`roadmap lint` needs none, `report` does)
 
 
 @dataclass
@@ -49,6 +52,8 @@ class LintResult:
     suppressed: int = 0
     elapsed_s: float = 0.0
     context: LintContext | None = field(default=None, repr=False)
+    config: Config | None = field(default=None, repr=False)
+    from_cache: bool = False            # the result of an earlier identical run (roadmap/runcache.py)
 
     def summary(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings)
@@ -99,6 +104,13 @@ def lint(root: Path, options: LintOptions = LintOptions(), config: Config | None
         raise UsageError(f"--at {options.at}: not a commit")
     since = head_sha(root, options.since) if options.since is not None else None
     tree = Tree(root, rev=head if options.at is not None else None, max_bytes=config.max_file_bytes)
+    key = _run_key(root, config, head, since, rules, options)
+    if key is not None:
+        hit = runcache.load(root, key, tree, head)
+        if hit is not None:
+            return LintResult(root=root, head=hit.head, findings=hit.findings, rules=rules, records=hit.records,
+                              statements=hit.statements, suppressed=hit.suppressed,
+                              elapsed_s=time.perf_counter() - started, config=config, from_cache=True)
     records = load_records(tree, config, cache_dir=root if options.use_cache else None)
     selected = frozenset(r.code for r in rules)
     ctx = LintContext(root=root, config=config, records=records, tree=tree, head=head, at=options.at,
@@ -118,10 +130,23 @@ def lint(root: Path, options: LintOptions = LintOptions(), config: Config | None
         kept = filter_since(kept, changed_lines(root, since, head if options.at is not None else None,
                                                 sorted({rf.path for rf in records})))
     kept = sorted(_dedupe(kept), key=Finding.sort_key)
-    return LintResult(root=root, head=head, findings=kept, rules=rules, records=len(records),
-                      statements=sum(len(rf.statements) for rf in records),
-                      suppressed=len(sup.suppressed) + len(late.suppressed),
-                      elapsed_s=time.perf_counter() - started, context=ctx)
+    result = LintResult(root=root, head=head, findings=kept, rules=rules, records=len(records),
+                        statements=sum(len(rf.statements) for rf in records),
+                        suppressed=len(sup.suppressed) + len(late.suppressed),
+                        elapsed_s=time.perf_counter() - started, context=ctx, config=config)
+    if key is not None:
+        runcache.store(root, key, tree, runcache.CachedRun(head, kept, result.records, result.statements,
+                                                           result.suppressed))
+    return result
+
+
+def _run_key(root: Path, config: Config, head: str | None, since: str | None, rules: list[Rule],
+             options: LintOptions) -> str | None:
+    """The run cache key (roadmap/runcache.py), or None when this run neither reads nor writes that cache."""
+    if not (options.run_cache and options.use_cache) or head is None:
+        return None
+    return runcache.run_key(root, config, head, {"rules": [r.code for r in rules], "at": options.at is not None,
+                                                 "since": since, "only": list(options.only_paths)})
 
 
 def _run(ctx: LintContext, rules: list[Rule]) -> list[Finding]:

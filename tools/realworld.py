@@ -82,6 +82,7 @@ def run_lint(repo: Path, out_json: Path, config: Path | None) -> dict[str, Any]:
     """One `roadmap lint` run: wall and CPU seconds and peak RSS of that process alone (os.wait4)."""
     cmd = [sys.executable, "-m", "roadmap", "lint", str(repo), "--format", "json", "-o", str(out_json),
            "--fail-on", "never", *(["--config", str(config)] if config else [])]
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())     # the machine is shared: say how busy it was
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -89,7 +90,7 @@ def run_lint(repo: Path, out_json: Path, config: Path | None) -> dict[str, Any]:
     err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
     code = os.waitstatus_to_exitcode(status)
     return {"wall_s": round(wall, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
-            "rss_mib": round(usage.ru_maxrss / 1024, 1), "exit": code,
+            "rss_mib": round(usage.ru_maxrss / 1024, 1), "exit": code, "load_before": load,
             **({"stderr": err.strip()[-400:]} if code != 0 else {})}
 
 
@@ -201,6 +202,9 @@ def summary_md(r: dict[str, Any], command: str) -> str:
         s = p[sev]
         val = "n/a (none sampled)" if s["precision"] is None else f"{s['precision']:.1%} ({s['true']}/{s['labelled']})"
         lines.append(f"| {sev} precision | {val} | {s['target']:.0%} |")
+    lines += ["", "Runs (wall and CPU seconds of the lint process and its children, load average before each):", ""]
+    lines += [f"- {run['kind']}: {run['wall_s']} s wall, {run['cpu_s']} s CPU, load {run.get('load_before', '?')}"
+              for run in r["runs"]]
     lines += ["", "Findings by code: " + ", ".join(f"{c} {n}" for c, n in r["by_code"].items()), "",
               f"Sample: {r['sample_size']} findings stratified by code (seed {r['seed']}); labels in "
               f"`tests/realworld/labels/{r['name']}.yaml`, each checked by hand against git. "

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, Hashable, Iterable, Sequence
 
-from roadmap.analysis.cell_asof import cell_origin
+from roadmap.analysis.cell_asof import cell_origin, prefetch_origins
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News
 from roadmap.history.blame import NULL_SHA, BlameLine, blame_files, blame_lines
@@ -109,6 +109,18 @@ def prefetch_blame(ctx: LintContext, paths: Iterable[str]) -> None:
         done = blame_files(ctx.root, ctx.tree.rev, requests, on_error=_no_lines)
     for path, lines in done.items():
         cache[path] = {k: v.sha for k, v in lines.items()}
+
+
+def prefetch_cell_walks(ctx: LintContext, statements: Iterable[Statement]) -> None:
+    """Walk back the directive cells among `statements` whose as-of point is their blame together
+    (cell_asof.prefetch_origins), from the blame commits news_for starts them at."""
+    starts = []
+    for st in statements:
+        if st.directive and st.kind == "cell" and needs_blame(st):
+            sha = newest_blame(ctx, st.path, st.line, st.end_line)
+            if sha is not None:
+                starts.append((st, sha))
+    prefetch_origins(ctx, starts)
 
 
 def needs_blame(st: Statement) -> bool:

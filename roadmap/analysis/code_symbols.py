@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from roadmap.analysis.context import LintContext
-from roadmap.history.git import GitError, run_git
+from roadmap.history.git import GitError, empty_tree, object_info, popen_git, read_object, run_git
 
 DOC_SUFFIXES = ("md", "markdown", "rst", "txt", "adoc")
 SHA = re.compile(r"^[0-9a-f]{40}$")
@@ -21,69 +21,101 @@ def code_pathspec(ctx: LintContext) -> list[str]:
     return specs
 
 
-MAX_SNAPSHOT_BYTES = 64 << 20   # code at one revision read into memory at most; past it, one `git grep` per symbol
+MAX_HELD_BYTES = 256 << 20   # code blobs kept in memory for the run; past it, blobs are read again when asked
+MAX_BLOB_BYTES = 64 << 20    # a blob larger than this is searched as a stream, never held whole
+_CHUNK = 1 << 20
+_REGULAR = (b"100644", b"100755", b"100664")   # what `git grep` searches in a tree: regular files, not links
 
 
 def in_code_at(ctx: LintContext, symbol: str, rev: str) -> bool:
     """Does `symbol` occur in a code file of `rev`? (A git failure reads as "present": no introduction
     is ever inferred from an error.) Answers what `git grep -l -F -e <symbol> <rev> -- <code pathspec>`
-    would: from the revision's code files read once (`code_snapshot`), else from that grep."""
+    would: a readable regular file under the code pathspec holds the bytes. The revision's code files are
+    listed once (`code_blobs`) and each blob is searched once per symbol, however many revisions share it."""
     cache = ctx.facts.in_code
     key = (symbol, rev)
     if key not in cache:
         try:
-            if not SHA.match(rev):          # git grep has no --end-of-options: only full shas reach it
-                return True
-            snapshot = code_snapshot(ctx, rev) if symbol and "\n" not in symbol else None
-            if snapshot is not None:
-                needle = symbol.encode("utf-8", "surrogateescape")
-                cache[key] = any(needle in blob for blob in snapshot)
-            else:
-                out = run_git(ctx.root, "grep", "-l", "-F", "-e", symbol, rev, "--", *code_pathspec(ctx),
-                              check=False)
-                cache[key] = bool(out.strip()) or not _rev_ok(ctx, rev)
+            cache[key] = _in_code_at(ctx, symbol, rev)
         except GitError:
             cache[key] = True
     return cache[key]
 
 
-def code_snapshot(ctx: LintContext, rev: str) -> list[bytes] | None:
-    """The contents of the files `git grep` searches at `rev` under the code pathspec (those it lists for an
-    empty pattern: every non-empty file, binaries included), read with one `git cat-file --batch`; once
-    per revision. None (callers grep per symbol) when the revision is unknown, a name cannot be fed to
-    cat-file, or the code is larger than MAX_SNAPSHOT_BYTES."""
-    cache = ctx.facts.code_snapshots
+def _in_code_at(ctx: LintContext, symbol: str, rev: str) -> bool:
+    if not SHA.match(rev):              # git grep has no --end-of-options: only full shas reach it
+        return True
+    if not symbol or "\n" in symbol:    # git grep's own reading of an empty or a multi-line pattern
+        out = run_git(ctx.root, "grep", "-l", "-F", "-e", symbol, rev, "--", *code_pathspec(ctx), check=False)
+        return bool(out.strip()) or not _rev_ok(ctx, rev)
+    blobs = code_blobs(ctx, rev)
+    if blobs is None:
+        return True
+    needle = symbol.encode("utf-8", "surrogateescape")
+    seen = ctx.facts.blob_hits.setdefault(symbol, {})
+    for oid in blobs:
+        hit = seen.get(oid)
+        if hit is None:
+            hit = seen[oid] = _blob_holds(ctx, oid, needle)
+        if hit:
+            return True
+    return False
+
+
+def code_blobs(ctx: LintContext, rev: str) -> tuple[str, ...] | None:
+    """The blob ids of the regular files under the code pathspec at `rev` (what `git grep` would search), from
+    one `git diff-tree` against the empty tree, which reads no file content; once per revision. None when git
+    cannot list the revision."""
+    cache = ctx.facts.code_blobs
     if rev not in cache:
-        cache[rev] = _read_snapshot(ctx, rev)
+        try:
+            out = run_git(ctx.root, "diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
+                          "--end-of-options", empty_tree(ctx.root), rev, "--", *code_pathspec(ctx))
+        except GitError:
+            cache[rev] = None
+        else:
+            fields = out.split(b"\0")
+            # ":000000 100644 0000... <oid> A", then the path
+            cache[rev] = tuple(meta[3].decode() for meta in (f.split() for f in fields[0:len(fields) - 1:2])
+                               if len(meta) == 5 and meta[1] in _REGULAR)
     return cache[rev]
 
 
-def _read_snapshot(ctx: LintContext, rev: str) -> list[bytes] | None:
-    listed = run_git(ctx.root, "grep", "-l", "-z", "-e", "", rev, "--", *code_pathspec(ctx), check=False)
-    names = [n for n in listed.split(b"\0") if n]
-    if not names:
-        return [] if _rev_ok(ctx, rev) else None
-    if any(b"\n" in n for n in names):
-        return None
-    query = b"".join(n + b"\n" for n in names)
-    sizes = run_git(ctx.root, "cat-file", "--batch-check=%(objecttype) %(objectsize)", input=query, check=False)
-    rows = sizes.split(b"\n")[:len(names)]
-    if len(rows) != len(names) or any(not r.startswith(b"blob ") for r in rows):
-        return None
-    if sum(int(r.split()[1]) for r in rows) > MAX_SNAPSHOT_BYTES:
-        return None
-    out = run_git(ctx.root, "cat-file", "--batch", input=query, check=False)
-    blobs: list[bytes] = []
-    pos = 0
-    for _ in names:                 # "<oid> blob <size>\n<content>\n" per name
-        nl = out.find(b"\n", pos)
-        head = out[pos:nl].split() if nl >= 0 else []
-        if len(head) != 3 or head[1] != b"blob":
-            return None
-        size = int(head[2])
-        blobs.append(out[nl + 1:nl + 1 + size])
-        pos = nl + 1 + size + 1
-    return blobs
+def _blob_holds(ctx: LintContext, oid: str, needle: bytes) -> bool:
+    """Does blob `oid` contain `needle`? An unreadable blob holds nothing (git grep skips it too)."""
+    held = ctx.facts.blob_data
+    if oid in held:
+        data = held[oid]
+        return data is not None and needle in data
+    info = object_info(ctx.root, oid)
+    if info is None or info[0] != "blob":
+        held[oid] = None
+        return False
+    if info[1] > MAX_BLOB_BYTES:
+        return _stream_holds(ctx, oid, needle)
+    got = read_object(ctx.root, oid)
+    data = got[1] if got is not None else None
+    if data is not None and ctx.facts.blob_bytes + len(data) <= MAX_HELD_BYTES:
+        held[oid] = data
+        ctx.facts.blob_bytes += len(data)
+    return data is not None and needle in data
+
+
+def _stream_holds(ctx: LintContext, oid: str, needle: bytes) -> bool:
+    """`needle in blob` for a blob too large to hold, read in chunks that overlap by len(needle) - 1 bytes."""
+    proc = popen_git(ctx.root, "cat-file", "blob", oid)
+    assert proc.stdout is not None
+    tail = b""
+    try:
+        while chunk := proc.stdout.read(_CHUNK):
+            if needle in tail + chunk:
+                return True
+            tail = (tail + chunk)[-(len(needle) - 1):] if len(needle) > 1 else b""
+        return False
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
 
 
 def _rev_ok(ctx: LintContext, rev: str) -> bool:

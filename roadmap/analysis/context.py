@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from roadmap.analysis.facts import Facts, News, Reason
 from roadmap.config import Config
@@ -25,6 +25,9 @@ class Detector:
     code: str
     applies: Callable[[Statement], bool]
     detect: Callable[["LintContext", Statement, News], Reason | None]
+    # The symbols it asks the history index to count (`-S`) for a statement it applies to; the index counts
+    # only what some selected detector asks (build_history).
+    symbols: Callable[[Statement], Iterable[str]] | None = None
 
 
 @dataclass
@@ -74,16 +77,30 @@ class LintContext:
 
 
 def build_history(ctx: LintContext) -> HistoryIndex:
-    """The history index for the linted revision, for every symbol and env var the records name (one pass).
+    """The history index for the linted revision, counting the symbols the selected detectors ask about (one pass).
 
     Raises ShallowHistoryError (a GitError: exit 2 with the fix) when the walk would cross a shallow boundary.
     """
     if ctx.head is None:
         raise GitError("the repository has no commits yet; commit the records first (`git commit`)")
-    symbols = sorted({s for st in ctx.statements() for s in (*st.mentions.symbols, *st.mentions.env_vars)})
+    symbols = sorted(history_symbols(ctx))
     hist = ctx.config.history
     pathspecs = [*hist.include, *(f":(exclude){p}" for p in hist.exclude)]
     if pathspecs and not hist.include:
         pathspecs.insert(0, ".")   # excludes alone need something to exclude from
     return HistoryIndex.build(ctx.root, ctx.head, symbols, cache_dir=ctx.root, pathspecs=pathspecs or None,
                               use_cache=ctx.use_cache)
+
+
+def history_symbols(ctx: LintContext) -> set[str]:
+    """What the selected detectors will ask the index to count, over the statements they run on (analysis/stale.py
+    runs them on every statement that is not historical): a symbol nobody asks about is never counted."""
+    asking = [d for d in ctx.detectors if d.symbols is not None]
+    out: set[str] = set()
+    for st in ctx.statements():
+        if st.historical:
+            continue
+        for d in asking:
+            if d.symbols is not None and d.applies(st):
+                out.update(d.symbols(st))
+    return out

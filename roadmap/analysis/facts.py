@@ -153,7 +153,10 @@ class Facts:
     blamed_line: dict[tuple[str, str, int], str | None] = field(default_factory=dict)
     # analysis/code_symbols.py
     in_code: dict[tuple[str, str], bool] = field(default_factory=dict)
-    code_snapshots: dict[str, list[bytes] | None] = field(default_factory=dict)
+    code_blobs: dict[str, tuple[str, ...] | None] = field(default_factory=dict)   # rev -> code blob ids
+    blob_data: dict[str, bytes | None] = field(default_factory=dict)            # blob id -> its bytes, bounded
+    blob_bytes: int = 0
+    blob_hits: dict[str, dict[str, bool]] = field(default_factory=dict)         # symbol -> blob id -> holds it
     code_deltas: dict[tuple[str, str], int] = field(default_factory=dict)
     code_diffs: dict[str, tuple[str, str] | None] = field(default_factory=dict)
     # analysis/commit_text.py

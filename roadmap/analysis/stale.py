@@ -10,12 +10,12 @@ Deselecting a rule drops its reason.
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
-from roadmap.analysis.asof import needs_blame, news_for, prefetch_blame
+from roadmap.analysis.asof import needs_blame, news_for, prefetch_blame, prefetch_cell_walks
 from roadmap.analysis.context import Detector, LintContext
 from roadmap.analysis.facts import Reason, StaleGroup
-from roadmap.analysis.surfaces import apart, describe, primary_key, related_text, repeats, subject_ids, work_terms
+from roadmap.analysis.surfaces import Surfaces, apart, describe, primary_key, subject_ids
 from roadmap.findings import Hit, Related
 from roadmap.records.model import Statement
 
@@ -38,6 +38,7 @@ def analyse(ctx: LintContext) -> list[StaleGroup]:
     reasons: dict[int, list[Reason]] = {}
     todo = [(st, dets) for st in pool if (dets := [d for d in active if d.applies(st)])]
     prefetch_blame(ctx, {st.path for st, _ in todo if needs_blame(st)})
+    prefetch_cell_walks(ctx, [st for st, _ in todo if st.directive])
     for st, dets in todo:
         news = news_for(ctx, st)
         if news.kind in ("unknown", "uncommitted"):
@@ -64,7 +65,12 @@ def _group(pool: list[Statement], stale: list[Statement], reasons: dict[int, lis
     """Stale statements that are one stale thing become one group: they repeat each other (same row, near-
     identical text), or they are the same work in other words stale for the same commit or evidence, in
     different places, and both ask for work or both state a fact (a finding and the plan built on it are two
-    stale things). Every other live directive that repeats a member is attached as a further surface."""
+    stale things). Every other live directive that repeats a member is attached as a further surface.
+
+    Only pairs that can pass are tested: a repeat names a row or claim the other names too, and related text
+    shares work terms (and a row or claim, when both name one); indexes by id and by term find those pairs,
+    so the work grows with the pairs that share something, not with the square of the statements."""
+    sf = Surfaces()
     parent = {id(s): id(s) for s in stale}
 
     def find(i: int) -> int:
@@ -74,31 +80,29 @@ def _group(pool: list[Statement], stale: list[Statement], reasons: dict[int, lis
         return i
 
     keys = {id(s): _keys(reasons[id(s)]) for s in stale}
-    for n, a in enumerate(stale):
-        for b in stale[n + 1:]:
-            if apart(a, b) and (repeats(a, b) or (a.directive == b.directive and keys[id(a)] & keys[id(b)]
-                                                  and related_text(a, b, 2, 0.3))):
-                parent[find(id(a))] = find(id(b))
+    for a, b in _stale_pairs(sf, stale, keys):
+        if apart(a, b) and (sf.repeats(a, b) or (a.directive == b.directive and keys[id(a)] & keys[id(b)]
+                                                 and sf.related_text(a, b, 2, 0.3))):
+            parent[find(id(a))] = find(id(b))
     members: dict[int, list[Statement]] = {}
     for s in stale:
         members.setdefault(find(id(s)), []).append(s)
-    by_term: dict[str, list[Statement]] = {}          # live directives by work term, to find repeats fast
-    for st in pool:
-        if st.directive:
-            for t in work_terms(st):
-                by_term.setdefault(t, []).append(st)
+    live = [st for st in pool if st.directive]
+    order = {id(st): n for n, st in enumerate(live)}
+    by_id = _index(live, sf.ids)                      # live directives by the rows and claims they name
+    by_term = _index(live, sf.work_terms)             # ... by work term
+    by_term_no_id = _index([st for st in live if not sf.ids(st)], sf.work_terms)
     groups = []
     for group in members.values():
         group.sort(key=primary_key)
         inside = {id(s) for s in group}
         extra: dict[int, Statement] = {}
         for m in group:
-            near = {id(o): o for t in work_terms(m) for o in by_term.get(t, ())}
-            for o in near.values():
+            for o in _surface_candidates(sf, m, by_id, by_term if not sf.ids(m) else by_term_no_id):
                 if id(o) not in inside and id(o) not in extra and apart(m, o) and (
-                        repeats(m, o) or related_text(m, o, 3, 0.5, 0.25)):
+                        sf.repeats(m, o) or sf.related_text(m, o, 3, 0.5, 0.25)):
                     extra[id(o)] = o
-        surfaces = group + sorted(extra.values(), key=primary_key)
+        surfaces = group + sorted(extra.values(), key=lambda o: (primary_key(o), order[id(o)]))
         merged: dict[str, Reason] = {}
         for s in group:              # primary's own reasons win; the others fill in what it lacks
             for r in reasons[id(s)]:
@@ -106,6 +110,54 @@ def _group(pool: list[Statement], stale: list[Statement], reasons: dict[int, lis
                     merged[r.code] = r
         groups.append(StaleGroup(surfaces[0], surfaces, sorted(merged.values(), key=_rank)))
     return sorted(groups, key=lambda g: primary_key(g.primary))
+
+
+def _index(statements: list[Statement], words: Callable[[Statement], frozenset[str]]) -> dict[str, list[Statement]]:
+    out: dict[str, list[Statement]] = {}
+    for st in statements:
+        for w in words(st):
+            out.setdefault(w, []).append(st)
+    return out
+
+
+def _stale_pairs(sf: Surfaces, stale: list[Statement], keys: dict[int, set[str]]) -> list[tuple[Statement, Statement]]:
+    """The pairs (earlier, later) of stale statements that could be one stale thing: they name a row or claim
+    in common (a repeat, or related text when both name one), or one names none and they share a commit or
+    evidence key and a work term (related text)."""
+    at = {id(s): n for n, s in enumerate(stale)}
+    by_id = _index(stale, sf.ids)
+    no_id_by_key_term: dict[tuple[str, str], list[Statement]] = {}
+    for s in stale:
+        if not sf.ids(s):
+            for k in keys[id(s)]:
+                for t in sf.work_terms(s):
+                    no_id_by_key_term.setdefault((k, t), []).append(s)
+    pairs: set[tuple[int, int]] = set()
+    for n, a in enumerate(stale):
+        near = [o for i in sf.ids(a) for o in by_id[i]]
+        near += [o for k in keys[id(a)] for t in sf.work_terms(a) for o in no_id_by_key_term.get((k, t), ())]
+        pairs.update((n, at[id(o)]) if n < at[id(o)] else (at[id(o)], n) for o in near if o is not a)
+    return [(stale[i], stale[j]) for i, j in sorted(pairs)]
+
+
+def _surface_candidates(sf: Surfaces, m: Statement, by_id: dict[str, list[Statement]],
+                        by_term: dict[str, list[Statement]]) -> list[Statement]:
+    """Live directives that could repeat `m` or relate to it: sharing a work term with it (as every surface
+    must) and a row or claim, or sharing three work terms where one of the two names no row or claim
+    (`by_term` holds only those when `m` names one)."""
+    terms = sf.work_terms(m)
+    out: dict[int, Statement] = {}
+    for i in sf.ids(m):
+        for o in by_id.get(i, ()):
+            if terms & sf.work_terms(o):
+                out[id(o)] = o
+    counts: dict[int, int] = {}
+    for t in terms:
+        for o in by_term.get(t, ()):
+            c = counts[id(o)] = counts.get(id(o), 0) + 1
+            if c == 3:
+                out[id(o)] = o
+    return list(out.values())
 
 
 def hits_for(ctx: LintContext, code: str) -> Iterator[Hit]:

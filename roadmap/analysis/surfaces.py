@@ -8,7 +8,7 @@ thing, four places to fix, so a finding is reported once with the other places a
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, AbstractSet, Iterable
 
 from roadmap.analysis.terms import containment, distinctive_terms, id_parts, jaccard
 from roadmap.analysis.work import terms_of
@@ -56,10 +56,14 @@ def related_text(a: "Statement", b: "Statement", min_shared: int, min_containmen
                  min_jaccard: float = 0.0) -> bool:
     """Do two statements describe the same work in other words (shared work terms, abbreviations folded)?
     When both name rows or claims, they must name one in common."""
-    ia, ib = subject_ids(a), subject_ids(b)
+    return _related(subject_ids(a), subject_ids(b), work_terms(a), work_terms(b), min_shared, min_containment,
+                    min_jaccard)
+
+
+def _related(ia: frozenset[str], ib: frozenset[str], ta: frozenset[str], tb: frozenset[str], min_shared: int,
+             min_containment: float, min_jaccard: float) -> bool:
     if ia and ib and not (ia & ib):
         return False
-    ta, tb = work_terms(a), work_terms(b)
     shared = len(ta & tb)
     return shared >= min_shared and shared / (min(len(ta), len(tb)) or 1) >= min_containment and \
         shared / (len(ta | tb) or 1) >= min_jaccard
@@ -67,12 +71,67 @@ def related_text(a: "Statement", b: "Statement", min_shared: int, min_containmen
 
 def repeats(a: "Statement", b: "Statement") -> bool:
     """Does `b` repeat the directive of `a` (same row/claim, near-identical text)?"""
-    if a is b or not (subject_ids(a) & subject_ids(b)):
+    if a is b:
         return False
-    ta, tb = directive_terms(a), directive_terms(b)
+    ia, ib = subject_ids(a), subject_ids(b)
+    return bool(ia & ib) and _repeats(directive_terms(a), directive_terms(b))
+
+
+def _repeats(ta: AbstractSet[str], tb: AbstractSet[str]) -> bool:
     if min(len(ta), len(tb)) < MIN_TERMS:
         return False
     return containment(ta, tb) >= MIN_CONTAINMENT and jaccard(ta, tb) >= MIN_JACCARD
+
+
+class _Facts:
+    """One statement's ids and terms, as the tests above read them."""
+
+    __slots__ = ("st", "ids", "work", "directive")
+
+    def __init__(self, st: "Statement"):
+        self.st = st                     # held, so the id() it is filed under stays this statement's
+        self.ids = subject_ids(st)
+        self.work = work_terms(st)
+        self.directive: set[str] | None = None
+
+
+class Surfaces:
+    """The tests above with each statement's ids and terms worked out once: the stale analysis
+    (analysis/stale.py) compares thousands of statements with each other, and recomputing them per pair was
+    most of a 50,000-line corpus's run (tests/roadmap/test_robustness.py)."""
+
+    def __init__(self) -> None:
+        self._facts: dict[int, _Facts] = {}
+
+    def _of(self, st: "Statement") -> _Facts:
+        hit = self._facts.get(id(st))
+        if hit is None:
+            hit = self._facts[id(st)] = _Facts(st)
+        return hit
+
+    def ids(self, st: "Statement") -> frozenset[str]:
+        return self._of(st).ids
+
+    def work_terms(self, st: "Statement") -> frozenset[str]:
+        return self._of(st).work
+
+    def directive_terms(self, st: "Statement") -> set[str]:
+        f = self._of(st)
+        if f.directive is None:
+            f.directive = directive_terms(st)
+        return f.directive
+
+    def repeats(self, a: "Statement", b: "Statement") -> bool:
+        """`repeats(a, b)`."""
+        if a is b or not (self.ids(a) & self.ids(b)):
+            return False
+        return _repeats(self.directive_terms(a), self.directive_terms(b))
+
+    def related_text(self, a: "Statement", b: "Statement", min_shared: int, min_containment: float,
+                     min_jaccard: float = 0.0) -> bool:
+        """`related_text(a, b, ...)`."""
+        return _related(self.ids(a), self.ids(b), self.work_terms(a), self.work_terms(b), min_shared,
+                        min_containment, min_jaccard)
 
 
 def surfaces_of(st: "Statement", pool: Iterable["Statement"]) -> list["Statement"]:

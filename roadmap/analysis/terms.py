@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import AbstractSet, Callable, Iterable
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 _DATE = re.compile(r"^\d{4,8}$")
@@ -181,11 +181,11 @@ def hinted(pattern: re.Pattern[str], hints: tuple[str, ...]) -> Callable[[str], 
     return search
 
 
-def jaccard(a: set[str], b: set[str]) -> float:
+def jaccard(a: AbstractSet[str], b: AbstractSet[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
 
-def containment(a: set[str], b: set[str]) -> float:
+def containment(a: AbstractSet[str], b: AbstractSet[str]) -> float:
     """Share of the smaller set found in the larger one: a short copy of a long directive still matches."""
     small = min(len(a), len(b))
     return len(a & b) / small if small else 0.0

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from roadmap.analysis.stem import stem
@@ -184,19 +184,34 @@ class WorkWeights:
     docs: int
     df: dict[str, int]
     postings: dict[str, list[Commit]]     # term -> commits whose message has it (newest first)
+    commits: list[Commit] = field(default_factory=list)    # the commits weighed, in order
+    _pairs: dict[tuple[str, str], list[Commit]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, commits: Iterable[Commit]) -> "WorkWeights":
         df: dict[str, int] = {}
         postings: dict[str, list[Commit]] = {}
+        seen: list[Commit] = []
         n = 0
         for c in commits:
             n += 1
+            seen.append(c)
             cw = commit_work(c)
             for t in cw.done | cw.undone:
                 df[t] = df.get(t, 0) + 1
                 postings.setdefault(t, []).append(c)
-        return cls(n, df, postings)
+        return cls(n, df, postings, seen)
+
+    def subject_pairs(self) -> dict[tuple[str, str], list[Commit]]:
+        """(a, b), a < b -> the commits whose subject says both terms; built on first use."""
+        if self._pairs is None:
+            self._pairs = {}
+            for c in self.commits:
+                words = sorted(commit_work(c).subject)
+                for i, a in enumerate(words):
+                    for b in words[i + 1:]:
+                        self._pairs.setdefault((a, b), []).append(c)
+        return self._pairs
 
     def idf(self, term: str) -> float:
         return math.log((self.docs + 1) / (self.df.get(term, 0) + 1)) + 1.0
@@ -237,9 +252,33 @@ def match(terms: frozenset[str], cw: CommitWork, weights: WorkWeights) -> WorkMa
                      tuple(sorted(refused)), sum(weights.idf(t) for t in refused) / miss, chance)
 
 
+def said_in_subject(terms: frozenset[str], weights: WorkWeights, rarest: int = 5) -> list[Commit]:
+    """The commits of `candidates(terms, weights, rarest)` whose subject says at least two of `terms`, found
+    through the pairs of subject terms: testing every commit that shares a common term, per directive, was most
+    of a lint of tools/bench_history.py's 10,000-commit repository."""
+    ranked = set(_rarest(terms, weights, rarest))
+    found: dict[str, Commit] = {}
+    words = sorted(terms)
+    pairs = weights.subject_pairs() if ranked else {}
+    for i, a in enumerate(words):
+        for b in words[i + 1:]:
+            for c in pairs.get((a, b), ()):
+                found[c.sha] = c
+    out = []
+    for c in found.values():
+        cw = commit_work(c)
+        if not ranked.isdisjoint(cw.done) or not ranked.isdisjoint(cw.undone):   # in a ranked term's postings
+            out.append(c)
+    return out
+
+
+def _rarest(terms: frozenset[str], weights: WorkWeights, rarest: int) -> list[str]:
+    return sorted((t for t in terms if t in weights.df), key=lambda t: (weights.df[t], t))[:rarest]
+
+
 def candidates(terms: frozenset[str], weights: WorkWeights, rarest: int = 5) -> set[Commit]:
     """Commits that share at least one of the directive's rarest terms (the only ones that can match it)."""
-    ranked = sorted((t for t in terms if t in weights.df), key=lambda t: (weights.df[t], t))[:rarest]
+    ranked = _rarest(terms, weights, rarest)
     out: set[Commit] = set()
     for t in ranked:
         out.update(weights.postings.get(t, ()))

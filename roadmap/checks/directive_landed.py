@@ -14,7 +14,7 @@ from roadmap.analysis.landing import (asks_documentation, builds_nothing, change
                                       path_commits, work_weights, written_by)
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import describe, subject_ids, work_terms
-from roadmap.analysis.work import CommitWork, WorkMatch, candidates, commit_work, match, terms_of
+from roadmap.analysis.work import CommitWork, WorkMatch, candidates, commit_work, match, said_in_subject, terms_of
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
@@ -98,7 +98,8 @@ class _Candidate:
         return "; ".join(out)
 
 
-def _symbols(st: Statement) -> list[str]:
+def symbols(st: Statement) -> list[str]:
+    """The distinctive symbols, flags and env vars the directive names: what RL101 asks the history index about."""
     return sorted({s for s in (*st.mentions.symbols, *st.mentions.env_vars) if _DISTINCT.match(s)})
 
 
@@ -145,7 +146,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
                 where, named = _named(c, ids)
                 cands[c.sha] = _Candidate(c, where if named else "", named)
     base = None
-    for sym in _symbols(st):
+    for sym in symbols(st):
         if sym not in history.symbols:
             continue
         hits = [c for c in _introductions(ctx, sym, news) if not c.is_merge]
@@ -171,8 +172,10 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
                 if touching is not None and not touching.is_merge:
                     cand = cands.setdefault(sha, _Candidate(touching))
                     cand.touches += (path,)
-    if len(terms) >= 2:                 # commits that report the same work in their own words
-        for c in candidates(terms, weights):
+    if 2 <= len(terms) <= MAX_TERMS_ALONE:   # commits that report the same work in their own words
+        # terms alone are evidence only from a subject saying two of them (`strength`): a commit that cannot be
+        # one is no candidate, and is not looked at (said_in_subject)
+        for c in said_in_subject(terms, weights):
             if c.sha in fresh and not c.is_merge and c.sha not in cands:
                 cands[c.sha] = _Candidate(c)
     measuring = _asks_measurement(st)

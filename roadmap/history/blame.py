@@ -1,4 +1,4 @@
-"""Batched blame: when each record line was last changed, one `git blame --porcelain` call per file.
+"""Batched blame: when each record line was last changed, one `git blame --incremental` call per file.
 
 The rules use it for a statement's as-of fallback (news = commits after the blamed commit). Lines not yet
 committed (working tree edits) come back with the null sha and the current time: they are "now".
@@ -12,11 +12,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
-from roadmap.history.git import GitError, resolve_rev, run_git
+from roadmap.history.git import GitError, blame_spans, resolve_rev
 
 NULL_SHA = "0" * 40
 _ONLY = re.compile(r"has only (\d+) lines?")
-_HEADER = re.compile(rb"^([0-9a-f]{40}) (\d+) (\d+)(?: (\d+))?$")
 
 
 class BlameLine(NamedTuple):
@@ -57,13 +56,8 @@ def blame_lines(root: str | Path, rev: str | None, path: str,
         return {}
     sha = resolve_rev(root, rev) if rev is not None else None
     for _ in range(2):
-        args = ["blame", "--porcelain", "--no-textconv"]
-        for a, b in spans:
-            args += ["-L", f"{a},{b}"]
-        if sha:
-            args.append(sha)
         try:
-            out = run_git(root, *args, "--", path)
+            return _lines(blame_spans(root, sha, path, spans))
         except GitError as e:
             m = _ONLY.search(str(e))
             if m is None:
@@ -72,18 +66,31 @@ def blame_lines(root: str | Path, rev: str | None, path: str,
             spans = [(a, min(b, n)) for a, b in spans if a <= n]
             if not spans:
                 return {}
-            continue
-        return _parse(out)
     return {}
+
+
+def _lines(spans: list[tuple[str, int, int, range]]) -> dict[int, BlameLine]:
+    now = int(time.time())
+    result: dict[int, BlameLine] = {}
+    for sha, author_time, commit_time, lines in spans:
+        line = BlameLine(sha, now, now) if sha == NULL_SHA else BlameLine(sha, author_time, commit_time)
+        for n in lines:
+            result[n] = line
+    return result
 
 
 def blame_files(root: str | Path, rev: str | None, requests: Mapping[str, Iterable[int | tuple[int, int]]],
                 on_error: Callable[[GitError], dict[int, BlameLine]] | None = None) -> dict[str, dict[int, BlameLine]]:
     """blame_lines for several files, a few git processes at a time. A file git cannot blame raises its
     GitError, or gets `on_error(error)` as its result when that is given."""
+    try:
+        sha = resolve_rev(root, rev) if rev is not None else None
+    except GitError:
+        sha = rev                       # each file reports the bad revision
+
     def one(p: str, r: Iterable[int | tuple[int, int]]) -> dict[int, BlameLine]:
         try:
-            return blame_lines(root, rev, p, r)
+            return blame_lines(root, sha, p, r)
         except GitError as e:
             if on_error is None:
                 raise
@@ -92,31 +99,3 @@ def blame_files(root: str | Path, rev: str | None, requests: Mapping[str, Iterab
     with ThreadPoolExecutor(max_workers=4) as pool:
         futs = {p: pool.submit(one, p, r) for p, r in requests.items()}
         return {p: f.result() for p, f in futs.items()}
-
-
-def _parse(out: bytes) -> dict[int, BlameLine]:
-    now = int(time.time())
-    times: dict[bytes, tuple[int, int]] = {}
-    result: dict[int, BlameLine] = {}
-    cur: bytes | None = None
-    final = 0
-    at = ct = 0
-    for line in out.split(b"\n"):
-        if line.startswith(b"\t"):
-            if cur is not None:
-                if cur not in times:
-                    times[cur] = (at, ct)
-                a, c = times[cur]
-                s = cur.decode()
-                result[final] = BlameLine(s, now, now) if s == NULL_SHA else BlameLine(s, a, c)
-            cur = None
-            continue
-        m = _HEADER.match(line)
-        if m and cur is None:
-            cur, final = m.group(1), int(m.group(3))
-            at, ct = times.get(cur, (0, 0))
-        elif line.startswith(b"author-time "):
-            at = int(line[12:])
-        elif line.startswith(b"committer-time "):
-            ct = int(line[15:])
-    return result

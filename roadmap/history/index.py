@@ -19,7 +19,6 @@ import bisect
 import hashlib
 import json
 import re
-import subprocess
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from pathlib import Path
 from roadmap.history.ancestry import Ancestry
 from roadmap.history.cache import HistoryCache
 from roadmap.history.commit import Commit, parse_when
-from roadmap.history.git import SAFE_CONFIG, GitError, git_env, is_shallow, resolve_rev, run_git
+from roadmap.history.git import GitError, git_succeeds, is_shallow, resolve_rev, run_git
 from roadmap.history.log_stream import read_metadata, scan_commits
 from roadmap.history.pickaxe import SymbolMatcher
 
@@ -303,9 +302,7 @@ def _with_unknown(c: Commit, why: str) -> Commit:
 
 
 def _is_ancestor(root: Path, sha: str, head: str) -> bool:
-    proc = subprocess.run(["git", *SAFE_CONFIG, "-C", str(root), "merge-base", "--is-ancestor", sha, head],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=git_env())
-    return proc.returncode == 0
+    return git_succeeds(root, "merge-base", "--is-ancestor", sha, head)
 
 
 def _rev_list(root: Path, head: str, since: str | None, specs: tuple[str, ...]) -> list[str]:

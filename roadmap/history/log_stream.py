@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from roadmap.history.commit import Commit, parse_trailers, split_message
-from roadmap.history.git import GitError, popen_git
+from roadmap.history.git import GitError, object_info, popen_git, read_object
 from roadmap.history.pickaxe import SymbolMatcher
 
 FORMAT = ("%x00%x01%H%x1f%P%x1f%at%x1f%ct%x1f%aI%x1f%cI%x1f"
@@ -45,39 +45,22 @@ class Scanned:
 
 
 class BlobCounter:
-    """Counts symbols in whole blobs through one lazily started `git cat-file --batch`."""
+    """Reads whole blobs (binary file pairs) through GitPython's persistent `git cat-file --batch`."""
 
     def __init__(self, root: str | Path):
         self.root = root
-        self.proc: subprocess.Popen[bytes] | None = None
 
     def read(self, sha: str) -> bytes | None | str:
         """Blob bytes; None when the object is absent; a reason string when it is too large."""
         if sha == NULL_SHA:
             return b""
-        if self.proc is None:
-            self.proc = popen_git(self.root, "cat-file", "--batch", stdin=subprocess.PIPE)
-        assert self.proc.stdin and self.proc.stdout
-        self.proc.stdin.write(sha.encode() + b"\n")
-        self.proc.stdin.flush()
-        header = self.proc.stdout.readline().split()
-        if len(header) != 3:
+        info = object_info(self.root, sha)
+        if info is None:
             return None
-        size = int(header[2])
-        if size > MAX_BLOB_BYTES:
-            left = size + 1
-            while left:
-                left -= len(self.proc.stdout.read(min(left, 1 << 20)))
-            return f"blob {sha[:9]} is {size} bytes, over the {MAX_BLOB_BYTES} byte limit"
-        data = self.proc.stdout.read(size + 1)
-        return data[:-1]
-
-    def close(self) -> None:
-        if self.proc is not None:
-            if self.proc.stdin:
-                self.proc.stdin.close()
-            self.proc.wait()
-            self.proc = None
+        if info[1] > MAX_BLOB_BYTES:
+            return f"blob {sha[:9]} is {info[1]} bytes, over the {MAX_BLOB_BYTES} byte limit"
+        got = read_object(self.root, sha)
+        return None if got is None else got[1]
 
 
 class _Commit:
@@ -229,39 +212,36 @@ def scan_commits(root: str | Path, shas: list[str], matcher: SymbolMatcher, path
     done = 0
     blobs = BlobCounter(root)
     unknown = 0
-    try:
-        while remaining:
-            state: dict[str, str | None] = {"partial": None, "error": None}
-            seen: set[str] = set()
-            for sc in _stream(root, remaining, matcher, pathspecs, blobs, state):
-                seen.add(sc.commit.sha)
-                done += 1
-                if progress:
-                    progress(done, len(shas))
-                yield sc
-            if state["error"] is None:
-                return
-            if not _MISSING.search(state["error"]):
-                raise GitError(f"git log: {state['error']}")
-            rest = [s for s in remaining if s not in seen]
-            culprit = state["partial"] if state["partial"] in rest else rest[0]
-            single: dict[str, str | None] = {"partial": None, "error": None}
-            got = list(_stream(root, [culprit], matcher, pathspecs, blobs, single))
-            error = single["error"]
-            if error is None:
-                yield from got
-            else:
-                unknown += 1
-                yield Scanned(_metadata(root, culprit), {}, _reason(error))
+    while remaining:
+        state: dict[str, str | None] = {"partial": None, "error": None}
+        seen: set[str] = set()
+        for sc in _stream(root, remaining, matcher, pathspecs, blobs, state):
+            seen.add(sc.commit.sha)
             done += 1
-            remaining = [s for s in rest if s != culprit]
-            if unknown >= max_unknown and remaining:
-                why = f"not read: {unknown} earlier commits had missing objects ({_reason(error or '')})"
-                for s in remaining:
-                    yield Scanned(_metadata(root, s), {}, why)
-                return
-    finally:
-        blobs.close()
+            if progress:
+                progress(done, len(shas))
+            yield sc
+        if state["error"] is None:
+            return
+        if not _MISSING.search(state["error"]):
+            raise GitError(f"git log: {state['error']}")
+        rest = [s for s in remaining if s not in seen]
+        culprit = state["partial"] if state["partial"] in rest else rest[0]
+        single: dict[str, str | None] = {"partial": None, "error": None}
+        got = list(_stream(root, [culprit], matcher, pathspecs, blobs, single))
+        error = single["error"]
+        if error is None:
+            yield from got
+        else:
+            unknown += 1
+            yield Scanned(_metadata(root, culprit), {}, _reason(error))
+        done += 1
+        remaining = [s for s in rest if s != culprit]
+        if unknown >= max_unknown and remaining:
+            why = f"not read: {unknown} earlier commits had missing objects ({_reason(error or '')})"
+            for s in remaining:
+                yield Scanned(_metadata(root, s), {}, why)
+            return
 
 
 def _reason(err: str) -> str:

@@ -5,9 +5,11 @@ file pair of a commit's diff and reports the commit when any pair's two counts d
 contains a newline, so every occurrence lies inside one line and the count difference of a file pair equals
 (occurrences in its `+` lines) - (occurrences in its `-` lines) of a `-U0` patch: unchanged lines cancel.
 
-Finding which of 1,000+ symbols occur at all is one compiled trie regex (shared prefixes, longest match
-first) searched from every start position that can begin a symbol; the few candidates are then counted
-exactly with `bytes.count`, whose leftmost non-overlapping count is git's (kwset) count.
+Finding which of 1,000+ symbols occur at all is a compiled trie regex (shared prefixes, longest match first) per
+first byte, searched from every start position that can begin a symbol: a pattern that starts with a literal byte
+lets the regex engine skip to that byte, and each attempt walks one small trie. The few candidates are then
+counted exactly with `bytes.count`, whose leftmost non-overlapping count is git's (kwset) count, in the file
+pairs they occur in.
 """
 from __future__ import annotations
 
@@ -49,7 +51,11 @@ class SymbolMatcher:
         self.symbols: list[str] = uniq
         self._bytes = {s.encode("utf-8"): s for s in uniq}
         words = sorted(self._bytes)
-        self._rx = re.compile(_trie_pattern(words), re.DOTALL) if words else None
+        by_first: dict[bytes, list[bytes]] = {}
+        for w in words:
+            by_first.setdefault(w[:1], []).append(w[1:])
+        self._rxs = [re.compile(re.escape(first) + _trie_pattern(rests), re.DOTALL)
+                     for first, rests in by_first.items()]
         # Symbols that are prefixes of a longer symbol: a match of the longer one implies them as candidates.
         self._prefixes: dict[bytes, list[bytes]] = {}
         for w in words:
@@ -60,19 +66,16 @@ class SymbolMatcher:
     def candidates(self, text: bytes) -> set[bytes]:
         """Every symbol (as bytes) that occurs somewhere in `text` (a superset is allowed; none is missed)."""
         found: set[bytes] = set()
-        rx = self._rx
-        if rx is None:
-            return found
-        search = rx.search
-        pos = 0
-        m = search(text, pos)
-        while m is not None:
-            w = m.group()
-            if w not in found:
-                found.add(w)
-                found.update(self._prefixes.get(w, ()))
-            # Restart one byte after the match start: an occurrence of another symbol may overlap this one.
-            m = search(text, m.start() + 1)
+        for rx in self._rxs:
+            search = rx.search
+            m = search(text)
+            while m is not None:
+                w = m.group()
+                if w not in found:
+                    found.add(w)
+                    found.update(self._prefixes.get(w, ()))
+                # Restart one byte after the match start: an occurrence of another symbol may overlap this one.
+                m = search(text, m.start() + 1)
         return found
 
     def deltas(self, files: list[tuple[bytes, bytes]]) -> dict[str, int]:
@@ -80,23 +83,16 @@ class SymbolMatcher:
 
         Returns {symbol: net count change summed over files} for exactly the symbols git's -S reports for this
         commit (some pair's count differs). A symbol moved between files is a hit with net 0; a symbol moved
-        within one file is not reported.
+        within one file is not reported. Each pair is searched for its own candidates and counted for those
+        alone: a commit touching many files counts a symbol only where it occurs.
         """
-        if not files:
-            return {}
-        cands = self.candidates(b"\n".join(a + b"\n" + r for a, r in files))
-        out: dict[str, int] = {}
-        for w in cands:
-            net = 0
-            hit = False
-            for added, removed in files:
+        net: dict[bytes, int] = {}
+        for added, removed in files:
+            for w in self.candidates(added + b"\n" + removed):
                 d = added.count(w) - removed.count(w)
                 if d:
-                    net += d
-                    hit = True
-            if hit:
-                out[self._bytes[w]] = net
-        return out
+                    net[w] = net.get(w, 0) + d
+        return {self._bytes[w]: d for w, d in net.items()}
 
     def count_blob_delta(self, old: bytes, new: bytes) -> dict[str, int]:
         """Per-symbol count change between two whole blobs (binary file pairs, read with cat-file)."""

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import os
 import posixpath
-import subprocess
 from functools import cached_property
 from pathlib import Path
 
-from roadmap.history.git import popen_git, run_git
+from roadmap.history.git import object_info, read_object, run_git
 from roadmap.records.source import split_lines
 from roadmap.safefs import OUTSIDE, DEFAULT_MAX_BYTES, Declined, Skip, check_contained, read_contained, size_text
 
@@ -153,6 +152,10 @@ class Tree:
             return None
         return blob_at(self.root, self.rev, target, self.max_bytes)
 
+    def consulted(self) -> list[str]:
+        """Every path read or asked `skipped` about so far: what a run depended on (roadmap/runcache.py)."""
+        return sorted(set(self._cache) | set(self._why))
+
     def read_lines(self, path: str) -> list[str] | None:
         data = self.read_bytes(path)
         if data is None:
@@ -162,29 +165,10 @@ class Tree:
 
 def blob_at(root: str | Path, rev: str, path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes | None:
     """One file's bytes at `rev` without listing the tree: None when the path is not there, git cannot read
-    it, or it is larger than `max_bytes` (read no further than its header says)."""
-    if "\n" in path or "\n" in rev:
+    it, or it is larger than `max_bytes` (its size is asked first, so a huge blob is never read)."""
+    name = f"{rev}:{path}"
+    info = object_info(root, name)
+    if info is None or info[0] != "blob" or info[1] > max_bytes:
         return None
-    try:
-        proc = popen_git(root, "cat-file", "--batch", stdin=subprocess.PIPE)
-    except OSError:
-        return None
-    assert proc.stdin is not None and proc.stdout is not None
-    try:
-        proc.stdin.write(f"{rev}:{path}\n".encode("utf-8", "surrogateescape"))
-        proc.stdin.close()
-        header = proc.stdout.readline().split()
-        if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit() or int(header[2]) > max_bytes:
-            return None
-        size = int(header[2])
-        data = proc.stdout.read(size)
-        return data if len(data) == size else None
-    except (OSError, ValueError):
-        return None
-    finally:
-        proc.kill()
-        proc.wait()
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
-
+    got = read_object(root, name)
+    return got[1] if got is not None and got[0] == "blob" else None

@@ -10,7 +10,7 @@ from typing import Iterable, Iterator, Protocol
 from roadmap.config import Config, glob_match
 from roadmap.records import cache as record_cache
 from roadmap.records.model import Problem, RecordFile, Statement
-from roadmap.records.parser import parse_record
+from roadmap.records.parallel import Item, parse_many
 from roadmap.safefs import Skip
 
 
@@ -62,6 +62,7 @@ def gc_paused() -> Iterator[None]:
 
 
 def _load(tree: Files, config: Config, cache: record_cache.RecordCache | None, out: list[RecordFile]) -> None:
+    todo: list[tuple[int, Item]] = []            # parsed below, together: the misses of a cold run run in parallel
     for path in record_paths(tree.files, config):
         data = tree.read_bytes(path)
         if data is None:
@@ -70,10 +71,11 @@ def _load(tree: Files, config: Config, cache: record_cache.RecordCache | None, o
         key = cache.key(path, data) if cache is not None else ""
         rf = cache.get(key, path) if cache is not None else None
         if rf is None:
-            rf = parse_record(path, data, config)
-            if cache is not None:
-                cache.put(key, rf)
+            todo.append((len(out), (path, data, key)))
+            rf = RecordFile(path=path, text="")      # a place held for the parse below
         out.append(rf)
+    for (i, _), rf in zip(todo, parse_many([item for _, item in todo], config, cache)):
+        out[i] = rf
 
 
 def _unread(path: str, skip: Skip | None) -> Problem:

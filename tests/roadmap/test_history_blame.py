@@ -24,10 +24,10 @@ def repo(git_repo):
 def test_ranges_in_one_call(repo, monkeypatch):
     r, first, second = repo
     calls = []
-    real = blame_mod.run_git
-    monkeypatch.setattr(blame_mod, "run_git", lambda *a, **k: calls.append(a) or real(*a, **k))
+    real = blame_mod.blame_spans
+    monkeypatch.setattr(blame_mod, "blame_spans", lambda *a, **k: calls.append(a) or real(*a, **k))
     got = blame_lines(r.path, None, "rec.md", [5, (6, 6), (1, 2)])
-    assert len(calls) == 1 and calls[0].count("-L") == 2          # 1-2 and 5-6 (5 and 6 merged)
+    assert len(calls) == 1 and calls[0][3] == [(1, 2), (5, 6)]    # 1-2 and 5-6 (5 and 6 merged)
     assert set(got) == {1, 2, 5, 6}
     assert got[5].sha == first and got[6].sha == second
     assert got[6].commit_time == got[6].author_time == 1785139200 and got[6].committed
@@ -58,3 +58,15 @@ def test_blame_files(repo):
     r.commit({"other.md": "- Next: x\n"}, "docs: other", "2026-07-28")
     got = blame_files(r.path, "HEAD", {"rec.md": [6], "other.md": [1]})
     assert got["rec.md"][6].sha == second and got["other.md"][1].sha == r.rev("HEAD")
+
+
+@pytest.mark.timeout(120)
+def test_blame_files_in_threads_share_one_repository(git_repo):
+    """blame runs a few files at a time; GitPython's persistent cat-file serves one request at a time."""
+    r = git_repo()
+    files = {f"rec{n}.md": f"- item {n}\n- more {n}\n" for n in range(12)}
+    sha = r.commit(files, "docs: records", "2026-07-25")
+    for _ in range(3):
+        got = blame_files(r.path, sha, {p: [(1, 2)] for p in files})
+        assert {p: {n: b.sha for n, b in lines.items()} for p, lines in got.items()} == \
+            {p: {1: sha, 2: sha} for p in files}

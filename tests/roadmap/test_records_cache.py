@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import roadmap.records.loader as loader
+import roadmap.records.parallel as parallel
 from roadmap.cachedir import seal
 from roadmap.config import Config, DirectiveConfig
 from roadmap.history.tree import Tree
@@ -55,12 +55,12 @@ def repo(git_repo):
 def parses(monkeypatch):
     """The paths parse_record is called for, in order."""
     seen: list[str] = []
-    real = loader.parse_record
+    real = parallel.parse_record
 
     def counting(path, data, config):
         seen.append(path)
         return real(path, data, config)
-    monkeypatch.setattr(loader, "parse_record", counting)
+    monkeypatch.setattr(parallel, "parse_record", counting)   # small inputs parse in this process
     return seen
 
 

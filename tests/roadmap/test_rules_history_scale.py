@@ -47,7 +47,7 @@ def test_one_diff_per_commit_however_many_symbols_ask(git_repo, monkeypatch):
     real = code_symbols.run_git
 
     def counting(root, *args, **kw):
-        if args and args[0] == "diff-tree":
+        if args and args[0] == "diff-tree" and "-p" in args:      # a commit's diff, not a tree listing
             diffs.append(args[args.index("--end-of-options") + 1])
         return real(root, *args, **kw)
     monkeypatch.setattr(code_symbols, "run_git", counting)
@@ -94,6 +94,7 @@ def test_refutations_found_among_many_statements_and_commits(git_repo):
 
 
 def test_in_code_at_reads_the_revision_once_and_answers_as_git_grep(git_repo, monkeypatch):
+    import os
     import subprocess
 
     from roadmap.analysis.context import LintContext
@@ -104,18 +105,22 @@ def test_in_code_at_reads_the_revision_once_and_answers_as_git_grep(git_repo, mo
     repo.commit({"src/a.py": "class DeviceTokenMirror: ...\nFLAG = '--no-async'\n", "assets/b.bin": b"\0\1VT_X_Y\0",
                  "agents/plan.md": "- Wire `HostOnly` and `DeviceTokenMirror`.\n", "docs/n.md": "HostOnly\n",
                  "src/empty.py": ""}, "a", "2026-07-25")
+    os.symlink("LinkTargetName", repo.path / "src" / "link.py")     # git grep searches no symlink in a tree
+    repo.git("add", "-A")
+    repo.git("commit", "-qm", "link", date="2026-07-26")
     sha = repo.rev()
     ctx = LintContext(root=repo.path, config=Config(), records=[], tree=Tree(repo.path), head=sha)
-    symbols = ["DeviceTokenMirror", "--no-async", "VT_X_Y", "HostOnly", "Mirror: .", "x*", "", "a\nb"]
-    greps = []
+    symbols = ["DeviceTokenMirror", "--no-async", "VT_X_Y", "HostOnly", "Mirror: .", "x*", "", "a\nb",
+               "LinkTargetName"]
+    calls = []
     real = code_symbols.run_git
 
     def counting(root, *args, **kw):
-        greps.append(args[0])
+        calls.append(args[0])
         return real(root, *args, **kw)
     monkeypatch.setattr(code_symbols, "run_git", counting)
     got = {s: code_symbols.in_code_at(ctx, s, sha) for s in symbols}
-    assert greps.count("grep") <= 1 + 2            # the listing, plus a grep each for "" and "a\nb"
+    assert calls.count("diff-tree") == 1 and calls.count("grep") == 2    # the listing; a grep each for "", "a\nb"
     want = {}
     for s in symbols:
         out = subprocess.run(["git", "-C", str(repo.path), "grep", "-l", "-F", "-e", s, sha, "--",
@@ -123,8 +128,10 @@ def test_in_code_at_reads_the_revision_once_and_answers_as_git_grep(git_repo, mo
         want[s] = bool(out.strip())
     assert got == want
     assert got["DeviceTokenMirror"] and got["VT_X_Y"] and not got["HostOnly"]   # records and docs are not code
+    assert not got["LinkTargetName"]
 
-    monkeypatch.setattr(code_symbols, "MAX_SNAPSHOT_BYTES", 0)     # too much code to hold: one grep each
+    monkeypatch.setattr(code_symbols, "MAX_HELD_BYTES", 0)     # nothing held: blobs read again when asked
+    monkeypatch.setattr(code_symbols, "MAX_BLOB_BYTES", 0)     # every blob searched as a stream
     fresh = LintContext(root=repo.path, config=Config(), records=[], tree=Tree(repo.path), head=sha)
     assert {s: code_symbols.in_code_at(fresh, s, sha) for s in symbols} == want
     assert code_symbols.in_code_at(fresh, "DeviceTokenMirror", "0" * 40) is True   # unknown: never "absent"
