@@ -256,7 +256,7 @@ def _landed_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None
         paths = changed_paths(ctx, [c.commit for c in found])
         found = [c for c in found if c.introduced or not builds_nothing(paths[c.commit.sha])]
     strong = [c for c in found if c.strength == "error"]
-    if not strong:                  # no one commit did it all: maybe a series did (it explains more than a weak one)
+    if not strong and not _asks_measurement(st):   # no one commit did it all: maybe a series built it
         series = _together(ctx, st, cands)
         if series:
             return _series_reason(series, news)
