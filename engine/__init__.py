@@ -1,14 +1,15 @@
 """engine: a reference LLM inference engine (PyTorch + Triton) with vLLM's API shape.
 
-    from engine import LLM, SamplingParams
-    outputs = LLM("Qwen3-0.6B", load_format="dummy").generate(["Hello"], SamplingParams(temperature=0))
+from engine import LLM, SamplingParams
+outputs = LLM("Qwen3-0.6B", load_format="dummy").generate(["Hello"], SamplingParams(temperature=0))
 """
+
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:   # the real types for type checkers; at run time __getattr__ below imports them
+if TYPE_CHECKING:  # the real types for type checkers; at run time __getattr__ below imports them
     from engine.args import EngineArgs
     from engine.config import EngineConfig
     from engine.llm import LLM

@@ -1,4 +1,5 @@
 """`python -m engine ...` runs the `engine` CLI."""
+
 import sys
 
 from engine.cli import main

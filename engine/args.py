@@ -4,6 +4,7 @@ From this one table come the engine flags of `engine generate`, `engine serve` a
 (`add_cli_args`), the keywords of `LLM(model, **kwargs)` (`from_kwargs`), and the frozen EngineConfig once the model
 is known (`create_engine_config`: the dtype the model loaded in and its context length).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -15,8 +16,14 @@ from typing import Any
 
 import torch
 
-from engine.config import (ATTENTION_BACKENDS, DTYPES, ENV_ASYNC_SCHEDULING, LOAD_FORMATS, EngineConfig,
-                           resolve_async_scheduling)
+from engine.config import (
+    ATTENTION_BACKENDS,
+    DTYPES,
+    ENV_ASYNC_SCHEDULING,
+    LOAD_FORMATS,
+    EngineConfig,
+    resolve_async_scheduling,
+)
 from engine.errors import EngineError
 
 _POSITIVE_INTS = ("max_num_seqs", "max_num_batched_tokens", "block_size")
@@ -30,15 +37,18 @@ def _setting(default: Any, help: str, choices: tuple[str, ...] | None = None) ->
 @dataclass(frozen=True)
 class EngineArgs:
     model: str | None = _setting(
-        None, "HF model directory, .gguf file, or a Qwen3 config name (or config .json) with --load-format dummy "
-              "(default: the embedded SmolLM2-135M-Instruct GGUF)")
-    load_format: str = _setting("auto", "how to read --model: auto (from the path), hf, gguf, or dummy (seeded "
-                                        "random weights)", LOAD_FORMATS)
-    dtype: str | torch.dtype = _setting("auto", "auto (bfloat16 on cuda, float32 on cpu), float32, bfloat16, float16",
-                                        ("auto", *DTYPES))
+        None,
+        "HF model directory, .gguf file, or a Qwen3 config name (or config .json) with --load-format dummy "
+        "(default: the embedded SmolLM2-135M-Instruct GGUF)",
+    )
+    load_format: str = _setting(
+        "auto", "how to read --model: auto (from the path), hf, gguf, or dummy (seeded random weights)", LOAD_FORMATS
+    )
+    dtype: str | torch.dtype = _setting(
+        "auto", "auto (bfloat16 on cuda, float32 on cpu), float32, bfloat16, float16", ("auto", *DTYPES)
+    )
     device: str | torch.device | None = _setting(None, "cuda or cpu (default: cuda if available)")
-    seed: int = _setting(0, "seed of dummy weights and of requests that bring none (engine bench: of the workload "
-                            "too)")
+    seed: int = _setting(0, "seed of dummy weights and of requests that bring none (engine bench: of the workload too)")
     max_num_seqs: int = _setting(256, "requests running at once")
     max_num_batched_tokens: int = _setting(8192, "token budget of one step")
     max_model_len: int | None = _setting(None, "context length (default: the model's)")
@@ -46,20 +56,27 @@ class EngineArgs:
     enable_prefix_caching: bool = _setting(True, "reuse the KV blocks of a prompt prefix seen before")
     enable_chunked_prefill: bool = _setting(True, "split a long prompt across steps")
     gpu_memory_utilization: float = _setting(0.9, "CUDA: fraction of device memory the engine may use")
-    num_blocks: int | None = _setting(None, "KV-cache blocks (default: CUDA sizes them from free memory, CPU from "
-                                            "--cpu-kv-cache-gib)")
+    num_blocks: int | None = _setting(
+        None, "KV-cache blocks (default: CUDA sizes them from free memory, CPU from --cpu-kv-cache-gib)"
+    )
     cpu_kv_cache_gib: float = _setting(1.0, "CPU: cap on the KV cache when --num-blocks is not given")
     enforce_eager: bool | None = _setting(
-        None, "--enforce-eager: never CUDA graphs; --no-enforce-eager: ask for them (default: graphs for pure-decode "
-              "steps on CUDA with the Triton kernels, eager elsewhere)")
+        None,
+        "--enforce-eager: never CUDA graphs; --no-enforce-eager: ask for them (default: graphs for pure-decode "
+        "steps on CUDA with the Triton kernels, eager elsewhere)",
+    )
     async_scheduling: bool | None = _setting(
-        None, "--async-scheduling: schedule and launch step N+1 while the device runs step N, its sampled ids "
-              "read one step late; --no-async-scheduling: one step at a time (default: on, unless "
-              "ENGINE_ASYNC_SCHEDULING=0)")
-    attention_backend: str = _setting("auto", "attention kernels: auto (triton on cuda, torch otherwise), triton, "
-                                              "torch", ATTENTION_BACKENDS)
-    max_capture_size: int | None = _setting(None, "largest decode batch run as a CUDA graph (default: "
-                                                  "min(--max-num-seqs, 512))")
+        None,
+        "--async-scheduling: schedule and launch step N+1 while the device runs step N, its sampled ids "
+        "read one step late; --no-async-scheduling: one step at a time (default: on, unless "
+        "ENGINE_ASYNC_SCHEDULING=0)",
+    )
+    attention_backend: str = _setting(
+        "auto", "attention kernels: auto (triton on cuda, torch otherwise), triton, torch", ATTENTION_BACKENDS
+    )
+    max_capture_size: int | None = _setting(
+        None, "largest decode batch run as a CUDA graph (default: min(--max-num-seqs, 512))"
+    )
 
     def __post_init__(self) -> None:
         """Each setting on its own; what needs the model (max_model_len against the context) waits for it."""
@@ -83,11 +100,14 @@ class EngineArgs:
         if not 0.0 < self.gpu_memory_utilization <= 1.0:
             raise EngineError(f"gpu_memory_utilization must be in (0, 1], got {self.gpu_memory_utilization!r}")
         if self.enforce_eager is not None and not isinstance(self.enforce_eager, bool):
-            raise EngineError(f"enforce_eager must be True, False or None (graphs where they can run), "
-                              f"got {self.enforce_eager!r}")
+            raise EngineError(
+                f"enforce_eager must be True, False or None (graphs where they can run), got {self.enforce_eager!r}"
+            )
         if self.async_scheduling is not None and not isinstance(self.async_scheduling, bool):
-            raise EngineError(f"async_scheduling must be True, False or None (the default, "
-                              f"{ENV_ASYNC_SCHEDULING} or on), got {self.async_scheduling!r}")
+            raise EngineError(
+                f"async_scheduling must be True, False or None (the default, "
+                f"{ENV_ASYNC_SCHEDULING} or on), got {self.async_scheduling!r}"
+            )
 
     # ---- what the model fixes ----------------------------------------------------------------------
     def resolve_device(self) -> torch.device:
@@ -99,15 +119,23 @@ class EngineArgs:
         """The frozen config, given the dtype the model loaded in and its context length."""
         max_model_len = self.max_model_len if self.max_model_len is not None else max_position_embeddings
         if max_model_len > max_position_embeddings:
-            raise EngineError(f"max_model_len={max_model_len} exceeds the model's "
-                              f"max_position_embeddings={max_position_embeddings}; lower --max-model-len")
+            raise EngineError(
+                f"max_model_len={max_model_len} exceeds the model's "
+                f"max_position_embeddings={max_position_embeddings}; lower --max-model-len"
+            )
         if not self.enable_chunked_prefill and self.max_num_batched_tokens < max_model_len:
-            raise EngineError(f"without chunked prefill, max_num_batched_tokens ({self.max_num_batched_tokens}) must "
-                              f"be >= max_model_len ({max_model_len}): a whole prompt runs in one step; raise "
-                              f"--max-num-batched-tokens, lower --max-model-len or enable chunked prefill")
+            raise EngineError(
+                f"without chunked prefill, max_num_batched_tokens ({self.max_num_batched_tokens}) must "
+                f"be >= max_model_len ({max_model_len}): a whole prompt runs in one step; raise "
+                f"--max-num-batched-tokens, lower --max-model-len or enable chunked prefill"
+            )
         values = {f.name: getattr(self, f.name) for f in fields(self)}
-        values.update(dtype=dtype, device=self.resolve_device(), max_model_len=max_model_len,
-                      async_scheduling=resolve_async_scheduling(self.async_scheduling))
+        values.update(
+            dtype=dtype,
+            device=self.resolve_device(),
+            max_model_len=max_model_len,
+            async_scheduling=resolve_async_scheduling(self.async_scheduling),
+        )
         return EngineConfig(**values)
 
     # ---- the keywords of LLM(...) ------------------------------------------------------------------
@@ -124,8 +152,9 @@ class EngineArgs:
 
     # ---- the flags of the CLI ----------------------------------------------------------------------
     @classmethod
-    def add_cli_args(cls, parser: argparse.ArgumentParser,
-                     defaults: Mapping[str, Any] | None = None) -> argparse._ArgumentGroup:
+    def add_cli_args(
+        cls, parser: argparse.ArgumentParser, defaults: Mapping[str, Any] | None = None
+    ) -> argparse._ArgumentGroup:
         """One flag per setting (`--max-num-seqs`, `--enable-prefix-caching/--no-...`), in an "engine" group.
 
         `defaults` replaces a setting's default for one command (bench runs "Qwen3-0.6B" dummy weights)."""

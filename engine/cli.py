@@ -1,4 +1,5 @@
 """`engine generate | serve | bench`: vLLM's flag names; a user mistake is one line on stderr and exit code 2."""
+
 from __future__ import annotations
 
 import argparse
@@ -13,21 +14,32 @@ from engine.utils import cpu_threads, require_engine_extra
 def _generate_parser(sub: argparse._SubParsersAction) -> None:
     from engine.args import EngineArgs
 
-    p = sub.add_parser("generate", help="generate text for one or more prompts",
-                       description="Generate a completion for each PROMPT and print it, then a tokens/s line. "
-                                   "--max-num-seqs defaults to the number of prompts (at most 256).")
+    p = sub.add_parser(
+        "generate",
+        help="generate text for one or more prompts",
+        description="Generate a completion for each PROMPT and print it, then a tokens/s line. "
+        "--max-num-seqs defaults to the number of prompts (at most 256).",
+    )
     p.add_argument("prompts", nargs="+", metavar="PROMPT")
-    EngineArgs.add_cli_args(p, defaults={"max_num_seqs": None})   # None: the number of prompts, at most 256
+    EngineArgs.add_cli_args(p, defaults={"max_num_seqs": None})  # None: the number of prompts, at most 256
     p.add_argument("--max-tokens", type=int, default=256)
     p.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (the default here)")
     p.add_argument("--top-p", type=float, default=1.0)
     p.add_argument("--top-k", type=int, default=0)
     p.add_argument("--ignore-eos", action="store_true")
-    p.add_argument("--no-chat-template", dest="chat_template", action="store_false",
-                   help="send the prompt as raw text instead of a chat turn")
-    p.add_argument("--cpu-threads", type=int, default=None,
-                   help="torch threads on CPU (default: the cores not already busy, from the load average; "
-                        "OMP_NUM_THREADS, when set, wins)")
+    p.add_argument(
+        "--no-chat-template",
+        dest="chat_template",
+        action="store_false",
+        help="send the prompt as raw text instead of a chat turn",
+    )
+    p.add_argument(
+        "--cpu-threads",
+        type=int,
+        default=None,
+        help="torch threads on CPU (default: the cores not already busy, from the load average; "
+        "OMP_NUM_THREADS, when set, wins)",
+    )
     p.set_defaults(func=run_generate)
 
 
@@ -37,14 +49,21 @@ def run_generate(args: argparse.Namespace) -> int:
     from engine.args import EngineArgs
     from engine.llm import LLM
     from engine.sampling_params import SamplingParams
+
     if args.max_num_seqs is None:
         args.max_num_seqs = min(len(args.prompts), 256)
     eargs = EngineArgs.from_cli_args(args)
     threads = cpu_threads(args.cpu_threads) if eargs.resolve_device().type == "cpu" else None
     if threads is not None:
         torch.set_num_threads(threads)
-    sp = SamplingParams(max_tokens=args.max_tokens, temperature=args.temperature, top_p=args.top_p,
-                        top_k=args.top_k, seed=None, ignore_eos=args.ignore_eos)
+    sp = SamplingParams(
+        max_tokens=args.max_tokens,
+        temperature=args.temperature,
+        top_p=args.top_p,
+        top_k=args.top_k,
+        seed=None,
+        ignore_eos=args.ignore_eos,
+    )
     llm = LLM.from_engine_args(eargs)
     tok = llm.get_tokenizer()
     if args.chat_template and tok is not None and tok.chat_template is not None:
@@ -73,8 +92,10 @@ def throughput_line(llm, outputs) -> str:
     decode = f"{decode_tokens / (t2 - t1):,.1f} tok/s" if t2 > t1 and decode_tokens > 0 else "n/a"
     cfg = llm.config
     name = llm.engine_core.loaded.name
-    return (f"[engine] {name} on {cfg.device.type} ({str(cfg.dtype).removeprefix('torch.')}): "
-            f"prefill {prompt} tok at {prefill}, decode {decode_tokens} tok at {decode}")
+    return (
+        f"[engine] {name} on {cfg.device.type} ({str(cfg.dtype).removeprefix('torch.')}): "
+        f"prefill {prompt} tok at {prefill}, decode {decode_tokens} tok at {decode}"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -100,7 +121,7 @@ def _version_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if argv[:1] == ["--version"]:   # answered without the `engine` extra
+        if argv[:1] == ["--version"]:  # answered without the `engine` extra
             _version_parser().parse_args(argv)
         require_engine_extra()
         args = build_parser().parse_args(argv)

@@ -4,6 +4,7 @@
 record once the model is known. The value tables every layer shares live here too: dtype spellings, load formats
 and attention backends, each defined once.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,15 +16,20 @@ from engine.errors import EngineError
 
 # Accepted spellings of a dtype -> the torch dtype; "auto" is resolved by resolve_dtype.
 DTYPES: dict[str, torch.dtype] = {
-    "float32": torch.float32, "fp32": torch.float32, "float": torch.float32,
-    "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
-    "float16": torch.float16, "fp16": torch.float16, "half": torch.float16,
+    "float32": torch.float32,
+    "fp32": torch.float32,
+    "float": torch.float32,
+    "bfloat16": torch.bfloat16,
+    "bf16": torch.bfloat16,
+    "float16": torch.float16,
+    "fp16": torch.float16,
+    "half": torch.float16,
 }
 LOAD_FORMATS = ("auto", "hf", "gguf", "dummy")
-ATTENTION_BACKENDS = ("auto", "triton", "torch")   # auto: triton on cuda when it can run, torch otherwise
+ATTENTION_BACKENDS = ("auto", "triton", "torch")  # auto: triton on cuda when it can run, torch otherwise
 
 
-ENV_ASYNC_SCHEDULING = "ENGINE_ASYNC_SCHEDULING"   # the rollback switch of the async scheduler (engine_core.py)
+ENV_ASYNC_SCHEDULING = "ENGINE_ASYNC_SCHEDULING"  # the rollback switch of the async scheduler (engine_core.py)
 _ON, _OFF = ("1", "true", "on", "yes"), ("0", "false", "off", "no")
 
 
@@ -36,8 +42,9 @@ def resolve_async_scheduling(asked: bool | None) -> bool:
         return True
     if value in _OFF:
         return False
-    raise EngineError(f"{ENV_ASYNC_SCHEDULING}={value!r} is neither 0 nor 1; set it to 0 (one step at a time) or 1, "
-                      f"or unset it")
+    raise EngineError(
+        f"{ENV_ASYNC_SCHEDULING}={value!r} is neither 0 nor 1; set it to 0 (one step at a time) or 1, or unset it"
+    )
 
 
 def dtype_name(dtype: torch.dtype) -> str:
@@ -61,21 +68,22 @@ def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device | str) -
 class EngineConfig:
     """Every field of EngineArgs, with dtype, device and max_model_len resolved (tests/engine/test_args.py keeps
     the two field lists equal)."""
-    model: str | None                # as given; None: the embedded default model
+
+    model: str | None  # as given; None: the embedded default model
     load_format: str
-    dtype: torch.dtype               # the loaded model's dtype
+    dtype: torch.dtype  # the loaded model's dtype
     device: torch.device
     seed: int
     max_num_seqs: int
     max_num_batched_tokens: int
-    max_model_len: int               # the model's context length unless a shorter one was asked for
+    max_model_len: int  # the model's context length unless a shorter one was asked for
     block_size: int
     enable_prefix_caching: bool
     enable_chunked_prefill: bool
     gpu_memory_utilization: float
-    num_blocks: int | None           # None: CUDA profiles, CPU caps the cache at cpu_kv_cache_gib
+    num_blocks: int | None  # None: CUDA profiles, CPU caps the cache at cpu_kv_cache_gib
     cpu_kv_cache_gib: float
-    enforce_eager: bool | None       # None: CUDA graphs where they can run (engine/worker/cuda_graphs.py)
-    async_scheduling: bool           # resolved: the flag, else ENGINE_ASYNC_SCHEDULING, else on
-    attention_backend: str           # as asked for; the runner records what "auto" picked
+    enforce_eager: bool | None  # None: CUDA graphs where they can run (engine/worker/cuda_graphs.py)
+    async_scheduling: bool  # resolved: the flag, else ENGINE_ASYNC_SCHEDULING, else on
+    attention_backend: str  # as asked for; the runner records what "auto" picked
     max_capture_size: int | None

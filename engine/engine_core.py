@@ -11,6 +11,7 @@ Depth 2 (vLLM's batch queue, mini-sglang's overlap scheduler) schedules step N+1
 the host's scheduling, input preparation and launches hide behind the device's work; tokens reach the host one
 step late and the scheduler accounts for them (engine/core/scheduler.py: placeholders, late stops dropped).
 """
+
 from __future__ import annotations
 
 import random
@@ -36,8 +37,10 @@ class EngineCore:
         """`config` resolved for `loaded` (EngineCore.from_args does both)."""
         dtype = next(loaded.model.parameters()).dtype
         if config.dtype != dtype:
-            raise EngineError(f"the config says dtype {config.dtype} but the model loaded in {dtype}; build the "
-                              f"config with EngineArgs.create_engine_config(dtype=...) of this model")
+            raise EngineError(
+                f"the config says dtype {config.dtype} but the model loaded in {dtype}; build the "
+                f"config with EngineArgs.create_engine_config(dtype=...) of this model"
+            )
         self.config = config
         self.loaded = loaded
         self.model_config = loaded.config
@@ -46,44 +49,69 @@ class EngineCore:
         if not eos and self.tokenizer is not None:
             eos = tuple(self.tokenizer.eos_token_ids)
         self.eos_token_ids = frozenset(eos)
-        self.runner = ModelRunner(config, loaded.model, self.model_config, keep_logits=keep_logits,
-                                  eos_token_ids=self.eos_token_ids)
+        self.runner = ModelRunner(
+            config, loaded.model, self.model_config, keep_logits=keep_logits, eos_token_ids=self.eos_token_ids
+        )
         self.num_blocks = self.runner.determine_num_blocks()
         self.runner.initialize_kv_cache(self.num_blocks)
         self.scheduler = Scheduler(
-            max_num_seqs=config.max_num_seqs, max_num_batched_tokens=config.max_num_batched_tokens,
-            max_model_len=config.max_model_len, num_blocks=self.num_blocks, block_size=config.block_size,
-            enable_prefix_caching=config.enable_prefix_caching, enable_chunked_prefill=config.enable_chunked_prefill)
-        self._seed_rng = random.Random(config.seed)   # seeds for requests that bring none
-        self.num_steps = 0                  # steps whose output was processed
+            max_num_seqs=config.max_num_seqs,
+            max_num_batched_tokens=config.max_num_batched_tokens,
+            max_model_len=config.max_model_len,
+            num_blocks=self.num_blocks,
+            block_size=config.block_size,
+            enable_prefix_caching=config.enable_prefix_caching,
+            enable_chunked_prefill=config.enable_chunked_prefill,
+        )
+        self._seed_rng = random.Random(config.seed)  # seeds for requests that bring none
+        self.num_steps = 0  # steps whose output was processed
         self.depth = 2 if config.async_scheduling else 1
-        self._in_flight: deque[tuple[SchedulerOutput, AsyncModelRunnerOutput]] = deque()   # oldest first
+        self._in_flight: deque[tuple[SchedulerOutput, AsyncModelRunnerOutput]] = deque()  # oldest first
 
     @classmethod
     def from_args(cls, args: EngineArgs, loaded: LoadedModel | None = None, keep_logits: bool = False) -> EngineCore:
         """Load the model (unless given), resolve the config against it, build the engine."""
         device = args.resolve_device()
-        if args.attention_backend == "triton":   # fail before the model loads, not after
+        if args.attention_backend == "triton":  # fail before the model loads, not after
             require_triton(device, block_size=args.block_size)
         if loaded is None:
-            loaded = load_model(args.model or default_model_path(), load_format=args.load_format,
-                                dtype=resolve_dtype(args.dtype, device), device=device, seed=args.seed)
-        config = args.create_engine_config(dtype=next(loaded.model.parameters()).dtype,
-                                           max_position_embeddings=loaded.config.max_position_embeddings)
+            loaded = load_model(
+                args.model or default_model_path(),
+                load_format=args.load_format,
+                dtype=resolve_dtype(args.dtype, device),
+                device=device,
+                seed=args.seed,
+            )
+        config = args.create_engine_config(
+            dtype=next(loaded.model.parameters()).dtype, max_position_embeddings=loaded.config.max_position_embeddings
+        )
         return cls(config, loaded, keep_logits=keep_logits)
 
     @property
     def vocab_size(self) -> int:
         return self.model_config.vocab_size
 
-    def add_request(self, request_id: str, prompt_token_ids: list[int], sampling_params: SamplingParams,
-                    prompt: str | None = None, arrival_time: float | None = None) -> Request:
+    def add_request(
+        self,
+        request_id: str,
+        prompt_token_ids: list[int],
+        sampling_params: SamplingParams,
+        prompt: str | None = None,
+        arrival_time: float | None = None,
+    ) -> Request:
         if not prompt_token_ids:
             raise EngineError(f"request {request_id!r} has an empty prompt")
         sampling_params.check_model(self.vocab_size)
         seed = sampling_params.seed if sampling_params.seed is not None else self._seed_rng.getrandbits(63)
-        req = Request(request_id, prompt_token_ids, sampling_params, eos_token_ids=self.eos_token_ids,
-                      sampling_seed=seed & _SEED_MASK, arrival_time=arrival_time, prompt=prompt)
+        req = Request(
+            request_id,
+            prompt_token_ids,
+            sampling_params,
+            eos_token_ids=self.eos_token_ids,
+            sampling_seed=seed & _SEED_MASK,
+            arrival_time=arrival_time,
+            prompt=prompt,
+        )
         self.scheduler.add_request(req)
         return req
 
@@ -110,7 +138,7 @@ class EngineCore:
 
         Returns (the requests that finished, the processed step's output: the requests whose new token reached the
         host now, with those tokens); both empty while the pipeline fills."""
-        sched = self.scheduler.schedule()   # an empty one still tells the runner which slots to drop
+        sched = self.scheduler.schedule()  # an empty one still tells the runner which slots to drop
         handle = self.runner.execute_model(sched)
         if not sched.is_empty:
             self._in_flight.append((sched, handle))

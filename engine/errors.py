@@ -1,4 +1,5 @@
 """User-facing engine errors: one clear line naming the file, the value and the fix, never a traceback."""
+
 from __future__ import annotations
 
 

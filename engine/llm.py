@@ -1,4 +1,5 @@
 """LLM: the offline entry point, vLLM's shape. `LLM(model).generate(prompts, SamplingParams(...))`."""
+
 from __future__ import annotations
 
 import itertools
@@ -46,10 +47,14 @@ class LLM:
         return self.engine_core.tokenizer
 
     # ---- generation --------------------------------------------------------------------------------
-    def generate(self, prompts: PromptType | Sequence[PromptType],
-                 sampling_params: SamplingParams | Sequence[SamplingParams] | None = None, *,
-                 use_tqdm: bool = True, on_request_finished: Callable[[RequestOutput], None] | None = None,
-                 ) -> list[RequestOutput]:
+    def generate(
+        self,
+        prompts: PromptType | Sequence[PromptType],
+        sampling_params: SamplingParams | Sequence[SamplingParams] | None = None,
+        *,
+        use_tqdm: bool = True,
+        on_request_finished: Callable[[RequestOutput], None] | None = None,
+    ) -> list[RequestOutput]:
         """Run every prompt to completion; outputs come back in input order.
 
         on_request_finished(RequestOutput) is called as each request finishes (progress / bench timing hook).
@@ -66,13 +71,16 @@ class LLM:
         else:
             params = list(sampling_params)
             if len(params) != len(prompts):
-                raise EngineError(f"got {len(params)} SamplingParams for {len(prompts)} prompts; pass one, "
-                                  f"or one per prompt")
+                raise EngineError(
+                    f"got {len(params)} SamplingParams for {len(prompts)} prompts; pass one, or one per prompt"
+                )
         for sp in params:
             sp.validate()
             if sp.stop and self.engine_core.tokenizer is None:
-                raise EngineError(f"model {self.engine_core.loaded.name} has no tokenizer, so stop strings cannot be "
-                                  f"matched; use SamplingParams(stop_token_ids=[...])")
+                raise EngineError(
+                    f"model {self.engine_core.loaded.name} has no tokenizer, so stop strings cannot be "
+                    f"matched; use SamplingParams(stop_token_ids=[...])"
+                )
         token_lists = [self._prompt_token_ids(i, p) for i, p in enumerate(prompts)]
         core = self.engine_core
         requests: list[Request] = []
@@ -83,21 +91,29 @@ class LLM:
             requests.append(req)
         return self._run(requests, use_tqdm, on_request_finished)
 
-    def chat(self, messages: list[dict[str, Any]] | Sequence[list[dict[str, Any]]],
-             sampling_params: SamplingParams | Sequence[SamplingParams] | None = None, *,
-             use_tqdm: bool = True, on_request_finished: Callable[[RequestOutput], None] | None = None,
-             chat_template_kwargs: dict[str, Any] | None = None) -> list[RequestOutput]:
+    def chat(
+        self,
+        messages: list[dict[str, Any]] | Sequence[list[dict[str, Any]]],
+        sampling_params: SamplingParams | Sequence[SamplingParams] | None = None,
+        *,
+        use_tqdm: bool = True,
+        on_request_finished: Callable[[RequestOutput], None] | None = None,
+        chat_template_kwargs: dict[str, Any] | None = None,
+    ) -> list[RequestOutput]:
         """One conversation ([{"role", "content"}, ...]) or a list of them, rendered by the chat template."""
         tok = self._require_tokenizer("chat messages")
         conversations = [messages] if messages and isinstance(messages[0], dict) else list(messages)
-        prompts = [tok.apply_chat_template(c, add_generation_prompt=True, **(chat_template_kwargs or {}))
-                   for c in conversations]
+        prompts = [
+            tok.apply_chat_template(c, add_generation_prompt=True, **(chat_template_kwargs or {}))
+            for c in conversations
+        ]
         # The template already wrote the special tokens (BOS included): encode without adding more.
         items = [{"prompt": p, "prompt_token_ids": tok.encode(p, add_special_tokens=False)} for p in prompts]
         return self.generate(items, sampling_params, use_tqdm=use_tqdm, on_request_finished=on_request_finished)
 
-    def _run(self, requests: list[Request], use_tqdm: bool,
-             on_request_finished: Callable[[RequestOutput], None] | None) -> list[RequestOutput]:
+    def _run(
+        self, requests: list[Request], use_tqdm: bool, on_request_finished: Callable[[RequestOutput], None] | None
+    ) -> list[RequestOutput]:
         core, processor = self.engine_core, self.output_processor
         done: dict[str, RequestOutput] = {}
         progress = _Progress(len(requests)) if use_tqdm and sys.stderr.isatty() else None
@@ -110,7 +126,7 @@ class LLM:
                 # step before (engine/engine_core.py); a token dropped after a late stop names a forgotten request.
                 moved = result.req_ids if processor.wants_every_step else []
                 processed = processor.process_outputs([*moved, *(r.request_id for r in finished)])
-                core.abort_requests(processed.reqs_to_abort)   # a stop string ended them: free their blocks now
+                core.abort_requests(processed.reqs_to_abort)  # a stop string ended them: free their blocks now
                 for out in processed.finished:
                     done[out.request_id] = out
                     if on_request_finished is not None:
@@ -132,8 +148,10 @@ class LLM:
     def _require_tokenizer(self, what: str):
         tok = self.engine_core.tokenizer
         if tok is None:
-            raise EngineError(f"model {self.engine_core.loaded.name} has no tokenizer, so {what} cannot be "
-                              f"encoded; pass {{'prompt_token_ids': [...]}} instead")
+            raise EngineError(
+                f"model {self.engine_core.loaded.name} has no tokenizer, so {what} cannot be "
+                f"encoded; pass {{'prompt_token_ids': [...]}} instead"
+            )
         return tok
 
     def _prompt_token_ids(self, index: int, prompt: PromptType) -> list[int]:
@@ -145,8 +163,10 @@ class LLM:
         elif isinstance(prompt, dict) and isinstance(prompt.get("prompt"), str):
             ids = self._require_tokenizer("text prompts").encode(prompt["prompt"])
         else:
-            raise EngineError(f"{where} must be a string, {{'prompt': str}} or {{'prompt_token_ids': [int, ...]}}, "
-                              f"got {type(prompt).__name__}")
+            raise EngineError(
+                f"{where} must be a string, {{'prompt': str}} or {{'prompt_token_ids': [int, ...]}}, "
+                f"got {type(prompt).__name__}"
+            )
         arr = np.asarray(ids)
         if arr.size == 0:
             raise EngineError(f"{where} is empty: it needs at least one token")
@@ -156,12 +176,15 @@ class LLM:
         bad = (arr < 0) | (arr >= vocab)
         if bad.any():
             pos = int(np.argmax(bad))
-            raise EngineError(f"{where}: token id {int(arr[pos])} at position {pos} is outside the vocabulary "
-                              f"[0, {vocab})")
+            raise EngineError(
+                f"{where}: token id {int(arr[pos])} at position {pos} is outside the vocabulary [0, {vocab})"
+            )
         max_len = self.config.max_model_len
         if arr.size > max_len:
-            raise EngineError(f"{where} has {arr.size} tokens, longer than the context (max_model_len={max_len}); "
-                              f"shorten it or raise --max-model-len")
+            raise EngineError(
+                f"{where} has {arr.size} tokens, longer than the context (max_model_len={max_len}); "
+                f"shorten it or raise --max-model-len"
+            )
         return arr.tolist()
 
 
@@ -170,6 +193,7 @@ class _Progress:
 
     def __init__(self, total: int) -> None:
         from rich.progress import Progress
+
         self._bar = Progress(transient=True)
         self._task = self._bar.add_task("generating", total=total)
         self._bar.start()

@@ -3,6 +3,7 @@
 All times are time.perf_counter() seconds (monotonic, same clock for every request of a process), so
 TTFT / TPOT / ITL are differences of these stamps.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -10,13 +11,13 @@ from dataclasses import dataclass, field
 
 @dataclass
 class RequestMetrics:
-    arrival_time: float                     # request added to the engine
+    arrival_time: float  # request added to the engine
     first_scheduled_time: float | None = None
-    first_token_time: float | None = None   # first output token reached the host
-    token_times: list[float] = field(default_factory=list)   # host arrival stamp of every output token
+    first_token_time: float | None = None  # first output token reached the host
+    token_times: list[float] = field(default_factory=list)  # host arrival stamp of every output token
     finished_time: float | None = None
     num_prompt_tokens: int = 0
-    num_cached_tokens: int = 0              # prompt tokens served from the prefix cache
+    num_cached_tokens: int = 0  # prompt tokens served from the prefix cache
     num_preemptions: int = 0
 
     @property
@@ -41,9 +42,10 @@ class RequestMetrics:
 class Logprobs:
     """One position's log-probabilities (natural log, over the raw model logits, as vLLM's default): the chosen
     token first (the sampled one, or the prompt's next token), then the top-N of the distribution, best first."""
+
     token_ids: list[int]
     logprobs: list[float]
-    rank: int                   # of the chosen token in the distribution (1 = the most likely)
+    rank: int  # of the chosen token in the distribution (1 = the most likely)
 
 
 @dataclass
@@ -51,9 +53,9 @@ class CompletionOutput:
     index: int
     text: str
     token_ids: list[int]
-    finish_reason: str | None   # "length" | "stop" | "abort" | None while running
-    stop_reason: int | str | None = None   # the stop token id or stop string that ended it (None: EOS or length)
-    logprobs: list[Logprobs] | None = None   # one per token, when SamplingParams.logprobs is set
+    finish_reason: str | None  # "length" | "stop" | "abort" | None while running
+    stop_reason: int | str | None = None  # the stop token id or stop string that ended it (None: EOS or length)
+    logprobs: list[Logprobs] | None = None  # one per token, when SamplingParams.logprobs is set
     cumulative_logprob: float | None = None  # sum of the chosen tokens' logprobs, with logprobs
 
     @property

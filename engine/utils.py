@@ -1,5 +1,6 @@
 """Small helpers that depend on nothing else in the engine: integer ceil-division, CPU thread count, optional
 packages named in one line."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -34,8 +35,15 @@ def cpu_threads(requested: int | None) -> int | None:
 
 # The distribution and its extras (pyproject.toml): the base install is `roadmap` alone.
 DISTRIBUTION = "evident-roadmap"
-EXTRA_OF = {"gguf": "engine", "aiohttp": "engine", "pydantic": "engine", "prometheus_client": "engine", "matplotlib": "bench",
-            "transformers": "bench", "accelerate": "bench"}
+EXTRA_OF = {
+    "gguf": "engine",
+    "aiohttp": "engine",
+    "pydantic": "engine",
+    "prometheus_client": "engine",
+    "matplotlib": "bench",
+    "transformers": "bench",
+    "accelerate": "bench",
+}
 # What every engine command imports (the `engine` extra less triton, optional on CPU, the server's aiohttp,
 # pydantic and prometheus-client, and gguf, read only for a .gguf model: a dummy-weight run on a GPU machine
 # without it still works; engine/model/gguf_loader.py asks for it where it reads one).
@@ -51,7 +59,7 @@ def missing_modules(modules: tuple[str, ...]) -> list[str]:
     for module in modules:
         try:
             found = importlib.util.find_spec(module) is not None
-        except (ImportError, ValueError):   # a module set to None in sys.modules, or a broken parent package
+        except (ImportError, ValueError):  # a module set to None in sys.modules, or a broken parent package
             found = False
         if not found:
             out.append(module)
@@ -63,13 +71,17 @@ def require_package(module: str, needed_for: str, package: str | None = None, al
     if missing_modules((module,)):
         extra = EXTRA_OF.get(module)
         fix = f"install the `{extra}` extra: {install_hint(extra)}" if extra else f"pip install {package or module}"
-        raise EngineError(f"{needed_for} needs {package or module}, which is not installed; {fix}"
-                          + (f" ({alternative})" if alternative else ""))
+        raise EngineError(
+            f"{needed_for} needs {package or module}, which is not installed; {fix}"
+            + (f" ({alternative})" if alternative else "")
+        )
 
 
 def require_engine_extra() -> None:
     """Every engine command needs the `engine` extra; without it, one line that says so (not an ImportError)."""
     missing = missing_modules(ENGINE_MODULES)
     if missing:
-        raise EngineError(f"the engine needs {', '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} "
-                          f"not installed; install the `engine` extra: {install_hint('engine')}")
+        raise EngineError(
+            f"the engine needs {', '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} "
+            f"not installed; install the `engine` extra: {install_hint('engine')}"
+        )

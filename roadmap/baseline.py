@@ -1,5 +1,6 @@
 """Baselines: accept today's findings, fail only on new ones. Keyed by content fingerprints, not line numbers,
 so editing lines above a known finding does not make it "new"."""
+
 from __future__ import annotations
 
 import json
@@ -11,7 +12,7 @@ from roadmap.findings import Finding
 from roadmap.safefs import Declined, read_file, write_atomic
 
 SCHEMA_VERSION = 1
-MAX_BYTES = 64 << 20     # a baseline of ~200,000 findings; past this it is not read
+MAX_BYTES = 64 << 20  # a baseline of ~200,000 findings; past this it is not read
 
 
 class BaselineError(Exception):
@@ -19,8 +20,10 @@ class BaselineError(Exception):
 
 
 def write_baseline(path: Path, findings: list[Finding]) -> None:
-    entries = sorted(({"fingerprint": f.fingerprint, "code": f.code, "path": f.path, "message": f.message}
-                      for f in findings), key=lambda e: (e["path"], e["code"], e["fingerprint"], e["message"]))
+    entries = sorted(
+        ({"fingerprint": f.fingerprint, "code": f.code, "path": f.path, "message": f.message} for f in findings),
+        key=lambda e: (e["path"], e["code"], e["fingerprint"], e["message"]),
+    )
     doc = {"schema_version": SCHEMA_VERSION, "tool": "roadmap", "findings": entries}
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode("utf-8"))
@@ -31,20 +34,29 @@ def load_baseline(path: Path) -> Counter[str]:
     try:
         doc = safejson.loads(read_file(path, MAX_BYTES), max_bytes=MAX_BYTES)
     except FileNotFoundError:
-        raise BaselineError(f"baseline {path} does not exist; create it with `roadmap lint --write-baseline {path}`") \
-            from None
+        raise BaselineError(
+            f"baseline {path} does not exist; create it with `roadmap lint --write-baseline {path}`"
+        ) from None
     except safejson.JsonError as exc:
-        raise BaselineError(f"baseline {path}:{exc.lineno}:{exc.colno}: not readable JSON ({exc.msg}); "
-                            f"regenerate it with `roadmap lint --write-baseline {path}`") from None
+        raise BaselineError(
+            f"baseline {path}:{exc.lineno}:{exc.colno}: not readable JSON ({exc.msg}); "
+            f"regenerate it with `roadmap lint --write-baseline {path}`"
+        ) from None
     except (OSError, Declined) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise BaselineError(f"baseline {path} cannot be read ({why}); regenerate it with "
-                            f"`roadmap lint --write-baseline {path}`") from None
+        raise BaselineError(
+            f"baseline {path} cannot be read ({why}); regenerate it with `roadmap lint --write-baseline {path}`"
+        ) from None
     entries = doc.get("findings") if isinstance(doc, dict) else None
-    if not isinstance(entries, list) or doc.get("schema_version") != SCHEMA_VERSION or not all(
-            isinstance(e, dict) and isinstance(e.get("fingerprint"), str) for e in entries):
-        raise BaselineError(f"baseline {path} is not a roadmap baseline (schema_version {SCHEMA_VERSION}); "
-                            f"regenerate it with `roadmap lint --write-baseline {path}`")
+    if (
+        not isinstance(entries, list)
+        or doc.get("schema_version") != SCHEMA_VERSION
+        or not all(isinstance(e, dict) and isinstance(e.get("fingerprint"), str) for e in entries)
+    ):
+        raise BaselineError(
+            f"baseline {path} is not a roadmap baseline (schema_version {SCHEMA_VERSION}); "
+            f"regenerate it with `roadmap lint --write-baseline {path}`"
+        )
     return Counter(e["fingerprint"] for e in entries)
 
 

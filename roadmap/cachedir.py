@@ -5,6 +5,7 @@ returns the body only when the header and checksum agree; anything else (truncat
 version) is None, and the caller rebuilds. The checksum catches damage, not malice: callers still decode
 the body as untrusted data (JSON, validated field by field, never pickle).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -15,7 +16,7 @@ from roadmap.safefs import write_atomic as _replace_file
 
 CACHE_DIR = ".roadmap_cache"
 _IGNORE = "# created by roadmap; the whole directory is a cache\n*\n"
-MAX_CACHE_BYTES = 256 << 20   # one cache file (the history index of a very large repository); past it, rebuilt
+MAX_CACHE_BYTES = 256 << 20  # one cache file (the history index of a very large repository); past it, rebuilt
 
 
 def cache_root(root: str | Path) -> Path:

@@ -3,6 +3,7 @@
 Exit codes (roadmap/exits.py): 0 no finding at or above --fail-on, 1 findings, 2 usage/config/git error (one
 line on stderr), 3 internal error (a bug in roadmap).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,90 +55,159 @@ class CliError(UsageError):
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="roadmap", formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="roadmap",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Lint engineering records (markdown roadmaps, punch-lists, coordination logs, benchmark "
-                    "records) against git history and benchmark evidence.",
-        epilog="run `roadmap lint --help` for the linter's options and examples, `roadmap rule` for the rules.")
+        "records) against git history and benchmark evidence.",
+        epilog="run `roadmap lint --help` for the linter's options and examples, `roadmap rule` for the rules.",
+    )
     p.add_argument("--version", action="version", version=f"roadmap {roadmap.__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    lint = sub.add_parser("lint", help="check the records and report stale or broken statements",
-                          formatter_class=argparse.RawDescriptionHelpFormatter,
-                          epilog=LINT_EPILOG.format(exit_status=exits.HELP),
-                          description="Check the records of a git repository and report findings.")
-    lint.add_argument("paths", nargs="*", metavar="PATH",
-                      help="record files or directories to report (the whole repository is read as context); "
-                           "default: the repository containing the current directory")
-    lint.add_argument("--output-format", "--format", dest="output_format", choices=FORMATS, default=None,
-                      metavar="FORMAT", help="full (`text` is its older name), concise, json, sarif, github or "
-                                             "markdown; default: output_format from config, else full")
+    lint = sub.add_parser(
+        "lint",
+        help="check the records and report stale or broken statements",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=LINT_EPILOG.format(exit_status=exits.HELP),
+        description="Check the records of a git repository and report findings.",
+    )
+    lint.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="record files or directories to report (the whole repository is read as context); "
+        "default: the repository containing the current directory",
+    )
+    lint.add_argument(
+        "--output-format",
+        "--format",
+        dest="output_format",
+        choices=FORMATS,
+        default=None,
+        metavar="FORMAT",
+        help="full (`text` is its older name), concise, json, sarif, github or "
+        "markdown; default: output_format from config, else full",
+    )
     lint.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
-    lint.add_argument("--select", metavar="CODES", help="comma-separated rule code prefixes to run, e.g. RL3,RL401 "
-                                                        "(replaces the config's select)")
+    lint.add_argument(
+        "--select",
+        metavar="CODES",
+        help="comma-separated rule code prefixes to run, e.g. RL3,RL401 (replaces the config's select)",
+    )
     lint.add_argument("--extend-select", metavar="CODES", help="rule code prefixes to run besides the selected ones")
     lint.add_argument("--ignore", metavar="CODES", help="comma-separated rule code prefixes not to run")
-    lint.add_argument("--fail-on", choices=FAIL_ON, default=None,
-                      help="lowest severity that makes the exit status 1 (default: fail_on from config, else error)")
-    lint.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings (2 and 3 still "
-                                                               "report errors)")
-    lint.add_argument("-q", "--quiet", action="store_true", help="print the findings and nothing else (no summary "
-                                                                 "line, no notes on stderr)")
-    lint.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                      help="colour in the full and concise formats (auto: on a terminal, unless NO_COLOR is set)")
-    lint.add_argument("--force-exclude", action="store_true",
-                      help="lint a named file only if the `records` globs select it and `exclude` does not (the "
-                           "pre-commit hook passes this with the changed files)")
+    lint.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default=None,
+        help="lowest severity that makes the exit status 1 (default: fail_on from config, else error)",
+    )
+    lint.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when there are findings (2 and 3 still report errors)"
+    )
+    lint.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print the findings and nothing else (no summary line, no notes on stderr)",
+    )
+    lint.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour in the full and concise formats (auto: on a terminal, unless NO_COLOR is set)",
+    )
+    lint.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="lint a named file only if the `records` globs select it and `exclude` does not (the "
+        "pre-commit hook passes this with the changed files)",
+    )
     fix = lint.add_mutually_exclusive_group()
-    fix.add_argument("--fix", action="store_true", help="apply safe fixes to the record files (only the lines "
-                                                        "the fixes name), then report what is left")
-    fix.add_argument("--diff", action="store_true", help="print the safe fixes as a unified diff; change nothing "
-                                                         "(exit 1 when there is something to fix)")
+    fix.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply safe fixes to the record files (only the lines the fixes name), then report what is left",
+    )
+    fix.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the safe fixes as a unified diff; change nothing (exit 1 when there is something to fix)",
+    )
     lint.add_argument("--statistics", action="store_true", help="print the number of findings per rule code")
     lint.add_argument("--at", metavar="REV", help="lint the records as they were at REV (a sha, branch or tag)")
     lint.add_argument("--since", metavar="REV", help="report only findings on record lines changed since REV")
     lint.add_argument("--baseline", metavar="FILE", help="hide findings recorded in FILE (by fingerprint)")
     lint.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE and exit 0")
-    lint.add_argument("--no-cache", action="store_true", help="do not read or write .roadmap_cache/ (history index, parsed records)")
-    lint.add_argument("--config", metavar="FILE", help="config file (roadmap.yaml, or a TOML file with "
-                                                       "[tool.roadmap]); default: roadmap.yaml or pyproject.toml")
+    lint.add_argument(
+        "--no-cache", action="store_true", help="do not read or write .roadmap_cache/ (history index, parsed records)"
+    )
+    lint.add_argument(
+        "--config",
+        metavar="FILE",
+        help="config file (roadmap.yaml, or a TOML file with [tool.roadmap]); default: roadmap.yaml or pyproject.toml",
+    )
     lint.set_defaults(func=cmd_lint)
 
-    rule = sub.add_parser("rule", help="explain a rule (all rules listed without CODE)",
-                          formatter_class=argparse.RawDescriptionHelpFormatter,
-                          epilog="examples:\n  roadmap rule           list every rule\n  roadmap rule RL301     "
-                                 "what RL301 checks, why, an example and the fix")
+    rule = sub.add_parser(
+        "rule",
+        help="explain a rule (all rules listed without CODE)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  roadmap rule           list every rule\n  roadmap rule RL301     "
+        "what RL301 checks, why, an example and the fix",
+    )
     rule.add_argument("code", nargs="?", metavar="CODE", help="a rule code such as RL301")
     rule.set_defaults(func=cmd_rule)
 
-    rep = sub.add_parser("report", help="the coordination report: rows, evidence trends, open directives, claims, "
-                                        "findings as reconciliations (Markdown or one HTML file)",
-                         formatter_class=argparse.RawDescriptionHelpFormatter,
-                         epilog="examples:\n  roadmap report                          Markdown on stdout\n"
-                                "  roadmap report -o out/report.html       one self-contained HTML file\n"
-                                "  roadmap report -o \"$GITHUB_STEP_SUMMARY\"  a CI job summary (Markdown)")
-    rep.add_argument("path", nargs="?", default=None, metavar="PATH", help="the repository (default: the one "
-                                                                          "containing the current directory)")
+    rep = sub.add_parser(
+        "report",
+        help="the coordination report: rows, evidence trends, open directives, claims, "
+        "findings as reconciliations (Markdown or one HTML file)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  roadmap report                          Markdown on stdout\n"
+        "  roadmap report -o out/report.html       one self-contained HTML file\n"
+        '  roadmap report -o "$GITHUB_STEP_SUMMARY"  a CI job summary (Markdown)',
+    )
+    rep.add_argument(
+        "path",
+        nargs="?",
+        default=None,
+        metavar="PATH",
+        help="the repository (default: the one containing the current directory)",
+    )
     rep.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
-    rep.add_argument("--format", choices=("markdown", "html"), default=None,
-                     help="default: html when FILE ends in .html/.htm, else markdown")
+    rep.add_argument(
+        "--format",
+        choices=("markdown", "html"),
+        default=None,
+        help="default: html when FILE ends in .html/.htm, else markdown",
+    )
     rep.add_argument("--at", metavar="REV", help="the records (and history) as they were at REV")
     rep.add_argument("--no-cache", action="store_true", help="do not read or write .roadmap_cache/")
     rep.add_argument("--config", metavar="FILE", help="config file (default: roadmap.yaml or pyproject.toml)")
     rep.set_defaults(func=cmd_report)
 
-    ev = sub.add_parser("evidence", help="list or verify the benchmark evidence under the evidence root",
-                        formatter_class=argparse.RawDescriptionHelpFormatter,
-                        epilog="examples:\n  roadmap evidence list                       every entry, oldest first\n"
-                               "  roadmap evidence list --series throughput-nano-qwen3-0.6b --format json\n"
-                               "  roadmap evidence verify                     exit 1 if any result.json is invalid, "
-                               "names\n                                              a commit not in history, or "
-                               "was taken dirty")
+    ev = sub.add_parser(
+        "evidence",
+        help="list or verify the benchmark evidence under the evidence root",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  roadmap evidence list                       every entry, oldest first\n"
+        "  roadmap evidence list --series throughput-nano-qwen3-0.6b --format json\n"
+        "  roadmap evidence verify                     exit 1 if any result.json is invalid, "
+        "names\n                                              a commit not in history, or "
+        "was taken dirty",
+    )
     ev_sub = ev.add_subparsers(dest="action", metavar="ACTION")
     ev_sub.required = True
-    for action, helptext in (("list", "one line per evidence entry: date, name, series, row, commit, figure"),
-                             ("verify", "check every entry: result.json parses and follows the schema, its commit "
-                                        "is on HEAD's history, it was not taken dirty")):
+    for action, helptext in (
+        ("list", "one line per evidence entry: date, name, series, row, commit, figure"),
+        (
+            "verify",
+            "check every entry: result.json parses and follows the schema, its commit "
+            "is on HEAD's history, it was not taken dirty",
+        ),
+    ):
         a = ev_sub.add_parser(action, help=helptext, description=helptext)
         a.add_argument("names", nargs="*", metavar="NAME", help="only these entries (name or path)")
         a.add_argument("--path", default=None, metavar="PATH", help="the repository (default: the one containing cwd)")
@@ -158,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         return exits.INTERRUPTED
     except BrokenPipeError:
         return exits.OK
-    except Exception as exc:   # one line on stderr: the fix for a user's mistake, a bug report for ours
+    except Exception as exc:  # one line on stderr: the fix for a user's mistake, a bug report for ours
         return _report_error(exc)
 
 
@@ -173,8 +243,11 @@ def _report_error(exc: Exception) -> int:
             traceback.print_exception(exc.__cause__ or exc)
         what = str(exc) if isinstance(exc, RuleCrashed) else f"{type(exc).__name__}: {exc}"
         skip = f", or skip the rule with --ignore {exc.code}" if isinstance(exc, RuleCrashed) else ""
-        print(f"roadmap: internal error: {what}; this is a bug in roadmap, please report it (set ROADMAP_DEBUG=1 "
-              f"for the traceback{skip})", file=sys.stderr)
+        print(
+            f"roadmap: internal error: {what}; this is a bug in roadmap, please report it (set ROADMAP_DEBUG=1 "
+            f"for the traceback{skip})",
+            file=sys.stderr,
+        )
     return code
 
 
@@ -189,8 +262,10 @@ def _target(paths: list[str], config_file: str | None, command: str) -> tuple[Ta
 
 
 def _no_records(root: Path, config: Config) -> CliError:
-    return CliError(f"no record files match {', '.join(config.records)} in {root} (config: {config.source}); set "
-                    "`records` in [tool.roadmap] of pyproject.toml or in roadmap.yaml to the globs of your record files")
+    return CliError(
+        f"no record files match {', '.join(config.records)} in {root} (config: {config.source}); set "
+        "`records` in [tool.roadmap] of pyproject.toml or in roadmap.yaml to the globs of your record files"
+    )
 
 
 def _color(args: argparse.Namespace) -> bool:
@@ -224,7 +299,7 @@ def _emit(args: argparse.Namespace, data: str | bytes) -> None:
         with open(target, "wb") as fh:
             fh.write(raw)
         return
-    target.parent.mkdir(parents=True, exist_ok=True)     # as ruff's --output-file: `-o out/report.html` just works
+    target.parent.mkdir(parents=True, exist_ok=True)  # as ruff's --output-file: `-o out/report.html` just works
     write_atomic(target, raw, target.stat().st_mode & 0o7777 if target.exists() else None)
 
 
@@ -241,14 +316,21 @@ def cmd_lint(args: argparse.Namespace) -> int:
     config, narrowed, notes = target.apply(config, args.force_exclude)
     for line in notes:
         _note(args, line)
-    if target.narrowed and not narrowed.narrowed:   # every named path was left out: nothing to report
+    if target.narrowed and not narrowed.narrowed:  # every named path was left out: nothing to report
         _note(args, "no record file among the named paths; nothing to lint")
         return exits.OK
     root = target.root
-    options = LintOptions(select=parse_codes(args.select), extend_select=parse_codes(args.extend_select),
-                          ignore=parse_codes(args.ignore), at=args.at, since=args.since, only_paths=narrowed.only,
-                          use_cache=not args.no_cache, config_file=Path(args.config) if args.config else None,
-                          run_cache=not args.no_cache)
+    options = LintOptions(
+        select=parse_codes(args.select),
+        extend_select=parse_codes(args.extend_select),
+        ignore=parse_codes(args.ignore),
+        at=args.at,
+        since=args.since,
+        only_paths=narrowed.only,
+        use_cache=not args.no_cache,
+        config_file=Path(args.config) if args.config else None,
+        run_cache=not args.no_cache,
+    )
     accepted = load_baseline(Path(args.baseline)) if args.baseline else None
     result = lint(root, options, config)
     if result.records == 0:
@@ -263,7 +345,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     if args.fix:
         outcome = fix_to_fixed_point(root, options, result, config.max_file_bytes, config)
         result = outcome.result
-        for line in outcome.summary():   # a fix refused or not converging is said even with --quiet
+        for line in outcome.summary():  # a fix refused or not converging is said even with --quiet
             if args.quiet and "warning:" not in line and "no fix written" not in line:
                 continue
             print(line, file=sys.stderr)
@@ -276,8 +358,9 @@ def cmd_lint(args: argparse.Namespace) -> int:
         if hidden:
             _note(args, f"{hidden} finding(s) hidden by baseline {args.baseline}")
 
-    _emit(args, _statistics(result, fmt) if args.statistics else
-          render(result, fmt, color=_color(args), quiet=args.quiet))
+    _emit(
+        args, _statistics(result, fmt) if args.statistics else render(result, fmt, color=_color(args), quiet=args.quiet)
+    )
     code = exits.for_findings(result.findings, args.fail_on or config.fail_on)
     return exits.OK if args.exit_zero else code
 
@@ -323,8 +406,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     target, config = _target([args.path] if args.path else [], args.config, "roadmap report")
     fmt = args.format or ("html" if (args.output or "").lower().endswith((".html", ".htm")) else "markdown")
-    result = lint(target.root, LintOptions(at=args.at, use_cache=not args.no_cache,
-                                           config_file=Path(args.config) if args.config else None), config)
+    result = lint(
+        target.root,
+        LintOptions(at=args.at, use_cache=not args.no_cache, config_file=Path(args.config) if args.config else None),
+        config,
+    )
     if result.records == 0:
         raise _no_records(target.root, config)
     links = links_for(target.root, args.output, config.commit_url)
@@ -375,14 +461,28 @@ def cmd_evidence(args: argparse.Namespace) -> int:
     root, store, entries = _evidence_entries(args)
     problems = _verify(root, entries) if args.action == "verify" else {}
     if args.format == "json":
-        rows = [{"name": e.name, "path": e.path, "kind": e.kind, "date": e.date, "series": e.series, "row": e.row,
-                 "commit": e.commit, "dirty": e.dirty, "metrics": e.metrics,
-                 **({"problems": problems[e.path]} if args.action == "verify" else {})} for e in entries]
+        rows = [
+            {
+                "name": e.name,
+                "path": e.path,
+                "kind": e.kind,
+                "date": e.date,
+                "series": e.series,
+                "row": e.row,
+                "commit": e.commit,
+                "dirty": e.dirty,
+                "metrics": e.metrics,
+                **({"problems": problems[e.path]} if args.action == "verify" else {}),
+            }
+            for e in entries
+        ]
         print(safejson.dumps(rows, indent=2, sort_keys=True))
     elif args.action == "list":
         for e in entries:
-            print(f"{e.date or '?':<10}  {e.name:<48}  {e.series:<36}  {e.row or '-':<20}  "
-                  f"{(e.commit or '-')[:9]:<9}  {_figure(e)}".rstrip())
+            print(
+                f"{e.date or '?':<10}  {e.name:<48}  {e.series:<36}  {e.row or '-':<20}  "
+                f"{(e.commit or '-')[:9]:<9}  {_figure(e)}".rstrip()
+            )
         print(f"{len(entries)} evidence entr{'y' if len(entries) == 1 else 'ies'} under {store.root}/")
     else:
         for e in entries:
@@ -393,7 +493,9 @@ def cmd_evidence(args: argparse.Namespace) -> int:
             else:
                 print(f"ok    {e.path}")
         bad = sum(1 for e in entries if problems[e.path])
-        print(f"{len(entries) - bad} valid, {bad} invalid evidence entr{'y' if bad == 1 else 'ies'} under {store.root}/")
+        print(
+            f"{len(entries) - bad} valid, {bad} invalid evidence entr{'y' if bad == 1 else 'ies'} under {store.root}/"
+        )
     return exits.FINDINGS if any(problems.values()) else exits.OK
 
 

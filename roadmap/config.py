@@ -3,6 +3,7 @@
 Every default works without any config on this repo's layout (`agents/*.md`, `docs/bench-evidence/`) and on a
 `.agents/` layout like the seed's (`.agents/specs/roadmap-*.md`, `.agents/coordination.md`, `.agents/claims/*.md`).
 """
+
 from __future__ import annotations
 
 import difflib
@@ -22,8 +23,8 @@ from roadmap.safefs import DEFAULT_MAX_BYTES, Declined, read_contained, read_fil
 # ROAD-V1-C2-LOCAL-BF16 and RM-RECORDS match while UTF-8, HTTP-429 and BF16 do not. Whole-token.
 DEFAULT_ID_PATTERN = r"(?=[A-Z0-9-]*-[0-9]*[A-Z])[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+"
 DEFAULT_CLAIM_PATTERN = r"CLAIM-[A-Z0-9]+(?:-[A-Z0-9]+)*"
-MAX_CONFIG_BYTES = 1 << 20   # a config file past this is not read (a pyproject.toml is a few KiB)
-FAIL_ON = (*SEVERITIES, "never")   # the lowest severity that fails a run (roadmap/exits.py); never: none does
+MAX_CONFIG_BYTES = 1 << 20  # a config file past this is not read (a pyproject.toml is a few KiB)
+FAIL_ON = (*SEVERITIES, "never")  # the lowest severity that fails a run (roadmap/exits.py); never: none does
 NAMINGS = ("any", "date-first", "date-last")
 # What a record file is (roadmap/records/structure.py): `current` is read as it stands; `log` is a dated, append-only
 # record of what happened; `closed` a spec or plan of finished work; `template` an example to copy from; `process`
@@ -43,56 +44,288 @@ class ConfigError(Exception):
 class DirectiveConfig:
     # A table cell asks for work when its column header is, starts with, or ends with one of these (case and
     # punctuation ignored): "Remaining to close the row", "Next handoff", "Left to do", "Open items".
-    columns: tuple[str, ...] = ("Remaining", "Next", "Next actions", "next-actions", "Next steps", "Next step",
-                                "TODO", "To do", "To-do", "Left to do", "Still to do", "What's left", "Left",
-                                "Open items", "Action items", "Actions", "Follow-up", "Follow-ups", "Pending",
-                                "Outstanding")
+    columns: tuple[str, ...] = (
+        "Remaining",
+        "Next",
+        "Next actions",
+        "next-actions",
+        "Next steps",
+        "Next step",
+        "TODO",
+        "To do",
+        "To-do",
+        "Left to do",
+        "Still to do",
+        "What's left",
+        "Left",
+        "Open items",
+        "Action items",
+        "Actions",
+        "Follow-up",
+        "Follow-ups",
+        "Pending",
+        "Outstanding",
+    )
     # A list item asks for work under a heading containing one of these.
-    sections: tuple[str, ...] = ("Punch-list", "Punch list", "Next steps", "Next actions", "TODO", "To do",
-                                 "To-do", "Plan", "Action items", "Follow-ups", "Follow-up", "Open items",
-                                 "Must land", "Remaining", "Tasks", "Work items", "Next up",
-                                 "Left to do", "Still to do", "Next")
+    sections: tuple[str, ...] = (
+        "Punch-list",
+        "Punch list",
+        "Next steps",
+        "Next actions",
+        "TODO",
+        "To do",
+        "To-do",
+        "Plan",
+        "Action items",
+        "Follow-ups",
+        "Follow-up",
+        "Open items",
+        "Must land",
+        "Remaining",
+        "Tasks",
+        "Work items",
+        "Next up",
+        "Left to do",
+        "Still to do",
+        "Next",
+    )
     # Matched case-sensitively as whole words; "Must" therefore only fires where a sentence starts with it.
-    phrases: tuple[str, ...] = ("Next owner must", "next owner must", "Next owner should", "Next session must",
-                                "Next agent must", "Next:", "Next step:", "Next steps:", "Next up:", "TODO",
-                                "FIXME", "Must", "Remaining:", "Left to do:", "To do:", "To-do:", "Todo:",
-                                "Follow-up:", "Action item:", "Action:", "Still to do:", "Open:")
+    phrases: tuple[str, ...] = (
+        "Next owner must",
+        "next owner must",
+        "Next owner should",
+        "Next session must",
+        "Next agent must",
+        "Next:",
+        "Next step:",
+        "Next steps:",
+        "Next up:",
+        "TODO",
+        "FIXME",
+        "Must",
+        "Remaining:",
+        "Left to do:",
+        "To do:",
+        "To-do:",
+        "Todo:",
+        "Follow-up:",
+        "Action item:",
+        "Action:",
+        "Still to do:",
+        "Open:",
+    )
     # An item or paragraph that starts with one of these (after dates, ids, owners) asks for work.
     verbs: tuple[str, ...] = (
-        "add", "adopt", "align", "allow", "audit", "automate", "avoid", "backport", "batch", "benchmark", "bench",
-        "bump", "build", "cache", "capture", "change", "check", "clean", "close", "collect", "compare",
-        "compute", "configure", "confirm", "consolidate", "convert", "copy", "create", "cut", "debug",
-        "decide", "deduplicate", "define", "delete", "deploy", "deprecate", "design", "detect", "document",
-        "drop", "emit", "enable", "disable", "enforce", "ensure", "evaluate", "evict", "expose", "export",
-        "extend", "extract", "factor", "fetch", "file", "finish", "fix", "flip", "flush", "fold", "force",
-        "gate", "generate", "glue", "guard", "handle", "harden", "hook", "implement", "import", "improve",
-        "inline", "instrument", "integrate", "introduce", "investigate", "isolate", "keep", "land", "limit",
-        "load", "log", "make", "map", "mark", "measure", "merge", "migrate", "mirror", "move", "normalize",
-        "normalise", "optimize", "optimise", "pack", "parallelize", "parse", "pass", "patch", "persist",
-        "pin", "plumb", "pool", "port", "prefetch", "prevent", "profile", "promote", "propagate", "prototype",
-        "prune", "publish", "push", "put", "quantize", "quantise", "raise", "re-bench", "rebench", "rebase",
-        "reconcile", "record", "reduce", "refactor", "register", "reimplement", "re-measure", "remeasure",
-        "remove", "rename", "render", "reorder", "replace", "reproduce", "require", "rerun", "re-run", "reset",
-        "resolve", "restore", "restructure", "retire", "retry", "return", "reuse", "revert", "review", "rewrite",
-        "rotate", "route", "run", "scale", "schedule", "separate", "serialize", "set", "shard", "share", "ship",
-        "shrink", "simplify", "skip", "sort", "speed", "split", "stage", "start", "stop", "store", "stream",
-        "strip", "support", "swap", "switch", "sync", "teach", "test", "tighten", "time", "track", "trace",
-        "translate", "trim", "try", "tune", "turn", "unify", "update", "upgrade", "upload", "use", "validate",
-        "vectorize", "verify", "wire", "wrap", "write",
+        "add",
+        "adopt",
+        "align",
+        "allow",
+        "audit",
+        "automate",
+        "avoid",
+        "backport",
+        "batch",
+        "benchmark",
+        "bench",
+        "bump",
+        "build",
+        "cache",
+        "capture",
+        "change",
+        "check",
+        "clean",
+        "close",
+        "collect",
+        "compare",
+        "compute",
+        "configure",
+        "confirm",
+        "consolidate",
+        "convert",
+        "copy",
+        "create",
+        "cut",
+        "debug",
+        "decide",
+        "deduplicate",
+        "define",
+        "delete",
+        "deploy",
+        "deprecate",
+        "design",
+        "detect",
+        "document",
+        "drop",
+        "emit",
+        "enable",
+        "disable",
+        "enforce",
+        "ensure",
+        "evaluate",
+        "evict",
+        "expose",
+        "export",
+        "extend",
+        "extract",
+        "factor",
+        "fetch",
+        "file",
+        "finish",
+        "fix",
+        "flip",
+        "flush",
+        "fold",
+        "force",
+        "gate",
+        "generate",
+        "glue",
+        "guard",
+        "handle",
+        "harden",
+        "hook",
+        "implement",
+        "import",
+        "improve",
+        "inline",
+        "instrument",
+        "integrate",
+        "introduce",
+        "investigate",
+        "isolate",
+        "keep",
+        "land",
+        "limit",
+        "load",
+        "log",
+        "make",
+        "map",
+        "mark",
+        "measure",
+        "merge",
+        "migrate",
+        "mirror",
+        "move",
+        "normalize",
+        "normalise",
+        "optimize",
+        "optimise",
+        "pack",
+        "parallelize",
+        "parse",
+        "pass",
+        "patch",
+        "persist",
+        "pin",
+        "plumb",
+        "pool",
+        "port",
+        "prefetch",
+        "prevent",
+        "profile",
+        "promote",
+        "propagate",
+        "prototype",
+        "prune",
+        "publish",
+        "push",
+        "put",
+        "quantize",
+        "quantise",
+        "raise",
+        "re-bench",
+        "rebench",
+        "rebase",
+        "reconcile",
+        "record",
+        "reduce",
+        "refactor",
+        "register",
+        "reimplement",
+        "re-measure",
+        "remeasure",
+        "remove",
+        "rename",
+        "render",
+        "reorder",
+        "replace",
+        "reproduce",
+        "require",
+        "rerun",
+        "re-run",
+        "reset",
+        "resolve",
+        "restore",
+        "restructure",
+        "retire",
+        "retry",
+        "return",
+        "reuse",
+        "revert",
+        "review",
+        "rewrite",
+        "rotate",
+        "route",
+        "run",
+        "scale",
+        "schedule",
+        "separate",
+        "serialize",
+        "set",
+        "shard",
+        "share",
+        "ship",
+        "shrink",
+        "simplify",
+        "skip",
+        "sort",
+        "speed",
+        "split",
+        "stage",
+        "start",
+        "stop",
+        "store",
+        "stream",
+        "strip",
+        "support",
+        "swap",
+        "switch",
+        "sync",
+        "teach",
+        "test",
+        "tighten",
+        "time",
+        "track",
+        "trace",
+        "translate",
+        "trim",
+        "try",
+        "tune",
+        "turn",
+        "unify",
+        "update",
+        "upgrade",
+        "upload",
+        "use",
+        "validate",
+        "vectorize",
+        "verify",
+        "wire",
+        "wrap",
+        "write",
     )
 
 
 @dataclass(frozen=True)
 class EvidenceConfig:
     root: str = "docs/bench-evidence"
-    naming: str = "any"        # "date-first" (20260727-slug), "date-last" (slug-20260727) or "any"
-    kinds: str = "any"         # "dir", "file" or "any"
+    naming: str = "any"  # "date-first" (20260727-slug), "date-last" (slug-20260727) or "any"
+    kinds: str = "any"  # "dir", "file" or "any"
 
 
 @dataclass(frozen=True)
 class HistoryConfig:
     branch: str = "HEAD"
-    include: tuple[str, ...] = ()   # git pathspecs; empty = whole repository
+    include: tuple[str, ...] = ()  # git pathspecs; empty = whole repository
     exclude: tuple[str, ...] = ()
 
 
@@ -104,20 +337,92 @@ class Config:
     claim_patterns: tuple[str, ...] = (DEFAULT_CLAIM_PATTERN,)
     # State words, upper case, spaces as hyphens ("in progress" is IN-PROGRESS); the words teams use most.
     states: tuple[str, ...] = (
-        "PLANNED", "OPEN", "ACTIVE", "IN-PROGRESS", "GATING", "BLOCKED", "DONE", "CLOSED", "LANDED", "SUPERSEDED",
-        "DROPPED", "TODO", "TO-DO", "BACKLOG", "NOT-STARTED", "READY", "PROPOSED", "DRAFT", "QUEUED", "PENDING",
-        "NEW", "WIP", "DOING", "STARTED", "ONGOING", "IN-REVIEW", "REVIEW", "PARTIAL", "SPIKE", "CLAIMED", "PARKED",
-        "PAUSED", "ON-HOLD", "DEFERRED", "WAITING", "COMPLETE", "COMPLETED", "FINISHED", "SHIPPED", "MERGED",
-        "RELEASED", "FIXED", "RESOLVED", "PORTED", "CANCELLED", "CANCELED", "ABANDONED", "WONTFIX", "REJECTED",
-        "OBSOLETE", "RETIRED", "ARCHIVED")
+        "PLANNED",
+        "OPEN",
+        "ACTIVE",
+        "IN-PROGRESS",
+        "GATING",
+        "BLOCKED",
+        "DONE",
+        "CLOSED",
+        "LANDED",
+        "SUPERSEDED",
+        "DROPPED",
+        "TODO",
+        "TO-DO",
+        "BACKLOG",
+        "NOT-STARTED",
+        "READY",
+        "PROPOSED",
+        "DRAFT",
+        "QUEUED",
+        "PENDING",
+        "NEW",
+        "WIP",
+        "DOING",
+        "STARTED",
+        "ONGOING",
+        "IN-REVIEW",
+        "REVIEW",
+        "PARTIAL",
+        "SPIKE",
+        "CLAIMED",
+        "PARKED",
+        "PAUSED",
+        "ON-HOLD",
+        "DEFERRED",
+        "WAITING",
+        "COMPLETE",
+        "COMPLETED",
+        "FINISHED",
+        "SHIPPED",
+        "MERGED",
+        "RELEASED",
+        "FIXED",
+        "RESOLVED",
+        "PORTED",
+        "CANCELLED",
+        "CANCELED",
+        "ABANDONED",
+        "WONTFIX",
+        "REJECTED",
+        "OBSOLETE",
+        "RETIRED",
+        "ARCHIVED",
+    )
     closed_states: tuple[str, ...] = (
-        "DONE", "CLOSED", "LANDED", "SUPERSEDED", "DROPPED", "COMPLETE", "COMPLETED", "FINISHED", "SHIPPED", "MERGED",
-        "RELEASED", "FIXED", "RESOLVED", "PORTED", "CANCELLED", "CANCELED", "ABANDONED", "WONTFIX", "REJECTED",
-        "OBSOLETE", "RETIRED", "ARCHIVED")
+        "DONE",
+        "CLOSED",
+        "LANDED",
+        "SUPERSEDED",
+        "DROPPED",
+        "COMPLETE",
+        "COMPLETED",
+        "FINISHED",
+        "SHIPPED",
+        "MERGED",
+        "RELEASED",
+        "FIXED",
+        "RESOLVED",
+        "PORTED",
+        "CANCELLED",
+        "CANCELED",
+        "ABANDONED",
+        "WONTFIX",
+        "REJECTED",
+        "OBSOLETE",
+        "RETIRED",
+        "ARCHIVED",
+    )
     # Files whose state column is authoritative for a row (globs, case-insensitive); other files must agree.
-    canonical_states: tuple[str, ...] = ("agents/**/roadmap*.md", ".agents/**/roadmap*.md", ".agent/**/roadmap*.md",
-                                         "agents/**/*development_matrix*.md", ".agents/**/*development_matrix*.md",
-                                         ".agent/**/*development_matrix*.md")
+    canonical_states: tuple[str, ...] = (
+        "agents/**/roadmap*.md",
+        ".agents/**/roadmap*.md",
+        ".agent/**/roadmap*.md",
+        "agents/**/*development_matrix*.md",
+        ".agents/**/*development_matrix*.md",
+        ".agent/**/*development_matrix*.md",
+    )
     # Record files whose kind the structure does not show (globs -> a KINDS value): `{".agents/state.md" = "log"}`.
     kinds: tuple[tuple[str, str], ...] = ()
     state_columns: tuple[str, ...] = ("State", "Status", "Lifecycle")
@@ -134,13 +439,13 @@ class Config:
     select: tuple[str, ...] = ("ALL",)
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
-    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (glob, code prefixes), in file order
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, code prefixes), in file order
     output_format: str = "full"
     # `roadmap report` links commits here ({sha}: the full sha); empty: commits are not links
     commit_url: str = ""
     # no file larger than this is read (records, sources, evidence); roadmap/safefs.py
     max_file_bytes: int = DEFAULT_MAX_BYTES
-    source: str = "defaults"   # where this config came from (a path, or "defaults"); not a config key
+    source: str = "defaults"  # where this config came from (a path, or "defaults"); not a config key
 
     @cached_property
     def id_re(self) -> re.Pattern[str]:
@@ -204,12 +509,16 @@ _DEFAULT_ID_RE = re.compile(r"[A-Z](?<![\w.-][A-Z])(?=[A-Z0-9-]*-[0-9]*[A-Z])[A-
 _DEFAULT_CLAIM_RE = re.compile(r"C(?<![\w.-]C)LAIM-[A-Z0-9]+(?:-[A-Z0-9]+)*(?![\w-])")
 
 _NESTED = {"directives": DirectiveConfig, "evidence": EvidenceConfig, "history": HistoryConfig}
-_CHOICES = {"fail_on": FAIL_ON, "evidence.naming": NAMINGS, "evidence.kinds": EVIDENCE_KINDS,
-            "output_format": OUTPUT_FORMATS}
+_CHOICES = {
+    "fail_on": FAIL_ON,
+    "evidence.naming": NAMINGS,
+    "evidence.kinds": EVIDENCE_KINDS,
+    "output_format": OUTPUT_FORMATS,
+}
 _CODE_KEYS = {"select", "extend_select", "ignore"}
 _CODE_RE = re.compile(r"ALL|[A-Z]+[0-9]*")
 _REGEX_KEYS = {"id_patterns", "claim_patterns"}
-_MAPPINGS = {"kinds": KINDS}   # tables of glob -> one of the choices
+_MAPPINGS = {"kinds": KINDS}  # tables of glob -> one of the choices
 
 
 def load_config(root: Path, config_file: Path | None = None, start: Path | None = None) -> Config:
@@ -230,9 +539,9 @@ def load_config(root: Path, config_file: Path | None = None, start: Path | None 
             if not (root / relpath).is_file():
                 continue
             # found in the repository, which may be a fork's: read it only from inside the work tree
-            read = (lambda r=relpath: read_contained(root, r, MAX_CONFIG_BYTES))
+            read = lambda r=relpath: read_contained(root, r, MAX_CONFIG_BYTES)
             if rel and name == "pyproject.toml" and not _has_roadmap_table(read):
-                continue        # a subproject's pyproject.toml that does not configure roadmap
+                continue  # a subproject's pyproject.toml that does not configure roadmap
             return _from_file(root / relpath, read)
     return Config()
 
@@ -253,7 +562,7 @@ def _has_roadmap_table(read: Callable[[], bytes]) -> bool:
     try:
         return "roadmap" in tomllib.loads(read().decode("utf-8")).get("tool", {})
     except (OSError, Declined, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, AttributeError):
-        return True     # unreadable or broken: read it for real, so the error names this file
+        return True  # unreadable or broken: read it for real, so the error names this file
 
 
 def _from_file(path: Path, read: Callable[[], bytes]) -> Config:
@@ -261,8 +570,9 @@ def _from_file(path: Path, read: Callable[[], bytes]) -> Config:
         text = read().decode("utf-8")
     except (OSError, Declined, UnicodeDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ConfigError(f"{path}: cannot read config ({why}); check the file is a regular UTF-8 file inside "
-                          "the repository") from None
+        raise ConfigError(
+            f"{path}: cannot read config ({why}); check the file is a regular UTF-8 file inside the repository"
+        ) from None
     if path.suffix == ".toml":
         try:
             doc = tomllib.loads(text)
@@ -270,7 +580,11 @@ def _from_file(path: Path, read: Callable[[], bytes]) -> Config:
             raise ConfigError(f"{path}: invalid TOML ({exc}); fix the syntax there") from None
         except RecursionError:
             raise ConfigError(f"{path}: nested too deeply to read; fix the structure there") from None
-        table = doc.get("tool", {}).get("roadmap") if path.name == "pyproject.toml" else doc.get("tool", {}).get("roadmap", doc)
+        table = (
+            doc.get("tool", {}).get("roadmap")
+            if path.name == "pyproject.toml"
+            else doc.get("tool", {}).get("roadmap", doc)
+        )
         where = "[tool.roadmap]"
         if table is None:
             return Config(source=str(path))
@@ -282,12 +596,14 @@ def _from_file(path: Path, read: Callable[[], bytes]) -> Config:
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             at = f" line {mark.line + 1}" if mark is not None else ""
-            raise ConfigError(f"{path}:{at} invalid YAML ({getattr(exc, 'problem', exc)}); fix the syntax there") from None
+            raise ConfigError(
+                f"{path}:{at} invalid YAML ({getattr(exc, 'problem', exc)}); fix the syntax there"
+            ) from None
         where = "top level"
         if table is None:
             return Config(source=str(path))
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: {where} must be a table of keys (e.g. `records: [\"agents/**/*.md\"]`)")
+        raise ConfigError(f'{path}: {where} must be a table of keys (e.g. `records: ["agents/**/*.md"]`)')
     config = _build(Config, table, path, prefix="", source=str(path))
     assert isinstance(config, Config)
     return config
@@ -297,7 +613,7 @@ def _build(cls: type, table: dict[str, Any], path: Path, prefix: str, source: st
     known = {f.name: f for f in fields(cls) if f.name != "source"}
     values: dict[str, Any] = {}
     for spelled, value in table.items():
-        key = spelled.replace("-", "_") if isinstance(spelled, str) else spelled   # ruff's `extend-select`
+        key = spelled.replace("-", "_") if isinstance(spelled, str) else spelled  # ruff's `extend-select`
         dotted = f"{prefix}{key}"
         if key not in known:
             close = difflib.get_close_matches(str(key), list(known), n=1)
@@ -312,8 +628,10 @@ def _build(cls: type, table: dict[str, Any], path: Path, prefix: str, source: st
             values[key] = _per_file_ignores(value, path)
         elif key in _NESTED and not prefix:
             if not isinstance(value, dict):
-                raise ConfigError(f"{path}: key `{dotted}` must be a table of keys "
-                                  f"({', '.join(f.name for f in fields(_NESTED[key]))}), got {_tname(value)}")
+                raise ConfigError(
+                    f"{path}: key `{dotted}` must be a table of keys "
+                    f"({', '.join(f.name for f in fields(_NESTED[key]))}), got {_tname(value)}"
+                )
             values[key] = _build(_NESTED[key], value, path, prefix=f"{key}.")
         else:
             values[key] = _check_value(dotted, value, default, path)
@@ -326,10 +644,13 @@ def _external(value: Any, path: Path) -> tuple[tuple[str, str], ...]:
     """`{vllm: "../vllm", "llama.cpp": "unresolved"}` (or a list of names, each unresolved) -> sorted pairs."""
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         value = {v: "unresolved" for v in value}
-    if not isinstance(value, dict) or not all(isinstance(k, str) and k.strip() and isinstance(v, str)
-                                              for k, v in value.items()):
-        raise ConfigError(f"{path}: key `external` must be a table of project name -> its checkout path or "
-                          f"\"unresolved\", got {_tname(value)}; e.g. `external = {{ vllm = \"../vllm\" }}`")
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and k.strip() and isinstance(v, str) for k, v in value.items()
+    ):
+        raise ConfigError(
+            f"{path}: key `external` must be a table of project name -> its checkout path or "
+            f'"unresolved", got {_tname(value)}; e.g. `external = {{ vllm = "../vllm" }}`'
+        )
     return tuple(sorted((k.strip(), v.strip() or "unresolved") for k, v in value.items()))
 
 
@@ -338,48 +659,67 @@ def _check_value(key: str, value: Any, default: Any, path: Path) -> Any:
         if isinstance(value, str):
             value = [value]  # one glob or pattern written without brackets is a common, harmless shorthand
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{path}: key `{key}` must be a list of strings, got {_tname(value)}; "
-                              f"e.g. `{key.split('.')[-1]} = {_example(default)}`")
+            raise ConfigError(
+                f"{path}: key `{key}` must be a list of strings, got {_tname(value)}; "
+                f"e.g. `{key.split('.')[-1]} = {_example(default)}`"
+            )
         if key in _CODE_KEYS:
             value = [v.strip().upper() for v in value]
             bad = [v for v in value if not _CODE_RE.fullmatch(v)]
             if bad:
-                raise ConfigError(f"{path}: key `{key}` lists {bad[0]!r}, not a rule code prefix; e.g. "
-                                  f"`{key.replace('_', '-')} = [\"RL3\", \"RL401\"]`")
+                raise ConfigError(
+                    f"{path}: key `{key}` lists {bad[0]!r}, not a rule code prefix; e.g. "
+                    f'`{key.replace("_", "-")} = ["RL3", "RL401"]`'
+                )
         if key in _REGEX_KEYS:
             for pat in value:
                 try:
                     re.compile(pat)
                 except re.error as exc:
-                    raise ConfigError(f"{path}: key `{key}` has an invalid regex {pat!r} ({exc}); fix the pattern") from None
+                    raise ConfigError(
+                        f"{path}: key `{key}` has an invalid regex {pat!r} ({exc}); fix the pattern"
+                    ) from None
         return tuple(value)
     if isinstance(default, bool) or not isinstance(default, (int, str)):
         raise AssertionError(f"unhandled config type for {key}")
     if isinstance(default, int):
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ConfigError(f"{path}: key `{key}` must be a non-negative integer, got {value!r}; e.g. `{key} = {default}`")
+            raise ConfigError(
+                f"{path}: key `{key}` must be a non-negative integer, got {value!r}; e.g. `{key} = {default}`"
+            )
         return value
     if not isinstance(value, str):
-        raise ConfigError(f"{path}: key `{key}` must be a string, got {_tname(value)}; e.g. `{key} = \"{default}\"`")
+        raise ConfigError(f'{path}: key `{key}` must be a string, got {_tname(value)}; e.g. `{key} = "{default}"`')
     choices = _CHOICES.get(key)
     if choices and value not in choices:
         raise ConfigError(f"{path}: key `{key}` must be one of {', '.join(choices)}, got {value!r}")
-    if key == "commit_url" and value and (not value.startswith(("https://", "http://")) or "{sha}" not in value
-                                          or any(c in value for c in '<>"\' \n\\')):
-        raise ConfigError(f"{path}: key `commit_url` must be an http(s) URL with {{sha}} and no spaces or quotes, "
-                          f"got {value!r}; e.g. "
-                          f"`commit_url = \"https://github.com/OWNER/REPO/commit/{{sha}}\"`")
+    if (
+        key == "commit_url"
+        and value
+        and (
+            not value.startswith(("https://", "http://"))
+            or "{sha}" not in value
+            or any(c in value for c in "<>\"' \n\\")
+        )
+    ):
+        raise ConfigError(
+            f"{path}: key `commit_url` must be an http(s) URL with {{sha}} and no spaces or quotes, "
+            f"got {value!r}; e.g. "
+            f'`commit_url = "https://github.com/OWNER/REPO/commit/{{sha}}"`'
+        )
     return value
 
 
 def _check_mapping(key: str, value: Any, choices: tuple[str, ...], path: Path) -> tuple[tuple[str, str], ...]:
     if not isinstance(value, dict):
-        raise ConfigError(f"{path}: key `{key}` must be a table of glob = kind, got {_tname(value)}; "
-                          f"e.g. `{key} = {{\".agents/state.md\" = \"log\"}}`")
+        raise ConfigError(
+            f"{path}: key `{key}` must be a table of glob = kind, got {_tname(value)}; "
+            f'e.g. `{key} = {{".agents/state.md" = "log"}}`'
+        )
     out = []
     for glob, kind in value.items():
         if not isinstance(kind, str) or kind not in choices:
-            raise ConfigError(f"{path}: key `{key}.\"{glob}\"` must be one of {', '.join(choices)}, got {kind!r}")
+            raise ConfigError(f'{path}: key `{key}."{glob}"` must be one of {", ".join(choices)}, got {kind!r}')
         out.append((str(glob), kind))
     return tuple(out)
 
@@ -387,27 +727,39 @@ def _check_mapping(key: str, value: Any, choices: tuple[str, ...], path: Path) -
 def _per_file_ignores(value: Any, path: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
     example = '`per-file-ignores = { "agents/archive/*.md" = ["RL1"] }`'
     if not isinstance(value, dict):
-        raise ConfigError(f"{path}: key `per_file_ignores` must be a table of glob = [code prefixes], got "
-                          f"{_tname(value)}; e.g. {example}")
+        raise ConfigError(
+            f"{path}: key `per_file_ignores` must be a table of glob = [code prefixes], got "
+            f"{_tname(value)}; e.g. {example}"
+        )
     out = []
     for glob, codes in value.items():
         if isinstance(codes, str):
             codes = [codes]
         if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
-            raise ConfigError(f"{path}: `per_file_ignores` entry {glob!r} must be a list of code prefixes, got "
-                              f"{_tname(codes)}; e.g. {example}")
+            raise ConfigError(
+                f"{path}: `per_file_ignores` entry {glob!r} must be a list of code prefixes, got "
+                f"{_tname(codes)}; e.g. {example}"
+            )
         prefixes = tuple(c.strip().upper() for c in codes)
         bad = [c for c in prefixes if not _CODE_RE.fullmatch(c)]
         if bad:
-            raise ConfigError(f"{path}: `per_file_ignores` entry {glob!r} lists {bad[0]!r}, not a rule code "
-                              f"prefix; e.g. {example}")
+            raise ConfigError(
+                f"{path}: `per_file_ignores` entry {glob!r} lists {bad[0]!r}, not a rule code prefix; e.g. {example}"
+            )
         out.append((str(glob), prefixes))
     return tuple(out)
 
 
 def _tname(value: Any) -> str:
-    return {dict: "a table", list: "a list", str: "a string", bool: "a boolean", int: "an integer",
-            float: "a number", type(None): "nothing"}.get(type(value), type(value).__name__)
+    return {
+        dict: "a table",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        type(None): "nothing",
+    }.get(type(value), type(value).__name__)
 
 
 def _example(default: tuple[str, ...]) -> str:

@@ -1,5 +1,6 @@
 """The run-level errors of roadmap's own making; roadmap/exits.py maps them (and ConfigError, GitError,
 BaselineError) to exit codes."""
+
 from __future__ import annotations
 
 

@@ -1,6 +1,7 @@
 """Findings: what the lint runner reports. A rule returns `Hit`s; the runner stamps each with the rule's code,
 name and default severity (roadmap/registry.py), so a rule module never imports the registry. Renderers and
 the CLI consume Findings; rules never print."""
+
 from __future__ import annotations
 
 import hashlib
@@ -48,7 +49,7 @@ class Finding:
     evidence: list[dict[str, Any]] = field(default_factory=list)  # {"kind": "commit"|"evidence"|"statement", ...}
     fix: str | None = None
     edits: list[Edit] = field(default_factory=list)
-    key: str = ""              # stable content the fingerprint is computed from (text, not line numbers)
+    key: str = ""  # stable content the fingerprint is computed from (text, not line numbers)
 
     @property
     def fingerprint(self) -> str:
@@ -92,6 +93,18 @@ class Hit:
     key: str = ""
 
     def stamp(self, code: str, name: str, default_severity: str) -> Finding:
-        return Finding(code=code, name=name, severity=self.severity or default_severity, message=self.message,
-                       path=self.path, line=self.line, end_line=self.end_line, record_id=self.record_id,
-                       related=self.related, evidence=self.evidence, fix=self.fix, edits=self.edits, key=self.key)
+        return Finding(
+            code=code,
+            name=name,
+            severity=self.severity or default_severity,
+            message=self.message,
+            path=self.path,
+            line=self.line,
+            end_line=self.end_line,
+            record_id=self.record_id,
+            related=self.related,
+            evidence=self.evidence,
+            fix=self.fix,
+            edits=self.edits,
+            key=self.key,
+        )

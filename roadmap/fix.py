@@ -8,6 +8,7 @@ byte-order mark included). A file is written atomically and never through a syml
 The caller re-lints after writing (roadmap/cli.py): fixes run to a fixed point, and a fix whose finding is
 still reported afterwards is named as not converged, as ruff does.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -32,15 +33,16 @@ class FilePlan:
 @dataclass
 class FixPlan:
     files: list[FilePlan]
-    fixed: list[Finding]       # findings all of whose edits apply
-    skipped: list[Edit]        # edits whose text was no longer at their span, or that overlap another edit
-    refused: dict[str, str] = field(default_factory=dict)   # path -> why no fix is written to it (a symlink, ...)
+    fixed: list[Finding]  # findings all of whose edits apply
+    skipped: list[Edit]  # edits whose text was no longer at their span, or that overlap another edit
+    refused: dict[str, str] = field(default_factory=dict)  # path -> why no fix is written to it (a symlink, ...)
 
     def diff(self) -> str:
         chunks: list[str] = []
         for fp in self.files:
-            chunks.extend(difflib.unified_diff(keep_ends(fp.before), keep_ends(fp.after),
-                                               f"a/{fp.path}", f"b/{fp.path}"))
+            chunks.extend(
+                difflib.unified_diff(keep_ends(fp.before), keep_ends(fp.after), f"a/{fp.path}", f"b/{fp.path}")
+            )
         return "".join(c if c.endswith("\n") else c + "\n\\ No newline at end of file\n" for c in chunks)
 
 
@@ -91,7 +93,7 @@ def plan_fixes(root: Path, findings: list[Finding], max_bytes: int = DEFAULT_MAX
 def apply_edits(text: str, edits: list[Edit]) -> tuple[str, list[Edit], list[Edit]]:
     """(new text, edits applied, edits skipped): each edit replaces exactly its span when the span still
     holds its `old` text; an edit overlapping one already taken is skipped, never merged."""
-    bom = 1 if text.startswith(_BOM) else 0     # the parser drops a BOM, so line 1's columns start after it
+    bom = 1 if text.startswith(_BOM) else 0  # the parser drops a BOM, so line 1's columns start after it
     lines = text.split("\n")
     by_line: dict[int, list[tuple[int, int, Edit]]] = {}
     applied: list[Edit] = []
@@ -100,8 +102,15 @@ def apply_edits(text: str, edits: list[Edit]) -> tuple[str, list[Edit], list[Edi
         start = e.col + (bom if e.line == 1 else 0)
         stop = start + len(e.old)
         taken = by_line.setdefault(e.line, [])
-        ok = (1 <= e.line <= len(lines) and e.col >= 0 and e.old and "\n" not in e.old and "\n" not in e.new
-              and lines[e.line - 1][start:stop] == e.old and not any(s < stop and start < t for s, t, _ in taken))
+        ok = (
+            1 <= e.line <= len(lines)
+            and e.col >= 0
+            and e.old
+            and "\n" not in e.old
+            and "\n" not in e.new
+            and lines[e.line - 1][start:stop] == e.old
+            and not any(s < stop and start < t for s, t, _ in taken)
+        )
         if ok:
             taken.append((start, stop, e))
             applied.append(e)
@@ -109,7 +118,7 @@ def apply_edits(text: str, edits: list[Edit]) -> tuple[str, list[Edit], list[Edi
             skipped.append(e)
     for n, spans in by_line.items():
         line = lines[n - 1] if 1 <= n <= len(lines) else ""
-        for start, stop, e in sorted(spans, key=lambda s: s[0], reverse=True):   # right to left: columns hold
+        for start, stop, e in sorted(spans, key=lambda s: s[0], reverse=True):  # right to left: columns hold
             line = line[:start] + e.new + line[stop:]
         if spans:
             lines[n - 1] = line

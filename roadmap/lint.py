@@ -5,6 +5,7 @@
 
 History and evidence are built lazily (`ctx.get_history()`), so deselected history rules cost nothing.
 """
+
 from __future__ import annotations
 
 import re
@@ -29,16 +30,16 @@ from roadmap.suppress import apply_suppressions
 
 @dataclass(frozen=True)
 class LintOptions:
-    select: tuple[str, ...] = ()        # code prefixes to run (empty: what the config selects)
-    ignore: tuple[str, ...] = ()        # code prefixes not to run (besides the config's `ignore`)
-    extend_select: tuple[str, ...] = () # code prefixes to run besides the selected ones
-    at: str | None = None               # lint the records as they were at this revision
-    since: str | None = None            # only findings on record lines changed since this revision
-    only_paths: tuple[str, ...] = ()    # repo-relative files/dirs: report findings in these records only
+    select: tuple[str, ...] = ()  # code prefixes to run (empty: what the config selects)
+    ignore: tuple[str, ...] = ()  # code prefixes not to run (besides the config's `ignore`)
+    extend_select: tuple[str, ...] = ()  # code prefixes to run besides the selected ones
+    at: str | None = None  # lint the records as they were at this revision
+    since: str | None = None  # only findings on record lines changed since this revision
+    only_paths: tuple[str, ...] = ()  # repo-relative files/dirs: report findings in these records only
     use_cache: bool = True
     config_file: Path | None = None
-    run_cache: bool = False             # reuse a whole run's result when nothing it read changed (roadmap/runcache.py);
-                                        # such a result has no context (`roadmap lint` needs none, `report` does)
+    run_cache: bool = False  # reuse a whole run's result when nothing it read changed (roadmap/runcache.py);
+    # such a result has no context (`roadmap lint` needs none, `report` does)
 
 
 @dataclass
@@ -46,14 +47,14 @@ class LintResult:
     root: Path
     head: str | None
     findings: list[Finding]
-    rules: list[Rule]                   # the rules that ran
+    rules: list[Rule]  # the rules that ran
     records: int = 0
     statements: int = 0
     suppressed: int = 0
     elapsed_s: float = 0.0
     context: LintContext | None = field(default=None, repr=False)
     config: Config | None = field(default=None, repr=False)
-    from_cache: bool = False            # the result of an earlier identical run (roadmap/runcache.py)
+    from_cache: bool = False  # the result of an earlier identical run (roadmap/runcache.py)
 
     def summary(self) -> dict[str, int]:
         counts = Counter(f.severity for f in self.findings)
@@ -73,13 +74,16 @@ def parse_codes(value: str | None) -> tuple[str, ...]:
 def select_rules(options: LintOptions, config: Config) -> list[Rule]:
     """The config's select/extend-select/ignore, then the command line's (roadmap/selection.py)."""
     rules = all_rules()
-    cli = Layer("the command line", select=options.select or None, extend_select=options.extend_select,
-                ignore=options.ignore)
+    cli = Layer(
+        "the command line", select=options.select or None, extend_select=options.extend_select, ignore=options.ignore
+    )
     on = set(resolve([r.code for r in rules], [Layer.of(config), cli]))
     chosen = [r for r in rules if r.code in on]
     if not chosen:
-        raise UsageError("--select/--ignore (with select/ignore in the config) leave no rule to run; run "
-                         "`roadmap rule` to list the rule codes")
+        raise UsageError(
+            "--select/--ignore (with select/ignore in the config) leave no rule to run; run "
+            "`roadmap rule` to list the rule codes"
+        )
     return chosen
 
 
@@ -108,17 +112,34 @@ def lint(root: Path, options: LintOptions = LintOptions(), config: Config | None
     if key is not None:
         hit = runcache.load(root, key, tree, head)
         if hit is not None:
-            return LintResult(root=root, head=hit.head, findings=hit.findings, rules=rules, records=hit.records,
-                              statements=hit.statements, suppressed=hit.suppressed,
-                              elapsed_s=time.perf_counter() - started, config=config, from_cache=True)
+            return LintResult(
+                root=root,
+                head=hit.head,
+                findings=hit.findings,
+                rules=rules,
+                records=hit.records,
+                statements=hit.statements,
+                suppressed=hit.suppressed,
+                elapsed_s=time.perf_counter() - started,
+                config=config,
+                from_cache=True,
+            )
     records = load_records(tree, config, cache_dir=root if options.use_cache else None)
     selected = frozenset(r.code for r in rules)
-    ctx = LintContext(root=root, config=config, records=records, tree=tree, head=head, at=options.at,
-                      selected=selected, known_codes=frozenset(r.code for r in all_rules()),
-                      detectors=tuple(DETECTORS[c] for c in PRIORITY if c in selected and c in DETECTORS),
-                      use_cache=options.use_cache)
+    ctx = LintContext(
+        root=root,
+        config=config,
+        records=records,
+        tree=tree,
+        head=head,
+        at=options.at,
+        selected=selected,
+        known_codes=frozenset(r.code for r in all_rules()),
+        detectors=tuple(DETECTORS[c] for c in PRIORITY if c in selected and c in DETECTORS),
+        use_cache=options.use_cache,
+    )
 
-    with gc_paused():       # the rules allocate per statement too; see roadmap/records/loader.py
+    with gc_paused():  # the rules allocate per statement too; see roadmap/records/loader.py
         findings = _run(ctx, [r for r in rules if r.phase == "check"])
     sup = apply_suppressions(findings, records)
     ctx.facts.suppressions_used = sup.used
@@ -127,26 +148,47 @@ def lint(root: Path, options: LintOptions = LintOptions(), config: Config | None
     if options.only_paths:
         kept = [f for f in kept if _under(f.path, options.only_paths)]
     if since is not None:
-        kept = filter_since(kept, changed_lines(root, since, head if options.at is not None else None,
-                                                sorted({rf.path for rf in records})))
+        kept = filter_since(
+            kept,
+            changed_lines(root, since, head if options.at is not None else None, sorted({rf.path for rf in records})),
+        )
     kept = sorted(_dedupe(kept), key=Finding.sort_key)
-    result = LintResult(root=root, head=head, findings=kept, rules=rules, records=len(records),
-                        statements=sum(len(rf.statements) for rf in records),
-                        suppressed=len(sup.suppressed) + len(late.suppressed),
-                        elapsed_s=time.perf_counter() - started, context=ctx, config=config)
+    result = LintResult(
+        root=root,
+        head=head,
+        findings=kept,
+        rules=rules,
+        records=len(records),
+        statements=sum(len(rf.statements) for rf in records),
+        suppressed=len(sup.suppressed) + len(late.suppressed),
+        elapsed_s=time.perf_counter() - started,
+        context=ctx,
+        config=config,
+    )
     if key is not None:
-        runcache.store(root, key, tree, runcache.CachedRun(head, kept, result.records, result.statements,
-                                                           result.suppressed))
+        runcache.store(
+            root, key, tree, runcache.CachedRun(head, kept, result.records, result.statements, result.suppressed)
+        )
     return result
 
 
-def _run_key(root: Path, config: Config, head: str | None, since: str | None, rules: list[Rule],
-             options: LintOptions) -> str | None:
+def _run_key(
+    root: Path, config: Config, head: str | None, since: str | None, rules: list[Rule], options: LintOptions
+) -> str | None:
     """The run cache key (roadmap/runcache.py), or None when this run neither reads nor writes that cache."""
     if not (options.run_cache and options.use_cache) or head is None:
         return None
-    return runcache.run_key(root, config, head, {"rules": [r.code for r in rules], "at": options.at is not None,
-                                                 "since": since, "only": list(options.only_paths)})
+    return runcache.run_key(
+        root,
+        config,
+        head,
+        {
+            "rules": [r.code for r in rules],
+            "at": options.at is not None,
+            "since": since,
+            "only": list(options.only_paths),
+        },
+    )
 
 
 def _run(ctx: LintContext, rules: list[Rule]) -> list[Finding]:
@@ -184,12 +226,26 @@ def changed_lines(root: Path, since: str, at: str | None, paths: list[str]) -> d
     None for a file that is new since then (every line counts)."""
     if not paths:
         return {}
-    before = set(run_git(root, "ls-tree", "-r", "-z", "--name-only", "--end-of-options", since)
-                 .decode("utf-8", "surrogateescape").split("\0"))
+    before = set(
+        run_git(root, "ls-tree", "-r", "-z", "--name-only", "--end-of-options", since)
+        .decode("utf-8", "surrogateescape")
+        .split("\0")
+    )
     out: dict[str, list[tuple[int, int]] | None] = {p: None for p in paths if p not in before}
     revs = [since] + ([at] if at else [])
-    diff = run_git(root, "diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--no-color", "-U0",
-                   "--end-of-options", *revs, "--", *[p for p in paths if p in before])
+    diff = run_git(
+        root,
+        "diff",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-renames",
+        "--no-color",
+        "-U0",
+        "--end-of-options",
+        *revs,
+        "--",
+        *[p for p in paths if p in before],
+    )
     current: str | None = None
     for line in diff.decode("utf-8", "surrogateescape").splitlines():
         if line.startswith("+++ "):

@@ -5,6 +5,7 @@ Records, commit messages and evidence names are untrusted: on a CI job summary, 
 "a|b\\n# Pwned" must neither split a table cell nor start a heading. Every piece of outside text goes out
 through one of these functions; what they return is literal text in any Markdown renderer (CommonMark, GFM).
 """
+
 from __future__ import annotations
 
 import re

@@ -5,6 +5,7 @@ never imports this module. The runner stamps each Hit with the rule's code, name
 function's docstring has the sections *What it does*, *Why*, *Example*, *Fix*, which `roadmap rule CODE`
 prints and docs/rules.md is generated from (tools/gen_rules_doc.py).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -13,22 +14,36 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from roadmap.analysis.context import Detector, LintContext
-from roadmap.checks import (anchor_drifted, claim_stale, default_changed, directive_landed, evidence_invalid,
-                            figure_superseded, figure_unbacked, line_out_of_range, path_missing, premise_refuted,
-                            record_unreadable, rerun_done, state_contradiction, state_unknown,
-                            unknown_reference, unused_suppression)
+from roadmap.checks import (
+    anchor_drifted,
+    claim_stale,
+    default_changed,
+    directive_landed,
+    evidence_invalid,
+    figure_superseded,
+    figure_unbacked,
+    line_out_of_range,
+    path_missing,
+    premise_refuted,
+    record_unreadable,
+    rerun_done,
+    state_contradiction,
+    state_unknown,
+    unknown_reference,
+    unused_suppression,
+)
 from roadmap.findings import SEVERITIES, Hit
 
 RuleFunc = Callable[[LintContext], Iterable[Hit]]
-PHASES = ("check", "post")   # "check": runs on records+facts; "post": runs after suppressions (RL901)
+PHASES = ("check", "post")  # "check": runs on records+facts; "post": runs after suppressions (RL901)
 
 
 @dataclass(frozen=True)
 class Rule:
-    code: str                  # "RL301"
-    name: str                  # "path-missing"
-    severity: str              # default severity
-    doc: str                   # What it does / Why / Example / Fix
+    code: str  # "RL301"
+    name: str  # "path-missing"
+    severity: str  # default severity
+    doc: str  # What it does / Why / Example / Fix
     func: RuleFunc
     phase: str = "check"
 
@@ -42,22 +57,22 @@ class Rule:
 
 # code     name                    default    phase    function
 TABLE: tuple[tuple[str, str, str, str, RuleFunc], ...] = (
-    ("RL001", "record-unreadable",   "warning", "check", record_unreadable.record_unreadable),
-    ("RL101", "directive-landed",    "error",   "check", directive_landed.directive_landed),
-    ("RL102", "rerun-done",          "error",   "check", rerun_done.rerun_done),
-    ("RL103", "premise-refuted",     "error",   "check", premise_refuted.premise_refuted),
-    ("RL104", "default-changed",     "error",   "check", default_changed.default_changed),
-    ("RL201", "figure-superseded",   "error",   "check", figure_superseded.figure_superseded),
-    ("RL202", "figure-unbacked",     "error",   "check", figure_unbacked.figure_unbacked),
-    ("RL301", "path-missing",        "error",   "check", path_missing.path_missing),
-    ("RL302", "line-out-of-range",   "error",   "check", line_out_of_range.line_out_of_range),
-    ("RL303", "anchor-drifted",      "warning", "check", anchor_drifted.anchor_drifted),
-    ("RL304", "unknown-reference",   "error",   "check", unknown_reference.unknown_reference),
-    ("RL401", "state-contradiction", "error",   "check", state_contradiction.state_contradiction),
-    ("RL402", "claim-stale",         "warning", "check", claim_stale.claim_stale),
-    ("RL403", "state-unknown",       "info",    "check", state_unknown.state_unknown),
-    ("RL501", "evidence-invalid",    "error",   "check", evidence_invalid.evidence_invalid),
-    ("RL901", "unused-suppression",  "warning", "post",  unused_suppression.unused_suppression),
+    ("RL001", "record-unreadable", "warning", "check", record_unreadable.record_unreadable),
+    ("RL101", "directive-landed", "error", "check", directive_landed.directive_landed),
+    ("RL102", "rerun-done", "error", "check", rerun_done.rerun_done),
+    ("RL103", "premise-refuted", "error", "check", premise_refuted.premise_refuted),
+    ("RL104", "default-changed", "error", "check", default_changed.default_changed),
+    ("RL201", "figure-superseded", "error", "check", figure_superseded.figure_superseded),
+    ("RL202", "figure-unbacked", "error", "check", figure_unbacked.figure_unbacked),
+    ("RL301", "path-missing", "error", "check", path_missing.path_missing),
+    ("RL302", "line-out-of-range", "error", "check", line_out_of_range.line_out_of_range),
+    ("RL303", "anchor-drifted", "warning", "check", anchor_drifted.anchor_drifted),
+    ("RL304", "unknown-reference", "error", "check", unknown_reference.unknown_reference),
+    ("RL401", "state-contradiction", "error", "check", state_contradiction.state_contradiction),
+    ("RL402", "claim-stale", "warning", "check", claim_stale.claim_stale),
+    ("RL403", "state-unknown", "info", "check", state_unknown.state_unknown),
+    ("RL501", "evidence-invalid", "error", "check", evidence_invalid.evidence_invalid),
+    ("RL901", "unused-suppression", "warning", "post", unused_suppression.unused_suppression),
 )
 
 # The stale-directive rules' detectors: analysis/stale.py runs the selected ones together, so a directive stale

@@ -12,6 +12,7 @@ replaces the entry. `--at REV` lints a commit, so its listing and files are part
 
 Entries are sealed JSON (roadmap/cachedir.py) decoded field by field; a damaged one is a miss, never trusted.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -34,8 +35,8 @@ from roadmap.safefs import Declined, read_contained
 VERSION = 1
 MAGIC = b"roadmap-run-cache"
 SUBDIR = f"runs-v{VERSION}"
-KEEP = 16               # entries kept (other option sets, other revisions), most recently used first
-_NO_CAP = 1 << 40       # a code file git reads is hashed whatever its size
+KEEP = 16  # entries kept (other option sets, other revisions), most recently used first
+_NO_CAP = 1 << 40  # a code file git reads is hashed whatever its size
 _ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.json")
 
 
@@ -63,6 +64,7 @@ def tool_fingerprint() -> str | None:
         for p in sorted(here.rglob("*.py")):
             h.update(str(p.relative_to(here)).encode() + b"\0" + p.read_bytes() + b"\0")
         from roadmap.evidence.schema import SCHEMA_FILE
+
         h.update(SCHEMA_FILE.read_bytes())
     except OSError:
         return None
@@ -129,7 +131,7 @@ def load(root: Path, key: str, tree: Tree, head: str | None) -> CachedRun | None
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError, UnicodeError):
         return None
     try:
-        os.utime(path)                  # recently used: kept by `_prune`
+        os.utime(path)  # recently used: kept by `_prune`
     except OSError:
         pass
     return run
@@ -138,15 +140,18 @@ def load(root: Path, key: str, tree: Tree, head: str | None) -> CachedRun | None
 def store(root: Path, key: str, tree: Tree, run: CachedRun) -> None:
     """Write the entry for `key`: the result, and for a working tree its listing and the files the run read."""
     working = tree.rev is None
-    doc = {"key": key, "listing": listing_digest(tree) if working else None,
-           "worktree": worktree_digest(root, run.head) if working and run.head else None,
-           "deps": {p: _state(tree, p) for p in tree.consulted()} if working else {},
-           "run": _encode_run(run)}
-    body = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8")   # key order is output order
+    doc = {
+        "key": key,
+        "listing": listing_digest(tree) if working else None,
+        "worktree": worktree_digest(root, run.head) if working and run.head else None,
+        "deps": {p: _state(tree, p) for p in tree.consulted()} if working else {},
+        "run": _encode_run(run),
+    }
+    body = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8")  # key order is output order
     try:
         write_atomic(cache_root(root) / SUBDIR / f"{key}.json", seal(MAGIC, VERSION, body))
     except OSError:
-        return                          # a read-only checkout still lints, just without the cache
+        return  # a read-only checkout still lints, just without the cache
     _prune(cache_root(root) / SUBDIR, key)
 
 
@@ -154,11 +159,17 @@ def _prune(folder: Path, keep_key: str) -> None:
     if not is_plain(folder.parent, folder):
         return
     try:
-        entries = sorted(((p.stat().st_mtime, p) for p in folder.glob("*.json")
-                          if _ENTRY_NAME.fullmatch(p.name) and p.stem != keep_key), reverse=True)
+        entries = sorted(
+            (
+                (p.stat().st_mtime, p)
+                for p in folder.glob("*.json")
+                if _ENTRY_NAME.fullmatch(p.name) and p.stem != keep_key
+            ),
+            reverse=True,
+        )
     except OSError:
         return
-    for _, p in entries[KEEP - 1:]:
+    for _, p in entries[KEEP - 1 :]:
         try:
             with p.open("rb") as fh:
                 if fh.read(len(MAGIC) + 1) != MAGIC + b" ":
@@ -169,14 +180,31 @@ def _prune(folder: Path, keep_key: str) -> None:
 
 
 def _encode_run(run: CachedRun) -> dict[str, Any]:
-    return {"head": run.head, "records": run.records, "statements": run.statements, "suppressed": run.suppressed,
-            "findings": [_encode_finding(f) for f in run.findings]}
+    return {
+        "head": run.head,
+        "records": run.records,
+        "statements": run.statements,
+        "suppressed": run.suppressed,
+        "findings": [_encode_finding(f) for f in run.findings],
+    }
 
 
 def _encode_finding(f: Finding) -> list[Any]:
-    return [f.code, f.name, f.severity, f.message, f.path, f.line, f.end_line, f.record_id,
-            [[r.path, r.line, r.message] for r in f.related], f.evidence, f.fix,
-            [[e.path, e.line, e.col, e.old, e.new] for e in f.edits], f.key]
+    return [
+        f.code,
+        f.name,
+        f.severity,
+        f.message,
+        f.path,
+        f.line,
+        f.end_line,
+        f.record_id,
+        [[r.path, r.line, r.message] for r in f.related],
+        f.evidence,
+        f.fix,
+        [[e.path, e.line, e.col, e.old, e.new] for e in f.edits],
+        f.key,
+    ]
 
 
 def _decode_run(doc: Any) -> CachedRun:
@@ -190,10 +218,16 @@ def _decode_run(doc: Any) -> CachedRun:
 def _decode_finding(row: Any) -> Finding:
     code, name, severity, message, path, line, end_line, record_id, related, evidence, fix, edits, key = row
     texts = (code, name, message, path, key)
-    if not all(type(t) is str for t in texts) or severity not in SEVERITIES or type(line) is not int \
-            or type(end_line) is not int or (record_id is not None and type(record_id) is not str) \
-            or (fix is not None and type(fix) is not str) or type(evidence) is not list \
-            or not all(type(e) is dict for e in evidence):
+    if (
+        not all(type(t) is str for t in texts)
+        or severity not in SEVERITIES
+        or type(line) is not int
+        or type(end_line) is not int
+        or (record_id is not None and type(record_id) is not str)
+        or (fix is not None and type(fix) is not str)
+        or type(evidence) is not list
+        or not all(type(e) is dict for e in evidence)
+    ):
         raise ValueError("malformed finding")
     rel = [Related(_str(p), _int(n), _str(m)) for p, n, m in related]
     eds = [Edit(_str(p), _int(n), _int(c), _str(o), _str(w)) for p, n, c, o, w in edits]

@@ -7,6 +7,7 @@ more than a cap, and writes that leave either the old file or the new one, never
 A repository is untrusted input (CI lints pull requests from forks): a record can be a symlink to
 `/etc/passwd` or `/dev/zero`, so every read resolves the path first and refuses what resolves outside.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,15 +16,15 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
-DEFAULT_MAX_BYTES = 8 << 20   # per file (a 50,000-row table is ~5 MiB); config `max_file_bytes` overrides it
+DEFAULT_MAX_BYTES = 8 << 20  # per file (a 50,000-row table is ~5 MiB); config `max_file_bytes` overrides it
 OUTSIDE = "a symlink whose target is outside the work tree"
 SPECIAL = "not a regular file (a directory, FIFO, device or socket)"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)   # a FIFO swapped in after the check must not block the open
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO swapped in after the check must not block the open
 
 
 def _read_umask() -> int:
-    mask = os.umask(0o022)   # os.umask is the only way to read it; done once, at import, before any thread
+    mask = os.umask(0o022)  # os.umask is the only way to read it; done once, at import, before any thread
     os.umask(mask)
     return mask
 
@@ -77,7 +78,7 @@ def read_contained(root: Path, rel: str, max_bytes: int = DEFAULT_MAX_BYTES, rea
     real = check_contained(root, rel, max_bytes, real_root)
     fd = os.open(real, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):   # swapped between the check and the open
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped between the check and the open
             raise Declined(SPECIAL, "special")
         chunks: list[bytes] = []
         left = max_bytes + 1

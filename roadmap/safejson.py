@@ -8,6 +8,7 @@ Why each bound: the C decoder recurses per level (200,000 levels raise Recursion
 the result recurses too); Python refuses to convert integers past 4,300 digits, and an integer past about
 309 digits overflows `float()`; `NaN`/`Infinity` are not JSON, so output that copies them is not JSON either.
 """
+
 from __future__ import annotations
 
 import json
@@ -43,8 +44,9 @@ class _Refused(Exception):
         self.literal = literal
 
 
-def loads(data: bytes | str, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH,
-          max_int_digits: int = MAX_INT_DIGITS) -> Any:
+def loads(
+    data: bytes | str, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH, max_int_digits: int = MAX_INT_DIGITS
+) -> Any:
     """The parsed document, or JsonError. Bytes must be UTF-8 (a BOM is not JSON either)."""
     if len(data) > max_bytes:
         raise JsonError(f"{len(data)} bytes, larger than the {max_bytes} byte limit")
@@ -52,8 +54,9 @@ def loads(data: bytes | str, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise JsonError(f"not UTF-8 ({exc.reason} at byte {exc.start})",
-                            data.count(b"\n", 0, exc.start) + 1) from None
+            raise JsonError(
+                f"not UTF-8 ({exc.reason} at byte {exc.start})", data.count(b"\n", 0, exc.start) + 1
+            ) from None
     else:
         text = data
     _check_depth(text, max_depth)
@@ -81,7 +84,7 @@ def loads(data: bytes | str, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX
         raise JsonError(exc.msg, line, col) from None
     except json.JSONDecodeError as exc:
         raise JsonError(exc.msg, exc.lineno, exc.colno) from None
-    except RecursionError:   # unreachable after _check_depth, kept so no input can escape as one
+    except RecursionError:  # unreachable after _check_depth, kept so no input can escape as one
         raise JsonError(f"nested deeper than {max_depth} levels") from None
 
 
@@ -109,7 +112,7 @@ def _check_depth(text: str, max_depth: int) -> None:
     if deepest <= max_depth:
         return
     depth = 0
-    for m in _TOKEN.finditer(text):   # the rare failing case: find where, for the message
+    for m in _TOKEN.finditer(text):  # the rare failing case: find where, for the message
         c = m.group()[0]
         depth += 1 if c in "[{" else -1 if c in "]}" else 0
         if depth > max_depth:

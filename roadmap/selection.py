@@ -7,6 +7,7 @@ Layers apply in order (the config, then the command line): a layer's `select` st
 `extend-select` adds, its `ignore` removes. Inside one layer the longest matching prefix decides, so
 `select = ["RL303"]` with `ignore = ["RL3"]` keeps RL303; on a tie `ignore` wins. `ALL` matches every code.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -20,16 +21,21 @@ from roadmap.findings import Finding
 
 @dataclass(frozen=True)
 class Layer:
-    where: str                                  # "the command line", or the config file (for error messages)
-    select: tuple[str, ...] | None = None       # None: keep what the layers before chose
+    where: str  # "the command line", or the config file (for error messages)
+    select: tuple[str, ...] | None = None  # None: keep what the layers before chose
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     from_config: bool = False
 
     @classmethod
     def of(cls, config: Config) -> Layer:
-        return cls(config.source, select=config.select, extend_select=config.extend_select, ignore=config.ignore,
-                   from_config=True)
+        return cls(
+            config.source,
+            select=config.select,
+            extend_select=config.extend_select,
+            ignore=config.ignore,
+            from_config=True,
+        )
 
 
 def _longest(code: str, prefixes: Sequence[str]) -> int:
@@ -38,8 +44,11 @@ def _longest(code: str, prefixes: Sequence[str]) -> int:
 
 
 def _check(codes: Sequence[str], layer: Layer) -> None:
-    for key, prefixes in (("select", layer.select or ()), ("extend-select", layer.extend_select),
-                          ("ignore", layer.ignore)):
+    for key, prefixes in (
+        ("select", layer.select or ()),
+        ("extend-select", layer.extend_select),
+        ("ignore", layer.ignore),
+    ):
         for p in prefixes:
             if p == "ALL" or any(c.startswith(p) for c in codes):
                 continue
@@ -67,5 +76,7 @@ def resolve(codes: Sequence[str], layers: Sequence[Layer]) -> list[str]:
 
 def per_file_ignored(finding: Finding, config: Config) -> bool:
     """Does `per-file-ignores` ignore this finding (a glob matching its path, listing a prefix of its code)?"""
-    return any(_longest(finding.code, prefixes) >= 0 and glob_match(glob, finding.path)
-               for glob, prefixes in config.per_file_ignores)
+    return any(
+        _longest(finding.code, prefixes) >= 0 and glob_match(glob, finding.path)
+        for glob, prefixes in config.per_file_ignores
+    )

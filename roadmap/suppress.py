@@ -7,6 +7,7 @@
 A finding is suppressed by a `disable` when the nearest `disable`/`enable` before its line that names its
 code (or names no code, meaning all) is a `disable`. Comments that suppress nothing are reported by RL901.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -38,11 +39,11 @@ class _FileSuppressions:
         self.next_line: list[tuple[int, Suppression]] = []
         for s in sups:
             if s.action == "disable-next-line":
-                target = s.target_line   # the parser's answer when it gives one
+                target = s.target_line  # the parser's answer when it gives one
                 if target is None:
                     target = s.line + 1
                     while target <= len(lines) and not lines[target - 1].strip():
-                        target += 1   # a blank line between comment and statement is allowed
+                        target += 1  # a blank line between comment and statement is allowed
                 self.next_line.append((target, s))
 
     def covering(self, f: Finding) -> list[Suppression]:

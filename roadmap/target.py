@@ -8,6 +8,7 @@ from there. PATH arguments narrow what is *reported*, never what is read as cont
 when the `records` globs miss it (as ruff lints a file it is given), unless `--force-exclude`, which pre-commit's
 hook passes so that only record files among the changed ones are reported.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -23,10 +24,10 @@ from roadmap.history.git import toplevel
 
 @dataclass(frozen=True)
 class Target:
-    root: Path                      # the git work tree
-    start: Path                     # where config discovery starts (up to `root`)
-    only: tuple[str, ...] = ()      # repo-relative files and directories named: the report covers these alone
-    files: tuple[str, ...] = ()     # the named files among them
+    root: Path  # the git work tree
+    start: Path  # where config discovery starts (up to `root`)
+    only: tuple[str, ...] = ()  # repo-relative files and directories named: the report covers these alone
+    files: tuple[str, ...] = ()  # the named files among them
 
     @property
     def narrowed(self) -> bool:
@@ -42,13 +43,14 @@ class Target:
             if any(glob_match(g, path) for g in config.exclude):
                 dropped.add(path)
                 if not force_exclude:
-                    notes.append(f"{path} is not linted: `exclude` in {config.source} names it (remove it there "
-                                 "to lint it)")
+                    notes.append(
+                        f"{path} is not linted: `exclude` in {config.source} names it (remove it there to lint it)"
+                    )
             elif not any(glob_match(g, path) for g in config.records):
                 if force_exclude:
                     dropped.add(path)
                 else:
-                    extra.append(path)   # a glob of itself (`*` and `?` in a file name would match more)
+                    extra.append(path)  # a glob of itself (`*` and `?` in a file name would match more)
         if extra:
             config = dataclasses.replace(config, records=(*config.records, *extra))
         only = tuple(p for p in self.only if p not in dropped)
@@ -61,7 +63,7 @@ def locate(paths: Sequence[str], command: str = "roadmap lint") -> Target:
         cwd = Path.cwd()
         return Target(root=_root(cwd, command), start=cwd)
     root: Path | None = None
-    whole = False                   # the repository itself is named: nothing narrows the report
+    whole = False  # the repository itself is named: nothing narrows the report
     only: list[str] = []
     files: list[str] = []
     for arg in paths:
@@ -72,8 +74,9 @@ def locate(paths: Sequence[str], command: str = "roadmap lint") -> Target:
         if root is None:
             root = here
         elif here.resolve() != root.resolve():
-            raise UsageError(f"{arg} is in another repository ({here}) than {paths[0]} ({root}); "
-                             f"run {command} once per repository")
+            raise UsageError(
+                f"{arg} is in another repository ({here}) than {paths[0]} ({root}); run {command} once per repository"
+            )
         rel = os.path.relpath(path.resolve(), root.resolve()).replace(os.sep, "/")
         if rel.startswith(".."):
             raise UsageError(f"{arg} is outside the repository {root}")
@@ -94,6 +97,8 @@ def locate(paths: Sequence[str], command: str = "roadmap lint") -> Target:
 def _root(base: Path, command: str) -> Path:
     root = toplevel(base)
     if root is None:
-        raise UsageError(f"{base.resolve()} is not inside a git repository; run {command} inside a git checkout "
-                         f"or pass its path (`{command} path/to/repo`)")
+        raise UsageError(
+            f"{base.resolve()} is not inside a git repository; run {command} inside a git checkout "
+            f"or pass its path (`{command} path/to/repo`)"
+        )
     return root

@@ -5,6 +5,7 @@ PYTHONPATH is made absolute before any test runs. The GPU machine runs the suite
 in another working directory (a seed repository in tmp_path) would resolve "." there and find no package:
 tests/roadmap/test_seed_item14.py::test_cli_json then read an empty stdout as JSON.
 """
+
 from __future__ import annotations
 
 import os

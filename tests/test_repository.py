@@ -1,5 +1,6 @@
 """This repository's own gates: its records in agents/ match its history and evidence (`roadmap lint` is
 clean), and every evidence directory it commits is valid. The project dogfoods its linter here, in CI."""
+
 from __future__ import annotations
 
 import subprocess
@@ -10,8 +11,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _roadmap(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "roadmap", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "roadmap", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_roadmap_lint_on_this_repository_is_clean():

@@ -11,6 +11,7 @@ split     for small decode batches (1-32 sequences; contexts 128-2048), the unif
 Every configuration's output is compared with the default's (max abs difference); timings are CUDA-event medians
 of 50 launches after 5 untimed ones. The JSON holds every figure; the best of each case is printed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,16 +36,22 @@ def make_batch(ctx: list[int], seed: int) -> dict[str, Any]:
     b = len(ctx)
     blocks = [(c + BLOCK - 1) // BLOCK for c in ctx]
     total = sum(blocks)
-    perm = torch.randperm(total, device="cuda", generator=g).to(torch.int32)   # scattered blocks, like a busy pool
+    perm = torch.randperm(total, device="cuda", generator=g).to(torch.int32)  # scattered blocks, like a busy pool
     table = torch.zeros(b, max(blocks), dtype=torch.int32, device="cuda")
     at = 0
     for i, n in enumerate(blocks):
-        table[i, :n] = perm[at:at + n]
+        table[i, :n] = perm[at : at + n]
         at += n
     cache = torch.randn(2, total, BLOCK, HKV, D, device="cuda", dtype=torch.bfloat16, generator=g)
     q = torch.randn(b, HQ, D, device="cuda", dtype=torch.bfloat16, generator=g)
-    return dict(q=q, cache=cache, table=table, seq_lens=torch.tensor(ctx, dtype=torch.int32, device="cuda"),
-                cu=torch.arange(b + 1, dtype=torch.int32, device="cuda"), kv_bytes=2 * sum(ctx) * HKV * D * 2)
+    return dict(
+        q=q,
+        cache=cache,
+        table=table,
+        seq_lens=torch.tensor(ctx, dtype=torch.int32, device="cuda"),
+        cu=torch.arange(b + 1, dtype=torch.int32, device="cuda"),
+        kv_bytes=2 * sum(ctx) * HKV * D * 2,
+    )
 
 
 def time_ms(fn: Callable[[], None]) -> float:
@@ -62,21 +69,21 @@ def time_ms(fn: Callable[[], None]) -> float:
 
 
 def run_unified(bt: dict[str, Any], out: torch.Tensor, **kw: Any) -> Callable[[], None]:
-    return lambda: unified_attention(bt["q"], bt["cache"], bt["table"], bt["seq_lens"], bt["cu"], 1, D ** -0.5,
-                                     out, **kw)
+    return lambda: unified_attention(bt["q"], bt["cache"], bt["table"], bt["seq_lens"], bt["cu"], 1, D**-0.5, out, **kw)
 
 
 def run_split(bt: dict[str, Any], out: torch.Tensor, **kw: Any) -> Callable[[], None]:
-    return lambda: split_kv_decode(bt["q"], bt["cache"], bt["table"], bt["seq_lens"], bt["cu"], D ** -0.5, out, **kw)
+    return lambda: split_kv_decode(bt["q"], bt["cache"], bt["table"], bt["seq_lens"], bt["cu"], D**-0.5, out, **kw)
 
 
-def measure(bt: dict[str, Any], runner: Callable[..., Callable[[], None]], ref: torch.Tensor,
-            **kw: Any) -> dict[str, Any]:
+def measure(
+    bt: dict[str, Any], runner: Callable[..., Callable[[], None]], ref: torch.Tensor, **kw: Any
+) -> dict[str, Any]:
     out = torch.empty_like(bt["q"])
     try:
         fn = runner(bt, out, **kw)
         ms = time_ms(fn)
-    except Exception as exc:   # a configuration Triton cannot build (shared memory): recorded, not fatal
+    except Exception as exc:  # a configuration Triton cannot build (shared memory): recorded, not fatal
         return dict(config=kw, error=f"{type(exc).__name__}: {str(exc)[:200]}")
     diff = (out.float() - ref.float()).abs().max().item()
     return dict(config=kw, ms=round(ms, 4), gbps=round(bt["kv_bytes"] / ms / 1e6, 1), max_abs_diff=diff)
@@ -97,8 +104,11 @@ def unified_section(seed: int) -> list[dict[str, Any]]:
             rows.append(measure(bt, run_unified, ref, tile=tile, num_warps=warps, num_stages=stages))
         ok = [r for r in rows if "ms" in r and r["max_abs_diff"] < 2e-2]
         best = min(ok, key=lambda r: r["ms"])
-        print(f"unified {name}: default {rows[0]['ms']:.3f} ms ({rows[0]['gbps']} GB/s); "
-              f"best {best['ms']:.3f} ms ({best['gbps']} GB/s) {best['config']}", flush=True)
+        print(
+            f"unified {name}: default {rows[0]['ms']:.3f} ms ({rows[0]['gbps']} GB/s); "
+            f"best {best['ms']:.3f} ms ({best['gbps']} GB/s) {best['config']}",
+            flush=True,
+        )
         results.append(dict(case=name, batch=len(ctx), mean_context=sum(ctx) / len(ctx), rows=rows, best=best))
     return results
 
@@ -114,8 +124,11 @@ def split_section(seed: int) -> list[dict[str, Any]]:
             rows.append(dict(measure(bt, run_split, ref, segments=seg, tile=tile, num_warps=warps), path="split"))
         ok = [r for r in rows if "ms" in r and r["max_abs_diff"] < 2e-2]
         best = min(ok, key=lambda r: r["ms"])
-        print(f"split b{b:<3} ctx {c:<5}: unified {rows[0]['ms']:.4f} ms; best {best['path']} {best['ms']:.4f} ms "
-              f"{best['config']}", flush=True)
+        print(
+            f"split b{b:<3} ctx {c:<5}: unified {rows[0]['ms']:.4f} ms; best {best['path']} {best['ms']:.4f} ms "
+            f"{best['config']}",
+            flush=True,
+        )
         results.append(dict(batch=b, context=c, rows=rows, best=best))
     return results
 

@@ -14,6 +14,7 @@ are CUDA-event medians of 50 calls after 5 warm-ups; bandwidth counts the bytes 
 against a measured device copy. --small runs tiny float32 shapes on CPU under TRITON_INTERPRET=1 (the interpreter
 truncates bf16 casts; its times mean nothing).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -62,17 +63,22 @@ def compare(got: torch.Tensor, want: torch.Tensor) -> dict[str, Any]:
     g, w = got.float(), want.float()
     mantissa = {torch.bfloat16: 7, torch.float16: 10, torch.float32: 23}[want.dtype]
     ulp = torch.exp2(torch.floor(torch.log2(w.abs().clamp_min(torch.finfo(want.dtype).tiny))) - mantissa)
-    return {"identical": round((got == want).float().mean().item(), 6), "max_abs_diff": (g - w).abs().max().item(),
-            "max_abs_ref": w.abs().max().item(), "max_ulp": round(((g - w).abs() / ulp).max().item(), 3)}
+    return {
+        "identical": round((got == want).float().mean().item(), 6),
+        "max_abs_diff": (g - w).abs().max().item(),
+        "max_abs_ref": w.abs().max().item(),
+        "max_ulp": round(((g - w).abs() / ulp).max().item(), 3),
+    }
 
 
 def cases(shape: tuple[int, ...], tokens: int, dtype: torch.dtype, device: str) -> dict[str, Any]:
     """name -> (triton call, reference call, bytes moved); each call returns what is compared."""
     from engine.kernels import layer_reference, triton_act, triton_norm, triton_rope_kv
     from engine.kernels.attention_metadata import kv_cache_shape
+
     hidden, heads, kv_heads, head_dim, inter = shape
     g = torch.Generator(device=device).manual_seed(tokens)
-    rnd = lambda *s: torch.randn(*s, generator=g, device=device).to(dtype)   # noqa: E731 - a local shorthand
+    rnd = lambda *s: torch.randn(*s, generator=g, device=device).to(dtype)  # noqa: E731 - a local shorthand
     x, res, w = rnd(tokens, hidden), rnd(tokens, hidden), 1 + 0.1 * rnd(hidden)
     qkv = rnd(tokens, (heads + 2 * kv_heads) * head_dim)
     qw, kw = 1 + 0.1 * rnd(head_dim), 1 + 0.1 * rnd(head_dim)
@@ -89,13 +95,21 @@ def cases(shape: tuple[int, ...], tokens: int, dtype: torch.dtype, device: str) 
     e = torch.finfo(dtype).bits // 8
     rope_args = (qkv, positions, cos_sin, qw, kw, 1e-6, heads, kv_heads)
     return {
-        "add_rms_norm": (lambda: triton_norm.rms_norm(x, w, 1e-6, res),
-                         lambda: layer_reference.rms_norm(x, w, 1e-6, res), 4 * tokens * hidden * e),
-        "rope_write_kv": (lambda: (triton_rope_kv.rope_write_kv(*rope_args, cache_t, slots), cache_t),
-                          lambda: (layer_reference.rope_write_kv(*rope_args, cache_r, slots), cache_r),
-                          (2 * heads + 4 * kv_heads) * head_dim * tokens * e),
-        "silu_and_mul": (lambda: triton_act.silu_and_mul(gate_up), lambda: layer_reference.silu_and_mul(gate_up),
-                         3 * tokens * inter * e),
+        "add_rms_norm": (
+            lambda: triton_norm.rms_norm(x, w, 1e-6, res),
+            lambda: layer_reference.rms_norm(x, w, 1e-6, res),
+            4 * tokens * hidden * e,
+        ),
+        "rope_write_kv": (
+            lambda: (triton_rope_kv.rope_write_kv(*rope_args, cache_t, slots), cache_t),
+            lambda: (layer_reference.rope_write_kv(*rope_args, cache_r, slots), cache_r),
+            (2 * heads + 4 * kv_heads) * head_dim * tokens * e,
+        ),
+        "silu_and_mul": (
+            lambda: triton_act.silu_and_mul(gate_up),
+            lambda: layer_reference.silu_and_mul(gate_up),
+            3 * tokens * inter * e,
+        ),
     }
 
 
@@ -109,7 +123,7 @@ def main() -> int:
         print("device_layer_kernels: error: no CUDA device; on CPU run with --small", file=sys.stderr)
         return 2
     if device == "cpu":
-        os.environ["TRITON_INTERPRET"] = "1"   # before the kernel modules are imported (engine/kernels/backends.py)
+        os.environ["TRITON_INTERPRET"] = "1"  # before the kernel modules are imported (engine/kernels/backends.py)
     dtype = torch.bfloat16 if device == "cuda" else torch.float32
     models, token_counts = (MODELS, [1, 256, 2048]) if device == "cuda" else (SMALL, [1, 5])
     gbps = copy_gbps(device)
@@ -120,26 +134,50 @@ def main() -> int:
                 got, want = fused(), ref()
                 checks = [compare(a, b) for a, b in zip(got, want)] if isinstance(got, tuple) else [compare(got, want)]
                 worst = min(checks, key=lambda c: c["identical"])
-                passed = all((c["identical"] >= 0.98 and c["max_abs_diff"] <= 0.01 * c["max_abs_ref"])
-                             if dtype != torch.float32 else c["max_abs_diff"] <= 1e-4 for c in checks)
+                passed = all(
+                    (c["identical"] >= 0.98 and c["max_abs_diff"] <= 0.01 * c["max_abs_ref"])
+                    if dtype != torch.float32
+                    else c["max_abs_diff"] <= 1e-4
+                    for c in checks
+                )
                 ok &= passed
                 t_ms, r_ms = median_ms(fused, device), median_ms(ref, device)
-                rows.append({"model": model, "tokens": tokens, "kernel": name, "passed": passed, **worst,
-                             "triton_ms": round(t_ms, 4), "reference_ms": round(r_ms, 4),
-                             "speedup": round(r_ms / t_ms, 2), "bytes": nbytes,
-                             "gbps": round(nbytes / (t_ms * 1e-3) / 1e9, 1),
-                             "fraction_of_copy": round(nbytes / (t_ms * 1e-3) / 1e9 / gbps, 3)})
-    result = {"device": device, "gpu": torch.cuda.get_device_name() if device == "cuda" else None,
-              "dtype": str(dtype).removeprefix("torch."), "copy_gbps": round(gbps, 1), "passed": ok, "rows": rows}
+                rows.append(
+                    {
+                        "model": model,
+                        "tokens": tokens,
+                        "kernel": name,
+                        "passed": passed,
+                        **worst,
+                        "triton_ms": round(t_ms, 4),
+                        "reference_ms": round(r_ms, 4),
+                        "speedup": round(r_ms / t_ms, 2),
+                        "bytes": nbytes,
+                        "gbps": round(nbytes / (t_ms * 1e-3) / 1e9, 1),
+                        "fraction_of_copy": round(nbytes / (t_ms * 1e-3) / 1e9 / gbps, 3),
+                    }
+                )
+    result = {
+        "device": device,
+        "gpu": torch.cuda.get_device_name() if device == "cuda" else None,
+        "dtype": str(dtype).removeprefix("torch."),
+        "copy_gbps": round(gbps, 1),
+        "passed": ok,
+        "rows": rows,
+    }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     print(f"{result['gpu'] or 'cpu'} {result['dtype']}: copy {gbps:,.0f} GB/s")
-    print(f"{'model':<12}{'tokens':>7} {'kernel':<15}{'identical':>10}{'max ulp':>9}{'triton ms':>11}{'torch ms':>10}"
-          f"{'speedup':>9}{'GB/s':>9}{'of copy':>9}")
+    print(
+        f"{'model':<12}{'tokens':>7} {'kernel':<15}{'identical':>10}{'max ulp':>9}{'triton ms':>11}{'torch ms':>10}"
+        f"{'speedup':>9}{'GB/s':>9}{'of copy':>9}"
+    )
     for r in rows:
-        print(f"{r['model']:<12}{r['tokens']:>7} {r['kernel']:<15}{r['identical']:>10.4f}{r['max_ulp']:>9.2f}"
-              f"{r['triton_ms']:>11.4f}{r['reference_ms']:>10.4f}{r['speedup']:>9.2f}{r['gbps']:>9.1f}"
-              f"{r['fraction_of_copy']:>9.1%}{'' if r['passed'] else '  FAIL'}")
+        print(
+            f"{r['model']:<12}{r['tokens']:>7} {r['kernel']:<15}{r['identical']:>10.4f}{r['max_ulp']:>9.2f}"
+            f"{r['triton_ms']:>11.4f}{r['reference_ms']:>10.4f}{r['speedup']:>9.2f}{r['gbps']:>9.1f}"
+            f"{r['fraction_of_copy']:>9.1%}{'' if r['passed'] else '  FAIL'}"
+        )
     return 0 if ok else 1
 
 

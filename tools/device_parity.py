@@ -9,6 +9,7 @@ weights. 16 prompts of varied lengths (token ids, seed 0) go through our engine 
 batching, chunked prefill, prefix caching on); transformers generates each prompt alone. Prints and writes
 per-prompt agreement: the number of leading tokens equal, and whether all are.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,7 +52,7 @@ def main() -> int:
     lengths = [rng.randint(1, 300) for _ in range(args.num_prompts)]
     prompts = [[rng.randrange(0, 10000) for _ in range(n)] for n in lengths]
     shared = prompts[0][:48] if lengths[0] >= 48 else None
-    if shared:                       # a few prompts share a prefix so prefix caching is exercised
+    if shared:  # a few prompts share a prefix so prefix caching is exercised
         for i in (1, 2, 3):
             if lengths[i] > 48:
                 prompts[i][:48] = shared
@@ -61,18 +62,30 @@ def main() -> int:
     with torch.no_grad():
         for p in prompts:
             ids = torch.tensor([p], device=device)
-            out = hf.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=args.max_tokens,
-                              min_new_tokens=args.max_tokens, do_sample=False, pad_token_id=0)
-            ref.append(out[0, len(p):].tolist())
+            out = hf.generate(
+                ids,
+                attention_mask=torch.ones_like(ids),
+                max_new_tokens=args.max_tokens,
+                min_new_tokens=args.max_tokens,
+                do_sample=False,
+                pad_token_id=0,
+            )
+            ref.append(out[0, len(p) :].tolist())
     t_ref = time.perf_counter() - t0
 
     with tempfile.TemporaryDirectory() as tmp:
         hf.save_pretrained(tmp)
         del hf
         torch.cuda.empty_cache() if device == "cuda" else None
-        llm = LLM(tmp, dtype=args.dtype, device=device, max_num_batched_tokens=256, enable_prefix_caching=True,
-                  attention_backend=args.attention_backend)
-        kernels = llm.engine_core.runner.attention_kernels.name   # what the engine ran ("auto" resolved)
+        llm = LLM(
+            tmp,
+            dtype=args.dtype,
+            device=device,
+            max_num_batched_tokens=256,
+            enable_prefix_caching=True,
+            attention_backend=args.attention_backend,
+        )
+        kernels = llm.engine_core.runner.attention_kernels.name  # what the engine ran ("auto" resolved)
         sp = SamplingParams(temperature=0.0, max_tokens=args.max_tokens, ignore_eos=True)
         t0 = time.perf_counter()
         outs = llm.generate([{"prompt_token_ids": p} for p in prompts], sp, use_tqdm=False)
@@ -82,18 +95,37 @@ def main() -> int:
     rows = []
     for i, (a, b) in enumerate(zip(ours, ref)):
         lead = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-        rows.append({"prompt_len": lengths[i], "equal": list(a) == list(b), "leading_equal": lead,
-                     "ours": list(a), "transformers": list(b)})
-        print(f"prompt {i:2d} len {lengths[i]:3d}: {'EQUAL' if list(a) == list(b) else 'DIFF'} "
-              f"(first {lead}/{args.max_tokens} tokens equal)")
+        rows.append(
+            {
+                "prompt_len": lengths[i],
+                "equal": list(a) == list(b),
+                "leading_equal": lead,
+                "ours": list(a),
+                "transformers": list(b),
+            }
+        )
+        print(
+            f"prompt {i:2d} len {lengths[i]:3d}: {'EQUAL' if list(a) == list(b) else 'DIFF'} "
+            f"(first {lead}/{args.max_tokens} tokens equal)"
+        )
     n_equal = sum(r["equal"] for r in rows)
-    summary = {"model": args.model, "dtype": args.dtype, "device": torch.cuda.get_device_name(0) if device == "cuda"
-               else "cpu", "torch": torch.__version__, "num_prompts": len(prompts), "max_tokens": args.max_tokens,
-               "attention_kernels": kernels, "prompts_equal": n_equal, "engine_s": round(t_ours, 3),
-               "transformers_s": round(t_ref, 3),
-               "rows": rows}
-    print(f"{args.model} {args.dtype} on {summary['device']} ({kernels} attention): {n_equal}/{len(prompts)} prompts "
-          f"token-identical (engine one batch {t_ours:.2f}s, transformers one by one {t_ref:.2f}s)")
+    summary = {
+        "model": args.model,
+        "dtype": args.dtype,
+        "device": torch.cuda.get_device_name(0) if device == "cuda" else "cpu",
+        "torch": torch.__version__,
+        "num_prompts": len(prompts),
+        "max_tokens": args.max_tokens,
+        "attention_kernels": kernels,
+        "prompts_equal": n_equal,
+        "engine_s": round(t_ours, 3),
+        "transformers_s": round(t_ref, 3),
+        "rows": rows,
+    }
+    print(
+        f"{args.model} {args.dtype} on {summary['device']} ({kernels} attention): {n_equal}/{len(prompts)} prompts "
+        f"token-identical (engine one batch {t_ours:.2f}s, transformers one by one {t_ref:.2f}s)"
+    )
     if args.json:
         with open(args.json, "w") as f:
             json.dump(summary, f, indent=1)

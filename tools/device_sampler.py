@@ -20,6 +20,7 @@ probabilities, 100,000 seeded draws from each sampler pass a chi-square test aga
 temperature, top-k, top-p and both. Writes one JSON to --out, prints tables, exits 1 when a check fails (2 on a usage
 error). About a minute on an H200.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,15 +38,21 @@ from engine.bench.probe import copy_gbps, time_ms
 
 CASES = {"greedy": (0.0, None, 1.0), "temperature": (0.8, None, 1.0), "top-k+top-p": (0.8, 50, 0.9)}
 # (temperature, top_k, top_p) for the distribution check on a small vocabulary with known probabilities.
-DISTRIBUTIONS = {"temperature": (0.9, None, 1.0), "top-k": (1.0, 9, 1.0), "top-p": (1.0, None, 0.8),
-                 "top-k+top-p": (0.7, 20, 0.9)}
+DISTRIBUTIONS = {
+    "temperature": (0.9, None, 1.0),
+    "top-k": (1.0, 9, 1.0),
+    "top-p": (1.0, None, 0.8),
+    "top-k+top-p": (0.7, 20, 0.9),
+}
 MIN_AGREEMENT = 0.99
-TUNING = [(1024, 8), (2048, 8), (4096, 16)]   # (block, num_warps) of the fused kernel, timed side by side
+TUNING = [(1024, 8), (2048, 8), (4096, 16)]  # (block, num_warps) of the fused kernel, timed side by side
 
 
-def sampling_tensors(n: int, temperature: float, top_k: int | None, top_p: float, device: torch.device,
-                     seed_offset: int = 0) -> Any:
+def sampling_tensors(
+    n: int, temperature: float, top_k: int | None, top_p: float, device: torch.device, seed_offset: int = 0
+) -> Any:
     from engine.worker.sampler import SamplingTensors
+
     f32: dict[str, Any] = {"dtype": torch.float32, "device": device}
     off = torch.iinfo(torch.int64).max
     return SamplingTensors(
@@ -54,19 +61,34 @@ def sampling_tensors(n: int, temperature: float, top_k: int | None, top_p: float
         top_p=torch.full((n,), top_p, **f32),
         seeds=torch.arange(n, dtype=torch.int64, device=device) * 7919 + seed_offset,
         positions=torch.arange(n, dtype=torch.int64, device=device) % 1000,
-        all_greedy=temperature == 0, any_greedy=temperature == 0, need_top_k=top_k is not None,
-        need_top_p=top_p < 1.0)
+        all_greedy=temperature == 0,
+        any_greedy=temperature == 0,
+        need_top_k=top_k is not None,
+        need_top_p=top_p < 1.0,
+    )
 
 
 def fused(logits: torch.Tensor, t: Any, config: tuple[int, int] | None = None) -> torch.Tensor:
     from engine.kernels import triton_sampling
+
     block, num_warps = config or (triton_sampling.DEFAULT_BLOCK, triton_sampling.DEFAULT_NUM_WARPS)
-    return triton_sampling.sample(logits, t.temperature, t.top_k, t.top_p, t.seeds, t.positions,
-                                  has_top_k=t.need_top_k, has_top_p=t.need_top_p, block=block, num_warps=num_warps)
+    return triton_sampling.sample(
+        logits,
+        t.temperature,
+        t.top_k,
+        t.top_p,
+        t.seeds,
+        t.positions,
+        has_top_k=t.need_top_k,
+        has_top_p=t.need_top_p,
+        block=block,
+        num_warps=num_warps,
+    )
 
 
 def fused_default() -> str:
     from engine.kernels import triton_sampling
+
     return f"{triton_sampling.DEFAULT_BLOCK}x{triton_sampling.DEFAULT_NUM_WARPS}"
 
 
@@ -100,13 +122,21 @@ def chi_square(samples: torch.Tensor, probs: torch.Tensor, z: float = 5.0) -> di
     stat = sum((c - n * p) ** 2 / (n * p) for c, p in bins) if len(bins) > 1 else 0.0
     limit = df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
     tv = 0.5 * (counts / n - probs).abs().sum().item()
-    return {"chi2": round(stat, 2), "df": df, "limit": round(limit, 2), "zero_prob_draws": stray, "tv": round(tv, 4),
-            "ok": bool(stat <= limit and stray == 0)}
+    return {
+        "chi2": round(stat, 2),
+        "df": df,
+        "limit": round(limit, 2),
+        "zero_prob_draws": stray,
+        "tv": round(tv, 4),
+        "ok": bool(stat <= limit and stray == 0),
+    }
 
 
-def timed_cases(rows: list[int], vocab: int, device: torch.device, warmup: int, iters: int,
-                bandwidth: float) -> list[dict[str, Any]]:
+def timed_cases(
+    rows: list[int], vocab: int, device: torch.device, warmup: int, iters: int, bandwidth: float
+) -> list[dict[str, Any]]:
     from engine.worker.sampler import sample_reference
+
     out = []
     for n in rows:
         g = torch.Generator(device=device).manual_seed(n)
@@ -124,14 +154,19 @@ def timed_cases(rows: list[int], vocab: int, device: torch.device, warmup: int, 
                     row["ok"] = row["agreement"] >= MIN_AGREEMENT
                 row["torch_ms"] = time_ms(lambda x=logits, t=t: sample_reference(x, t), device, warmup, iters)
                 row["fused_ms"] = time_ms(lambda x=logits, t=t: fused(x, t), device, warmup, iters)
-                row["fused_ms_by_config"] = {f"{b}x{w}": time_ms(lambda x=logits, t=t, c=(b, w): fused(x, t, c), device,
-                                                                 warmup, iters) for b, w in TUNING}
+                row["fused_ms_by_config"] = {
+                    f"{b}x{w}": time_ms(lambda x=logits, t=t, c=(b, w): fused(x, t, c), device, warmup, iters)
+                    for b, w in TUNING
+                }
                 nbytes = logits.numel() * logits.element_size()
                 bound_ms = nbytes / (bandwidth * 1e9) * 1e3
-                row.update(bytes=nbytes, bound_ms=round(bound_ms, 4),
-                           speedup=round(row["torch_ms"] / row["fused_ms"], 2),
-                           fused_fraction_of_bound=round(bound_ms / row["fused_ms"], 3))
-            except Exception as e:   # noqa: BLE001 - one broken case must not hide the others' figures
+                row.update(
+                    bytes=nbytes,
+                    bound_ms=round(bound_ms, 4),
+                    speedup=round(row["torch_ms"] / row["fused_ms"], 2),
+                    fused_fraction_of_bound=round(bound_ms / row["fused_ms"], 3),
+                )
+            except Exception as e:  # noqa: BLE001 - one broken case must not hide the others' figures
                 row.update(ok=False, error=f"{type(e).__name__}: {e}")
             out.append(row)
     return out
@@ -139,21 +174,28 @@ def timed_cases(rows: list[int], vocab: int, device: torch.device, warmup: int, 
 
 def distribution_checks(draws: int, device: torch.device) -> list[dict[str, Any]]:
     from engine.worker.sampler import sample_reference
+
     g = torch.Generator().manual_seed(0)
-    one = (torch.randn(64, generator=g) * 1.5).bfloat16()          # bf16 values: the exact law uses the same numbers
+    one = (torch.randn(64, generator=g) * 1.5).bfloat16()  # bf16 values: the exact law uses the same numbers
     one[5] = float("-inf")
     logits = one.to(device).expand(draws, 64).contiguous()
     out = []
     for name, (temperature, top_k, top_p) in DISTRIBUTIONS.items():
         t = sampling_tensors(draws, temperature, top_k, top_p, device, seed_offset=12345)
         probs = exact_distribution(one.float(), temperature, top_k, top_p)
-        row: dict[str, Any] = {"case": name, "draws": draws, "temperature": temperature, "top_k": top_k,
-                               "top_p": top_p, "support": int((probs > 0).sum().item())}
+        row: dict[str, Any] = {
+            "case": name,
+            "draws": draws,
+            "temperature": temperature,
+            "top_k": top_k,
+            "top_p": top_p,
+            "support": int((probs > 0).sum().item()),
+        }
         try:
             row["fused"] = chi_square(fused(logits, t), probs)
             row["torch"] = chi_square(sample_reference(logits, t), probs)
             row["ok"] = row["fused"]["ok"] and row["torch"]["ok"]
-        except Exception as e:   # noqa: BLE001 - as above
+        except Exception as e:  # noqa: BLE001 - as above
             row.update(ok=False, error=f"{type(e).__name__}: {e}")
         out.append(row)
     return out
@@ -167,8 +209,10 @@ def main() -> int:
     args = ap.parse_args()
     device = torch.device(args.device)
     if device.type == "cuda" and not torch.cuda.is_available():
-        print("device_sampler: error: CUDA is not available; use --device cpu --small with TRITON_INTERPRET=1",
-              file=sys.stderr)
+        print(
+            "device_sampler: error: CUDA is not available; use --device cpu --small with TRITON_INTERPRET=1",
+            file=sys.stderr,
+        )
         return 2
     if device.type == "cpu" and os.environ.get("TRITON_INTERPRET") != "1":
         print("device_sampler: error: --device cpu needs TRITON_INTERPRET=1 in the environment", file=sys.stderr)
@@ -181,38 +225,58 @@ def main() -> int:
     dists = distribution_checks(draws, device)
 
     import triton
-    report = {"device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu (triton interpreter)",
-              "torch": torch.__version__, "triton": triton.__version__, "dtype": "bfloat16", "vocab": vocab,
-              "copy_gbps": round(bandwidth, 1), "fused_default": fused_default(), "cases": cases, "distribution": dists,
-              "ok": all(r["ok"] for r in cases + dists), "wall_s": round(time.perf_counter() - t_start, 1)}
+
+    report = {
+        "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu (triton interpreter)",
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "dtype": "bfloat16",
+        "vocab": vocab,
+        "copy_gbps": round(bandwidth, 1),
+        "fused_default": fused_default(),
+        "cases": cases,
+        "distribution": dists,
+        "ok": all(r["ok"] for r in cases + dists),
+        "wall_s": round(time.perf_counter() - t_start, 1),
+    }
     with open(args.out, "w") as f:
         json.dump(report, f, indent=2)
-    print(f"{report['device']}, torch {torch.__version__}, triton {triton.__version__}, bf16 logits, "
-          f"V = {vocab:,}; device copy {bandwidth:,.0f} GB/s")
-    print(f"{'case':12} {'rows':>5} {'torch ms':>9} {'fused ms':>9} {'speedup':>7} {'1-read ms':>9} {'of bound':>8} "
-          f"{'same token':>10}  ok")
+    print(
+        f"{report['device']}, torch {torch.__version__}, triton {triton.__version__}, bf16 logits, "
+        f"V = {vocab:,}; device copy {bandwidth:,.0f} GB/s"
+    )
+    print(
+        f"{'case':12} {'rows':>5} {'torch ms':>9} {'fused ms':>9} {'speedup':>7} {'1-read ms':>9} {'of bound':>8} "
+        f"{'same token':>10}  ok"
+    )
     for r in cases:
         if "error" in r:
             print(f"{r['case']:12} {r['rows']:5d} FAILED: {r['error']}")
             continue
         same = "exact" if r["case"] == "greedy" and r["greedy_equal"] else f"{r.get('agreement', 0.0):.2%}"
-        print(f"{r['case']:12} {r['rows']:5d} {r['torch_ms']:9.4f} {r['fused_ms']:9.4f} {r['speedup']:7.2f} "
-              f"{r['bound_ms']:9.4f} {r['fused_fraction_of_bound']:8.1%} {same:>10}  {'yes' if r['ok'] else 'NO'}")
+        print(
+            f"{r['case']:12} {r['rows']:5d} {r['torch_ms']:9.4f} {r['fused_ms']:9.4f} {r['speedup']:7.2f} "
+            f"{r['bound_ms']:9.4f} {r['fused_fraction_of_bound']:8.1%} {same:>10}  {'yes' if r['ok'] else 'NO'}"
+        )
     print(f"\nfused ms by (block x num_warps); default {fused_default()}")
     print(f"{'case':12} {'rows':>5} " + " ".join(f"{b}x{w}".rjust(10) for b, w in TUNING))
     for r in cases:
         if "fused_ms_by_config" in r:
             times = " ".join(f"{ms:10.4f}" for ms in r["fused_ms_by_config"].values())
             print(f"{r['case']:12} {r['rows']:5d} {times}")
-    print(f"\n{'distribution':12} {'draws':>7} {'support':>7}  {'fused chi2/limit':>16} {'tv':>6}  "
-          f"{'torch chi2/limit':>16} {'tv':>6}  ok")
+    print(
+        f"\n{'distribution':12} {'draws':>7} {'support':>7}  {'fused chi2/limit':>16} {'tv':>6}  "
+        f"{'torch chi2/limit':>16} {'tv':>6}  ok"
+    )
     for r in dists:
         if "error" in r:
             print(f"{r['case']:12} FAILED: {r['error']}")
             continue
         f, t = r["fused"], r["torch"]
-        print(f"{r['case']:12} {r['draws']:7d} {r['support']:7d}  {f['chi2']:7.1f}/{f['limit']:<8.1f} {f['tv']:6.4f}  "
-              f"{t['chi2']:7.1f}/{t['limit']:<8.1f} {t['tv']:6.4f}  {'yes' if r['ok'] else 'NO'}")
+        print(
+            f"{r['case']:12} {r['draws']:7d} {r['support']:7d}  {f['chi2']:7.1f}/{f['limit']:<8.1f} {f['tv']:6.4f}  "
+            f"{t['chi2']:7.1f}/{t['limit']:<8.1f} {t['tv']:6.4f}  {'yes' if r['ok'] else 'NO'}"
+        )
     print(f"{'all checks pass' if report['ok'] else 'SOME CHECKS FAILED'} ({report['wall_s']} s); wrote {args.out}")
     return 0 if report["ok"] else 1
 

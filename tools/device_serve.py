@@ -15,6 +15,7 @@ Each point records output tok/s, online/offline (meaningful at saturation: concu
 offline one), TTFT/TPOT/ITL/E2EL p50 and p99. A point that would start after --budget-s seconds is skipped and says
 so. No network, no .git needed: the model is a shipped config name with --load-format dummy.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,10 +36,24 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 # A Qwen3 small enough for a CPU smoke run, with room for the workloads' token ids (< 10000).
-TINY = dict(architectures=["Qwen3ForCausalLM"], model_type="qwen3", vocab_size=10240, hidden_size=64,
-            intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
-            max_position_embeddings=512, rms_norm_eps=1e-6, rope_theta=10000.0, tie_word_embeddings=False,
-            torch_dtype="float32", bos_token_id=1, eos_token_id=2)
+TINY = dict(
+    architectures=["Qwen3ForCausalLM"],
+    model_type="qwen3",
+    vocab_size=10240,
+    hidden_size=64,
+    intermediate_size=128,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    head_dim=16,
+    max_position_embeddings=512,
+    rms_norm_eps=1e-6,
+    rope_theta=10000.0,
+    tie_word_embeddings=False,
+    torch_dtype="float32",
+    bos_token_id=1,
+    eos_token_id=2,
+)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -51,16 +66,24 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--output-len", type=int, default=1024, help="nano's longest output")
     p.add_argument("--concurrencies", default="1,64,256", help="points with every request sent at once")
     p.add_argument("--c1-prompts", type=int, default=16, help="prompts of the concurrency-1 point")
-    p.add_argument("--rates", default=None, help="request rates (req/s), comma-separated; default: 0.5x and 0.8x "
-                                                 "the offline request rate")
+    p.add_argument(
+        "--rates",
+        default=None,
+        help="request rates (req/s), comma-separated; default: 0.5x and 0.8x the offline request rate",
+    )
     p.add_argument("--max-num-seqs", type=int, default=256)
-    p.add_argument("--engine-process", action=argparse.BooleanOptionalAction, default=True,
-                   help="engine serve's own flag: the engine core in its own process (default) or a thread")
+    p.add_argument(
+        "--engine-process",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="engine serve's own flag: the engine core in its own process (default) or a thread",
+    )
     p.add_argument("--budget-s", type=float, default=420.0, help="start no point after this many seconds")
-    p.add_argument("--offline-child", default=None, help=argparse.SUPPRESS)   # internal: run step 1, write here
-    if "--tiny" in (sys.argv[1:] if argv is None else argv):   # smaller defaults; flags given still win
-        p.set_defaults(num_prompts=48, input_len=128, output_len=100, concurrencies="1,16,48", c1_prompts=4,
-                       max_num_seqs=48)
+    p.add_argument("--offline-child", default=None, help=argparse.SUPPRESS)  # internal: run step 1, write here
+    if "--tiny" in (sys.argv[1:] if argv is None else argv):  # smaller defaults; flags given still win
+        p.set_defaults(
+            num_prompts=48, input_len=128, output_len=100, concurrencies="1,16,48", c1_prompts=4, max_num_seqs=48
+        )
     return p.parse_args(argv)
 
 
@@ -84,6 +107,7 @@ def model_and_settings(args: argparse.Namespace, tmp: Path) -> tuple[str, list[s
 
 def workload(args: argparse.Namespace):
     from engine.bench import workloads
+
     return workloads.build("nano", args.num_prompts, args.input_len, args.output_len, 0)
 
 
@@ -91,32 +115,58 @@ def workload(args: argparse.Namespace):
 def offline_child(args: argparse.Namespace, model: str, flags: list[str]) -> None:
     from engine.args import EngineArgs
     from engine.bench import metrics, ours
+
     p = argparse.ArgumentParser()
     EngineArgs.add_cli_args(p)
     eargs = EngineArgs.from_cli_args(p.parse_args(["--model", model, *flags]))
-    if eargs.resolve_device().type == "cpu":   # as engine serve sizes its torch threads on CPU
+    if eargs.resolve_device().type == "cpu":  # as engine serve sizes its torch threads on CPU
         import torch
 
         from engine.utils import cpu_threads
+
         threads = cpu_threads(None)
         if threads is not None:
             torch.set_num_threads(threads)
     w = workload(args)
     llm, settings = ours.build_llm(eargs)
     ours.warmup(llm, w)
-    ours.generate(llm, w)   # one untimed pass, as `engine bench throughput --warmup-passes 1`
+    ours.generate(llm, w)  # one untimed pass, as `engine bench throughput --warmup-passes 1`
     timings, elapsed = ours.generate(llm, w)
     m = metrics.run_metrics(timings, elapsed, None)
-    Path(args.offline_child).write_text(json.dumps({
-        "output_tok_per_s": m["output_tok_per_s"], "requests_per_s": m["requests_per_s"], "duration_s": elapsed,
-        "output_tokens": m["output_tokens"], "engine": settings}, default=str))
+    Path(args.offline_child).write_text(
+        json.dumps(
+            {
+                "output_tok_per_s": m["output_tok_per_s"],
+                "requests_per_s": m["requests_per_s"],
+                "duration_s": elapsed,
+                "output_tokens": m["output_tokens"],
+                "engine": settings,
+            },
+            default=str,
+        )
+    )
 
 
 def run_offline(args: argparse.Namespace, model: str, flags: list[str], tmp: Path) -> dict[str, Any]:
     out = tmp / "offline.json"
-    argv = [sys.executable, __file__, "--model", args.model, "--out", args.out, "--offline-child", str(out),
-            "--num-prompts", str(args.num_prompts), "--input-len", str(args.input_len),
-            "--output-len", str(args.output_len), "--max-num-seqs", str(args.max_num_seqs)]
+    argv = [
+        sys.executable,
+        __file__,
+        "--model",
+        args.model,
+        "--out",
+        args.out,
+        "--offline-child",
+        str(out),
+        "--num-prompts",
+        str(args.num_prompts),
+        "--input-len",
+        str(args.input_len),
+        "--output-len",
+        str(args.output_len),
+        "--max-num-seqs",
+        str(args.max_num_seqs),
+    ]
     # the child builds its own tiny config file: the same one (TINY), in its own temporary directory
     subprocess.run(argv + (["--tiny"] if args.tiny else []), check=True, env=_env())
     return json.loads(out.read_text())
@@ -135,19 +185,34 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(args: argparse.Namespace, model: str, flags: list[str], port: int, log_path: Path
-                 ) -> subprocess.Popen:
-    argv = [sys.executable, "-m", "engine", "serve", model, *flags, "--port", str(port), "--served-model-name",
-            "bench", "--max-queued-requests", "4096", "--drain-timeout", "5"]
+def start_server(args: argparse.Namespace, model: str, flags: list[str], port: int, log_path: Path) -> subprocess.Popen:
+    argv = [
+        sys.executable,
+        "-m",
+        "engine",
+        "serve",
+        model,
+        *flags,
+        "--port",
+        str(port),
+        "--served-model-name",
+        "bench",
+        "--max-queued-requests",
+        "4096",
+        "--drain-timeout",
+        "5",
+    ]
     if not args.engine_process:
         argv.append("--no-engine-process")
-    proc = subprocess.Popen(argv, env=_env(), stdout=log_path.open("w"), stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        argv, env=_env(), stdout=log_path.open("w"), stderr=subprocess.STDOUT, start_new_session=True
+    )
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise SystemExit(f"engine serve exited with {proc.returncode} while starting; its log:\n"
-                             f"{log_path.read_text()[-4000:]}")
+            raise SystemExit(
+                f"engine serve exited with {proc.returncode} while starting; its log:\n{log_path.read_text()[-4000:]}"
+            )
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
                 if r.status == 200:
@@ -169,13 +234,26 @@ def stop_server(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-def bench_point(port: int, args: argparse.Namespace, num_prompts: int, concurrency: int | None,
-                rate: float) -> dict[str, Any]:
+def bench_point(
+    port: int, args: argparse.Namespace, num_prompts: int, concurrency: int | None, rate: float
+) -> dict[str, Any]:
     from engine.bench import serve as bench
-    ns = argparse.Namespace(base_url=f"http://127.0.0.1:{port}", host="127.0.0.1", port=port,
-                            endpoint="/v1/completions", model="bench", dataset_name="nano", num_prompts=num_prompts,
-                            random_input_len=args.input_len, random_output_len=args.output_len, seed=0,
-                            request_rate=rate, max_concurrency=concurrency, disable_tqdm=True)
+
+    ns = argparse.Namespace(
+        base_url=f"http://127.0.0.1:{port}",
+        host="127.0.0.1",
+        port=port,
+        endpoint="/v1/completions",
+        model="bench",
+        dataset_name="nano",
+        num_prompts=num_prompts,
+        random_input_len=args.input_len,
+        random_output_len=args.output_len,
+        seed=0,
+        request_rate=rate,
+        max_concurrency=concurrency,
+        disable_tqdm=True,
+    )
     return asyncio.run(bench.benchmark(ns))
 
 
@@ -187,19 +265,32 @@ def point_row(result: dict[str, Any], offline: dict[str, Any]) -> dict[str, Any]
         return None if not s else {"p50": round(s["p50"], 3), "p99": round(s["p99"], 3)}
 
     tok_s = m.get("output_tok_per_s")
-    return {"max_concurrency": result["max_concurrency"], "request_rate": result["request_rate"],
-            "num_prompts": result["num_prompts"], "completed": result["completed"], "failed": result["failed"],
-            "errors": result["errors"], "duration_s": result["duration_s"],
-            "output_tok_per_s": None if tok_s is None else round(tok_s, 2),
-            "online_over_offline": None if tok_s is None else round(tok_s / offline["output_tok_per_s"], 4),
-            "ttft_ms": pct("ttft_ms"), "tpot_ms": pct("tpot_ms"), "itl_ms": pct("itl_ms"), "e2el_ms": pct("e2el_ms")}
+    return {
+        "max_concurrency": result["max_concurrency"],
+        "request_rate": result["request_rate"],
+        "num_prompts": result["num_prompts"],
+        "completed": result["completed"],
+        "failed": result["failed"],
+        "errors": result["errors"],
+        "duration_s": result["duration_s"],
+        "output_tok_per_s": None if tok_s is None else round(tok_s, 2),
+        "online_over_offline": None if tok_s is None else round(tok_s / offline["output_tok_per_s"], 4),
+        "ttft_ms": pct("ttft_ms"),
+        "tpot_ms": pct("tpot_ms"),
+        "itl_ms": pct("itl_ms"),
+        "e2el_ms": pct("e2el_ms"),
+    }
 
 
-def run_online(args: argparse.Namespace, model: str, flags: list[str], offline: dict[str, Any], tmp: Path,
-               t_start: float) -> tuple[list[dict[str, Any]], str]:
-    rates = [float(r) for r in args.rates.split(",")] if args.rates else \
-        [round(offline["requests_per_s"] * f, 2) for f in (0.5, 0.8)]
-    points: list[tuple[int, int | None, float]] = []   # (prompts, concurrency, rate)
+def run_online(
+    args: argparse.Namespace, model: str, flags: list[str], offline: dict[str, Any], tmp: Path, t_start: float
+) -> tuple[list[dict[str, Any]], str]:
+    rates = (
+        [float(r) for r in args.rates.split(",")]
+        if args.rates
+        else [round(offline["requests_per_s"] * f, 2) for f in (0.5, 0.8)]
+    )
+    points: list[tuple[int, int | None, float]] = []  # (prompts, concurrency, rate)
     for c in (int(c) for c in args.concurrencies.split(",")):
         points.append((args.c1_prompts if c == 1 else args.num_prompts, c, math.inf))
     points += [(args.num_prompts, None, r) for r in rates]
@@ -213,8 +304,13 @@ def run_online(args: argparse.Namespace, model: str, flags: list[str], offline: 
         bench_point(port, args, min(args.num_prompts, 64), 64, math.inf)
         for prompts, c, rate in points:
             if time.monotonic() - t_start > args.budget_s:
-                rows.append({"max_concurrency": c, "request_rate": "inf" if math.isinf(rate) else rate,
-                             "skipped": f"past --budget-s {args.budget_s:g}"})
+                rows.append(
+                    {
+                        "max_concurrency": c,
+                        "request_rate": "inf" if math.isinf(rate) else rate,
+                        "skipped": f"past --budget-s {args.budget_s:g}",
+                    }
+                )
                 continue
             log(f"point: {prompts} prompts, concurrency {c}, rate {rate}")
             rows.append(point_row(bench_point(port, args, prompts, c, rate), offline))
@@ -225,8 +321,10 @@ def run_online(args: argparse.Namespace, model: str, flags: list[str], offline: 
 
 
 def table(offline: dict[str, Any], rows: list[dict[str, Any]]) -> str:
-    head = (f"{'point':<22}{'tok/s':>10}{'/offline':>10}{'TTFT p50':>10}{'p99':>9}{'TPOT p50':>10}{'p99':>8}"
-            f"{'ITL p50':>9}{'p99':>8}")
+    head = (
+        f"{'point':<22}{'tok/s':>10}{'/offline':>10}{'TTFT p50':>10}{'p99':>9}{'TPOT p50':>10}{'p99':>8}"
+        f"{'ITL p50':>9}{'p99':>8}"
+    )
     lines = [f"offline: {offline['output_tok_per_s']:.1f} output tok/s, {offline['requests_per_s']:.2f} req/s", head]
     for r in rows:
         name = f"c={r['max_concurrency']}" if r["max_concurrency"] else f"rate={r['request_rate']}"
@@ -234,23 +332,28 @@ def table(offline: dict[str, Any], rows: list[dict[str, Any]]) -> str:
             lines.append(f"{name:<22}skipped ({r['skipped']})")
             continue
         f = lambda s, k: "-" if not s else f"{s[k]:.1f}"
-        lines.append(f"{name + ' n=' + str(r['num_prompts']):<22}{r['output_tok_per_s'] or 0:>10.1f}"
-                     f"{r['online_over_offline'] or 0:>10.3f}{f(r['ttft_ms'], 'p50'):>10}{f(r['ttft_ms'], 'p99'):>9}"
-                     f"{f(r['tpot_ms'], 'p50'):>10}{f(r['tpot_ms'], 'p99'):>8}{f(r['itl_ms'], 'p50'):>9}"
-                     f"{f(r['itl_ms'], 'p99'):>8}")
+        lines.append(
+            f"{name + ' n=' + str(r['num_prompts']):<22}{r['output_tok_per_s'] or 0:>10.1f}"
+            f"{r['online_over_offline'] or 0:>10.3f}{f(r['ttft_ms'], 'p50'):>10}{f(r['ttft_ms'], 'p99'):>9}"
+            f"{f(r['tpot_ms'], 'p50'):>10}{f(r['tpot_ms'], 'p99'):>8}{f(r['itl_ms'], 'p50'):>9}"
+            f"{f(r['itl_ms'], 'p99'):>8}"
+        )
     return "\n".join(lines)
 
 
-SERVER_MODULES = ("aiohttp", "pydantic", "prometheus_client")   # what engine serve imports beyond the engine
+SERVER_MODULES = ("aiohttp", "pydantic", "prometheus_client")  # what engine serve imports beyond the engine
 
 
 def preflight() -> None:
     """Fail in a second, before any model loads, when engine serve could not start here."""
     import importlib.util
+
     missing = [m for m in SERVER_MODULES if importlib.util.find_spec(m) is None]
     if missing:
-        raise SystemExit(f"device_serve: engine serve needs {', '.join(missing)}, not installed here; install them "
-                         f"(pip install aiohttp pydantic prometheus-client) or carry their wheels")
+        raise SystemExit(
+            f"device_serve: engine serve needs {', '.join(missing)}, not installed here; install them "
+            f"(pip install aiohttp pydantic prometheus-client) or carry their wheels"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -269,12 +372,24 @@ def main(argv: list[str] | None = None) -> int:
         log(f"offline: {offline['output_tok_per_s']:.1f} output tok/s")
         rows, server_tail = run_online(args, model, flags, offline, tmp, t_start)
     import torch
-    result = {"schema": "evident.device-serve/1", "model": args.model, "tiny": args.tiny,
-              "workload": workload(args).describe(), "engine_flags": flags, "engine_process": args.engine_process,
-              "machine": {"gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
-                          "torch": torch.__version__, "python": platform.python_version()},
-              "offline": offline, "points": rows, "server_log_tail": server_tail,
-              "wall_s": round(time.monotonic() - t_start, 1)}
+
+    result = {
+        "schema": "evident.device-serve/1",
+        "model": args.model,
+        "tiny": args.tiny,
+        "workload": workload(args).describe(),
+        "engine_flags": flags,
+        "engine_process": args.engine_process,
+        "machine": {
+            "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+            "torch": torch.__version__,
+            "python": platform.python_version(),
+        },
+        "offline": offline,
+        "points": rows,
+        "server_log_tail": server_tail,
+        "wall_s": round(time.monotonic() - t_start, 1),
+    }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2, default=str) + "\n")

@@ -18,6 +18,7 @@ environment (or --compile) measures the torch.compile alternative, --eager the p
 --tiny runs a 2-layer Qwen3 on CPU (graphs in replay mode, Triton under TRITON_INTERPRET=1): it checks this script,
 not the engine's speed; the CPU profiler sees no kernels there, so kernels_per_step is 0.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,12 +35,33 @@ from typing import Any
 
 import torch
 
-TINY_QWEN3 = dict(architectures=["Qwen3ForCausalLM"], model_type="qwen3", vocab_size=512, hidden_size=128,
-                  intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                  head_dim=64, max_position_embeddings=256, rms_norm_eps=1e-6, rope_theta=10000.0,
-                  tie_word_embeddings=False, torch_dtype="float32", bos_token_id=1, eos_token_id=2)
-HOST_LAUNCHES = ("cudaLaunchKernel", "cuLaunchKernel", "cuLaunchKernelEx", "cudaLaunchKernelExC", "cudaGraphLaunch",
-                 "cudaMemcpyAsync", "cudaMemsetAsync")
+TINY_QWEN3 = dict(
+    architectures=["Qwen3ForCausalLM"],
+    model_type="qwen3",
+    vocab_size=512,
+    hidden_size=128,
+    intermediate_size=128,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    head_dim=64,
+    max_position_embeddings=256,
+    rms_norm_eps=1e-6,
+    rope_theta=10000.0,
+    tie_word_embeddings=False,
+    torch_dtype="float32",
+    bos_token_id=1,
+    eos_token_id=2,
+)
+HOST_LAUNCHES = (
+    "cudaLaunchKernel",
+    "cuLaunchKernel",
+    "cuLaunchKernelEx",
+    "cudaLaunchKernelExC",
+    "cudaGraphLaunch",
+    "cudaMemcpyAsync",
+    "cudaMemsetAsync",
+)
 
 
 def sync(device: str) -> None:
@@ -68,25 +90,36 @@ def build(model: str, batch: int, args: argparse.Namespace, device: str) -> Any:
     from engine.args import EngineArgs
     from engine.engine_core import EngineCore
     from engine.model import load_model
+
     dtype = "float32" if args.tiny else "bfloat16"
     loaded = load_model(model, load_format="dummy", dtype=dtype, device=device, seed=0)
     max_model_len = args.input_len + args.warmup_steps + 2 * args.steps + 8
     blocks = batch * -(-max_model_len // 16) + 16
-    engine_args = EngineArgs(model=model, load_format="dummy", device=device, dtype=dtype, max_num_seqs=batch,
-                             max_model_len=max_model_len, max_num_batched_tokens=max(2048, max_model_len),
-                             num_blocks=blocks if device == "cpu" else None, attention_backend="triton",
-                             enforce_eager=args.eager)
+    engine_args = EngineArgs(
+        model=model,
+        load_format="dummy",
+        device=device,
+        dtype=dtype,
+        max_num_seqs=batch,
+        max_model_len=max_model_len,
+        max_num_batched_tokens=max(2048, max_model_len),
+        num_blocks=blocks if device == "cpu" else None,
+        attention_backend="triton",
+        enforce_eager=args.eager,
+    )
     return EngineCore.from_args(engine_args, loaded=loaded)
 
 
 def start_decode(core: Any, batch: int, args: argparse.Namespace) -> list[Any]:
     """Admit the batch, step until every request has its first token, then --warmup-steps decode steps."""
     from engine.sampling_params import SamplingParams
+
     rng = random.Random(0)
     vocab = min(core.vocab_size, 10000)
     params = SamplingParams(max_tokens=args.warmup_steps + 2 * args.steps + 4, temperature=0.0, ignore_eos=True)
-    reqs = [core.add_request(str(i), [rng.randrange(vocab) for _ in range(args.input_len)], params)
-            for i in range(batch)]
+    reqs = [
+        core.add_request(str(i), [rng.randrange(vocab) for _ in range(args.input_len)], params) for i in range(batch)
+    ]
     while any(r.num_output_tokens == 0 for r in reqs):
         core.step()
     for _ in range(args.warmup_steps):
@@ -105,13 +138,14 @@ def timed_steps(core: Any, steps: int, device: str) -> float:
 
 def profiled_steps(core: Any, steps: int, device: str) -> dict[str, Any]:
     from torch.profiler import ProfilerActivity, profile
+
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
     sync(device)
     with profile(activities=activities) as prof:
         for _ in range(steps):
             core.step()
         sync(device)
-    kernels: dict[str, list[float]] = defaultdict(list)   # name -> durations (ms)
+    kernels: dict[str, list[float]] = defaultdict(list)  # name -> durations (ms)
     intervals, memcpy, memset, host = [], 0, 0, 0
     for e in prof.profiler.kineto_results.events():
         name = e.name()
@@ -126,7 +160,7 @@ def profiled_steps(core: Any, steps: int, device: str) -> dict[str, Any]:
         elif name in HOST_LAUNCHES:
             host += 1
     busy_ns, end = 0, None
-    for start, stop in sorted(intervals):   # union of the intervals: overlapping kernels count once
+    for start, stop in sorted(intervals):  # union of the intervals: overlapping kernels count once
         if end is None or start > end:
             busy_ns += stop - start
             end = stop
@@ -135,21 +169,29 @@ def profiled_steps(core: Any, steps: int, device: str) -> dict[str, Any]:
             end = stop
     gpu_ms = sum(sum(d) for d in kernels.values())
     top = sorted(kernels.items(), key=lambda kv: -sum(kv[1]))[:15]
-    return {"kernels_per_step": round(sum(len(d) for d in kernels.values()) / steps, 1),
-            "memcpy_per_step": round(memcpy / steps, 1), "memset_per_step": round(memset / steps, 1),
-            "host_launch_calls_per_step": round(host / steps, 1),
-            "gpu_busy_ms_per_step": round(busy_ns / 1e6 / steps, 4),
-            "top_kernels": [{"name": name, "ms_per_step": round(sum(d) / steps, 4),
-                             "calls_per_step": round(len(d) / steps, 2),
-                             "share_of_kernel_time": round(sum(d) / gpu_ms, 4) if gpu_ms else None}
-                            for name, d in top]}
+    return {
+        "kernels_per_step": round(sum(len(d) for d in kernels.values()) / steps, 1),
+        "memcpy_per_step": round(memcpy / steps, 1),
+        "memset_per_step": round(memset / steps, 1),
+        "host_launch_calls_per_step": round(host / steps, 1),
+        "gpu_busy_ms_per_step": round(busy_ns / 1e6 / steps, 4),
+        "top_kernels": [
+            {
+                "name": name,
+                "ms_per_step": round(sum(d) / steps, 4),
+                "calls_per_step": round(len(d) / steps, 2),
+                "share_of_kernel_time": round(sum(d) / gpu_ms, 4) if gpu_ms else None,
+            }
+            for name, d in top
+        ],
+    }
 
 
 def step_bytes(core: Any, reqs: list[Any], dtype_bytes: int) -> tuple[int, float]:
     """(weight bytes a decode step reads, mean K/V bytes it reads): the embedding is read a row per token, not whole."""
     mc = core.model_config
     weights = mc.num_parameters() - (0 if mc.tie_word_embeddings else mc.vocab_size * mc.hidden_size)
-    context = sum(r.num_tokens for r in reqs)   # at the end of the measured steps; the mean is a few tokens lower
+    context = sum(r.num_tokens for r in reqs)  # at the end of the measured steps; the mean is a few tokens lower
     return weights * dtype_bytes, context * mc.kv_cache_bytes_per_token(dtype_bytes)
 
 
@@ -165,14 +207,23 @@ def profile_one(model: str, batch: int, args: argparse.Namespace, device: str, g
     weight_bytes, kv_bytes = step_bytes(core, reqs, dtype_bytes)
     bound_ms = (weight_bytes + kv_bytes) / (gbps * 1e9) * 1e3
     step_ms = step_s * 1e3
-    out = {"model": Path(model).stem if args.tiny else model, "batch": batch, "input_len": args.input_len,
-           "context_tokens_per_row": round(sum(r.num_tokens for r in reqs) / batch, 1), "steps": args.steps,
-           "graph_mode": runner.graph_mode, "attention_kernels": runner.attention_kernels.name,
-           "graph_steps": (sum(graphs.replays.values()) - replays_before) if graphs else 0,
-           "split_kv_graph_steps": sum(graphs.split_replays.values()) if graphs else 0,
-           "step_ms": round(step_ms, 4), "bound_ms": round(bound_ms, 4),
-           "bound_fraction": round(bound_ms / step_ms, 4), "step_weight_bytes": weight_bytes,
-           "step_kv_bytes": kv_bytes, **prof}
+    out = {
+        "model": Path(model).stem if args.tiny else model,
+        "batch": batch,
+        "input_len": args.input_len,
+        "context_tokens_per_row": round(sum(r.num_tokens for r in reqs) / batch, 1),
+        "steps": args.steps,
+        "graph_mode": runner.graph_mode,
+        "attention_kernels": runner.attention_kernels.name,
+        "graph_steps": (sum(graphs.replays.values()) - replays_before) if graphs else 0,
+        "split_kv_graph_steps": sum(graphs.split_replays.values()) if graphs else 0,
+        "step_ms": round(step_ms, 4),
+        "bound_ms": round(bound_ms, 4),
+        "bound_fraction": round(bound_ms / step_ms, 4),
+        "step_weight_bytes": weight_bytes,
+        "step_kv_bytes": kv_bytes,
+        **prof,
+    }
     out["gpu_busy_fraction"] = round(out["gpu_busy_ms_per_step"] / step_ms, 4)
     del core, runner, reqs, graphs
     gc.collect()
@@ -183,13 +234,17 @@ def profile_one(model: str, batch: int, args: argparse.Namespace, device: str, g
 
 def print_table(result: dict[str, Any]) -> None:
     print(f"{result['gpu'] or 'cpu'}: copy {result['copy_gbps']:,.0f} GB/s (the bound's bandwidth)")
-    print(f"{'model':<14}{'batch':>6}{'step ms':>10}{'bound ms':>10}{'of bound':>9}{'kernels':>9}{'memcpy':>8}"
-          f"{'host calls':>11}{'GPU busy':>10}  top kernel")
+    print(
+        f"{'model':<14}{'batch':>6}{'step ms':>10}{'bound ms':>10}{'of bound':>9}{'kernels':>9}{'memcpy':>8}"
+        f"{'host calls':>11}{'GPU busy':>10}  top kernel"
+    )
     for r in result["runs"]:
         top = r["top_kernels"][0] if r["top_kernels"] else {"name": "-", "share_of_kernel_time": 0}
-        print(f"{r['model']:<14}{r['batch']:>6}{r['step_ms']:>10.3f}{r['bound_ms']:>10.3f}{r['bound_fraction']:>9.1%}"
-              f"{r['kernels_per_step']:>9.0f}{r['memcpy_per_step']:>8.0f}{r['host_launch_calls_per_step']:>11.0f}"
-              f"{r['gpu_busy_fraction']:>10.1%}  {top['name'][:48]} ({top['share_of_kernel_time'] or 0:.0%})")
+        print(
+            f"{r['model']:<14}{r['batch']:>6}{r['step_ms']:>10.3f}{r['bound_ms']:>10.3f}{r['bound_fraction']:>9.1%}"
+            f"{r['kernels_per_step']:>9.0f}{r['memcpy_per_step']:>8.0f}{r['host_launch_calls_per_step']:>11.0f}"
+            f"{r['gpu_busy_fraction']:>10.1%}  {top['name'][:48]} ({top['share_of_kernel_time'] or 0:.0%})"
+        )
     for r in result["runs"]:
         print(f"\n{r['model']} batch {r['batch']}: top kernels (ms per step, calls per step)")
         for k in r["top_kernels"][:8]:
@@ -208,7 +263,7 @@ def main() -> int:
     ap.add_argument("--tiny", action="store_true", help="CPU smoke check: a 2-layer Qwen3, small batches")
     ap.add_argument("--out", required=True, help="JSON result path")
     args = ap.parse_args()
-    args.eager = True if args.eager else False   # False asks for graphs (replay mode on CPU)
+    args.eager = True if args.eager else False  # False asks for graphs (replay mode on CPU)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cpu" and not args.tiny:
         print("device_step_profile: error: no CUDA device; on CPU run with --tiny", file=sys.stderr)
@@ -216,7 +271,7 @@ def main() -> int:
     if args.compile:
         os.environ["ENGINE_COMPILE"] = "1"
     if device == "cpu":
-        os.environ["TRITON_INTERPRET"] = "1"   # before the kernel modules are imported (engine/kernels/backends.py)
+        os.environ["TRITON_INTERPRET"] = "1"  # before the kernel modules are imported (engine/kernels/backends.py)
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         models = args.models
@@ -224,13 +279,22 @@ def main() -> int:
             models = [str(Path(tmp) / "tiny-qwen3.json")]
             Path(models[0]).write_text(json.dumps(TINY_QWEN3))
             args.batches = [min(b, 3) for b in dict.fromkeys(args.batches)]
-            args.input_len, args.warmup_steps, args.steps = min(args.input_len, 4), min(args.warmup_steps, 1), \
-                min(args.steps, 2)
+            args.input_len, args.warmup_steps, args.steps = (
+                min(args.input_len, 4),
+                min(args.warmup_steps, 1),
+                min(args.steps, 2),
+            )
         gbps = copy_gbps(device)
         runs = [profile_one(m, b, args, device, gbps) for m in models for b in args.batches]
-    result = {"device": device, "gpu": torch.cuda.get_device_name() if device == "cuda" else None,
-              "torch": torch.__version__, "engine_compile": os.environ.get("ENGINE_COMPILE", "0"),
-              "copy_gbps": round(gbps, 1), "runs": runs, "wall_s": round(time.perf_counter() - t0, 1)}
+    result = {
+        "device": device,
+        "gpu": torch.cuda.get_device_name() if device == "cuda" else None,
+        "torch": torch.__version__,
+        "engine_compile": os.environ.get("ENGINE_COMPILE", "0"),
+        "copy_gbps": round(gbps, 1),
+        "runs": runs,
+        "wall_s": round(time.perf_counter() - t0, 1),
+    }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     print_table(result)

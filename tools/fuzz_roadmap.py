@@ -9,6 +9,7 @@ with the same command), counts the examples each property ran (ROADMAP_FUZZ_REPO
 `summary.md` (for a person) and `fuzz.json` (the same figures, machine-readable) into --out: the command, the
 commit, the machine, the counts, the time and the outcome. Exit status: pytest's.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,14 +29,14 @@ ROOT = Path(__file__).resolve().parents[1]
 TEST = "tests/roadmap/test_fuzz.py"
 INVARIANTS = {
     "records": "generated markdown records parse without an exception; every statement's lines are real lines; "
-               "every placed path reference is exactly its text at its line and columns",
+    "every placed path reference is exactly its text at its line and columns",
     "fix_spans": "a fix applied to one reference changes only its span; re-parsed, that reference reads the new "
-                 "text and no other reference on the line changed",
+    "text and no other reference on the line changed",
     "evidence_json": "generated result.json bytes are bounded, finite JSON or a JsonError with a line and column; "
-                     "the evidence store and validator never raise on them",
+    "the evidence store and validator never raise on them",
     "histories": "on generated git histories (symbols moved, dates that run backwards) lint raises nothing, every "
-                 "finding points at a real record line, every format renders (JSON is JSON); --fix reaches a fixed "
-                 "point, nothing it could still apply is left, and the file differs only by the spans it wrote",
+    "finding points at a real record line, every format renders (JSON is JSON); --fix reaches a fixed "
+    "point, nothing it could still apply is left, and the file differs only by the spans it wrote",
 }
 
 
@@ -51,11 +52,26 @@ def main() -> int:
     args = p.parse_args()
     seed = args.seed if args.seed is not None else random.randrange(1 << 32)
     counts_file = Path(tempfile.mkstemp(prefix="fuzz-counts-", suffix=".json")[1])
-    cmd = [sys.executable, "-m", "pytest", TEST, "-q", "-p", "no:cacheprovider", f"--hypothesis-seed={seed}",
-           "--hypothesis-show-statistics", "-o", "addopts="]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        TEST,
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"--hypothesis-seed={seed}",
+        "--hypothesis-show-statistics",
+        "-o",
+        "addopts=",
+    ]
     shown = f".venv/bin/python tools/fuzz_roadmap.py --scale {args.scale:g} --seed {seed}"
-    env = {**os.environ, "ROADMAP_FUZZ_SCALE": str(args.scale), "ROADMAP_FUZZ_REPORT": str(counts_file),
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")]))}
+    env = {
+        **os.environ,
+        "ROADMAP_FUZZ_SCALE": str(args.scale),
+        "ROADMAP_FUZZ_REPORT": str(counts_file),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")])),
+    }
     load_start = os.getloadavg()
     started = datetime.now(timezone.utc)
     t0 = time.perf_counter()
@@ -75,10 +91,15 @@ def main() -> int:
         "pytest_command": " ".join(["python", *cmd[1:]]),
         "seed": seed,
         "scale": args.scale,
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-                    "hypothesis": _version("hypothesis"), "git": git("--version"),
-                    "load_average_start": [round(x, 2) for x in load_start],
-                    "load_average_end": [round(x, 2) for x in os.getloadavg()]},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "hypothesis": _version("hypothesis"),
+            "git": git("--version"),
+            "load_average_start": [round(x, 2) for x in load_start],
+            "load_average_end": [round(x, 2) for x in os.getloadavg()],
+        },
         "examples": counts,
         "examples_total": sum(counts.values()),
         "invariants": INVARIANTS,
@@ -98,26 +119,28 @@ def main() -> int:
 def _version(name: str) -> str:
     try:
         from importlib.metadata import version
+
         return version(name)
-    except Exception:   # reported as unknown, never a reason to lose the record of a run
+    except Exception:  # reported as unknown, never a reason to lose the record of a run
         return "unknown"
 
 
 def _summary(doc: dict) -> str:
-    rows = "\n".join(f"| `{name}` | {n:,} | {doc['invariants'].get(name, '')} |"
-                     for name, n in sorted(doc["examples"].items()))
+    rows = "\n".join(
+        f"| `{name}` | {n:,} | {doc['invariants'].get(name, '')} |" for name, n in sorted(doc["examples"].items())
+    )
     m = doc["machine"]
-    return f"""# roadmap fuzz run: {doc['examples_total']:,} examples, {doc['outcome']}
+    return f"""# roadmap fuzz run: {doc["examples_total"]:,} examples, {doc["outcome"]}
 
-Row RM-SAFETY (issue 10, item 6). evident at commit `{doc['commit']}` ({'dirty' if doc['dirty'] else 'clean'}),
-on the {m['cpus']}-CPU development machine (no GPU involved); hypothesis {m['hypothesis']}, Python {m['python']}.
+Row RM-SAFETY (issue 10, item 6). evident at commit `{doc["commit"]}` ({"dirty" if doc["dirty"] else "clean"}),
+on the {m["cpus"]}-CPU development machine (no GPU involved); hypothesis {m["hypothesis"]}, Python {m["python"]}.
 
 ```
-reproduce: {doc['command']}
-pytest:    {doc['pytest_command']}
-seed:      {doc['seed']}    scale: {doc['scale']:g} x the regular suite's example counts
-time:      {doc['wall_s']} s wall, {doc['cpu_s']} s CPU; load average {m['load_average_start']} at start, {m['load_average_end']} at end
-outcome:   {doc['outcome']} (pytest exit status {doc['exit_status']})
+reproduce: {doc["command"]}
+pytest:    {doc["pytest_command"]}
+seed:      {doc["seed"]}    scale: {doc["scale"]:g} x the regular suite's example counts
+time:      {doc["wall_s"]} s wall, {doc["cpu_s"]} s CPU; load average {m["load_average_start"]} at start, {m["load_average_end"]} at end
+outcome:   {doc["outcome"]} (pytest exit status {doc["exit_status"]})
 ```
 
 | property | examples | invariant |

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Generate docs/rules.md from the rule docstrings (the single source of the rule reference).
 
-    .venv/bin/python tools/gen_rules_doc.py           # rewrite docs/rules.md
-    .venv/bin/python tools/gen_rules_doc.py --check   # exit 1 when docs/rules.md is out of date
+.venv/bin/python tools/gen_rules_doc.py           # rewrite docs/rules.md
+.venv/bin/python tools/gen_rules_doc.py --check   # exit 1 when docs/rules.md is out of date
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,15 +22,23 @@ COMMAND = ".venv/bin/python tools/gen_rules_doc.py"
 
 def generate() -> str:
     rules = all_rules()
-    out = ["# Rule reference", "",
-           f"<!-- Generated from the rule docstrings by `{COMMAND}`; do not edit by hand. -->", "",
-           "Every rule has a stable code, a name and a default severity. `roadmap rule CODE` prints the same text.",
-           "Select rules with `--select`/`--ignore` (code prefixes, e.g. `RL3`), suppress one finding with",
-           "`<!-- roadmap: disable-next-line CODE -- reason -->` on the line above it.", "",
-           "| Code | Name | Severity | What it does |", "|---|---|---|---|"]
+    out = [
+        "# Rule reference",
+        "",
+        f"<!-- Generated from the rule docstrings by `{COMMAND}`; do not edit by hand. -->",
+        "",
+        "Every rule has a stable code, a name and a default severity. `roadmap rule CODE` prints the same text.",
+        "Select rules with `--select`/`--ignore` (code prefixes, e.g. `RL3`), suppress one finding with",
+        "`<!-- roadmap: disable-next-line CODE -- reason -->` on the line above it.",
+        "",
+        "| Code | Name | Severity | What it does |",
+        "|---|---|---|---|",
+    ]
     for r in rules:
-        out.append(f"| [{r.code}](#{r.code.lower()}-{r.name}) | {r.name} | {r.severity} | "
-                   f"{r.summary.replace('|', chr(92) + '|')} |")
+        out.append(
+            f"| [{r.code}](#{r.code.lower()}-{r.name}) | {r.name} | {r.severity} | "
+            f"{r.summary.replace('|', chr(92) + '|')} |"
+        )
     for r in rules:
         out += ["", f"## {r.code} {r.name}", "", f"Default severity: **{r.severity}**."]
         sections = doc_sections(r.doc)

@@ -8,6 +8,7 @@ removed, moved within a file and moved between files over time, renames, binary 
 branches, one never-merged branch (`unmerged`), commit messages with `Row:` trailers, and markdown records
 (tables and lists) that name every symbol in backticks. Same arguments + seed -> byte-identical history.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,9 +20,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-WORDS = ("async device input sampled token slot index mapping batch queue step prefill decode cache block "
-         "pool hash graph stream event runner worker sched request output kernel paged attention rotary norm "
-         "weight loader config bench metric latency throughput evidence record row claim state spec").split()
+WORDS = (
+    "async device input sampled token slot index mapping batch queue step prefill decode cache block "
+    "pool hash graph stream event runner worker sched request output kernel paged attention rotary norm "
+    "weight loader config bench metric latency throughput evidence record row claim state spec"
+).split()
 EXTS = (".py", ".py", ".py", ".cpp", ".h", ".md", ".toml")
 START_EPOCH = 1735689600  # 2025-01-01T00:00:00Z
 
@@ -98,18 +101,18 @@ class Gen:
             lines[at:at] = [self.line() for _ in range(r.randint(1, 12))]
         elif k < 0.55:
             at = r.randrange(len(lines))
-            del lines[at:at + r.randint(1, 6)]
+            del lines[at : at + r.randint(1, 6)]
         elif k < 0.7:
             at = r.randrange(len(lines))
-            block = lines[at:at + r.randint(1, 5)]
-            del lines[at:at + len(block)]
+            block = lines[at : at + r.randint(1, 5)]
+            del lines[at : at + len(block)]
             to = r.randint(0, len(lines))
             lines[to:to] = block
         elif k < 0.8 and len(pool) > 1:
             other = r.choice([p for p in pool if p != path])
             at = r.randrange(len(lines))
-            block = lines[at:at + r.randint(1, 4)]
-            del lines[at:at + len(block)]
+            block = lines[at : at + r.randint(1, 4)]
+            del lines[at : at + len(block)]
             dest = self.files[other]
             to = r.randint(0, len(dest))
             dest[to:to] = block
@@ -143,7 +146,9 @@ def records(rng: random.Random, symbols: list[str], nlines: int, nfiles: int = 6
             k += 1
             tick = "``" if "`" in sym else "`"
             if len(lines) % 3:
-                lines.append(f"| ROW-{k % 120 + 1:04d} | OPEN | Port {tick}{sym}{tick} to the {rng.choice(WORDS)} path |")
+                lines.append(
+                    f"| ROW-{k % 120 + 1:04d} | OPEN | Port {tick}{sym}{tick} to the {rng.choice(WORDS)} path |"
+                )
             else:
                 lines.append(f"- Next: remove {tick}{sym}{tick} once {rng.choice(WORDS)} lands (ROW-{k % 120 + 1:04d})")
         out[f"agents/record-{f}.md"] = ("\n".join(lines[:per]) + "\n").encode()
@@ -204,14 +209,20 @@ def build(path: Path, commits: int, nfiles: int, nsymbols: int, record_lines: in
             n += 1
             continue
         if side is not None and side["left"] == 0:
-            main_mark = emit("refs/heads/main", main_mark, side["mark"], b"Merge branch 'side'\n",
-                             [modify(p) for p in side["owned"]])
+            main_mark = emit(
+                "refs/heads/main", main_mark, side["mark"], b"Merge branch 'side'\n", [modify(p) for p in side["owned"]]
+            )
             side = None
             n += 1
             continue
         if n == rec_at:
-            main_mark = emit("refs/heads/main", main_mark, 0, b"docs(roadmap): records\n\nRow: ROW-0002\n",
-                             [b"M 100644 inline %s\n" % p.encode() + data(b) for p, b in recs.items()])
+            main_mark = emit(
+                "refs/heads/main",
+                main_mark,
+                0,
+                b"docs(roadmap): records\n\nRow: ROW-0002\n",
+                [b"M 100644 inline %s\n" % p.encode() + data(b) for p, b in recs.items()],
+            )
             n += 1
             continue
         busy = set(side["owned"]) if side else set()
@@ -245,10 +256,19 @@ def build(path: Path, commits: int, nfiles: int, nsymbols: int, record_lines: in
     if fi.wait() != 0:
         raise SystemExit("git fast-import failed")
     subprocess.run(["git", "-C", str(path), "checkout", "-q", "-f", "main"], check=True)
-    head = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], check=True, capture_output=True,
-                          text=True).stdout.strip()
-    return Manifest(str(path), head, commits, len(gen.files), symbols, sorted(recs),
-                    sum(b.count(b"\n") for b in recs.values()), round(time.perf_counter() - t0, 2))
+    head = subprocess.run(
+        ["git", "-C", str(path), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    return Manifest(
+        str(path),
+        head,
+        commits,
+        len(gen.files),
+        symbols,
+        sorted(recs),
+        sum(b.count(b"\n") for b in recs.values()),
+        round(time.perf_counter() - t0, 2),
+    )
 
 
 def existing(path: Path, commits: int, nfiles: int, nsymbols: int, record_lines: int, seed: int) -> Manifest:
@@ -256,18 +276,35 @@ def existing(path: Path, commits: int, nfiles: int, nsymbols: int, record_lines:
     from the seed); SystemExit when `path` does not look like one."""
     rng = random.Random(seed)
     symbols = make_symbols(rng, nsymbols)
-    recs = records(random.Random(seed), symbols, record_lines)   # only the paths and line count are used
-    proc = subprocess.run(["git", "-C", str(path), "rev-parse", "--verify", "-q", "HEAD"], capture_output=True,
-                          text=True)
+    recs = records(random.Random(seed), symbols, record_lines)  # only the paths and line count are used
+    proc = subprocess.run(
+        ["git", "-C", str(path), "rev-parse", "--verify", "-q", "HEAD"], capture_output=True, text=True
+    )
     missing = [p for p in recs if not (path / p).is_file()]
     if proc.returncode != 0 or missing:
         raise SystemExit(f"{path} is not a repository generated with these arguments; drop --reuse to generate it")
-    n = int(subprocess.run(["git", "-C", str(path), "rev-list", "--count", "HEAD"], capture_output=True,
-                           text=True, check=True).stdout)
-    files = len(subprocess.run(["git", "-C", str(path), "ls-files", "-z", "src"], capture_output=True,
-                               check=True).stdout.split(b"\0")) - 1      # the source files `build` counts
-    return Manifest(str(path), proc.stdout.strip(), n, files, symbols, sorted(recs),
-                    sum((path / p).read_bytes().count(b"\n") for p in recs))
+    n = int(
+        subprocess.run(
+            ["git", "-C", str(path), "rev-list", "--count", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout
+    )
+    files = (
+        len(
+            subprocess.run(
+                ["git", "-C", str(path), "ls-files", "-z", "src"], capture_output=True, check=True
+            ).stdout.split(b"\0")
+        )
+        - 1
+    )  # the source files `build` counts
+    return Manifest(
+        str(path),
+        proc.stdout.strip(),
+        n,
+        files,
+        symbols,
+        sorted(recs),
+        sum((path / p).read_bytes().count(b"\n") for p in recs),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

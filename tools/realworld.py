@@ -18,6 +18,7 @@ docs/bench-evidence/<YYYYMMDD>-roadmap-lint-<name>/ (result.json + summary.md).
 A finding's key is `CODE path:line` plus, for reference rules, the first backticked token of its message (the
 reference itself), so a key survives changes to wording and to how a row is named.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "realworld" / "corpus.yaml"
 LABELS = ROOT / "tests" / "realworld" / "labels"
 CONFIGS = ROOT / "tests" / "realworld" / "configs"
-REFERENCE_CODES = ("RL3", "RL104")          # findings about one named thing: the key names that thing
+REFERENCE_CODES = ("RL3", "RL104")  # findings about one named thing: the key names that thing
 TARGETS = {"error": 0.95, "warning": 0.85}  # the precision issue #9 asks for
 SPEED = {"cold_s": 10.0, "cached_s": 2.0, "rss_mib": 500.0}
 
@@ -60,8 +61,10 @@ def checkout(entry: dict[str, Any], work: Path, mirror_root: Path) -> Path:
     source = mirror_root / entry["repo"].replace("/", "+") / "repo"
     if not (dest / ".git").exists():
         if not source.exists():
-            raise SystemExit(f"{entry['repo']}: no local copy at {source}; fetch it (the search tool's `fetch`) "
-                             f"or clone https://github.com/{entry['repo']} there, then run again")
+            raise SystemExit(
+                f"{entry['repo']}: no local copy at {source}; fetch it (the search tool's `fetch`) "
+                f"or clone https://github.com/{entry['repo']} there, then run again"
+            )
         dest.parent.mkdir(parents=True, exist_ok=True)
         sh("git", "clone", "-q", "--no-checkout", str(source), str(dest))
         sh("git", "sparse-checkout", "init", "--no-cone", cwd=dest)
@@ -80,18 +83,35 @@ def checkout(entry: dict[str, Any], work: Path, mirror_root: Path) -> Path:
 
 def run_lint(repo: Path, out_json: Path, config: Path | None) -> dict[str, Any]:
     """One `roadmap lint` run: wall and CPU seconds and peak RSS of that process alone (os.wait4)."""
-    cmd = [sys.executable, "-m", "roadmap", "lint", str(repo), "--format", "json", "-o", str(out_json),
-           "--fail-on", "never", *(["--config", str(config)] if config else [])]
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())     # the machine is shared: say how busy it was
+    cmd = [
+        sys.executable,
+        "-m",
+        "roadmap",
+        "lint",
+        str(repo),
+        "--format",
+        "json",
+        "-o",
+        str(out_json),
+        "--fail-on",
+        "never",
+        *(["--config", str(config)] if config else []),
+    ]
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())  # the machine is shared: say how busy it was
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
     code = os.waitstatus_to_exitcode(status)
-    return {"wall_s": round(wall, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
-            "rss_mib": round(usage.ru_maxrss / 1024, 1), "exit": code, "load_before": load,
-            **({"stderr": err.strip()[-400:]} if code != 0 else {})}
+    return {
+        "wall_s": round(wall, 2),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+        "rss_mib": round(usage.ru_maxrss / 1024, 1),
+        "exit": code,
+        "load_before": load,
+        **({"stderr": err.strip()[-400:]} if code != 0 else {}),
+    }
 
 
 def key_of(f: dict[str, Any]) -> str:
@@ -145,9 +165,13 @@ def precision(sample: list[dict[str, Any]], labels: dict[str, dict[str, Any]]) -
     for sev in ("error", "warning", "info"):
         judged = [labels[key_of(f)]["ok"] for f in sample if f["severity"] == sev and key_of(f) in labels]
         sampled = sum(1 for f in sample if f["severity"] == sev)
-        out[sev] = {"sampled": sampled, "labelled": len(judged), "true": sum(judged),
-                    "precision": round(sum(judged) / len(judged), 3) if judged else None,
-                    "target": TARGETS.get(sev)}
+        out[sev] = {
+            "sampled": sampled,
+            "labelled": len(judged),
+            "true": sum(judged),
+            "precision": round(sum(judged) / len(judged), 3) if judged else None,
+            "target": TARGETS.get(sev),
+        }
     by_code: dict[str, list[bool]] = defaultdict(list)
     for f in sample:
         if key_of(f) in labels:
@@ -176,39 +200,66 @@ def one(entry: dict[str, Any], a: argparse.Namespace) -> dict[str, Any]:
     med = {k: sorted(r["wall_s"] for r in runs if r["kind"] == k)[len(runs) // 4] for k in ("cold", "cached")}
     records = sh("git", "ls-files", "--", "*.md", cwd=repo).split()
     return {
-        "name": entry["name"], "repo": entry["repo"], "commit": sh("git", "rev-parse", "HEAD", cwd=repo).strip(),
+        "name": entry["name"],
+        "repo": entry["repo"],
+        "commit": sh("git", "rev-parse", "HEAD", cwd=repo).strip(),
         "commits": int(sh("git", "rev-list", "--count", "HEAD", cwd=repo)),
-        "markdown_files": len(records), "findings": len(findings), "summary": doc["summary"],
+        "markdown_files": len(records),
+        "findings": len(findings),
+        "summary": doc["summary"],
         "by_code": dict(sorted(Counter(f["code"] for f in findings).items())),
         "by_code_severity": dict(sorted(Counter(f"{f['code']} {f['severity']}" for f in findings).items())),
-        "runs": runs, "cold_s": med["cold"], "cached_s": med["cached"],
-        "rss_mib": max(r["rss_mib"] for r in runs), "sample_size": len(sample), "seed": a.seed,
+        "runs": runs,
+        "cold_s": med["cold"],
+        "cached_s": med["cached"],
+        "rss_mib": max(r["rss_mib"] for r in runs),
+        "sample_size": len(sample),
+        "seed": a.seed,
         "precision": precision(sample, labels),
-        "unlabelled": [{"key": key_of(f), "severity": f["severity"], "message": f["message"][:300],
-                        "line": line_text(repo, f["path"], f["line"])[:300]} for f in todo],
+        "unlabelled": [
+            {
+                "key": key_of(f),
+                "severity": f["severity"],
+                "message": f["message"][:300],
+                "line": line_text(repo, f["path"], f["line"])[:300],
+            }
+            for f in todo
+        ],
     }
 
 
 def summary_md(r: dict[str, Any], command: str) -> str:
     p = r["precision"]
-    lines = [f"# roadmap lint on {r['repo']} at {r['commit'][:10]}", "",
-             f"{r['commits']} commits, {r['markdown_files']} markdown files. Command: `{command}`.", "",
-             "| measure | value | target |", "|---|---|---|",
-             f"| findings | {r['findings']} ({r['summary']}) | tens to a few hundred |",
-             f"| cold lint | {r['cold_s']} s | {SPEED['cold_s']} s |",
-             f"| cached lint | {r['cached_s']} s | {SPEED['cached_s']} s |",
-             f"| peak RSS | {r['rss_mib']} MiB | {SPEED['rss_mib']} MiB |"]
+    lines = [
+        f"# roadmap lint on {r['repo']} at {r['commit'][:10]}",
+        "",
+        f"{r['commits']} commits, {r['markdown_files']} markdown files. Command: `{command}`.",
+        "",
+        "| measure | value | target |",
+        "|---|---|---|",
+        f"| findings | {r['findings']} ({r['summary']}) | tens to a few hundred |",
+        f"| cold lint | {r['cold_s']} s | {SPEED['cold_s']} s |",
+        f"| cached lint | {r['cached_s']} s | {SPEED['cached_s']} s |",
+        f"| peak RSS | {r['rss_mib']} MiB | {SPEED['rss_mib']} MiB |",
+    ]
     for sev in ("error", "warning"):
         s = p[sev]
         val = "n/a (none sampled)" if s["precision"] is None else f"{s['precision']:.1%} ({s['true']}/{s['labelled']})"
         lines.append(f"| {sev} precision | {val} | {s['target']:.0%} |")
     lines += ["", "Runs (wall and CPU seconds of the lint process and its children, load average before each):", ""]
-    lines += [f"- {run['kind']}: {run['wall_s']} s wall, {run['cpu_s']} s CPU, load {run.get('load_before', '?')}"
-              for run in r["runs"]]
-    lines += ["", "Findings by code: " + ", ".join(f"{c} {n}" for c, n in r["by_code"].items()), "",
-              f"Sample: {r['sample_size']} findings stratified by code (seed {r['seed']}); labels in "
-              f"`tests/realworld/labels/{r['name']}.yaml`, each checked by hand against git. "
-              f"{len(r['unlabelled'])} sampled findings are unlabelled.", ""]
+    lines += [
+        f"- {run['kind']}: {run['wall_s']} s wall, {run['cpu_s']} s CPU, load {run.get('load_before', '?')}"
+        for run in r["runs"]
+    ]
+    lines += [
+        "",
+        "Findings by code: " + ", ".join(f"{c} {n}" for c, n in r["by_code"].items()),
+        "",
+        f"Sample: {r['sample_size']} findings stratified by code (seed {r['seed']}); labels in "
+        f"`tests/realworld/labels/{r['name']}.yaml`, each checked by hand against git. "
+        f"{len(r['unlabelled'])} sampled findings are unlabelled.",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -239,27 +290,44 @@ def main(argv: list[str] | None = None) -> int:
         results.append(r)
         p = r["precision"]
         prec = "  ".join(f"{s} {p[s]['true']}/{p[s]['labelled']}" for s in ("error", "warning") if p[s]["labelled"])
-        print(f"{r['name']:<12} {r['findings']:>5} findings {r['summary']}  cold {r['cold_s']} s  cached "
-              f"{r['cached_s']} s  rss {r['rss_mib']} MiB  labelled {prec or '-'}  unlabelled {len(r['unlabelled'])}")
+        print(
+            f"{r['name']:<12} {r['findings']:>5} findings {r['summary']}  cold {r['cold_s']} s  cached "
+            f"{r['cached_s']} s  rss {r['rss_mib']} MiB  labelled {prec or '-'}  unlabelled {len(r['unlabelled'])}"
+        )
         print("             " + ", ".join(f"{c} {n}" for c, n in r["by_code"].items()))
         for u in r["unlabelled"]:
-            todo[u["key"]] = {"ok": None, "why": "", "message": u["message"], "line": u["line"],
-                              "repo": r["name"]}
+            todo[u["key"]] = {"ok": None, "why": "", "message": u["message"], "line": u["line"], "repo": r["name"]}
         if a.evidence:
             day = dt.datetime.now(dt.timezone.utc)
             d = ROOT / "docs" / "bench-evidence" / f"{day:%Y%m%d}-roadmap-lint-{r['name']}"
             d.mkdir(parents=True, exist_ok=True)
             command = f"python tools/realworld.py {r['name']} --repeat {a.repeat} --sample {a.sample} --evidence"
-            doc = {"schema": "evident.roadmap-lint/1", "series": f"roadmap-lint-{r['name']}", "row": "RM-PRECISION",
-                   "created": day.isoformat(timespec="seconds"), "commit": head, "dirty": dirty,
-                   "command": command, "corpus": {k: r[k] for k in ("repo", "commit", "commits", "markdown_files")},
-                   "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                               "git": sh("git", "--version").strip()},
-                   "runs": r["runs"],
-                   "metrics": {k: r[k] for k in ("findings", "summary", "by_code", "by_code_severity", "cold_s",
-                                                 "cached_s", "rss_mib")},
-                   "precision": {**r["precision"], "sample_size": r["sample_size"], "seed": r["seed"],
-                                 "unlabelled": len(r["unlabelled"])}}
+            doc = {
+                "schema": "evident.roadmap-lint/1",
+                "series": f"roadmap-lint-{r['name']}",
+                "row": "RM-PRECISION",
+                "created": day.isoformat(timespec="seconds"),
+                "commit": head,
+                "dirty": dirty,
+                "command": command,
+                "corpus": {k: r[k] for k in ("repo", "commit", "commits", "markdown_files")},
+                "machine": {
+                    "cpus": os.cpu_count(),
+                    "python": platform.python_version(),
+                    "git": sh("git", "--version").strip(),
+                },
+                "runs": r["runs"],
+                "metrics": {
+                    k: r[k]
+                    for k in ("findings", "summary", "by_code", "by_code_severity", "cold_s", "cached_s", "rss_mib")
+                },
+                "precision": {
+                    **r["precision"],
+                    "sample_size": r["sample_size"],
+                    "seed": r["seed"],
+                    "unlabelled": len(r["unlabelled"]),
+                },
+            }
             (d / "result.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
             (d / "summary.md").write_text(summary_md(r, command))
             print(f"             wrote {d.relative_to(ROOT)}")

@@ -3,6 +3,7 @@
 engine/cli.py calls `add_parser(subparsers)` and then `args.func(args)`; `python -m engine.bench.cli ...` runs the
 same commands without it (tools/device_bench.sh does, on the GPU machine).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,16 +23,23 @@ BENCH_DEFAULTS = {"model": "Qwen3-0.6B", "load_format": "dummy"}
 
 def _evidence_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("evidence")
-    add_provenance_args(g, "40-hex sha of the code measured (default: git rev-parse HEAD; required where there is "
-                           "no .git)", "measured")
+    add_provenance_args(
+        g, "40-hex sha of the code measured (default: git rev-parse HEAD; required where there is no .git)", "measured"
+    )
     g.add_argument("--row", default=DEFAULT_ROW, help="records row id the evidence belongs to")
     g.add_argument("--series", default=None, help="stable series key (default derived from kind, workload, model)")
-    g.add_argument("--output-dir", default=DEFAULT_OUTPUT_DIR,
-                   help=f"where <YYYYMMDD>-<series>/ is written (default: {DEFAULT_OUTPUT_DIR}, gitignored); "
-                        f"docs/bench-evidence, the evidence root the records cite, only from a clean tree or with "
-                        f"--dirty")
-    g.add_argument("--result-only", action="store_true",
-                   help="write result.json alone (render summary.md and plot.png later with `engine bench render`)")
+    g.add_argument(
+        "--output-dir",
+        default=DEFAULT_OUTPUT_DIR,
+        help=f"where <YYYYMMDD>-<series>/ is written (default: {DEFAULT_OUTPUT_DIR}, gitignored); "
+        f"docs/bench-evidence, the evidence root the records cite, only from a clean tree or with "
+        f"--dirty",
+    )
+    g.add_argument(
+        "--result-only",
+        action="store_true",
+        help="write result.json alone (render summary.md and plot.png later with `engine bench render`)",
+    )
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -46,22 +54,38 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     g.add_argument("--input-len", type=int, default=None, help="random: every prompt; nano: the longest (1024)")
     g.add_argument("--output-len", type=int, default=None, help="random: every output; nano: the longest (1024)")
     g = tp.add_argument_group("runs and peer")
-    g.add_argument("--repeat", type=int, default=None,
-                   help="timed passes over the workload, all kept in `runs` (default: 3 on cuda, 1 elsewhere)")
-    g.add_argument("--warmup-passes", type=int, default=None,
-                   help="untimed passes over the whole workload first, so compilation and allocator growth stay out "
-                        "of the timed runs (default: 1 on cuda, 0 elsewhere, where a short warm-up runs alone)")
-    g.add_argument("--profile", metavar="DIR", default=None,
-                   help="after the timed runs, profile --profile-steps steady steps of the workload and write "
-                        "DIR/profile.json (host ms per phase, kernels and launches per step, GPU busy and idle, top "
-                        "kernels) and DIR/trace.json.gz (the Chrome trace)")
+    g.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        help="timed passes over the workload, all kept in `runs` (default: 3 on cuda, 1 elsewhere)",
+    )
+    g.add_argument(
+        "--warmup-passes",
+        type=int,
+        default=None,
+        help="untimed passes over the whole workload first, so compilation and allocator growth stay out "
+        "of the timed runs (default: 1 on cuda, 0 elsewhere, where a short warm-up runs alone)",
+    )
+    g.add_argument(
+        "--profile",
+        metavar="DIR",
+        default=None,
+        help="after the timed runs, profile --profile-steps steady steps of the workload and write "
+        "DIR/profile.json (host ms per phase, kernels and launches per step, GPU busy and idle, top "
+        "kernels) and DIR/trace.json.gz (the Chrome trace)",
+    )
     g.add_argument("--profile-steps", type=int, default=32, help="engine steps in the --profile window")
     g.add_argument("--peer", default="none", choices=("transformers-cb", "none"))
     g.add_argument("--peer-timeout", type=float, default=None, help="stop the peer after S s of generation")
     g.add_argument("--peer-evidence", default=None, help="cite a peer's evidence dir instead of running it")
     g.add_argument("--peer-only", action="store_true", help="run only the peer, into its own evidence dir")
-    g.add_argument("--time-budget", type=float, default=None,
-                   help="seconds for the whole command: the peer is stopped early to fit")
+    g.add_argument(
+        "--time-budget",
+        type=float,
+        default=None,
+        help="seconds for the whole command: the peer is stopped early to fit",
+    )
     _evidence_args(tp)
     tp.set_defaults(func=_run("throughput", tp))
 
@@ -80,7 +104,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     ren.add_argument("dirs", nargs="+")
     ren.set_defaults(func=_render)
 
-    from engine.bench import serve as serve_bench   # the load client for `engine serve`
+    from engine.bench import serve as serve_bench  # the load client for `engine serve`
+
     serve_bench.add_parser(sub)
     return bench
 
@@ -88,21 +113,26 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def _run(kind: str, parser: argparse.ArgumentParser) -> Any:
     def func(args: argparse.Namespace) -> int:
         def go() -> int:
-            if not args.result_only:   # before minutes of measuring, not when the plot is drawn
+            if not args.result_only:  # before minutes of measuring, not when the plot is drawn
                 _require_matplotlib()
             from engine.bench import latency, throughput
+
             if kind == "throughput":
-                throughput.resolve_run_counts(args)   # device-dependent defaults, written into the command
+                throughput.resolve_run_counts(args)  # device-dependent defaults, written into the command
             command = command_line(kind, parser, args)
             return (throughput.run if kind == "throughput" else latency.run)(args, command)
+
         return _guard(go)
+
     return func
 
 
 def _require_matplotlib() -> None:
     from engine.utils import require_package
-    require_package("matplotlib", "the plots of engine bench", alternative="or pass --result-only to write "
-                                                                           "result.json alone")
+
+    require_package(
+        "matplotlib", "the plots of engine bench", alternative="or pass --result-only to write result.json alone"
+    )
 
 
 def _render(args: argparse.Namespace) -> int:
@@ -114,6 +144,7 @@ def _render(args: argparse.Namespace) -> int:
             for f in evidence.render(Path(d)):
                 print(f)
         return 0
+
     return _guard(go)
 
 
@@ -121,6 +152,7 @@ def _guard(fn: Any) -> int:
     """User mistakes (BenchError, EngineError) become one line on stderr and exit 2; bugs keep their traceback."""
     from engine.bench.errors import BenchError
     from engine.errors import EngineError
+
     try:
         return int(fn() or 0)
     except (BenchError, EngineError) as e:

@@ -1,4 +1,5 @@
 """BenchError: a mistake the user fixes with a flag or a file; `engine bench` prints its message, no traceback."""
+
 from __future__ import annotations
 
 

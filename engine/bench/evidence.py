@@ -5,6 +5,7 @@ Where they go: `out/bench/` (gitignored) unless --output-dir says otherwise; the
 docs/bench-evidence/, only when asked for, and then never from a dirty tree unless --dirty says so. Which code was
 measured (commit, dirty) is settled by engine/provenance/commit.py.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,8 @@ SCHEMA = "evident.bench/1"
 RESULT = "result.json"
 SUMMARY = "summary.md"
 PLOT = "plot.png"
-DEFAULT_OUTPUT_DIR = "out/bench"                       # gitignored: a measurement nobody asked to keep
-EVIDENCE_ROOT = REPO_ROOT / "docs" / "bench-evidence"   # what the project's records cite
+DEFAULT_OUTPUT_DIR = "out/bench"  # gitignored: a measurement nobody asked to keep
+EVIDENCE_ROOT = REPO_ROOT / "docs" / "bench-evidence"  # what the project's records cite
 
 
 class EvidenceError(BenchError):
@@ -37,12 +38,14 @@ def is_evidence_root(output_dir: Path) -> bool:
 def check_output_dir(output_dir: Path, dirty: bool, dirty_flag: bool | None) -> None:
     """Evidence the records cite is of committed code: refuse a dirty tree found by git unless --dirty says so."""
     if dirty and dirty_flag is not True and is_evidence_root(output_dir):
-        raise EvidenceError(f"the tree has uncommitted changes under engine/ or pyproject.toml and {output_dir} is the "
-                            f"evidence root; commit them first, or pass --dirty to record a dirty measurement")
+        raise EvidenceError(
+            f"the tree has uncommitted changes under engine/ or pyproject.toml and {output_dir} is the "
+            f"evidence root; commit them first, or pass --dirty to record a dirty measurement"
+        )
 
 
 def slug(text: str) -> str:
-    """"Qwen/Qwen3-0.6B" -> "qwen3-0.6b"; a path names its last component."""
+    """ "Qwen/Qwen3-0.6B" -> "qwen3-0.6b"; a path names its last component."""
     base = text.rstrip("/").rsplit("/", 1)[-1].lower()
     base = re.sub(r"\.(gguf|json)$", "", base)
     return re.sub(r"[^a-z0-9.]+", "-", base).strip("-.") or "model"
@@ -55,8 +58,10 @@ def utc_now() -> datetime:
 def evidence_dir(output_dir: Path, created: datetime, series: str) -> Path:
     path = Path(output_dir) / f"{created:%Y%m%d}-{series}"
     if path.exists():
-        raise EvidenceError(f"{path} already exists: evidence is never overwritten; move it away, or pass "
-                            f"--series or --output-dir to write elsewhere")
+        raise EvidenceError(
+            f"{path} already exists: evidence is never overwritten; move it away, or pass "
+            f"--series or --output-dir to write elsewhere"
+        )
     return path
 
 
@@ -85,7 +90,8 @@ def read(path: Path) -> dict[str, Any]:
 
 def render(path: Path) -> list[Path]:
     """(Re)write summary.md and plot.png from result.json alone."""
-    from engine.bench import plot, summary   # matplotlib only when drawing
+    from engine.bench import plot, summary  # matplotlib only when drawing
+
     result = read(path)
     (path / SUMMARY).write_text(summary.markdown(result), encoding="utf-8")
     plot.draw(result, path / PLOT)
@@ -101,10 +107,20 @@ def peer_entry(data: dict[str, Any], dirname: str, source: str) -> dict[str, Any
     """A `peers[]` entry from a peer's result.json; `ratio` is filled in by the run that cites it."""
     peer = data.get("subject")
     if not isinstance(peer, dict) or peer.get("kind") != "peer":
-        raise EvidenceError(f"{source} is not a peer's evidence (written with --peer-only); pass the directory of a "
-                            f"peer run to --peer-evidence")
-    return {"name": peer["name"], "version": peer.get("version"), "settings": data.get("engine", {}),
-            "metrics": data["metrics"], "ratio": None, "complete": peer.get("complete", True), "evidence": dirname,
-            "commit": data.get("commit"), "workload": data.get("workload"),
-            "model": {k: (data.get("model") or {}).get(k) for k in ("name", "load_format", "dtype")},
-            "cdf_ms": (data.get("runs") or [{}])[0].get("cdf_ms")}
+        raise EvidenceError(
+            f"{source} is not a peer's evidence (written with --peer-only); pass the directory of a "
+            f"peer run to --peer-evidence"
+        )
+    return {
+        "name": peer["name"],
+        "version": peer.get("version"),
+        "settings": data.get("engine", {}),
+        "metrics": data["metrics"],
+        "ratio": None,
+        "complete": peer.get("complete", True),
+        "evidence": dirname,
+        "commit": data.get("commit"),
+        "workload": data.get("workload"),
+        "model": {k: (data.get("model") or {}).get(k) for k in ("name", "load_format", "dtype")},
+        "cdf_ms": (data.get("runs") or [{}])[0].get("cdf_ms"),
+    }

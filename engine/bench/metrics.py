@@ -4,6 +4,7 @@ TTFT = first token time - arrival time, per request. TPOT = (last token - first 
 with at least two tokens. ITL = every gap between consecutive tokens of a request, pooled over requests.
 Percentiles interpolate linearly between order statistics (numpy's default). Times in, milliseconds out.
 """
+
 from __future__ import annotations
 
 import math
@@ -13,18 +14,18 @@ from typing import Any, Iterable, Sequence
 
 PERCENTILES = (50, 90, 99)
 CDF_POINTS = (0, 1, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 99, 100)
-SPREAD_KEYS = ("output_tok_per_s", "elapsed_s")        # {median, min, max} over runs
-MEDIAN_KEYS = ("total_tok_per_s", "requests_per_s")    # a number (the median over runs): roadmap/evidence/schema.py
+SPREAD_KEYS = ("output_tok_per_s", "elapsed_s")  # {median, min, max} over runs
+MEDIAN_KEYS = ("total_tok_per_s", "requests_per_s")  # a number (the median over runs): roadmap/evidence/schema.py
 LATENCY_KEYS = ("ttft_ms", "tpot_ms", "itl_ms")
 
 
 @dataclass
 class RequestTiming:
-    arrival: float                          # seconds, the same clock as token_times
-    token_times: list[float] = field(default_factory=list)   # host arrival of every output token
+    arrival: float  # seconds, the same clock as token_times
+    token_times: list[float] = field(default_factory=list)  # host arrival of every output token
     prompt_tokens: int = 0
-    finished: bool = True                   # False: cut short (a peer stopped at its timeout)
-    num_output: int | None = None           # tokens produced, where no per-token stamps exist
+    finished: bool = True  # False: cut short (a peer stopped at its timeout)
+    num_output: int | None = None  # tokens produced, where no per-token stamps exist
 
     @property
     def output_tokens(self) -> int:
@@ -86,8 +87,9 @@ def run_metrics(timings: Sequence[RequestTiming], elapsed_s: float, peak_vram_by
         "output_tokens": output_tokens,
         "output_tok_per_s": round(output_tokens / elapsed_s, 3),
         # prompt tokens count once a request got its first token (its prefill is done)
-        "total_tok_per_s": round((output_tokens + sum(t.prompt_tokens for t in timings if t.output_tokens))
-                                 / elapsed_s, 3),
+        "total_tok_per_s": round(
+            (output_tokens + sum(t.prompt_tokens for t in timings if t.output_tokens)) / elapsed_s, 3
+        ),
         "requests_per_s": round(completed / elapsed_s, 4),
         "ttft_ms": summary(s["ttft"]),
         "tpot_ms": summary(s["tpot"]),
@@ -114,8 +116,9 @@ def aggregate(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     out.update({k: round(statistics.median(r[k] for r in runs), 4) for k in MEDIAN_KEYS})
     for key in LATENCY_KEYS:
         per_run = [r[key] for r in runs if r.get(key)]
-        out[key] = ({stat: round(statistics.median(p[stat] for p in per_run), 4) for stat in per_run[0]}
-                    if per_run else None)
+        out[key] = (
+            {stat: round(statistics.median(p[stat] for p in per_run), 4) for stat in per_run[0]} if per_run else None
+        )
     vram = [r["peak_vram_gib"] for r in runs if r.get("peak_vram_gib") is not None]
     out["peak_vram_gib"] = max(vram) if vram else None
     out["num_runs"] = len(runs)

@@ -1,4 +1,5 @@
 """Our engine under the bench: build the LLM from the CLI flags, run a workload, turn outputs into timings."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -30,30 +31,40 @@ def build_llm(engine_args: EngineArgs) -> tuple[LLM, dict[str, Any]]:
     return llm, engine_settings(llm.engine_core)
 
 
-def generate(llm: LLM, workload: Workload, on_progress: Callable[[int, int], None] | None = None
-             ) -> tuple[list[RequestTiming], float]:
+def generate(
+    llm: LLM, workload: Workload, on_progress: Callable[[int, int], None] | None = None
+) -> tuple[list[RequestTiming], float]:
     """One timed pass over the workload: (per-request timings, wall seconds of generate()). Token ids only: the
     workloads are ids, so no text is decoded (vLLM's benchmarks offer the same, --disable-detokenize)."""
     prompts: list[str | dict[str, Any]] = [{"prompt_token_ids": p} for p in workload.prompts]
-    params = [SamplingParams(max_tokens=n, ignore_eos=True, temperature=0.0, detokenize=False)
-              for n in workload.output_lens]
+    params = [
+        SamplingParams(max_tokens=n, ignore_eos=True, temperature=0.0, detokenize=False) for n in workload.output_lens
+    ]
     t0 = time.perf_counter()
-    outputs = llm.generate(prompts, params, use_tqdm=False, on_request_finished=_ticker(workload.num_requests,
-                                                                                           on_progress))
+    outputs = llm.generate(
+        prompts, params, use_tqdm=False, on_request_finished=_ticker(workload.num_requests, on_progress)
+    )
     elapsed = time.perf_counter() - t0
     timings = []
     for out, prompt, want in zip(outputs, workload.prompts, workload.output_lens):
         m = out.metrics
         n = len(out.outputs[0].token_ids)
         stamps = list(m.token_times)
-        timings.append(RequestTiming(m.arrival_time, stamps if len(stamps) == n else [], len(prompt), n == want,
-                                     None if len(stamps) == n else n))
+        timings.append(
+            RequestTiming(
+                m.arrival_time,
+                stamps if len(stamps) == n else [],
+                len(prompt),
+                n == want,
+                None if len(stamps) == n else n,
+            )
+        )
     return timings, elapsed
 
 
-def timed_run(llm: LLM, workload: Workload, device: torch.device,
-              on_progress: Callable[[int, int], None] | None = None
-              ) -> tuple[list[RequestTiming], float, int | None]:
+def timed_run(
+    llm: LLM, workload: Workload, device: torch.device, on_progress: Callable[[int, int], None] | None = None
+) -> tuple[list[RequestTiming], float, int | None]:
     """generate() with the device's peak memory measured over that pass alone: (timings, seconds, peak bytes)."""
     if device.type == "cuda":
         torch.cuda.synchronize(device)
@@ -61,6 +72,7 @@ def timed_run(llm: LLM, workload: Workload, device: torch.device,
     timings, elapsed = generate(llm, workload, on_progress)
     peak = torch.cuda.max_memory_allocated(device) if device.type == "cuda" else None
     return timings, elapsed, peak
+
 
 def _ticker(total: int, on_progress: Callable[[int, int], None] | None) -> Callable[[Any], None] | None:
     """on_request_finished for generate(): on_progress(done, total) once per finished request."""
@@ -71,6 +83,7 @@ def _ticker(total: int, on_progress: Callable[[int, int], None] | None) -> Calla
     def tick(_: Any) -> None:
         done[0] += 1
         on_progress(done[0], total)
+
     return tick
 
 
@@ -81,11 +94,14 @@ def warmup(llm: LLM, workload: Workload) -> None:
     """The workload's first prompts, a few tokens each, untimed: first launches, kernel compilation and allocator
     growth at the workload's own shapes stay out of the timed runs."""
     prompts: list[str | dict[str, Any]] = [{"prompt_token_ids": p} for p in workload.prompts[:WARMUP_REQUESTS]]
-    llm.generate(prompts, SamplingParams(max_tokens=WARMUP_TOKENS, ignore_eos=True, temperature=0.0,
-                                         detokenize=False), use_tqdm=False)
+    llm.generate(
+        prompts,
+        SamplingParams(max_tokens=WARMUP_TOKENS, ignore_eos=True, temperature=0.0, detokenize=False),
+        use_tqdm=False,
+    )
 
 
-PROFILE_MAX_WARMUP_STEPS = 4096   # steps to reach a steady batch before the profile window, at most
+PROFILE_MAX_WARMUP_STEPS = 4096  # steps to reach a steady batch before the profile window, at most
 
 
 def profile(llm: LLM, workload: Workload, out_dir: Path, num_steps: int) -> dict[str, Any]:
@@ -94,8 +110,9 @@ def profile(llm: LLM, workload: Workload, out_dir: Path, num_steps: int) -> dict
     the rest is aborted. The engine is driven directly: no output processing, which token-id requests skip anyway."""
     core = llm.engine_core
     for i, (prompt, n) in enumerate(zip(workload.prompts, workload.output_lens)):
-        core.add_request(f"profile-{i}", prompt, SamplingParams(max_tokens=n, ignore_eos=True, temperature=0.0,
-                                                                detokenize=False))
+        core.add_request(
+            f"profile-{i}", prompt, SamplingParams(max_tokens=n, ignore_eos=True, temperature=0.0, detokenize=False)
+        )
     warm = step_profile.step_until_steady(core, PROFILE_MAX_WARMUP_STEPS)
     prof = step_profile.profile_steps(core, num_steps)
     prof.summary.update(workload=workload.name, steps_before_window=warm)

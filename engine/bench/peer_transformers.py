@@ -18,6 +18,7 @@ Greedy, eos_token_id=-1 (no token ends a request: ignore_eos), per-request max_n
 manager is hard-stopped at the deadline; transformers then fails the requests still running and hands back
 their partial outputs, so the run records the time it ran and every token it produced (`complete: false`).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -35,7 +36,7 @@ from engine.bench.workloads import Workload
 from engine.utils import cdiv, install_hint
 
 NAME = "transformers-cb"
-_MODEL_TYPES = {"Qwen3ForCausalLM": "qwen3", "LlamaForCausalLM": "llama"}   # a GGUF's implied config has no type
+_MODEL_TYPES = {"Qwen3ForCausalLM": "qwen3", "LlamaForCausalLM": "llama"}  # a GGUF's implied config has no type
 
 
 class PeerError(BenchError):
@@ -58,17 +59,20 @@ class PeerRun:
     settings: dict[str, Any] = field(default_factory=dict)
     peak_vram_bytes: int | None = None
     warmup_s: float = 0.0
-    token_ids: list[list[int]] = field(default_factory=list)   # generated ids per request, in workload order
+    token_ids: list[list[int]] = field(default_factory=list)  # generated ids per request, in workload order
 
 
-def build_model(hf_config: dict[str, Any], dtype: torch.dtype, device: torch.device,
-                weights: Iterable[tuple[str, torch.Tensor]]) -> torch.nn.Module:
+def build_model(
+    hf_config: dict[str, Any], dtype: torch.dtype, device: torch.device, weights: Iterable[tuple[str, torch.Tensor]]
+) -> torch.nn.Module:
     """An HF causal LM from a config.json dict, filled with `weights` (HF checkpoint names), every parameter once."""
     try:
         from transformers import AutoConfig, AutoModelForCausalLM
     except ImportError:
-        raise PeerError(f"the transformers peer needs transformers >= 5; install the `bench` extra "
-                        f"({install_hint('bench')}), or pass --peer none") from None
+        raise PeerError(
+            f"the transformers peer needs transformers >= 5; install the `bench` extra "
+            f"({install_hint('bench')}), or pass --peer none"
+        ) from None
     cfg_dict = {k: v for k, v in hf_config.items() if k not in ("torch_dtype", "dtype", "transformers_version")}
     model_type = cfg_dict.pop("model_type", None) or _MODEL_TYPES.get((cfg_dict.get("architectures") or [""])[0])
     if model_type is None:
@@ -76,7 +80,7 @@ def build_model(hf_config: dict[str, Any], dtype: torch.dtype, device: torch.dev
     config = AutoConfig.for_model(model_type, **cfg_dict)
     with torch.device(device):
         model = AutoModelForCausalLM.from_config(config, dtype=dtype, attn_implementation="sdpa")
-    params = dict(model.named_parameters())   # deduplicated: a tied lm_head is the embedding
+    params = dict(model.named_parameters())  # deduplicated: a tied lm_head is the embedding
     filled: set[str] = set()
     with torch.no_grad():
         for name, tensor in weights:
@@ -96,14 +100,17 @@ def _cb_config(device: torch.device, workload: Workload) -> tuple[Any, dict[str,
     """transformers' defaults on CUDA (what a user gets); on CPU an explicit small cache (auto-sizing from host
     memory takes seconds and gigabytes)."""
     from transformers import ContinuousBatchingConfig
+
     overrides: dict[str, Any] = {}
     if device.type != "cuda":
         names = {f.name for f in dataclasses.fields(ContinuousBatchingConfig)}
         page_field = "page_size" if "page_size" in names else "block_size"
         page = 32
-        overrides = {page_field: page, "max_batch_tokens": 256,
-                     "num_blocks": sum(cdiv(len(p) + o, page)
-                                       for p, o in zip(workload.prompts, workload.output_lens)) + 4}
+        overrides = {
+            page_field: page,
+            "max_batch_tokens": 256,
+            "num_blocks": sum(cdiv(len(p) + o, page) for p, o in zip(workload.prompts, workload.output_lens)) + 4,
+        }
     return ContinuousBatchingConfig(**overrides), overrides
 
 
@@ -111,19 +118,38 @@ def _init_manager(model: Any, gen_config: Any, cb_config: Any, workload: Workloa
     kwargs: dict[str, Any] = {"generation_config": gen_config, "continuous_batching_config": cb_config}
     if "workload_hints" in inspect.signature(model.init_continuous_batching).parameters:
         from transformers.generation.continuous_batching.utils import WorkloadHints
-        kwargs["workload_hints"] = WorkloadHints(max_prompt_length=max(workload.prompt_lens),
-                                                 max_generated_length=max(workload.output_lens),
-                                                 num_requests=workload.num_requests)
+
+        kwargs["workload_hints"] = WorkloadHints(
+            max_prompt_length=max(workload.prompt_lens),
+            max_generated_length=max(workload.output_lens),
+            num_requests=workload.num_requests,
+        )
     return model.init_continuous_batching(**kwargs)
 
 
 def _resolved_settings(manager: Any, attn: str, overrides: dict[str, Any], warmup: bool) -> dict[str, Any]:
     cfg = getattr(manager, "continuous_batching_config", None)
-    keep = ("page_size", "block_size", "num_blocks", "max_batch_tokens", "max_requests_per_batch",
-            "use_async_batching", "use_cuda_graph", "allow_block_sharing", "scheduler_type", "max_memory_percent")
+    keep = (
+        "page_size",
+        "block_size",
+        "num_blocks",
+        "max_batch_tokens",
+        "max_requests_per_batch",
+        "use_async_batching",
+        "use_cuda_graph",
+        "allow_block_sharing",
+        "scheduler_type",
+        "max_memory_percent",
+    )
     resolved = {k: _jsonable(getattr(cfg, k)) for k in keep if cfg is not None and hasattr(cfg, k)}
-    return {"attn_implementation": attn, "greedy": True, "eos_token_id": -1,
-            "warmup": warmup, "overrides": overrides, "continuous_batching_config": resolved}
+    return {
+        "attn_implementation": attn,
+        "greedy": True,
+        "eos_token_id": -1,
+        "warmup": warmup,
+        "overrides": overrides,
+        "continuous_batching_config": resolved,
+    }
 
 
 def _jsonable(v: Any) -> Any:
@@ -134,17 +160,23 @@ def _jsonable(v: Any) -> Any:
     return str(v)
 
 
-def run(model: Any, workload: Workload, timeout_s: float | None, stop_at: float | None = None,
-        on_progress: Callable[[int, int], None] | None = None) -> PeerRun:
+def run(
+    model: Any,
+    workload: Workload,
+    timeout_s: float | None,
+    stop_at: float | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> PeerRun:
     """Run every request of `workload` through transformers CB; stop after `timeout_s` s of generation, or at
     the perf_counter() time `stop_at` (a whole command's budget), whichever comes first."""
     from transformers import GenerationConfig
+
     device = model.device
     gen_config = GenerationConfig(do_sample=False, eos_token_id=-1, pad_token_id=0)
     cb_config, overrides = _cb_config(device, workload)
-    warmup = device.type == "cuda"   # graph capture is what a CUDA user gets; there is nothing to capture on CPU
+    warmup = device.type == "cuda"  # graph capture is what a CUDA user gets; there is nothing to capture on CPU
     manager = _init_manager(model, gen_config, cb_config, workload)
-    attn = model.config._attn_implementation   # as the manager switched it (5.17: "paged|sdpa"); stop() restores it
+    attn = model.config._attn_implementation  # as the manager switched it (5.17: "paged|sdpa"); stop() restores it
     t_warm = time.perf_counter()
     if warmup:
         manager.warmup()
@@ -160,8 +192,9 @@ def run(model: Any, workload: Workload, timeout_s: float | None, stop_at: float 
         limits = [t for t in (None if timeout_s is None else t0 + timeout_s, stop_at) if t is not None]
         deadline = min(limits) if limits else None
         for i, (prompt, n_out) in enumerate(zip(workload.prompts, workload.output_lens)):
-            manager.add_request(prompt, request_id=f"r{i}", max_new_tokens=n_out, record_timestamps=True,
-                                eos_token_id=-1)
+            manager.add_request(
+                prompt, request_id=f"r{i}", max_new_tokens=n_out, record_timestamps=True, eos_token_id=-1
+            )
         while len(results) < workload.num_requests:
             left = None if deadline is None else deadline - time.perf_counter()
             if left is not None and left <= 0:
@@ -173,11 +206,12 @@ def run(model: Any, workload: Workload, timeout_s: float | None, stop_at: float 
                 if on_progress:
                     on_progress(len(results), workload.num_requests)
             elif out is None and not manager.is_running():
-                raise PeerError("transformers' generation thread stopped before every request finished; see its "
-                                "log above")
+                raise PeerError(
+                    "transformers' generation thread stopped before every request finished; see its log above"
+                )
         if not complete:
-            manager.stop(block=True, timeout=120, hard_stop=True)   # running requests come back failed, partial
-        elapsed = time.perf_counter() - t0   # after a stop: covers every token the last step produced
+            manager.stop(block=True, timeout=120, hard_stop=True)  # running requests come back failed, partial
+        elapsed = time.perf_counter() - t0  # after a stop: covers every token the last step produced
         while not complete and (out := manager.get_result(timeout=0.05)) is not None:
             results.setdefault(out.request_id, out)
         settings = _resolved_settings(manager, attn, overrides, warmup)
@@ -186,8 +220,9 @@ def run(model: Any, workload: Workload, timeout_s: float | None, stop_at: float 
             manager.stop(block=True, timeout=120)
         manager.destroy()
     peak = torch.cuda.max_memory_allocated(device) if device.type == "cuda" else None
-    token_ids = [list(results[f"r{i}"].generated_tokens) if f"r{i}" in results else []
-                 for i in range(workload.num_requests)]
+    token_ids = [
+        list(results[f"r{i}"].generated_tokens) if f"r{i}" in results else [] for i in range(workload.num_requests)
+    ]
     return PeerRun(_timings(workload, results), elapsed, complete, settings, peak, warmup_s, token_ids)
 
 
@@ -195,7 +230,7 @@ def _timings(workload: Workload, results: dict[str, Any]) -> list[RequestTiming]
     timings = []
     for i, prompt in enumerate(workload.prompts):
         out = results.get(f"r{i}")
-        if out is None:   # never scheduled before the stop
+        if out is None:  # never scheduled before the stop
             timings.append(RequestTiming(arrival=0.0, prompt_tokens=len(prompt), finished=False, num_output=0))
             continue
         n = len(out.generated_tokens)
@@ -203,7 +238,7 @@ def _timings(workload: Workload, results: dict[str, Any]) -> list[RequestTiming]
         finished = out.error is None and n == workload.output_lens[i]
         if len(stamps) == n:
             timings.append(RequestTiming(out.created_time, stamps, len(prompt), finished))
-        else:   # no per-token stamps from this version: throughput only
+        else:  # no per-token stamps from this version: throughput only
             timings.append(RequestTiming(out.created_time, [], len(prompt), finished, num_output=n))
     return timings
 
@@ -214,7 +249,7 @@ def hf_named_weights(model: torch.nn.Module) -> Iterator[tuple[str, torch.Tensor
     packed: dict[str, tuple[str, object]] = getattr(model, "packed_modules_mapping", {})
     source_of = {(target, shard): src for src, (target, shard) in packed.items()}
     modules = dict(model.named_modules())
-    for name, param in model.named_parameters():   # deduplicated: a tied head is the embedding
+    for name, param in model.named_parameters():  # deduplicated: a tied head is the embedding
         owner, _, leaf = name.rpartition(".")
         module = modules[owner]
         shard_ids = getattr(module, "shard_ids", None)
@@ -226,11 +261,13 @@ def hf_named_weights(model: torch.nn.Module) -> Iterator[tuple[str, torch.Tensor
             yield f"{parent}.{source_of[(short, shard)]}.{leaf}", part
 
 
-def engine_weights(model: str, load_format: str, dtype: torch.dtype, device: torch.device, seed: int
-                   ) -> tuple[Any, Iterator[tuple[str, torch.Tensor]]]:
+def engine_weights(
+    model: str, load_format: str, dtype: torch.dtype, device: torch.device, seed: int
+) -> tuple[Any, Iterator[tuple[str, torch.Tensor]]]:
     """Same weights as ours, whatever the format: our loader's tensors for (model, load_format, seed, device) —
     dummy ones are seeded per device — under HF names (a GGUF arrives dequantised). Returns (our loaded model,
     the weights iterator); drop both once the HF model holds its copy."""
     from engine.model import load_model
+
     loaded = load_model(model, load_format=load_format, dtype=dtype, device=device, seed=seed)
     return loaded, hf_named_weights(loaded.model)

@@ -3,6 +3,7 @@ axis logarithmic when they differ by orders of magnitude), and the TTFT / ITL di
 
 Drawn from result.json alone (runs keep CDF quantiles), so `engine bench render DIR` redraws it anywhere.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,12 +11,12 @@ from typing import Any
 
 import matplotlib
 
-matplotlib.use("Agg")   # headless: no display on CI or the GPU machine
+matplotlib.use("Agg")  # headless: no display on CI or the GPU machine
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-LOG_SPREAD = 20     # largest / smallest value (bars and bound) past which the throughput axis is logarithmic
+LOG_SPREAD = 20  # largest / smallest value (bars and bound) past which the throughput axis is logarithmic
 
 
 def draw(r: dict[str, Any], out: Path) -> None:
@@ -61,10 +62,10 @@ def _throughput(ax: Axes, r: dict[str, Any]) -> None:
     shown = [v for v in [*values, bound or 0.0] if v > 0]
     if shown and max(shown) / min(shown) > LOG_SPREAD:
         ax.set_yscale("log")
-        ax.set_ylim(min(shown) / 2, max(shown) * 3)     # room for the labels above the tallest bar and the bound
+        ax.set_ylim(min(shown) / 2, max(shown) * 3)  # room for the labels above the tallest bar and the bound
         ax.set_ylabel("output tok/s (log scale)")
     else:
-        ax.set_ylim(0, max(shown, default=1.0) * 1.3)   # room for the labels and the legend
+        ax.set_ylim(0, max(shown, default=1.0) * 1.3)  # room for the labels and the legend
         ax.set_ylabel("output tok/s")
     ax.set_title(f"{r['model']['name']} / {r['workload']['name']}", fontsize=10)
 
@@ -80,8 +81,9 @@ def _median_run(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def _cdf_curves(r: dict[str, Any]) -> dict[str, tuple[list[float], list[float]]]:
     curves: dict[str, tuple[list[float], list[float]]] = {}
-    sources = [(f"{(r.get('subject') or {}).get('name', 'engine')} ",
-                (_median_run(r.get("runs") or []) or {}).get("cdf_ms"))]
+    sources = [
+        (f"{(r.get('subject') or {}).get('name', 'engine')} ", (_median_run(r.get("runs") or []) or {}).get("cdf_ms"))
+    ]
     sources += [(f"{p['name']} ", p.get("cdf_ms")) for p in r.get("peers") or []]
     for prefix, cdf in sources:
         if not cdf:
@@ -89,6 +91,6 @@ def _cdf_curves(r: dict[str, Any]) -> dict[str, tuple[list[float], list[float]]]
         for key in ("ttft", "itl"):
             q = cdf.get(key)
             if q:
-                xs = [max(v, 1e-3) for v in q]   # log axis: clamp zero gaps
+                xs = [max(v, 1e-3) for v in q]  # log axis: clamp zero gaps
                 curves[f"{prefix}{key.upper()}"] = (xs, list(cdf["points"]))
     return curves

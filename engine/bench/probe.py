@@ -4,6 +4,7 @@ CUDA: a 1 GiB device-to-device copy and an 8192^3 matmul, timed with CUDA events
 zeros run faster on some GPUs). CPU: the same ops at small sizes, timed with perf_counter. Bandwidth counts
 bytes read plus bytes written, as a roofline needs.
 """
+
 from __future__ import annotations
 
 import functools
@@ -69,6 +70,6 @@ def measure(device: torch.device | str, dtype: torch.dtype) -> tuple[Ceilings, d
         peak, _ = matmul_tflops(device, dtype)
         details["matmul_dtype"] = str(dtype).removeprefix("torch.")
     if device.type == "cuda":
-        torch.cuda.empty_cache()   # hand the probe's buffers back before the engine sizes its KV cache
+        torch.cuda.empty_cache()  # hand the probe's buffers back before the engine sizes its KV cache
     details["probe_s"] = round(time.perf_counter() - t0, 3)
     return Ceilings(copy_gbps=gbps, matmul_tflops=peak), details

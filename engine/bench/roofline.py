@@ -18,6 +18,7 @@ Schedule model (what "idealised" means here; every real engine does more work th
 Bytes count weights at the model dtype; the embedding lookup (a few rows per step) and norms' activations
 are ignored; a tied model reads its embedding matrix once per step as the LM head.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -38,16 +39,24 @@ class ModelShape:
     @classmethod
     def from_config(cls, cfg: Any) -> "ModelShape":
         """From engine.model ModelConfig (attributes) or an HF config.json mapping (HF key names)."""
-        get = (lambda k, hf: cfg[hf] if hf in cfg else cfg[k]) if isinstance(cfg, Mapping) else \
-            (lambda k, hf: getattr(cfg, k) if hasattr(cfg, k) else getattr(cfg, hf))
+        get = (
+            (lambda k, hf: cfg[hf] if hf in cfg else cfg[k])
+            if isinstance(cfg, Mapping)
+            else (lambda k, hf: getattr(cfg, k) if hasattr(cfg, k) else getattr(cfg, hf))
+        )
         hidden = int(get("hidden_size", "hidden_size"))
         heads = int(get("num_heads", "num_attention_heads"))
         head_dim = _maybe(get, "head_dim", "head_dim") or hidden // heads
-        return cls(hidden_size=hidden, num_layers=int(get("num_layers", "num_hidden_layers")), num_heads=heads,
-                   num_kv_heads=int(get("num_kv_heads", "num_key_value_heads")), head_dim=int(head_dim),
-                   intermediate_size=int(get("intermediate_size", "intermediate_size")),
-                   vocab_size=int(get("vocab_size", "vocab_size")),
-                   tie_word_embeddings=bool(get("tie_word_embeddings", "tie_word_embeddings")))
+        return cls(
+            hidden_size=hidden,
+            num_layers=int(get("num_layers", "num_hidden_layers")),
+            num_heads=heads,
+            num_kv_heads=int(get("num_kv_heads", "num_key_value_heads")),
+            head_dim=int(head_dim),
+            intermediate_size=int(get("intermediate_size", "intermediate_size")),
+            vocab_size=int(get("vocab_size", "vocab_size")),
+            tie_word_embeddings=bool(get("tie_word_embeddings", "tie_word_embeddings")),
+        )
 
     # Parameter counts (Qwen3 dense: no biases; q_norm/k_norm over head_dim).
     @property
@@ -65,7 +74,7 @@ class ModelShape:
 
     @property
     def lm_head_params(self) -> int:
-        return self.vocab_size * self.hidden_size   # shared with the embedding when tied
+        return self.vocab_size * self.hidden_size  # shared with the embedding when tied
 
     @property
     def num_params(self) -> int:
@@ -77,8 +86,11 @@ class ModelShape:
     @property
     def step_weight_params(self) -> int:
         """Parameters a forward step reads in full: every layer, the final norm, the LM head."""
-        return self.num_layers * (self.layer_matmul_params + self.layer_norm_params) + self.hidden_size \
+        return (
+            self.num_layers * (self.layer_matmul_params + self.layer_norm_params)
+            + self.hidden_size
             + self.lm_head_params
+        )
 
     def kv_bytes_per_token(self, dtype_bytes: int) -> int:
         return self.num_layers * 2 * self.num_kv_heads * self.head_dim * dtype_bytes
@@ -97,7 +109,7 @@ def _maybe(get: Any, k: str, hf: str) -> Any:
 
 @dataclass(frozen=True)
 class Ceilings:
-    copy_gbps: float     # device-to-device copy, bytes read + written per second / 1e9
+    copy_gbps: float  # device-to-device copy, bytes read + written per second / 1e9
     matmul_tflops: float  # dense matmul peak in the run's dtype / 1e12
 
 
@@ -120,8 +132,15 @@ class Bound:
         return {**asdict(self), "output_tok_per_s": self.output_tok_per_s}
 
 
-def workload_bound(shape: ModelShape, dtype_bytes: int, prompt_lens: Sequence[int], output_lens: Sequence[int],
-                   max_num_seqs: int, max_num_batched_tokens: int, ceilings: Ceilings) -> Bound:
+def workload_bound(
+    shape: ModelShape,
+    dtype_bytes: int,
+    prompt_lens: Sequence[int],
+    output_lens: Sequence[int],
+    max_num_seqs: int,
+    max_num_batched_tokens: int,
+    ceilings: Ceilings,
+) -> Bound:
     """Sum over the idealised schedule (module docstring) of max(bytes / BW, FLOPs / peak) per step."""
     if len(prompt_lens) != len(output_lens):
         raise ValueError("prompt_lens and output_lens differ in length")
@@ -147,8 +166,9 @@ def workload_bound(shape: ModelShape, dtype_bytes: int, prompt_lens: Sequence[in
     def flush() -> None:
         nonlocal prefill_time, prefill_steps
         tokens, pairs, heads = chunk
-        prefill_time += step(weight_bytes + tokens * kv_tok,
-                             tokens * matmul_flops_tok + pairs * pair_flops + heads * head_flops)
+        prefill_time += step(
+            weight_bytes + tokens * kv_tok, tokens * matmul_flops_tok + pairs * pair_flops + heads * head_flops
+        )
         prefill_steps += 1
         chunk[:] = [0, 0.0, 0]
 
@@ -156,7 +176,7 @@ def workload_bound(shape: ModelShape, dtype_bytes: int, prompt_lens: Sequence[in
         done = 0
         while done < p:
             take = min(p - done, max_num_batched_tokens - chunk[0])
-            chunk[1] += take * done + take * (take + 1) / 2   # queries done..done+take-1 see keys 0..q: sum of q + 1
+            chunk[1] += take * done + take * (take + 1) / 2  # queries done..done+take-1 see keys 0..q: sum of q + 1
             chunk[0] += take
             done += take
             chunk[2] += done == p
@@ -168,7 +188,7 @@ def workload_bound(shape: ModelShape, dtype_bytes: int, prompt_lens: Sequence[in
     # Decode: continuous batching over slots; state per in-flight request = [context length, steps left].
     decode_time, decode_steps = 0.0, 0
     waiting = [(p, o - 1) for p, o in zip(prompt_lens, output_lens) if o > 1]
-    waiting.reverse()   # pop() takes requests in order
+    waiting.reverse()  # pop() takes requests in order
     running: list[list[int]] = []
     while running or waiting:
         while waiting and len(running) < max_num_seqs:
@@ -177,21 +197,35 @@ def workload_bound(shape: ModelShape, dtype_bytes: int, prompt_lens: Sequence[in
         n = len(running)
         ctx = 0
         for r in running:
-            r[0] += 1        # the new token joins the context it attends to
+            r[0] += 1  # the new token joins the context it attends to
             ctx += r[0]
             r[1] -= 1
-        decode_time += step(weight_bytes + ctx * kv_tok + n * kv_tok,
-                            n * (matmul_flops_tok + head_flops) + ctx * pair_flops)
+        decode_time += step(
+            weight_bytes + ctx * kv_tok + n * kv_tok, n * (matmul_flops_tok + head_flops) + ctx * pair_flops
+        )
         decode_steps += 1
         running = [r for r in running if r[1] > 0]
 
-    return Bound(time_s=prefill_time + decode_time, output_tokens=int(sum(output_lens)), prefill_steps=prefill_steps,
-                 decode_steps=decode_steps, prefill_time_s=prefill_time, decode_time_s=decode_time,
-                 bytes=total_bytes, flops=total_flops)
+    return Bound(
+        time_s=prefill_time + decode_time,
+        output_tokens=int(sum(output_lens)),
+        prefill_steps=prefill_steps,
+        decode_steps=decode_steps,
+        prefill_time_s=prefill_time,
+        decode_time_s=decode_time,
+        bytes=total_bytes,
+        flops=total_flops,
+    )
 
 
-def roofline_record(shape: ModelShape, dtype_bytes: int, bound: Bound, ceilings: Ceilings,
-                    measured_output_tok_per_s: float | None, ceiling_details: dict[str, Any]) -> dict[str, Any]:
+def roofline_record(
+    shape: ModelShape,
+    dtype_bytes: int,
+    bound: Bound,
+    ceilings: Ceilings,
+    measured_output_tok_per_s: float | None,
+    ceiling_details: dict[str, Any],
+) -> dict[str, Any]:
     """The `roofline` block of result.json."""
     bound_tps = bound.output_tok_per_s
     fraction = (measured_output_tok_per_s / bound_tps) if (measured_output_tok_per_s and bound_tps) else None
@@ -199,16 +233,28 @@ def roofline_record(shape: ModelShape, dtype_bytes: int, bound: Bound, ceilings:
         "output_tok_per_s_bound": round(bound_tps, 1),
         "fraction": None if fraction is None else round(fraction, 4),
         "time_s_bound": round(bound.time_s, 4),
-        "ceilings": {"copy_gbps": _sig(ceilings.copy_gbps), "bf16_tflops": ceiling_details.get("bf16_tflops"),
-                     "matmul_tflops": _sig(ceilings.matmul_tflops),
-                     **{k: v for k, v in ceiling_details.items() if k != "bf16_tflops"}},
-        "model": {"num_params": shape.num_params, "step_weight_bytes": shape.step_weight_params * dtype_bytes,
-                  "kv_bytes_per_token": shape.kv_bytes_per_token(dtype_bytes), "dtype_bytes": dtype_bytes},
-        "schedule": {"prefill_steps": bound.prefill_steps, "decode_steps": bound.decode_steps,
-                     "prefill_time_s": round(bound.prefill_time_s, 4), "decode_time_s": round(bound.decode_time_s, 4),
-                     "bytes": bound.bytes, "flops": bound.flops,
-                     "model": "prefill in max_num_batched_tokens chunks, then continuous-batching decode of up to "
-                              "max_num_seqs requests; each step max(bytes/copy_bw, flops/matmul_peak)"},
+        "ceilings": {
+            "copy_gbps": _sig(ceilings.copy_gbps),
+            "bf16_tflops": ceiling_details.get("bf16_tflops"),
+            "matmul_tflops": _sig(ceilings.matmul_tflops),
+            **{k: v for k, v in ceiling_details.items() if k != "bf16_tflops"},
+        },
+        "model": {
+            "num_params": shape.num_params,
+            "step_weight_bytes": shape.step_weight_params * dtype_bytes,
+            "kv_bytes_per_token": shape.kv_bytes_per_token(dtype_bytes),
+            "dtype_bytes": dtype_bytes,
+        },
+        "schedule": {
+            "prefill_steps": bound.prefill_steps,
+            "decode_steps": bound.decode_steps,
+            "prefill_time_s": round(bound.prefill_time_s, 4),
+            "decode_time_s": round(bound.decode_time_s, 4),
+            "bytes": bound.bytes,
+            "flops": bound.flops,
+            "model": "prefill in max_num_batched_tokens chunks, then continuous-batching decode of up to "
+            "max_num_seqs requests; each step max(bytes/copy_bw, flops/matmul_peak)",
+        },
     }
 
 

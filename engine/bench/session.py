@@ -1,5 +1,6 @@
 """What every bench command settles before it measures: provenance, device, dtype, model config, machine,
 ceilings; and how it reports progress (a rich bar on a terminal, plain timestamped lines in a log)."""
+
 from __future__ import annotations
 
 import sys
@@ -58,15 +59,28 @@ def start(args: Any, command: str) -> Session:
     engine_args = EngineArgs.from_cli_args(args)
     device = engine_args.resolve_device()
     dtype = resolve_dtype(engine_args.dtype, device)
-    model_config = get_model_config(args.model)   # HF dir, config .json, .gguf metadata or a shipped name
+    model_config = get_model_config(args.model)  # HF dir, config .json, .gguf metadata or a shipped name
     log(f"probe: measuring copy bandwidth and matmul peak on {device} ...")
     ceilings, details = probe.measure(device, dtype)
-    log(f"probe: copy {ceilings.copy_gbps:,.0f} GB/s, {str(dtype).removeprefix('torch.')} matmul "
-        f"{ceilings.matmul_tflops:,.1f} TFLOP/s ({details['probe_s']:.2f} s)")
-    return Session(command=command, created=evidence.utc_now(), commit=commit, dirty=dirty, device=device,
-                   dtype=dtype, model_config=model_config, shape=ModelShape.from_config(model_config),
-                   machine=machine_info(device), ceilings=ceilings, ceiling_details=details,
-                   output_dir=Path(args.output_dir), started=started)
+    log(
+        f"probe: copy {ceilings.copy_gbps:,.0f} GB/s, {str(dtype).removeprefix('torch.')} matmul "
+        f"{ceilings.matmul_tflops:,.1f} TFLOP/s ({details['probe_s']:.2f} s)"
+    )
+    return Session(
+        command=command,
+        created=evidence.utc_now(),
+        commit=commit,
+        dirty=dirty,
+        device=device,
+        dtype=dtype,
+        model_config=model_config,
+        shape=ModelShape.from_config(model_config),
+        machine=machine_info(device),
+        ceilings=ceilings,
+        ceiling_details=details,
+        output_dir=Path(args.output_dir),
+        started=started,
+    )
 
 
 def log(message: str) -> None:
@@ -78,8 +92,14 @@ def progress(label: str, total: int) -> Iterator[Callable[[int, int], None]]:
     """Yields on_progress(done, total): a rich bar on a terminal; elsewhere (a log) a line per 10%."""
     if sys.stdout.isatty():
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("requests"),
-                      TimeElapsedColumn()) as bar:
+
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("requests"),
+            TimeElapsedColumn(),
+        ) as bar:
             task = bar.add_task(label, total=total)
             yield lambda done, _total: bar.update(task, completed=done)
         return
@@ -90,4 +110,5 @@ def progress(label: str, total: int) -> Iterator[Callable[[int, int], None]]:
         if done - shown[0] >= step or done == total_:
             shown[0] = done
             log(f"{label}: {done}/{total_} requests")
+
     yield line

@@ -7,6 +7,7 @@ Host phases, ms per step: `schedule` (scheduler), `execute` (inputs and launches
 rules), each timed by wrapping that method of this one engine for the window only. The device side (kernels and
 launches per step, busy and idle time, top kernels) is trace_summary.py over the profiler's Chrome trace.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -57,6 +58,7 @@ def host_timers(core: EngineCore) -> Iterator[dict[str, float]]:
                 return fn(*args, **kwargs)
             finally:
                 spent[phase] += time.perf_counter() - t0
+
         return wrapper
 
     execute = runner.execute_model
@@ -67,24 +69,24 @@ def host_timers(core: EngineCore) -> Iterator[dict[str, float]]:
         return handle
 
     patched = ((sched, "schedule"), (sched, "update_from_output"), (runner, "execute_model"))
-    before = [obj.__dict__.get(name) for obj, name in patched]   # an instance's own override, if it had one
-    sched.schedule = timed(sched.schedule, "schedule")                        # type: ignore[method-assign]
-    sched.update_from_output = timed(sched.update_from_output, "update")      # type: ignore[method-assign]
-    runner.execute_model = execute_and_time_the_wait                          # type: ignore[method-assign]
+    before = [obj.__dict__.get(name) for obj, name in patched]  # an instance's own override, if it had one
+    sched.schedule = timed(sched.schedule, "schedule")  # type: ignore[method-assign]
+    sched.update_from_output = timed(sched.update_from_output, "update")  # type: ignore[method-assign]
+    runner.execute_model = execute_and_time_the_wait  # type: ignore[method-assign]
     try:
         yield spent
     finally:
         for (obj, name), own in zip(patched, before):
             if own is None:
-                del obj.__dict__[name]   # the class's method again
+                del obj.__dict__[name]  # the class's method again
             else:
                 obj.__dict__[name] = own
 
 
 @dataclass
 class StepProfile:
-    summary: dict[str, Any]   # trace_summary.summarize's figures + host ms per phase + the engine's state
-    trace: bytes              # the Chrome trace (JSON)
+    summary: dict[str, Any]  # trace_summary.summarize's figures + host ms per phase + the engine's state
+    trace: bytes  # the Chrome trace (JSON)
 
     def write(self, out_dir: Path) -> None:
         """out_dir/profile.json (the summary) and out_dir/trace.json.gz (chrome://tracing, Perfetto)."""
@@ -97,6 +99,7 @@ class StepProfile:
 def profile_steps(core: EngineCore, num_steps: int) -> StepProfile:
     """Run `num_steps` engine steps under the profiler and the host timers."""
     from torch.profiler import ProfilerActivity, profile
+
     activities = [ProfilerActivity.CPU]
     if core.config.device.type == "cuda":
         activities.append(ProfilerActivity.CUDA)
@@ -115,7 +118,7 @@ def profile_steps(core: EngineCore, num_steps: int) -> StepProfile:
         raw = trace_path.read_bytes()
     summary = summarize(json.loads(raw).get("traceEvents", []), num_steps, wall)
     summary["host_ms_per_step"] = {k: round(v * 1e3 / num_steps, 4) for k, v in sorted(spent.items())}
-    summary["rows_per_step"] = round(sum(batch_rows) / num_steps, 1)   # tokens that reached the host per step
+    summary["rows_per_step"] = round(sum(batch_rows) / num_steps, 1)  # tokens that reached the host per step
     summary["running"] = len(core.scheduler.running)
     summary["async_scheduling"] = core.config.async_scheduling
     summary["graph_mode"] = core.runner.graph_mode
@@ -127,5 +130,5 @@ def drain(core: EngineCore) -> None:
     core.abort_requests([r.request_id for r in [*core.scheduler.running, *core.scheduler.waiting]])
     while core.has_unfinished_requests() or core.num_steps_in_flight:
         core.step()
-    core.step()   # the runner hears of the aborts and drops their slots
+    core.step()  # the runner hears of the aborts and drops their slots
     sync(core)

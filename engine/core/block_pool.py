@@ -4,6 +4,7 @@ A block whose ref count drops to 0 keeps its hash and stays findable by prefix l
 reused for new tokens (evicted): the free list is ordered least-recently-freed first, and blocks
 without a hash go to its front because nothing can hit them.
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict

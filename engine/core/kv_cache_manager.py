@@ -4,6 +4,7 @@ A full block's hash is sha256(parent block's hash + its token ids), so equal has
 prefixes, not just equal blocks. A lookup stops one token short of the request's end: a full-prompt
 hit still computes its last token, whose logits the first sample needs.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -26,9 +27,9 @@ class KVCacheManager:
         self.enable_caching = enable_caching
         self.pool = BlockPool(num_blocks)
         self.req_blocks: dict[str, list[KVCacheBlock]] = {}
-        self._num_cached: dict[str, int] = {}       # leading blocks of a request registered in the cache
-        self.prefix_queries = 0                      # prompt tokens looked up (admitted requests)
-        self.prefix_hits = 0                         # of those, tokens served from the cache
+        self._num_cached: dict[str, int] = {}  # leading blocks of a request registered in the cache
+        self.prefix_queries = 0  # prompt tokens looked up (admitted requests)
+        self.prefix_hits = 0  # of those, tokens served from the cache
 
     @property
     def num_free_blocks(self) -> int:
@@ -45,7 +46,7 @@ class KVCacheManager:
         bs = self.block_size
         hashes = req.block_hashes
         for i in range(len(hashes), num_tokens // bs):
-            hashes.append(hash_block_tokens(hashes[-1] if hashes else None, req.all_token_ids[i * bs:(i + 1) * bs]))
+            hashes.append(hash_block_tokens(hashes[-1] if hashes else None, req.all_token_ids[i * bs : (i + 1) * bs]))
 
     def get_computed_blocks(self, req: Request) -> tuple[list[KVCacheBlock], int]:
         """Longest cached prefix of full blocks, leaving at least one token to compute. No refs taken."""
@@ -65,8 +66,9 @@ class KVCacheManager:
         self.prefix_queries += num_tokens
         self.prefix_hits += num_hit_tokens
 
-    def allocate_slots(self, req: Request, num_new_tokens: int,
-                       new_computed_blocks: list[KVCacheBlock] | None = None) -> list[KVCacheBlock] | None:
+    def allocate_slots(
+        self, req: Request, num_new_tokens: int, new_computed_blocks: list[KVCacheBlock] | None = None
+    ) -> list[KVCacheBlock] | None:
         """Make room for num_new_tokens more tokens after the computed ones (+ prefix hits).
 
         Returns the newly allocated blocks, or None (and changes nothing) when the pool is short.
@@ -104,7 +106,7 @@ class KVCacheManager:
         blocks = self.req_blocks.pop(req.request_id, [])
         self._num_cached.pop(req.request_id, None)
         if num_valid_tokens is not None:
-            for block in blocks[num_valid_tokens // self.block_size:]:
+            for block in blocks[num_valid_tokens // self.block_size :]:
                 self.pool.uncache(block)
         self.pool.free(reversed(blocks))
 

@@ -14,6 +14,7 @@ produced its token, whose id only the device knows yet (the runner feeds it from
 A stop found in a late token ends the request then: the token its next step already computed is dropped, and a
 request whose tokens in flight already reach max_tokens or the context is not scheduled again.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -28,14 +29,24 @@ from engine.errors import EngineError
 
 
 class Scheduler:
-    def __init__(self, *, max_num_seqs: int, max_num_batched_tokens: int, max_model_len: int,
-                 num_blocks: int, block_size: int, enable_prefix_caching: bool = True,
-                 enable_chunked_prefill: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        max_num_seqs: int,
+        max_num_batched_tokens: int,
+        max_model_len: int,
+        num_blocks: int,
+        block_size: int,
+        enable_prefix_caching: bool = True,
+        enable_chunked_prefill: bool = True,
+    ) -> None:
         if num_blocks * block_size < max_model_len:
-            raise EngineError(f"the KV cache holds {num_blocks} blocks x {block_size} tokens = "
-                              f"{num_blocks * block_size} tokens, less than max_model_len={max_model_len}: "
-                              f"one request could never fit; lower max_model_len, or give the cache more blocks "
-                              f"(num_blocks / --num-blocks, cpu_kv_cache_gib on CPU, gpu_memory_utilization on CUDA)")
+            raise EngineError(
+                f"the KV cache holds {num_blocks} blocks x {block_size} tokens = "
+                f"{num_blocks * block_size} tokens, less than max_model_len={max_model_len}: "
+                f"one request could never fit; lower max_model_len, or give the cache more blocks "
+                f"(num_blocks / --num-blocks, cpu_kv_cache_gib on CPU, gpu_memory_utilization on CUDA)"
+            )
         self.max_num_seqs = max_num_seqs
         self.max_num_batched_tokens = max_num_batched_tokens
         self.max_model_len = max_model_len
@@ -44,20 +55,22 @@ class Scheduler:
         self.kv = KVCacheManager(num_blocks, block_size, enable_prefix_caching)
         self.requests: dict[str, Request] = {}
         self.waiting: deque[Request] = deque()
-        self.running: list[Request] = []            # admission order: the last one is the newest
+        self.running: list[Request] = []  # admission order: the last one is the newest
         self._free_slots = list(range(max_num_seqs))  # min-heap: lowest free slot first
         self._finished_since_last_step: set[str] = set()
         self.num_preemptions = 0
-        self.num_steps = 0                          # SchedulerOutputs handed out; the next one's step_id
-        self.solo: str | None = None   # after a failed step: the one request scheduled, alone (isolate())
+        self.num_steps = 0  # SchedulerOutputs handed out; the next one's step_id
+        self.solo: str | None = None  # after a failed step: the one request scheduled, alone (isolate())
 
     # ---- requests in and out -------------------------------------------------------------------
     def add_request(self, req: Request) -> None:
         if req.request_id in self.requests:
             raise EngineError(f"request id {req.request_id!r} is already in the engine")
         if req.num_tokens > self.max_model_len:
-            raise EngineError(f"prompt of request {req.request_id!r} has {req.num_tokens} tokens, "
-                              f"more than max_model_len={self.max_model_len}")
+            raise EngineError(
+                f"prompt of request {req.request_id!r} has {req.num_tokens} tokens, "
+                f"more than max_model_len={self.max_model_len}"
+            )
         self.requests[req.request_id] = req
         self.waiting.append(req)
 
@@ -98,14 +111,14 @@ class Scheduler:
         for req in self.requests.values():
             req.num_output_placeholders = 0
         requeued = list(self.running)
-        for req in reversed(requeued):   # newest first to the front, so the oldest ends up first
+        for req in reversed(requeued):  # newest first to the front, so the oldest ends up first
             self.running.remove(req)
             self.kv.free(req, num_valid_tokens=0)
             self._release_slot(req)
             req.status = RequestStatus.PREEMPTED
             req.num_computed_tokens = 0
             self.waiting.appendleft(req)
-            self._finished_since_last_step.add(req.request_id)   # the runner drops their slots next step
+            self._finished_since_last_step.add(req.request_id)  # the runner drops their slots next step
         self.kv.reset_prefix_cache()
         return [r.request_id for r in requeued]
 
@@ -154,8 +167,9 @@ class Scheduler:
                 preempt(victim)
                 if victim is req:
                     return
-            cached[req.request_id] = CachedRequestData(req.request_id, _slot_of(req),
-                                                       [b.block_id for b in new_blocks], req.num_computed_tokens)
+            cached[req.request_id] = CachedRequestData(
+                req.request_id, _slot_of(req), [b.block_id for b in new_blocks], req.num_computed_tokens
+            )
             out.num_scheduled_tokens[req.request_id] = n
             budget -= n
 
@@ -193,8 +207,15 @@ class Scheduler:
                 req.metrics.num_cached_tokens = num_hit
             self.running.append(req)
             new[req.request_id] = NewRequestData(
-                req.request_id, req.slot, list(req.all_token_ids), req.num_prompt_tokens,
-                self.kv.get_block_ids(req.request_id), num_hit, req.sampling_params, req.sampling_seed)
+                req.request_id,
+                req.slot,
+                list(req.all_token_ids),
+                req.num_prompt_tokens,
+                self.kv.get_block_ids(req.request_id),
+                num_hit,
+                req.sampling_params,
+                req.sampling_seed,
+            )
             out.num_scheduled_tokens[req.request_id] = n
             budget -= n
 
@@ -204,7 +225,7 @@ class Scheduler:
         for rid, n in out.num_scheduled_tokens.items():
             req = self.requests[rid]
             req.num_computed_tokens += n
-            if req.num_computed_tokens == req.num_tokens + req.num_output_placeholders:   # it samples this step
+            if req.num_computed_tokens == req.num_tokens + req.num_output_placeholders:  # it samples this step
                 req.num_output_placeholders += 1
         return out
 
@@ -214,8 +235,9 @@ class Scheduler:
         if not req.num_output_placeholders:
             return False
         max_tokens = req.sampling_params.max_tokens
-        return ((max_tokens is not None and req.num_output_tokens + req.num_output_placeholders >= max_tokens)
-                or req.num_tokens + req.num_output_placeholders >= self.max_model_len)
+        return (
+            max_tokens is not None and req.num_output_tokens + req.num_output_placeholders >= max_tokens
+        ) or req.num_tokens + req.num_output_placeholders >= self.max_model_len
 
     def update_from_output(self, sched: SchedulerOutput, result: ModelRunnerOutput) -> list[Request]:
         """Append the sampled tokens of step `sched`, apply stop rules; returns the requests that finished now.
@@ -236,8 +258,10 @@ class Scheduler:
             assert req.num_output_placeholders > 0, (req, "a token arrived that no step was computing")
             req.num_output_placeholders -= 1
             # Preempted since: the token is still its own (sampled from a complete context); it is recomputed later.
-            assert req.status is not RequestStatus.RUNNING or \
-                req.num_computed_tokens == req.num_tokens + req.num_output_placeholders, (req, "sampled mid-prompt")
+            assert (
+                req.status is not RequestStatus.RUNNING
+                or req.num_computed_tokens == req.num_tokens + req.num_output_placeholders
+            ), (req, "sampled mid-prompt")
             req.append_output_token(token, now, logprobs[i] if logprobs is not None else None)
             status = self._check_stop(req, token)
             if status is not None:
@@ -247,7 +271,7 @@ class Scheduler:
 
     def _check_stop(self, req: Request, token: int) -> RequestStatus | None:
         sp = req.sampling_params
-        early = req.num_output_tokens < sp.min_tokens   # before min_tokens nothing but the length ends it
+        early = req.num_output_tokens < sp.min_tokens  # before min_tokens nothing but the length ends it
         if not sp.ignore_eos and not early and token in req.eos_token_ids:
             return RequestStatus.FINISHED_STOPPED
         if not early and token in sp.stop_token_ids:

@@ -10,6 +10,7 @@ KV cache, per layer: one tensor [2, num_blocks, block_size, num_kv_heads, head_d
 A slot is block_id * block_size + offset; block_tables[b, i] is the i-th block of sequence b (-1 / 0 padding
 past the end is never read).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,12 +20,12 @@ import torch
 
 @dataclass
 class AttentionMetadata:
-    cu_seqlens_q: torch.Tensor   # [B+1] int32, prefix sums of new tokens per sequence
-    seq_lens: torch.Tensor       # [B] int32, total tokens of each sequence after this step (cached + new)
-    block_tables: torch.Tensor   # [B, max_blocks_per_seq] int32
-    slot_mapping: torch.Tensor   # [T] int64, cache slot of each new token
-    max_seqlen_q: int            # max q_len over the batch (host int, known when the batch is built)
-    max_seqlen_k: int            # max seq_len over the batch
+    cu_seqlens_q: torch.Tensor  # [B+1] int32, prefix sums of new tokens per sequence
+    seq_lens: torch.Tensor  # [B] int32, total tokens of each sequence after this step (cached + new)
+    block_tables: torch.Tensor  # [B, max_blocks_per_seq] int32
+    slot_mapping: torch.Tensor  # [T] int64, cache slot of each new token
+    max_seqlen_q: int  # max q_len over the batch (host int, known when the batch is built)
+    max_seqlen_k: int  # max seq_len over the batch
     # Host-side copies for reference kernels that loop per sequence (never read on the GPU fast path).
     q_lens_cpu: list[int] | None = None
     seq_lens_cpu: list[int] | None = None

@@ -16,6 +16,7 @@ runs as opaque custom ops (compile_ops.py). Off by default; the torch backend ig
 Triton is imported lazily (`TRITON` is built on first use): `@triton.jit` decides between GPU compilation and
 the CPU interpreter when the kernel modules are imported, so importing them must wait until they are needed.
 """
+
 from __future__ import annotations
 
 import functools
@@ -37,9 +38,10 @@ BACKENDS = ("auto", "triton", "torch")
 @dataclass(frozen=True)
 class LayerKernels:
     """Signatures: engine/kernels/layer_reference.py, which is also the torch backend's implementation."""
-    rms_norm: Callable[..., tuple[torch.Tensor, torch.Tensor]]   # (x, weight, eps, residual) -> (normed, residual)
-    rope_write_kv: Callable[..., torch.Tensor]                   # (qkv, positions, cos_sin, ..., kv_cache, slots) -> q
-    silu_and_mul: Callable[[torch.Tensor], torch.Tensor]         # [T, 2 I] -> [T, I]
+
+    rms_norm: Callable[..., tuple[torch.Tensor, torch.Tensor]]  # (x, weight, eps, residual) -> (normed, residual)
+    rope_write_kv: Callable[..., torch.Tensor]  # (qkv, positions, cos_sin, ..., kv_cache, slots) -> q
+    silu_and_mul: Callable[[torch.Tensor], torch.Tensor]  # [T, 2 I] -> [T, I]
 
 
 REFERENCE_LAYERS = LayerKernels(layer_reference.rms_norm, layer_reference.rope_write_kv, layer_reference.silu_and_mul)
@@ -52,7 +54,7 @@ class AttentionKernels:
     prefill_attention: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, AttentionMetadata, float], torch.Tensor]
     name: str = "torch"
     layers: LayerKernels = REFERENCE_LAYERS
-    compile_model: bool = False   # the model wraps its decoder in torch.compile (ENGINE_COMPILE=1)
+    compile_model: bool = False  # the model wraps its decoder in torch.compile (ENGINE_COMPILE=1)
 
 
 REFERENCE = AttentionKernels(reference.write_kv, reference.paged_attention, reference.prefill_attention, "torch")
@@ -66,6 +68,7 @@ def triton_interpreter_on() -> bool:
 def _triton_kernels() -> AttentionKernels:
     from engine.kernels import triton_act, triton_norm, triton_rope_kv
     from engine.kernels import triton_attention as ta
+
     layers = LayerKernels(triton_norm.rms_norm, triton_rope_kv.rope_write_kv, triton_act.silu_and_mul)
     return AttentionKernels(ta.write_kv, ta.paged_attention, ta.prefill_attention, "triton", layers)
 
@@ -86,20 +89,26 @@ def _eager_ops_kernels(kernels: AttentionKernels) -> AttentionKernels:
 
 def _compiled_kernels() -> AttentionKernels:
     from engine.kernels import compile_ops
+
     rope_write_kv = functools.partial(layer_reference.rope_write_kv, write_kv=compile_ops.write_kv)
     layers = LayerKernels(layer_reference.rms_norm, rope_write_kv, layer_reference.silu_and_mul)
-    return AttentionKernels(compile_ops.write_kv, compile_ops.paged_attention, reference.prefill_attention,
-                            "triton+compile", layers, compile_model=True)
+    return AttentionKernels(
+        compile_ops.write_kv,
+        compile_ops.paged_attention,
+        reference.prefill_attention,
+        "triton+compile",
+        layers,
+        compile_model=True,
+    )
 
 
-def __getattr__(name: str) -> Any:   # PEP 562: `backends.TRITON` imports triton only when first asked for
+def __getattr__(name: str) -> Any:  # PEP 562: `backends.TRITON` imports triton only when first asked for
     if name == "TRITON":
         return _triton_kernels()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def triton_unavailable(device: torch.device, head_dim: int | None = None,
-                       block_size: int | None = None) -> str | None:
+def triton_unavailable(device: torch.device, head_dim: int | None = None, block_size: int | None = None) -> str | None:
     """Why the Triton kernels cannot run here (one sentence), or None when they can."""
     device = torch.device(device)
     if device.type == "cpu" and not triton_interpreter_on():
@@ -112,7 +121,7 @@ def triton_unavailable(device: torch.device, head_dim: int | None = None,
         return f"the Triton kernels need block_size a power of two >= 16, got {block_size}"
     try:
         importlib.import_module("triton")
-    except Exception as e:   # a broken install fails in more ways than ImportError
+    except Exception as e:  # a broken install fails in more ways than ImportError
         return f"triton does not import ({type(e).__name__}: {e})"
     return None
 
@@ -121,8 +130,7 @@ def require_triton(device: torch.device, head_dim: int | None = None, block_size
     """Raise one clear EngineError when attention_backend='triton' cannot run here."""
     why_not = triton_unavailable(device, head_dim, block_size)
     if why_not is not None:
-        raise EngineError(f"attention_backend='triton' cannot run: {why_not}; use --attention-backend torch "
-                          f"(or auto)")
+        raise EngineError(f"attention_backend='triton' cannot run: {why_not}; use --attention-backend torch (or auto)")
 
 
 def check_backend_name(name: str) -> None:
@@ -130,25 +138,29 @@ def check_backend_name(name: str) -> None:
         raise EngineError(f"attention_backend must be one of {', '.join(BACKENDS)}, got {name!r}")
 
 
-def select(name: str, device: torch.device, *, head_dim: int | None = None,
-           block_size: int | None = None) -> AttentionKernels:
+def select(
+    name: str, device: torch.device, *, head_dim: int | None = None, block_size: int | None = None
+) -> AttentionKernels:
     """The kernels `name` asks for on `device`; "auto" falls back to torch where Triton cannot run."""
     check_backend_name(name)
     if name == "torch":
         return REFERENCE
     device = torch.device(device)
     if name == "auto" and (device.type != "cuda" or triton_unavailable(device, head_dim, block_size) is not None):
-        return REFERENCE                  # auto never picks the CPU interpreter: it is for tests
+        return REFERENCE  # auto never picks the CPU interpreter: it is for tests
     require_triton(device, head_dim, block_size)
     kernels = _triton_kernels()
     on_cpu = device.type == "cpu"
-    if _interpreted() != on_cpu:          # fixed when the kernel modules were first imported in this process
+    if _interpreted() != on_cpu:  # fixed when the kernel modules were first imported in this process
         if name == "auto":
             return REFERENCE
-        built, fix = (("a GPU", "set TRITON_INTERPRET=1") if on_cpu
-                      else ("the CPU interpreter", "unset TRITON_INTERPRET"))
-        raise EngineError(f"the Triton kernels in this process were built for {built} when first imported, so they "
-                          f"cannot run on {device.type}; {fix} before starting Python")
+        built, fix = (
+            ("a GPU", "set TRITON_INTERPRET=1") if on_cpu else ("the CPU interpreter", "unset TRITON_INTERPRET")
+        )
+        raise EngineError(
+            f"the Triton kernels in this process were built for {built} when first imported, so they "
+            f"cannot run on {device.type}; {fix} before starting Python"
+        )
     if compile_requested():
         return _compiled_kernels()
     return kernels if fused_ops_enabled() else _eager_ops_kernels(kernels)
@@ -157,4 +169,5 @@ def select(name: str, device: torch.device, *, head_dim: int | None = None,
 def _interpreted() -> bool:
     """Whether the imported kernels are triton's interpreted functions (decided at import, see the docstring)."""
     from engine.kernels.triton_unified import _unified_kernel
+
     return type(_unified_kernel).__name__ == "InterpretedFunction"

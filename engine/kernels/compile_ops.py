@@ -5,6 +5,7 @@ never into them, as vLLM compiles its models around an attention op.
 write_kv declares the cache it mutates, so the functionalised graph orders it before the attention that reads the
 cache; the ops take the metadata's tensors and host ints, never the *_cpu lists (they would be guarded per step).
 """
+
 from __future__ import annotations
 
 import torch
@@ -24,11 +25,29 @@ def _write_kv_fake(k: torch.Tensor, v: torch.Tensor, kv_cache: torch.Tensor, slo
 
 
 @torch.library.custom_op("engine::paged_attention", mutates_args=())
-def _paged_attention(q: torch.Tensor, kv_cache: torch.Tensor, cu_seqlens_q: torch.Tensor, seq_lens: torch.Tensor,
-                     block_tables: torch.Tensor, slot_mapping: torch.Tensor, max_seqlen_q: int, max_seqlen_k: int,
-                     static_launch: bool, static_split_kv: bool, scale: float) -> torch.Tensor:
-    attn = AttentionMetadata(cu_seqlens_q, seq_lens, block_tables, slot_mapping, max_seqlen_q, max_seqlen_k,
-                             static_launch=static_launch, static_split_kv=static_split_kv)
+def _paged_attention(
+    q: torch.Tensor,
+    kv_cache: torch.Tensor,
+    cu_seqlens_q: torch.Tensor,
+    seq_lens: torch.Tensor,
+    block_tables: torch.Tensor,
+    slot_mapping: torch.Tensor,
+    max_seqlen_q: int,
+    max_seqlen_k: int,
+    static_launch: bool,
+    static_split_kv: bool,
+    scale: float,
+) -> torch.Tensor:
+    attn = AttentionMetadata(
+        cu_seqlens_q,
+        seq_lens,
+        block_tables,
+        slot_mapping,
+        max_seqlen_q,
+        max_seqlen_k,
+        static_launch=static_launch,
+        static_split_kv=static_split_kv,
+    )
     return triton_attention.paged_attention(q, kv_cache, attn, scale)
 
 
@@ -42,6 +61,16 @@ def write_kv(k: torch.Tensor, v: torch.Tensor, kv_cache: torch.Tensor, slot_mapp
 
 
 def paged_attention(q: torch.Tensor, kv_cache: torch.Tensor, attn: AttentionMetadata, scale: float) -> torch.Tensor:
-    return torch.ops.engine.paged_attention(q, kv_cache, attn.cu_seqlens_q, attn.seq_lens, attn.block_tables,
-                                            attn.slot_mapping, attn.max_seqlen_q, attn.max_seqlen_k,
-                                            attn.static_launch, attn.static_split_kv, scale)
+    return torch.ops.engine.paged_attention(
+        q,
+        kv_cache,
+        attn.cu_seqlens_q,
+        attn.seq_lens,
+        attn.block_tables,
+        attn.slot_mapping,
+        attn.max_seqlen_q,
+        attn.max_seqlen_k,
+        attn.static_launch,
+        attn.static_split_kv,
+        scale,
+    )

@@ -5,6 +5,7 @@ the graph code asks before any kernel module is loaded.
 Split-KV pays when the unified grid (num_seqs * Hkv programs, each walking a whole context alone) would not fill the
 GPU twice over and each of the NUM_SEGMENTS slices still holds a few 32-key tiles.
 """
+
 from __future__ import annotations
 
 import functools

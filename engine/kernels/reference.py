@@ -3,6 +3,7 @@
 Contract: see attention_metadata.py. Every function here is free of host synchronisation on CUDA: shapes come from
 the host copies in the metadata (q_lens_cpu / seq_lens_cpu), never from `.item()` / `.tolist()` on device tensors.
 """
+
 from __future__ import annotations
 
 import torch
@@ -12,27 +13,29 @@ from engine.kernels.attention_metadata import AttentionMetadata
 from engine.utils import cdiv
 
 
-def write_kv(k: torch.Tensor,             # [T, Hkv, D]
-             v: torch.Tensor,             # [T, Hkv, D]
-             kv_cache: torch.Tensor,      # [2, num_blocks, block_size, Hkv, D]
-             slot_mapping: torch.Tensor,  # [T] int64; a negative slot (vLLM's PAD_SLOT_ID = -1) is skipped
-             ) -> None:
+def write_kv(
+    k: torch.Tensor,  # [T, Hkv, D]
+    v: torch.Tensor,  # [T, Hkv, D]
+    kv_cache: torch.Tensor,  # [2, num_blocks, block_size, Hkv, D]
+    slot_mapping: torch.Tensor,  # [T] int64; a negative slot (vLLM's PAD_SLOT_ID = -1) is skipped
+) -> None:
     if slot_mapping.numel() == 0:
         return
     num_kv_heads, head_dim = kv_cache.shape[-2], kv_cache.shape[-1]
-    flat = kv_cache.view(2, -1, num_kv_heads, head_dim)          # [2, num_slots, Hkv, D]
+    flat = kv_cache.view(2, -1, num_kv_heads, head_dim)  # [2, num_slots, Hkv, D]
     slots, k, v = _redirect_padding(slot_mapping, k, v, flat)
     flat[0].index_copy_(0, slots, k.to(flat.dtype))
     flat[1].index_copy_(0, slots, v.to(flat.dtype))
 
 
-def _redirect_padding(slot_mapping: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                      flat: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def _redirect_padding(
+    slot_mapping: torch.Tensor, k: torch.Tensor, v: torch.Tensor, flat: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Skip negative slots without a host sync (boolean indexing would sync): each padded token instead rewrites
     the first real token's slot with that token's own K/V, so duplicate writes carry identical values; with no
     real token at all, it rewrites slot 0 with what slot 0 already holds."""
     valid = slot_mapping >= 0
-    first = torch.argmax(valid.to(torch.int32))                   # index of the first real token, 0 if none
+    first = torch.argmax(valid.to(torch.int32))  # index of the first real token, 0 if none
     src = torch.where(valid, torch.arange(slot_mapping.shape[0], device=slot_mapping.device), first)
     slots = slot_mapping[src].clamp_min(0)
     keep = valid[src].view(-1, 1, 1)
@@ -50,11 +53,12 @@ def host_lens(attn: AttentionMetadata) -> tuple[list[int], list[int]]:
     return list(q_lens), list(seq_lens)
 
 
-def paged_attention(q: torch.Tensor,         # [T, Hq, D]
-                    kv_cache: torch.Tensor,  # [2, num_blocks, block_size, Hkv, D], already holding the new tokens
-                    attn: AttentionMetadata,
-                    scale: float,
-                    ) -> torch.Tensor:       # [T, Hq, D]
+def paged_attention(
+    q: torch.Tensor,  # [T, Hq, D]
+    kv_cache: torch.Tensor,  # [2, num_blocks, block_size, Hkv, D], already holding the new tokens
+    attn: AttentionMetadata,
+    scale: float,
+) -> torch.Tensor:  # [T, Hq, D]
     """Causal GQA attention of every new token over its sequence's cached K/V (positions 0 .. seq_len - 1).
 
     Decode rows (q_len == 1) run as one batched, length-masked SDPA; rows with several new tokens (prefill,
@@ -67,13 +71,14 @@ def paged_attention(q: torch.Tensor,         # [T, Hq, D]
     out = torch.empty_like(q)
     decode = [b for b, n in enumerate(q_lens) if n == 1]
     if decode:
-        _decode_batch(q, kv_cache, attn, scale, decode, [starts[b] for b in decode],
-                      max(seq_lens[b] for b in decode), out)
+        _decode_batch(
+            q, kv_cache, attn, scale, decode, [starts[b] for b in decode], max(seq_lens[b] for b in decode), out
+        )
     for b, n in enumerate(q_lens):
         if n > 1:
             s = starts[b]
             k, v = gather_kv(kv_cache, attn.block_tables[b], seq_lens[b])
-            out[s:s + n] = _attend(q[s:s + n], k, v, seq_lens[b] - n, scale)
+            out[s : s + n] = _attend(q[s : s + n], k, v, seq_lens[b] - n, scale)
     return out
 
 
@@ -95,13 +100,21 @@ def _attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, context: int, sca
         o = F.scaled_dot_product_attention(qh, kh, vh, is_causal=num_q > 1, scale=scale, enable_gqa=True)
     else:
         rows = torch.arange(num_q, device=q.device).unsqueeze(1) + context
-        mask = torch.arange(seq_len, device=q.device).unsqueeze(0) <= rows          # [L, S]
+        mask = torch.arange(seq_len, device=q.device).unsqueeze(0) <= rows  # [L, S]
         o = F.scaled_dot_product_attention(qh, kh, vh, attn_mask=mask, scale=scale, enable_gqa=True)
     return o.transpose(0, 1)
 
 
-def _decode_batch(q: torch.Tensor, kv_cache: torch.Tensor, attn: AttentionMetadata, scale: float,
-                  rows: list[int], token_index: list[int], max_seq_len: int, out: torch.Tensor) -> None:
+def _decode_batch(
+    q: torch.Tensor,
+    kv_cache: torch.Tensor,
+    attn: AttentionMetadata,
+    scale: float,
+    rows: list[int],
+    token_index: list[int],
+    max_seq_len: int,
+    out: torch.Tensor,
+) -> None:
     """All single-token rows at once: gather [R, max_seq_len] K/V through the block tables, mask the tail."""
     block_size, num_kv_heads, head_dim = kv_cache.shape[2:]
     num_blocks = cdiv(max_seq_len, block_size)
@@ -109,23 +122,24 @@ def _decode_batch(q: torch.Tensor, kv_cache: torch.Tensor, attn: AttentionMetada
     # Decode-first batches put these rows in one contiguous run: slice them; otherwise gather by index.
     contiguous = rows == list(range(r0, r0 + len(rows))) and token_index == list(range(t0, t0 + len(rows)))
     if contiguous:
-        tables = attn.block_tables[r0:r0 + len(rows)]
-        seq_lens = attn.seq_lens[r0:r0 + len(rows)]
-        qr = q[t0:t0 + len(rows)]                                                           # [R, Hq, D]
+        tables = attn.block_tables[r0 : r0 + len(rows)]
+        seq_lens = attn.seq_lens[r0 : r0 + len(rows)]
+        qr = q[t0 : t0 + len(rows)]  # [R, Hq, D]
     else:
         row_idx, tok_idx = _index(rows, q.device), _index(token_index, q.device)
         tables = attn.block_tables.index_select(0, row_idx)
         seq_lens = attn.seq_lens.index_select(0, row_idx)
         qr = q.index_select(0, tok_idx)
-    blocks = tables[:, :num_blocks].long().clamp_min(0)       # padding entries (-1) are masked out below
+    blocks = tables[:, :num_blocks].long().clamp_min(0)  # padding entries (-1) are masked out below
     span = num_blocks * block_size
     k = kv_cache[0][blocks].view(len(rows), span, num_kv_heads, head_dim).transpose(1, 2)  # [R, Hkv, S, D]
     v = kv_cache[1][blocks].view(len(rows), span, num_kv_heads, head_dim).transpose(1, 2)
-    mask = torch.arange(span, device=q.device).unsqueeze(0) < seq_lens.unsqueeze(1)        # [R, S]
-    o = F.scaled_dot_product_attention(qr.unsqueeze(2), k, v, attn_mask=mask[:, None, None, :], scale=scale,
-                                       enable_gqa=True).squeeze(2)
+    mask = torch.arange(span, device=q.device).unsqueeze(0) < seq_lens.unsqueeze(1)  # [R, S]
+    o = F.scaled_dot_product_attention(
+        qr.unsqueeze(2), k, v, attn_mask=mask[:, None, None, :], scale=scale, enable_gqa=True
+    ).squeeze(2)
     if contiguous:
-        out[t0:t0 + len(rows)] = o
+        out[t0 : t0 + len(rows)] = o
     else:
         out.index_copy_(0, tok_idx, o)
 
@@ -138,17 +152,18 @@ def _index(values: list[int], device: torch.device) -> torch.Tensor:
     return t.to(device)
 
 
-def prefill_attention(q: torch.Tensor,   # [T, Hq, D]
-                      k: torch.Tensor,   # [T, Hkv, D]
-                      v: torch.Tensor,   # [T, Hkv, D]
-                      attn: AttentionMetadata,
-                      scale: float,
-                      ) -> torch.Tensor:  # [T, Hq, D]
+def prefill_attention(
+    q: torch.Tensor,  # [T, Hq, D]
+    k: torch.Tensor,  # [T, Hkv, D]
+    v: torch.Tensor,  # [T, Hkv, D]
+    attn: AttentionMetadata,
+    scale: float,
+) -> torch.Tensor:  # [T, Hq, D]
     """Attention without a KV cache (e.g. a memory-profiling run): each sequence's new tokens are all its tokens."""
     q_lens, _ = host_lens(attn)
     out = torch.empty_like(q)
     s = 0
     for n in q_lens:
-        out[s:s + n] = _attend(q[s:s + n], k[s:s + n], v[s:s + n], 0, scale)
+        out[s : s + n] = _attend(q[s : s + n], k[s : s + n], v[s : s + n], 0, scale)
         s += n
     return out

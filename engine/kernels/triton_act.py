@@ -1,5 +1,6 @@
 """SiLU(gate) * up straight from the merged gate_up projection (vLLM's silu_and_mul): one read of each half, one
 write, no split copies. SiLU rounds to the activation dtype before the product, as F.silu(gate) * up does."""
+
 from __future__ import annotations
 
 import torch
@@ -10,11 +11,16 @@ BLOCK = 1024
 
 
 @triton.jit
-def _silu_and_mul_kernel(out_ptr,     # [T, I]
-                         x_ptr,       # [T, 2 I]: gate | up
-                         n_cols,      # I
-                         stride_o_t, stride_o_n, stride_x_t, stride_x_n,
-                         BLOCK: tl.constexpr):
+def _silu_and_mul_kernel(
+    out_ptr,  # [T, I]
+    x_ptr,  # [T, 2 I]: gate | up
+    n_cols,  # I
+    stride_o_t,
+    stride_o_n,
+    stride_x_t,
+    stride_x_n,
+    BLOCK: tl.constexpr,
+):
     t = tl.program_id(0).to(tl.int64)
     cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
     mask = cols < n_cols
@@ -36,6 +42,14 @@ def silu_and_mul(gate_up: torch.Tensor) -> torch.Tensor:  # [T, 2 I] -> [T, I], 
         return out
     block = min(BLOCK, triton.next_power_of_2(n_cols))
     _silu_and_mul_kernel[(num_tokens, triton.cdiv(n_cols, block))](
-        out, gate_up, n_cols, out.stride(0), out.stride(1), gate_up.stride(0), gate_up.stride(1),
-        BLOCK=block, num_warps=4)
+        out,
+        gate_up,
+        n_cols,
+        out.stride(0),
+        out.stride(1),
+        gate_up.stride(0),
+        gate_up.stride(1),
+        BLOCK=block,
+        num_warps=4,
+    )
     return out

@@ -9,6 +9,7 @@
 No host synchronisation: launch grids come from q.shape and the host ints already in the metadata
 (num_seqs, max_seqlen_q, max_seqlen_k), never from the *_cpu lists or device reads, so CUDA graphs can capture it.
 """
+
 from __future__ import annotations
 
 import torch
@@ -31,16 +32,21 @@ def check_shapes(q: torch.Tensor, kv_cache: torch.Tensor) -> None:
     _, _, block_size, num_kv_heads, head_dim = kv_cache.shape
     num_heads = q.shape[1]
     if head_dim not in (16, 32, 64, 128, 256):
-        raise ValueError(f"Triton attention needs head_dim a power of two in 16..256, got {head_dim}; "
-                         f"use attention_backend='torch'")
+        raise ValueError(
+            f"Triton attention needs head_dim a power of two in 16..256, got {head_dim}; use attention_backend='torch'"
+        )
     if block_size < 16 or block_size & (block_size - 1):
-        raise ValueError(f"Triton attention needs block_size a power of two >= 16, got {block_size}; "
-                         f"use --block-size 16 or attention_backend='torch'")
+        raise ValueError(
+            f"Triton attention needs block_size a power of two >= 16, got {block_size}; "
+            f"use --block-size 16 or attention_backend='torch'"
+        )
     if num_heads % num_kv_heads:
         raise ValueError(f"{num_heads} query heads are not a multiple of {num_kv_heads} KV heads")
     if kv_cache.dtype not in _DTYPES or q.dtype != kv_cache.dtype:
-        raise ValueError(f"Triton attention needs q and the cache in one of float16/bfloat16/float32, "
-                         f"got q {q.dtype} and cache {kv_cache.dtype}")
+        raise ValueError(
+            f"Triton attention needs q and the cache in one of float16/bfloat16/float32, "
+            f"got q {q.dtype} and cache {kv_cache.dtype}"
+        )
     if not kv_cache.is_contiguous():
         raise ValueError("the KV cache must be contiguous")
 
@@ -53,12 +59,13 @@ def use_split_kv(attn: AttentionMetadata, num_kv_heads: int, device: torch.devic
     return attn.max_seqlen_q == 1 and split_kv_pays(attn.num_seqs, num_kv_heads, attn.max_seqlen_k, device)
 
 
-def paged_attention(q: torch.Tensor,         # [T, Hq, D]
-                    kv_cache: torch.Tensor,  # [2, num_blocks, block_size, Hkv, D], already holding the new tokens
-                    attn: AttentionMetadata,
-                    scale: float,
-                    split_kv: bool | None = None,  # None: choose; True/False force a path (tests, benchmarks)
-                    ) -> torch.Tensor:       # [T, Hq, D]
+def paged_attention(
+    q: torch.Tensor,  # [T, Hq, D]
+    kv_cache: torch.Tensor,  # [2, num_blocks, block_size, Hkv, D], already holding the new tokens
+    attn: AttentionMetadata,
+    scale: float,
+    split_kv: bool | None = None,  # None: choose; True/False force a path (tests, benchmarks)
+) -> torch.Tensor:  # [T, Hq, D]
     check_shapes(q, kv_cache)
     out = torch.empty_like(q)
     if q.shape[0] == 0:
@@ -71,6 +78,7 @@ def paged_attention(q: torch.Tensor,         # [T, Hq, D]
             raise ValueError(f"split-KV decode needs one new token per sequence, max_seqlen_q={attn.max_seqlen_q}")
         split_kv_decode(q, kv_cache, attn.block_tables, attn.seq_lens, attn.cu_seqlens_q, scale, out)
     else:
-        unified_attention(q, kv_cache, attn.block_tables, attn.seq_lens, attn.cu_seqlens_q, attn.max_seqlen_q,
-                          scale, out)
+        unified_attention(
+            q, kv_cache, attn.block_tables, attn.seq_lens, attn.cu_seqlens_q, attn.max_seqlen_q, scale, out
+        )
     return out

@@ -8,6 +8,7 @@ CUDA graphs can capture it: the grid and the workspace depend on host ints only 
 each program reads its sequence's length from seq_lens on the device and takes its share of the tiles, so a
 segment past a short context is empty (max -inf, sum 0) and weighs nothing in the merge.
 """
+
 from __future__ import annotations
 
 import torch
@@ -19,24 +20,36 @@ from engine.kernels.triton_unified import launch_options, tile_n
 
 
 @triton.jit
-def _decode_segment_kernel(part_out_ptr,       # [T, Hq, NUM_SEGMENTS, D] fp32, unnormalised
-                           part_max_ptr,       # [T, Hq, NUM_SEGMENTS] fp32
-                           part_sum_ptr,       # [T, Hq, NUM_SEGMENTS] fp32
-                           q_ptr,              # [T, Hq, D]
-                           cache_ptr,          # [2, num_blocks, block_size, Hkv, D]
-                           block_tables_ptr,   # [B, max_blocks] int32
-                           seq_lens_ptr,       # [B] int32
-                           cu_q_ptr,           # [B+1] int32
-                           scale, stride_q_t, stride_q_h,
-                           stride_c_kv, stride_c_blk, stride_c_off, stride_c_h, stride_bt,
-                           GROUP: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_SIZE: tl.constexpr,
-                           BLOCK_M: tl.constexpr, TILE_N: tl.constexpr, NUM_SEGMENTS: tl.constexpr,
-                           PRECISION: tl.constexpr):
+def _decode_segment_kernel(
+    part_out_ptr,  # [T, Hq, NUM_SEGMENTS, D] fp32, unnormalised
+    part_max_ptr,  # [T, Hq, NUM_SEGMENTS] fp32
+    part_sum_ptr,  # [T, Hq, NUM_SEGMENTS] fp32
+    q_ptr,  # [T, Hq, D]
+    cache_ptr,  # [2, num_blocks, block_size, Hkv, D]
+    block_tables_ptr,  # [B, max_blocks] int32
+    seq_lens_ptr,  # [B] int32
+    cu_q_ptr,  # [B+1] int32
+    scale,
+    stride_q_t,
+    stride_q_h,
+    stride_c_kv,
+    stride_c_blk,
+    stride_c_off,
+    stride_c_h,
+    stride_bt,
+    GROUP: tl.constexpr,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_SIZE: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    TILE_N: tl.constexpr,
+    NUM_SEGMENTS: tl.constexpr,
+    PRECISION: tl.constexpr,
+):
     seq = tl.program_id(0)
     kv_head = tl.program_id(1)
     segment = tl.program_id(2)
     tok = tl.load(cu_q_ptr + seq)
-    if tl.load(cu_q_ptr + seq + 1) == tok:       # a sequence with no new token this step
+    if tl.load(cu_q_ptr + seq + 1) == tok:  # a sequence with no new token this step
         return
     seq_len = tl.load(seq_lens_ptr + seq)
     num_tiles = tl.cdiv(seq_len, TILE_N)
@@ -44,14 +57,15 @@ def _decode_segment_kernel(part_out_ptr,       # [T, Hq, NUM_SEGMENTS, D] fp32, 
     first = segment * per_segment
     last = tl.minimum(first + per_segment, num_tiles)
 
-    offs_m = tl.arange(0, BLOCK_M)               # rows = the group's query heads, padded to >= 16
+    offs_m = tl.arange(0, BLOCK_M)  # rows = the group's query heads, padded to >= 16
     offs_d = tl.arange(0, HEAD_DIM)
     offs_n = tl.arange(0, TILE_N)
     row_ok = offs_m < GROUP
     head = kv_head * GROUP + offs_m
     tok64 = tok.to(tl.int64)
-    q = tl.load(q_ptr + tok64 * stride_q_t + head[:, None] * stride_q_h + offs_d[None, :],
-                mask=row_ok[:, None], other=0.0)                               # [M, D]
+    q = tl.load(
+        q_ptr + tok64 * stride_q_t + head[:, None] * stride_q_h + offs_d[None, :], mask=row_ok[:, None], other=0.0
+    )  # [M, D]
     m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
@@ -59,12 +73,11 @@ def _decode_segment_kernel(part_out_ptr,       # [T, Hq, NUM_SEGMENTS, D] fp32, 
     table = block_tables_ptr + seq.to(tl.int64) * stride_bt
     for j in range(first, last):
         key_pos = j * TILE_N + offs_n
-        key_ok = key_pos < seq_len               # the new token is the last: every earlier key is visible
+        key_ok = key_pos < seq_len  # the new token is the last: every earlier key is visible
         blk = tl.load(table + key_pos // BLOCK_SIZE, mask=key_ok, other=0).to(tl.int64)
         kv_off = blk * stride_c_blk + (key_pos % BLOCK_SIZE) * stride_c_off
-        k = tl.load(k_base + kv_off[None, :] + offs_d[:, None], mask=key_ok[None, :], other=0.0)   # [D, N]
-        v = tl.load(k_base + stride_c_kv + kv_off[:, None] + offs_d[None, :], mask=key_ok[:, None],
-                    other=0.0)                                                                       # [N, D]
+        k = tl.load(k_base + kv_off[None, :] + offs_d[:, None], mask=key_ok[None, :], other=0.0)  # [D, N]
+        v = tl.load(k_base + stride_c_kv + kv_off[:, None] + offs_d[None, :], mask=key_ok[:, None], other=0.0)  # [N, D]
         s = tl.dot(q, k, input_precision=PRECISION) * scale
         s = tl.where(key_ok[None, :], s, float("-inf"))
         # Key j * TILE_N < seq_len is real, so m_new is finite from a segment's first tile on.
@@ -75,17 +88,24 @@ def _decode_segment_kernel(part_out_ptr,       # [T, Hq, NUM_SEGMENTS, D] fp32, 
         acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=PRECISION)
         m_i = m_new
     # An empty segment (short context) stores max -inf and sum 0: the merge gives it weight 0.
-    part = (tok64 * (GROUP * tl.num_programs(1)) + head) * NUM_SEGMENTS + segment               # [M]
+    part = (tok64 * (GROUP * tl.num_programs(1)) + head) * NUM_SEGMENTS + segment  # [M]
     tl.store(part_max_ptr + part, m_i, mask=row_ok)
     tl.store(part_sum_ptr + part, l_i, mask=row_ok)
     tl.store(part_out_ptr + part[:, None] * HEAD_DIM + offs_d[None, :], acc, mask=row_ok[:, None])
 
 
 @triton.jit
-def _merge_segments_kernel(out_ptr,            # [T, Hq, D]
-                           part_out_ptr, part_max_ptr, part_sum_ptr, cu_q_ptr,
-                           stride_o_t, stride_o_h,
-                           HEAD_DIM: tl.constexpr, NUM_SEGMENTS: tl.constexpr):
+def _merge_segments_kernel(
+    out_ptr,  # [T, Hq, D]
+    part_out_ptr,
+    part_max_ptr,
+    part_sum_ptr,
+    cu_q_ptr,
+    stride_o_t,
+    stride_o_h,
+    HEAD_DIM: tl.constexpr,
+    NUM_SEGMENTS: tl.constexpr,
+):
     seq = tl.program_id(0)
     head = tl.program_id(1)
     tok = tl.load(cu_q_ptr + seq)
@@ -95,22 +115,29 @@ def _merge_segments_kernel(out_ptr,            # [T, Hq, D]
     segs = tl.arange(0, NUM_SEGMENTS)
     offs_d = tl.arange(0, HEAD_DIM)
     base = (tok64 * tl.num_programs(1) + head) * NUM_SEGMENTS
-    seg_max = tl.load(part_max_ptr + base + segs)                                   # [S]
+    seg_max = tl.load(part_max_ptr + base + segs)  # [S]
     seg_sum = tl.load(part_sum_ptr + base + segs)
-    top = tl.max(seg_max, 0)                      # segment 0 always holds key 0: finite
-    weight = tl.exp(seg_max - top)                # exp(-inf) = 0 for empty segments
-    seg_out = tl.load(part_out_ptr + (base + segs)[:, None] * HEAD_DIM + offs_d[None, :])   # [S, D]
+    top = tl.max(seg_max, 0)  # segment 0 always holds key 0: finite
+    weight = tl.exp(seg_max - top)  # exp(-inf) = 0 for empty segments
+    seg_out = tl.load(part_out_ptr + (base + segs)[:, None] * HEAD_DIM + offs_d[None, :])  # [S, D]
     out = tl.sum(seg_out * weight[:, None], 0) / tl.sum(seg_sum * weight, 0)
     tl.store(out_ptr + tok64 * stride_o_t + head * stride_o_h + offs_d, out.to(out_ptr.dtype.element_ty))
 
 
-def split_kv_decode(q: torch.Tensor,             # [T, Hq, D], one token per sequence (T <= B)
-                    cache: torch.Tensor,         # [2, num_blocks, block_size, Hkv, D]
-                    block_tables: torch.Tensor,  # [B, max_blocks] int32
-                    seq_lens: torch.Tensor,      # [B] int32
-                    cu_seqlens_q: torch.Tensor,  # [B+1] int32
-                    scale: float, out: torch.Tensor, *, segments: int = NUM_SEGMENTS, tile: int | None = None,
-                    num_warps: int | None = None, num_stages: int | None = None) -> None:
+def split_kv_decode(
+    q: torch.Tensor,  # [T, Hq, D], one token per sequence (T <= B)
+    cache: torch.Tensor,  # [2, num_blocks, block_size, Hkv, D]
+    block_tables: torch.Tensor,  # [B, max_blocks] int32
+    seq_lens: torch.Tensor,  # [B] int32
+    cu_seqlens_q: torch.Tensor,  # [B+1] int32
+    scale: float,
+    out: torch.Tensor,
+    *,
+    segments: int = NUM_SEGMENTS,
+    tile: int | None = None,
+    num_warps: int | None = None,
+    num_stages: int | None = None,
+) -> None:
     """segments/tile/num_warps/num_stages override the launch configuration (tools/device_attn_sweep.py)."""
     num_tokens, num_heads, head_dim = q.shape
     _, _, block_size, num_kv_heads, _ = cache.shape
@@ -120,12 +147,39 @@ def split_kv_decode(q: torch.Tensor,             # [T, Hq, D], one token per seq
     part_max = torch.empty(num_tokens, num_heads, segments, dtype=torch.float32, device=q.device)
     part_sum = torch.empty_like(part_max)
     _decode_segment_kernel[(num_seqs, num_kv_heads, segments)](
-        part_out, part_max, part_sum, q, cache, block_tables, seq_lens, cu_seqlens_q, scale,
-        q.stride(0), q.stride(1),
-        cache.stride(0), cache.stride(1), cache.stride(2), cache.stride(3), block_tables.stride(0),
-        GROUP=group, HEAD_DIM=head_dim, BLOCK_SIZE=block_size, BLOCK_M=max(16, triton.next_power_of_2(group)),
-        TILE_N=tile or tile_n(block_size), NUM_SEGMENTS=segments,
-        PRECISION="ieee" if cache.dtype == torch.float32 else "tf32", **launch_options(num_warps, num_stages))
+        part_out,
+        part_max,
+        part_sum,
+        q,
+        cache,
+        block_tables,
+        seq_lens,
+        cu_seqlens_q,
+        scale,
+        q.stride(0),
+        q.stride(1),
+        cache.stride(0),
+        cache.stride(1),
+        cache.stride(2),
+        cache.stride(3),
+        block_tables.stride(0),
+        GROUP=group,
+        HEAD_DIM=head_dim,
+        BLOCK_SIZE=block_size,
+        BLOCK_M=max(16, triton.next_power_of_2(group)),
+        TILE_N=tile or tile_n(block_size),
+        NUM_SEGMENTS=segments,
+        PRECISION="ieee" if cache.dtype == torch.float32 else "tf32",
+        **launch_options(num_warps, num_stages),
+    )
     _merge_segments_kernel[(num_seqs, num_heads)](
-        out, part_out, part_max, part_sum, cu_seqlens_q, out.stride(0), out.stride(1),
-        HEAD_DIM=head_dim, NUM_SEGMENTS=segments)
+        out,
+        part_out,
+        part_max,
+        part_sum,
+        cu_seqlens_q,
+        out.stride(0),
+        out.stride(1),
+        HEAD_DIM=head_dim,
+        NUM_SEGMENTS=segments,
+    )

@@ -3,6 +3,7 @@
 A negative slot (vLLM's PAD_SLOT_ID = -1, a padded row) is skipped inside the kernel, so the launch never needs the
 host to know which rows are real.
 """
+
 from __future__ import annotations
 
 import torch
@@ -11,13 +12,24 @@ import triton.language as tl
 
 
 @triton.jit
-def _write_kv_kernel(k_ptr, v_ptr,                      # [T, Hkv, D], last dim contiguous
-                     cache_ptr,                         # [2, num_blocks, block_size, Hkv, D]
-                     slot_ptr,                          # [T] int64
-                     stride_k_t, stride_k_h, stride_v_t, stride_v_h,
-                     stride_c_kv, stride_c_blk, stride_c_off, stride_c_h,
-                     NUM_KV_HEADS: tl.constexpr, HEADS_PAD: tl.constexpr, HEAD_DIM: tl.constexpr,
-                     BLOCK_SIZE: tl.constexpr):
+def _write_kv_kernel(
+    k_ptr,
+    v_ptr,  # [T, Hkv, D], last dim contiguous
+    cache_ptr,  # [2, num_blocks, block_size, Hkv, D]
+    slot_ptr,  # [T] int64
+    stride_k_t,
+    stride_k_h,
+    stride_v_t,
+    stride_v_h,
+    stride_c_kv,
+    stride_c_blk,
+    stride_c_off,
+    stride_c_h,
+    NUM_KV_HEADS: tl.constexpr,
+    HEADS_PAD: tl.constexpr,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_SIZE: tl.constexpr,
+):
     t = tl.program_id(0)
     slot = tl.load(slot_ptr + t).to(tl.int64)
     if slot < 0:
@@ -35,11 +47,12 @@ def _write_kv_kernel(k_ptr, v_ptr,                      # [T, Hkv, D], last dim 
     tl.store(dst + stride_c_kv, v.to(cache_ptr.dtype.element_ty), mask=mask)
 
 
-def write_kv(k: torch.Tensor,             # [T, Hkv, D]
-             v: torch.Tensor,             # [T, Hkv, D]
-             kv_cache: torch.Tensor,      # [2, num_blocks, block_size, Hkv, D]
-             slot_mapping: torch.Tensor,  # [T] int64; a negative slot is skipped
-             ) -> None:
+def write_kv(
+    k: torch.Tensor,  # [T, Hkv, D]
+    v: torch.Tensor,  # [T, Hkv, D]
+    kv_cache: torch.Tensor,  # [2, num_blocks, block_size, Hkv, D]
+    slot_mapping: torch.Tensor,  # [T] int64; a negative slot is skipped
+) -> None:
     num_tokens = slot_mapping.shape[0]
     if num_tokens == 0:
         return
@@ -48,8 +61,20 @@ def write_kv(k: torch.Tensor,             # [T, Hkv, D]
     k = k if k.stride(-1) == 1 else k.contiguous()
     v = v if v.stride(-1) == 1 else v.contiguous()
     _write_kv_kernel[(num_tokens,)](
-        k, v, kv_cache, slot_mapping,
-        k.stride(0), k.stride(1), v.stride(0), v.stride(1),
-        kv_cache.stride(0), kv_cache.stride(1), kv_cache.stride(2), kv_cache.stride(3),
-        NUM_KV_HEADS=num_kv_heads, HEADS_PAD=triton.next_power_of_2(num_kv_heads), HEAD_DIM=head_dim,
-        BLOCK_SIZE=block_size)
+        k,
+        v,
+        kv_cache,
+        slot_mapping,
+        k.stride(0),
+        k.stride(1),
+        v.stride(0),
+        v.stride(1),
+        kv_cache.stride(0),
+        kv_cache.stride(1),
+        kv_cache.stride(2),
+        kv_cache.stride(3),
+        NUM_KV_HEADS=num_kv_heads,
+        HEADS_PAD=triton.next_power_of_2(num_kv_heads),
+        HEAD_DIM=head_dim,
+        BLOCK_SIZE=block_size,
+    )

@@ -3,6 +3,7 @@
 Program t reads row t of x (and of the residual), writes the new residual stream x + residual and the normed row. The
 residual sum is rounded to the activation dtype before it is normalised, as layer_reference.rms_norm does.
 """
+
 from __future__ import annotations
 
 import torch
@@ -11,15 +12,25 @@ import triton.language as tl
 
 
 @triton.jit
-def _rms_norm_kernel(out_ptr,           # [T, N]
-                     res_out_ptr,       # [T, N]; written only with HAS_RESIDUAL
-                     x_ptr,             # [T, N]
-                     res_ptr,           # [T, N]; read only with HAS_RESIDUAL
-                     w_ptr,             # [N]
-                     eps, n_cols,
-                     stride_o_t, stride_o_n, stride_ro_t, stride_ro_n, stride_x_t, stride_x_n,
-                     stride_r_t, stride_r_n,
-                     BLOCK: tl.constexpr, HAS_RESIDUAL: tl.constexpr):
+def _rms_norm_kernel(
+    out_ptr,  # [T, N]
+    res_out_ptr,  # [T, N]; written only with HAS_RESIDUAL
+    x_ptr,  # [T, N]
+    res_ptr,  # [T, N]; read only with HAS_RESIDUAL
+    w_ptr,  # [N]
+    eps,
+    n_cols,
+    stride_o_t,
+    stride_o_n,
+    stride_ro_t,
+    stride_ro_n,
+    stride_x_t,
+    stride_x_n,
+    stride_r_t,
+    stride_r_n,
+    BLOCK: tl.constexpr,
+    HAS_RESIDUAL: tl.constexpr,
+):
     row = tl.program_id(0).to(tl.int64)
     cols = tl.arange(0, BLOCK)
     mask = cols < n_cols
@@ -41,24 +52,42 @@ def num_warps_for(block: int) -> int:
     return max(1, min(16, block // 256))
 
 
-def rms_norm(x: torch.Tensor,                      # [T, N]
-             weight: torch.Tensor,                 # [N]
-             eps: float,
-             residual: torch.Tensor | None = None,  # [T, N]
-             ) -> tuple[torch.Tensor, torch.Tensor]:  # (normed [T, N], new residual [T, N]), as layer_reference
+def rms_norm(
+    x: torch.Tensor,  # [T, N]
+    weight: torch.Tensor,  # [N]
+    eps: float,
+    residual: torch.Tensor | None = None,  # [T, N]
+) -> tuple[torch.Tensor, torch.Tensor]:  # (normed [T, N], new residual [T, N]), as layer_reference
     num_tokens, n_cols = x.shape
     if weight.dtype != x.dtype or (residual is not None and residual.dtype != x.dtype):
-        raise ValueError(f"rms_norm needs x, residual and weight in one dtype, got x {x.dtype}, weight {weight.dtype}"
-                         f"{'' if residual is None else f', residual {residual.dtype}'}")
+        raise ValueError(
+            f"rms_norm needs x, residual and weight in one dtype, got x {x.dtype}, weight {weight.dtype}"
+            f"{'' if residual is None else f', residual {residual.dtype}'}"
+        )
     out = torch.empty((num_tokens, n_cols), dtype=x.dtype, device=x.device)
     res_out = x if residual is None else torch.empty_like(out)
     if num_tokens == 0:
         return out, res_out
-    res_in = x if residual is None else residual      # an unread pointer when there is no residual
+    res_in = x if residual is None else residual  # an unread pointer when there is no residual
     block = triton.next_power_of_2(n_cols)
     _rms_norm_kernel[(num_tokens,)](
-        out, res_out, x, res_in, weight, eps, n_cols,
-        out.stride(0), out.stride(1), res_out.stride(0), res_out.stride(1), x.stride(0), x.stride(1),
-        res_in.stride(0), res_in.stride(1),
-        BLOCK=block, HAS_RESIDUAL=residual is not None, num_warps=num_warps_for(block))
+        out,
+        res_out,
+        x,
+        res_in,
+        weight,
+        eps,
+        n_cols,
+        out.stride(0),
+        out.stride(1),
+        res_out.stride(0),
+        res_out.stride(1),
+        x.stride(0),
+        x.stride(1),
+        res_in.stride(0),
+        res_in.stride(1),
+        BLOCK=block,
+        HAS_RESIDUAL=residual is not None,
+        num_warps=num_warps_for(block),
+    )
     return out, res_out

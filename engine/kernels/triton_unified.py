@@ -9,6 +9,7 @@ Grid size is an upper bound from host ints (T // BLOCK_Q + num_seqs): sequence b
 cu_seqlens_q[b] // BLOCK_Q + b, so a program finds its sequence by binary search over cu_seqlens_q and programs
 that fall in the gaps exit at once. Nothing is read back to the host.
 """
+
 from __future__ import annotations
 
 import torch
@@ -32,18 +33,32 @@ def find_seq(cu_q_ptr, target, num_seqs, BLOCK_Q: tl.constexpr):
 
 
 @triton.jit(do_not_specialize=["num_seqs"])
-def _unified_kernel(out_ptr,            # [T, Hq, D]
-                    q_ptr,              # [T, Hq, D]
-                    cache_ptr,          # [2, num_blocks, block_size, Hkv, D]
-                    block_tables_ptr,   # [B, max_blocks] int32
-                    seq_lens_ptr,       # [B] int32
-                    cu_q_ptr,           # [B+1] int32
-                    scale, num_seqs,
-                    stride_q_t, stride_q_h, stride_o_t, stride_o_h,
-                    stride_c_kv, stride_c_blk, stride_c_off, stride_c_h, stride_bt,
-                    GROUP: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_SIZE: tl.constexpr,
-                    BLOCK_M: tl.constexpr, BLOCK_Q: tl.constexpr, TILE_N: tl.constexpr,
-                    PRECISION: tl.constexpr):
+def _unified_kernel(
+    out_ptr,  # [T, Hq, D]
+    q_ptr,  # [T, Hq, D]
+    cache_ptr,  # [2, num_blocks, block_size, Hkv, D]
+    block_tables_ptr,  # [B, max_blocks] int32
+    seq_lens_ptr,  # [B] int32
+    cu_q_ptr,  # [B+1] int32
+    scale,
+    num_seqs,
+    stride_q_t,
+    stride_q_h,
+    stride_o_t,
+    stride_o_h,
+    stride_c_kv,
+    stride_c_blk,
+    stride_c_off,
+    stride_c_h,
+    stride_bt,
+    GROUP: tl.constexpr,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_SIZE: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_Q: tl.constexpr,
+    TILE_N: tl.constexpr,
+    PRECISION: tl.constexpr,
+):
     pid = tl.program_id(0)
     kv_head = tl.program_id(1)
     seq = find_seq(cu_q_ptr, pid, num_seqs, BLOCK_Q)
@@ -58,12 +73,15 @@ def _unified_kernel(out_ptr,            # [T, Hq, D]
     offs_m = tl.arange(0, BLOCK_M)
     offs_d = tl.arange(0, HEAD_DIM)
     offs_n = tl.arange(0, TILE_N)
-    q_pos = q_block * BLOCK_Q + offs_m // GROUP                  # [M] token index within the sequence
-    head = kv_head * GROUP + offs_m % GROUP                      # [M] query head
+    q_pos = q_block * BLOCK_Q + offs_m // GROUP  # [M] token index within the sequence
+    head = kv_head * GROUP + offs_m % GROUP  # [M] query head
     row_ok = (offs_m < BLOCK_Q * GROUP) & (q_pos < q_len)
     tok = (q_start + q_pos).to(tl.int64)
-    q = tl.load(q_ptr + tok[:, None] * stride_q_t + head[:, None] * stride_q_h + offs_d[None, :],
-                mask=row_ok[:, None], other=0.0)                 # [M, D]
+    q = tl.load(
+        q_ptr + tok[:, None] * stride_q_t + head[:, None] * stride_q_h + offs_d[None, :],
+        mask=row_ok[:, None],
+        other=0.0,
+    )  # [M, D]
 
     m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
@@ -73,15 +91,14 @@ def _unified_kernel(out_ptr,            # [T, Hq, D]
     k_base = cache_ptr + kv_head * stride_c_h
     table = block_tables_ptr + seq.to(tl.int64) * stride_bt
     for j in range(0, tl.cdiv(key_end, TILE_N)):
-        key_pos = j * TILE_N + offs_n                            # [N]
+        key_pos = j * TILE_N + offs_n  # [N]
         key_ok = key_pos < seq_len
         # A tile may span several cache blocks: look each key's block up (padding entries are never loaded).
         blk = tl.load(table + key_pos // BLOCK_SIZE, mask=key_ok, other=0).to(tl.int64)
         kv_off = blk * stride_c_blk + (key_pos % BLOCK_SIZE) * stride_c_off
-        k = tl.load(k_base + kv_off[None, :] + offs_d[:, None], mask=key_ok[None, :], other=0.0)   # [D, N]
-        v = tl.load(k_base + stride_c_kv + kv_off[:, None] + offs_d[None, :], mask=key_ok[:, None],
-                    other=0.0)                                                                       # [N, D]
-        s = tl.dot(q, k, input_precision=PRECISION) * scale       # [M, N] fp32
+        k = tl.load(k_base + kv_off[None, :] + offs_d[:, None], mask=key_ok[None, :], other=0.0)  # [D, N]
+        v = tl.load(k_base + stride_c_kv + kv_off[:, None] + offs_d[None, :], mask=key_ok[:, None], other=0.0)  # [N, D]
+        s = tl.dot(q, k, input_precision=PRECISION) * scale  # [M, N] fp32
         visible = key_pos[None, :] <= (context + q_pos)[:, None]  # causal with offset
         s = tl.where(visible, s, float("-inf"))
         # Key 0 is visible to every row, so m_new is finite from the first tile on.
@@ -92,14 +109,17 @@ def _unified_kernel(out_ptr,            # [T, Hq, D]
         acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=PRECISION)
         m_i = m_new
     out = acc / l_i[:, None]
-    tl.store(out_ptr + tok[:, None] * stride_o_t + head[:, None] * stride_o_h + offs_d[None, :],
-             out.to(out_ptr.dtype.element_ty), mask=row_ok[:, None])
+    tl.store(
+        out_ptr + tok[:, None] * stride_o_t + head[:, None] * stride_o_h + offs_d[None, :],
+        out.to(out_ptr.dtype.element_ty),
+        mask=row_ok[:, None],
+    )
 
 
 # A decode-only batch reads the KV cache fastest with 64-key tiles and three stages in flight: on an H200, 256
 # sequences of Qwen3-0.6B's shape read 3.10 TB/s against 2.53 TB/s with the defaults at 512 keys each, 3.07 against
 # 2.77 at mixed 100-2048 (docs/device-checks/20261203-attention-sweep/attn-sweep.json).
-DECODE_LAUNCH = (64, 4, 3)   # TILE_N, num_warps, num_stages
+DECODE_LAUNCH = (64, 4, 3)  # TILE_N, num_warps, num_stages
 
 
 def tile_n(block_size: int) -> int:
@@ -113,14 +133,20 @@ def block_m_for(group: int, max_seqlen_q: int) -> int:
     return max(small, 64) if max_seqlen_q * group >= 64 else small
 
 
-def unified_attention(q: torch.Tensor,             # [T, Hq, D]
-                      cache: torch.Tensor,         # [2, num_blocks, block_size, Hkv, D]
-                      block_tables: torch.Tensor,  # [B, max_blocks] int32
-                      seq_lens: torch.Tensor,      # [B] int32
-                      cu_seqlens_q: torch.Tensor,  # [B+1] int32
-                      max_seqlen_q: int, scale: float, out: torch.Tensor, *,
-                      tile: int | None = None, num_warps: int | None = None,
-                      num_stages: int | None = None) -> None:
+def unified_attention(
+    q: torch.Tensor,  # [T, Hq, D]
+    cache: torch.Tensor,  # [2, num_blocks, block_size, Hkv, D]
+    block_tables: torch.Tensor,  # [B, max_blocks] int32
+    seq_lens: torch.Tensor,  # [B] int32
+    cu_seqlens_q: torch.Tensor,  # [B+1] int32
+    max_seqlen_q: int,
+    scale: float,
+    out: torch.Tensor,
+    *,
+    tile: int | None = None,
+    num_warps: int | None = None,
+    num_stages: int | None = None,
+) -> None:
     """tile/num_warps/num_stages override the launch configuration (tools/device_attn_sweep.py measures them)."""
     num_tokens, num_heads, head_dim = q.shape
     _, _, block_size, num_kv_heads, _ = cache.shape
@@ -133,12 +159,32 @@ def unified_attention(q: torch.Tensor,             # [T, Hq, D]
         tile = max(tile, block_size)
     grid = (num_tokens // block_q + num_seqs, num_kv_heads)
     _unified_kernel[grid](
-        out, q, cache, block_tables, seq_lens, cu_seqlens_q, scale, num_seqs,
-        q.stride(0), q.stride(1), out.stride(0), out.stride(1),
-        cache.stride(0), cache.stride(1), cache.stride(2), cache.stride(3), block_tables.stride(0),
-        GROUP=group, HEAD_DIM=head_dim, BLOCK_SIZE=block_size, BLOCK_M=block_m, BLOCK_Q=block_q,
+        out,
+        q,
+        cache,
+        block_tables,
+        seq_lens,
+        cu_seqlens_q,
+        scale,
+        num_seqs,
+        q.stride(0),
+        q.stride(1),
+        out.stride(0),
+        out.stride(1),
+        cache.stride(0),
+        cache.stride(1),
+        cache.stride(2),
+        cache.stride(3),
+        block_tables.stride(0),
+        GROUP=group,
+        HEAD_DIM=head_dim,
+        BLOCK_SIZE=block_size,
+        BLOCK_M=block_m,
+        BLOCK_Q=block_q,
         TILE_N=tile or tile_n(block_size),
-        PRECISION="ieee" if cache.dtype == torch.float32 else "tf32", **launch_options(num_warps, num_stages))
+        PRECISION="ieee" if cache.dtype == torch.float32 else "tf32",
+        **launch_options(num_warps, num_stages),
+    )
 
 
 def launch_options(num_warps: int | None, num_stages: int | None) -> dict[str, int]:

@@ -3,6 +3,7 @@
 Shipped configs (Qwen3 0.6B/1.7B/4B/8B, as published on the Hub) live in `configs/*.json` as data; they are what
 `--load-format dummy` builds when given a name like "Qwen3-0.6B", "Qwen/Qwen3-0.6B" or "qwen3-0.6b".
 """
+
 from __future__ import annotations
 
 import json
@@ -30,7 +31,7 @@ class RopeScaling:
 
 @dataclass(frozen=True)
 class ModelConfig:
-    architecture: str                 # "qwen3" | "llama"
+    architecture: str  # "qwen3" | "llama"
     hidden_size: int
     num_hidden_layers: int
     num_attention_heads: int
@@ -44,10 +45,10 @@ class ModelConfig:
     max_position_embeddings: int
     bos_token_id: int | None = None
     eos_token_ids: tuple[int, ...] = ()
-    torch_dtype: str = "bfloat16"     # the checkpoint's dtype, as recorded (engine/config.py resolves "auto")
+    torch_dtype: str = "bfloat16"  # the checkpoint's dtype, as recorded (engine/config.py resolves "auto")
     attention_bias: bool = False
     rope_scaling: RopeScaling | None = None
-    name: str = ""                    # where it came from: a shipped name, a path
+    name: str = ""  # where it came from: a shipped name, a path
     hf_config: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -84,8 +85,11 @@ class ModelConfig:
         arch = archs[0] if archs else d.get("model_type", "<none>")
         if arch not in ARCHITECTURES:
             raise EngineError(f"unknown architecture {arch} in {source}; supported: {', '.join(ARCHITECTURES)}")
-        missing = [k for k in ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
-                               "vocab_size") if k not in d]
+        missing = [
+            k
+            for k in ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size")
+            if k not in d
+        ]
         if missing:
             raise EngineError(f"{source} lacks {', '.join(missing)}; a {arch} config.json needs them")
         if d.get("mlp_bias"):
@@ -128,19 +132,26 @@ def _rope_scaling(s: dict[str, Any] | None, source: str) -> RopeScaling | None:
     if kind != "llama3":
         raise EngineError(f"rope scaling type {kind!r} in {source} is not supported; supported: llama3 (or none)")
     try:
-        return RopeScaling(float(s["factor"]), float(s["low_freq_factor"]), float(s["high_freq_factor"]),
-                           int(s["original_max_position_embeddings"]))
+        return RopeScaling(
+            float(s["factor"]),
+            float(s["low_freq_factor"]),
+            float(s["high_freq_factor"]),
+            int(s["original_max_position_embeddings"]),
+        )
     except KeyError as e:
         raise EngineError(f"llama3 rope scaling in {source} lacks {e.args[0]}") from None
 
 
 def shipped_config_names() -> list[str]:
-    return sorted(p.name.removesuffix(".json") for p in resources.files("engine.model").joinpath("configs").iterdir()
-                  if p.name.endswith(".json"))
+    return sorted(
+        p.name.removesuffix(".json")
+        for p in resources.files("engine.model").joinpath("configs").iterdir()
+        if p.name.endswith(".json")
+    )
 
 
 def shipped_name(name: str) -> str | None:
-    """"Qwen/Qwen3-0.6B", "qwen3-0.6b" and "Qwen3-0.6B" all name configs/Qwen3-0.6B.json."""
+    """ "Qwen/Qwen3-0.6B", "qwen3-0.6b" and "Qwen3-0.6B" all name configs/Qwen3-0.6B.json."""
     key = name.rsplit("/", 1)[-1].lower()
     return next((n for n in shipped_config_names() if n.lower() == key), None)
 

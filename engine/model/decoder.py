@@ -3,6 +3,7 @@
 Module and parameter names follow HF (`model.layers.N.self_attn.qkv_proj` packs HF's q/k/v_proj), so loading a
 checkpoint is the name map in `packed_modules_mapping` plus `weights.load_weights`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -29,14 +30,15 @@ class DecoderLayer(nn.Module):
         self.post_attention_layernorm = RMSNorm(config.hidden_size, config.rms_norm_eps)
         self.mlp = GatedMLP(config.hidden_size, config.intermediate_size)
 
-    def forward(self,
-                positions: torch.Tensor,          # [T] int64
-                h: torch.Tensor,                  # [T, H]: the previous layer's MLP output (layer 0: the embedding)
-                residual: torch.Tensor | None,    # [T, H]: the residual stream before h is added; None in layer 0
-                cos_sin_cache: torch.Tensor,
-                attn: AttentionMetadata,
-                kv_cache: torch.Tensor | None,
-                ) -> tuple[torch.Tensor, torch.Tensor]:   # (this layer's MLP output, residual stream before it)
+    def forward(
+        self,
+        positions: torch.Tensor,  # [T] int64
+        h: torch.Tensor,  # [T, H]: the previous layer's MLP output (layer 0: the embedding)
+        residual: torch.Tensor | None,  # [T, H]: the residual stream before h is added; None in layer 0
+        cos_sin_cache: torch.Tensor,
+        attn: AttentionMetadata,
+        kv_cache: torch.Tensor | None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:  # (this layer's MLP output, residual stream before it)
         # Each residual add rides in the RMSNorm after it: one pass over the row instead of an add and a norm.
         x, residual = self.input_layernorm(h, residual)
         h = self.self_attn(positions, x, cos_sin_cache, attn, kv_cache)
@@ -50,15 +52,18 @@ class DecoderModel(nn.Module):
         self.embed_tokens = VocabEmbedding(config.vocab_size, config.hidden_size)
         self.layers = nn.ModuleList(DecoderLayer(config, qk_norm) for _ in range(config.num_hidden_layers))
         self.norm = RMSNorm(config.hidden_size, config.rms_norm_eps)
-        self.rotary_emb = RotaryEmbedding(config.head_dim, config.max_position_embeddings, config.rope_theta,
-                                          config.rope_scaling)
+        self.rotary_emb = RotaryEmbedding(
+            config.head_dim, config.max_position_embeddings, config.rope_theta, config.rope_scaling
+        )
 
-    def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata,
-                kv_caches: list[torch.Tensor]) -> torch.Tensor:
+    def forward(
+        self, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata, kv_caches: list[torch.Tensor]
+    ) -> torch.Tensor:
         h, residual = self.embed_tokens(input_ids), None
         for i, layer in enumerate(self.layers):
-            h, residual = layer(positions, h, residual, self.rotary_emb.cos_sin_cache, attn,
-                                kv_caches[i] if kv_caches else None)
+            h, residual = layer(
+                positions, h, residual, self.rotary_emb.cos_sin_cache, attn, kv_caches[i] if kv_caches else None
+            )
         return self.norm(h, residual)[0]
 
 
@@ -83,15 +88,16 @@ class DecoderForCausalLM(nn.Module):
         # torch.compile of self.model.forward (ENGINE_COMPILE=1); a plain attribute, not a submodule.
         self._compiled_forward: Callable[..., torch.Tensor] | None = None
 
-    def forward(self,
-                input_ids: torch.Tensor,         # [T] int64
-                positions: torch.Tensor,         # [T] int64
-                attn: AttentionMetadata,
-                kv_caches: list[torch.Tensor],   # one per layer; [] runs without a cache (every token is new)
-                ) -> torch.Tensor:               # hidden [T, H]
+    def forward(
+        self,
+        input_ids: torch.Tensor,  # [T] int64
+        positions: torch.Tensor,  # [T] int64
+        attn: AttentionMetadata,
+        kv_caches: list[torch.Tensor],  # one per layer; [] runs without a cache (every token is new)
+    ) -> torch.Tensor:  # hidden [T, H]
         if kv_caches and len(kv_caches) != len(self.model.layers):
             raise EngineError(f"got {len(kv_caches)} KV caches for a model of {len(self.model.layers)} layers")
-        if self._compiled_forward is not None and kv_caches:   # the profiling run (no cache) is not worth a compile
+        if self._compiled_forward is not None and kv_caches:  # the profiling run (no cache) is not worth a compile
             return self._compiled_forward(input_ids, positions, attn, kv_caches)
         return self.model(input_ids, positions, attn, kv_caches)
 

@@ -1,5 +1,6 @@
 """Dummy weights for benchmarks (vLLM's --load-format dummy): seeded uniform values in [-1e-3, 1e-3], as vLLM's
 `initialize_dummy_weights`, except norm weights at 1.0 so activations keep a realistic scale through the layers."""
+
 from __future__ import annotations
 
 import torch

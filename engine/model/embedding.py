@@ -1,4 +1,5 @@
 """Token embedding and the LM head (the causal LM ties the head to the embedding by sharing the Parameter)."""
+
 from __future__ import annotations
 
 import torch

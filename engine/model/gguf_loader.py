@@ -1,6 +1,7 @@
 """Load a GGUF file (llama.cpp's format): config from its metadata, weights dequantised with `gguf.quants`, tensor
 names mapped to HF's, and llama.cpp's Q/K row permutation for Llama undone exactly as transformers' GGUF loader does.
 """
+
 from __future__ import annotations
 
 import re
@@ -40,6 +41,7 @@ _GLOBAL = re.compile(r"^(\w+)\.(weight|bias)$")
 def open_gguf(path: Path) -> Any:
     require_package("gguf", f"reading {path.name}")
     from gguf import GGUFReader
+
     try:
         return GGUFReader(path)
     except (ValueError, OSError) as e:
@@ -111,6 +113,7 @@ def unpermute_rows(w: torch.Tensor, n_head: int) -> torch.Tensor:
 def gguf_tensors(reader: Any, config: ModelConfig, source: str) -> Iterator[tuple[str, torch.Tensor]]:
     """(HF name, float32 tensor) for every tensor of the file, dequantised from Q4_0/Q4_1/Q8_0/F16/BF16/F32/..."""
     from gguf.quants import dequantize
+
     for t in reader.tensors:
         name = hf_name(t.name)
         if name is None:
@@ -118,8 +121,9 @@ def gguf_tensors(reader: Any, config: ModelConfig, source: str) -> Iterator[tupl
         try:
             values = dequantize(t.data, t.tensor_type)
         except NotImplementedError:
-            raise EngineError(f"{source}: tensor {t.name} has type {t.tensor_type.name}, which gguf cannot "
-                              "dequantise") from None
+            raise EngineError(
+                f"{source}: tensor {t.name} has type {t.tensor_type.name}, which gguf cannot dequantise"
+            ) from None
         w = torch.from_numpy(np.array(values, dtype=np.float32))  # a copy: F32 data is a read-only memmap
         if config.architecture == "llama" and ".attn_q." in t.name:
             w = unpermute_rows(w, config.num_attention_heads)

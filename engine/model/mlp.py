@@ -1,5 +1,6 @@
 """The SwiGLU MLP of Llama and Qwen3: down(silu(gate(x)) * up(x)), gate and up packed in one GEMM, the activation
 one op of the backend (a single Triton kernel reading the packed output in place on the GPU)."""
+
 from __future__ import annotations
 
 import torch

@@ -1,4 +1,5 @@
 """Qwen3 dense: the Llama decoder plus RMSNorm over each head of q and k before rotary; no QKV bias."""
+
 from __future__ import annotations
 
 from engine.model.decoder import DecoderForCausalLM

@@ -1,4 +1,5 @@
 """Architecture key -> model class, and building a model directly in its dtype on its device."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator

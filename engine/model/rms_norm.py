@@ -4,6 +4,7 @@ residual add of the layer before fused in front: `norm(x, residual) -> (normed, 
 The math lives in the backend (engine/kernels/layer_reference.py on torch, one Triton kernel on the GPU), set by
 `DecoderForCausalLM.set_attention_kernels`.
 """
+
 from __future__ import annotations
 
 import torch
@@ -19,8 +20,9 @@ class RMSNorm(nn.Module):
         self.weight = nn.Parameter(torch.ones(size))
         self.ops: LayerKernels = REFERENCE_LAYERS
 
-    def forward(self,
-                x: torch.Tensor,                       # [T, size]
-                residual: torch.Tensor | None = None,  # [T, size]; None: x starts the residual stream
-                ) -> tuple[torch.Tensor, torch.Tensor]:  # (normed [T, size], new residual [T, size])
+    def forward(
+        self,
+        x: torch.Tensor,  # [T, size]
+        residual: torch.Tensor | None = None,  # [T, size]; None: x starts the residual stream
+    ) -> tuple[torch.Tensor, torch.Tensor]:  # (normed [T, size], new residual [T, size])
         return self.ops.rms_norm(x, self.weight, self.eps, residual)

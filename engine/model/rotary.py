@@ -5,6 +5,7 @@ table (cos in the first half of a row, sin in the second, vLLM's cos_sin_cache) 
 rope op reads by position: the fused kernel reads a token's row directly, so nothing is gathered per step. The
 rotation itself (engine/kernels/layer_reference.py) runs in the activation dtype, as transformers does.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,7 +26,8 @@ def inverse_frequencies(head_dim: int, theta: float, scaling: RopeScaling | None
     wavelen = 2 * math.pi / inv_freq
     scaled = torch.where(wavelen > low_wavelen, inv_freq / scaling.factor, inv_freq)
     smooth = (scaling.original_max_position_embeddings / wavelen - scaling.low_freq_factor) / (
-        scaling.high_freq_factor - scaling.low_freq_factor)
+        scaling.high_freq_factor - scaling.low_freq_factor
+    )
     smoothed = (1 - smooth) * scaled / scaling.factor + smooth * scaled
     medium = (wavelen >= high_wavelen) & (wavelen <= low_wavelen)
     return torch.where(medium, smoothed, scaled)
@@ -36,6 +38,6 @@ class RotaryEmbedding(nn.Module):
         super().__init__()
         inv_freq = inverse_frequencies(head_dim, theta, scaling).to(torch.get_default_device())
         t = torch.arange(max_position, dtype=torch.float32, device=inv_freq.device)
-        freqs = torch.outer(t, inv_freq)                                   # [max_position, head_dim / 2]
+        freqs = torch.outer(t, inv_freq)  # [max_position, head_dim / 2]
         # Not persistent: rebuilt from the config, never loaded; kept float32 whatever the model dtype.
         self.register_buffer("cos_sin_cache", torch.cat((freqs.cos(), freqs.sin()), dim=-1), persistent=False)

@@ -1,6 +1,7 @@
 """Tokenizer: a `tokenizers.Tokenizer` plus what generation needs around it — stop ids, the chat template (rendered
 with Jinja the way transformers does) and incremental detokenisation for streaming. No transformers at run time.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,15 @@ from engine.errors import EngineError
 
 
 class Tokenizer:
-    def __init__(self, backend: tokenizers.Tokenizer, *, name: str, eos_token_ids: Iterable[int],
-                 chat_template: str | None = None, special_tokens: dict[str, str | None] | None = None) -> None:
+    def __init__(
+        self,
+        backend: tokenizers.Tokenizer,
+        *,
+        name: str,
+        eos_token_ids: Iterable[int],
+        chat_template: str | None = None,
+        special_tokens: dict[str, str | None] | None = None,
+    ) -> None:
         self.backend = backend
         self.name = name
         self.eos_token_ids: set[int] = set(eos_token_ids)
@@ -61,14 +69,20 @@ class Tokenizer:
 
     def with_chat_template(self, chat_template: str) -> Tokenizer:
         """A copy that renders chat messages with `chat_template` (`engine serve --chat-template`)."""
-        jinja2.sandbox.ImmutableSandboxedEnvironment().parse(chat_template)   # a syntax error fails here, not later
-        copy = Tokenizer(self.backend, name=self.name, eos_token_ids=self.eos_token_ids, chat_template=chat_template,
-                         special_tokens=self.special_tokens)
+        jinja2.sandbox.ImmutableSandboxedEnvironment().parse(chat_template)  # a syntax error fails here, not later
+        copy = Tokenizer(
+            self.backend,
+            name=self.name,
+            eos_token_ids=self.eos_token_ids,
+            chat_template=chat_template,
+            special_tokens=self.special_tokens,
+        )
         copy._max_token_chars = self._max_token_chars
         return copy
 
-    def apply_chat_template(self, messages: list[dict[str, Any]], add_generation_prompt: bool = True,
-                            **kwargs: Any) -> str:
+    def apply_chat_template(
+        self, messages: list[dict[str, Any]], add_generation_prompt: bool = True, **kwargs: Any
+    ) -> str:
         """The prompt string for `messages` ([{"role", "content"}, ...]); extra kwargs reach the template
         (e.g. enable_thinking=False for Qwen3)."""
         if self.chat_template is None:
@@ -77,8 +91,9 @@ class Tokenizer:
             self._template = _jinja_env().from_string(self.chat_template)
         context = {k: v for k, v in self.special_tokens.items() if v is not None}
         try:
-            return self._template.render(messages=messages, add_generation_prompt=add_generation_prompt,
-                                         **context, **kwargs)
+            return self._template.render(
+                messages=messages, add_generation_prompt=add_generation_prompt, **context, **kwargs
+            )
         except jinja2.TemplateError as e:
             raise EngineError(f"chat template of {self.name} failed: {e}") from None
 
@@ -118,19 +133,19 @@ class IncrementalDetokenizer:
     def add(self, new_ids: Sequence[int]) -> str:
         self.ids.extend(new_ids)
         decode = self.tokenizer.decode
-        prefix = decode(self.ids[self.prefix_offset:self.read_offset], self.skip_special_tokens)
-        text = decode(self.ids[self.prefix_offset:], self.skip_special_tokens)
+        prefix = decode(self.ids[self.prefix_offset : self.read_offset], self.skip_special_tokens)
+        text = decode(self.ids[self.prefix_offset :], self.skip_special_tokens)
         if len(text) <= len(prefix) or text.endswith("\ufffd"):
             return ""
         self.prefix_offset, self.read_offset = self.read_offset, len(self.ids)
-        return text[len(prefix):]
+        return text[len(prefix) :]
 
     def flush(self) -> str:
         """Whatever is still held back (an incomplete character at the end of the stream)."""
-        prefix = self.tokenizer.decode(self.ids[self.prefix_offset:self.read_offset], self.skip_special_tokens)
-        text = self.tokenizer.decode(self.ids[self.prefix_offset:], self.skip_special_tokens)
+        prefix = self.tokenizer.decode(self.ids[self.prefix_offset : self.read_offset], self.skip_special_tokens)
+        text = self.tokenizer.decode(self.ids[self.prefix_offset :], self.skip_special_tokens)
         self.prefix_offset = self.read_offset = len(self.ids)
-        return text[len(prefix):] if text.startswith(prefix) else ""
+        return text[len(prefix) :] if text.startswith(prefix) else ""
 
 
 def _jinja_env() -> jinja2.sandbox.ImmutableSandboxedEnvironment:
@@ -139,12 +154,14 @@ def _jinja_env() -> jinja2.sandbox.ImmutableSandboxedEnvironment:
     def raise_exception(message: str) -> None:
         raise jinja2.TemplateError(message)
 
-    def tojson(x: Any, ensure_ascii: bool = False, indent: int | None = None, separators: Any = None,
-               sort_keys: bool = False) -> str:
+    def tojson(
+        x: Any, ensure_ascii: bool = False, indent: int | None = None, separators: Any = None, sort_keys: bool = False
+    ) -> str:
         return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
 
-    env = jinja2.sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
-                                                       extensions=[jinja2.ext.loopcontrols])
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(
+        trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols]
+    )
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = lambda fmt: datetime.now().strftime(fmt)

@@ -1,5 +1,6 @@
 """Route checkpoint tensors (HF names) to our parameters, packing q/k/v and gate/up through the model's
 `packed_modules_mapping`; every parameter must be filled exactly once, and a stray tensor is an error."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -15,12 +16,12 @@ _IGNORED_SUFFIXES = ("rotary_emb.inv_freq",)
 
 
 def route(name: str, packed: dict[str, tuple[str, object]]) -> tuple[str, object]:
-    """"model.layers.0.self_attn.k_proj.weight" -> ("model.layers.0.self_attn.qkv_proj.weight", "k")."""
+    """ "model.layers.0.self_attn.k_proj.weight" -> ("model.layers.0.self_attn.qkv_proj.weight", "k")."""
     parts = name.split(".")
     for i, part in enumerate(parts):
         if part in packed:
             target, shard = packed[part]
-            return ".".join(parts[:i] + [target] + parts[i + 1:]), shard
+            return ".".join(parts[:i] + [target] + parts[i + 1 :]), shard
     return name, None
 
 

@@ -7,6 +7,7 @@ Rules:
   tree measured is that commit (the GPU machine has no .git to ask). Otherwise `git status --porcelain` over
   engine/ and pyproject.toml (untracked files included): any change there makes the measurement dirty.
 """
+
 from __future__ import annotations
 
 import re
@@ -30,9 +31,10 @@ class ProvenanceError(EngineError):
 @dataclass(frozen=True)
 class Provenance:
     """The code a server runs: a 40-hex commit (None: not stated) and whether the tree had changes."""
+
     commit: str | None = None
     dirty: bool | None = None
-    command: str | None = None   # the command line that started it
+    command: str | None = None  # the command line that started it
 
 
 def _git(args: list[str], cwd: Path) -> str | None:
@@ -49,16 +51,23 @@ def resolve_commit(commit: str | None, dirty: bool | None, repo: Path = REPO_ROO
     if commit is not None:
         commit = commit.strip().lower()
         if not _SHA.match(commit):
-            resolved = _git(["rev-parse", "--verify", "--end-of-options", f"{commit}^{{commit}}"], repo) \
-                if in_repo and _SHORT.match(commit) else None
+            resolved = (
+                _git(["rev-parse", "--verify", "--end-of-options", f"{commit}^{{commit}}"], repo)
+                if in_repo and _SHORT.match(commit)
+                else None
+            )
             if not resolved:
-                raise ProvenanceError(f"--commit {commit!r} is not a 40-hex commit sha; pass the full sha of the "
-                                      f"code measured (git rev-parse HEAD)")
+                raise ProvenanceError(
+                    f"--commit {commit!r} is not a 40-hex commit sha; pass the full sha of the "
+                    f"code measured (git rev-parse HEAD)"
+                )
             commit = resolved.strip()
         return commit, bool(dirty) if dirty is not None else False
     if not in_repo:
-        raise ProvenanceError("no git repository here to read the commit from; pass --commit <40-hex sha> of the "
-                              "code measured (and --dirty if it had uncommitted changes)")
+        raise ProvenanceError(
+            "no git repository here to read the commit from; pass --commit <40-hex sha> of the "
+            "code measured (and --dirty if it had uncommitted changes)"
+        )
     head = (_git(["rev-parse", "HEAD"], repo) or "").strip()
     if not _SHA.match(head):
         raise ProvenanceError("git rev-parse HEAD gave no commit (an empty repository?); pass --commit <40-hex sha>")
@@ -81,7 +90,18 @@ def add_provenance_args(g: Any, commit_help: str, tree: str) -> None:
     """--commit and --dirty/--clean: which code a measurement (or a server) ran; shared by bench and serve."""
     g.add_argument("--commit", default=None, help=commit_help)
     dirty = g.add_mutually_exclusive_group()
-    dirty.add_argument("--dirty", dest="dirty", action="store_const", const=True, default=None,
-                       help=f"the tree {tree} had uncommitted changes")
-    dirty.add_argument("--clean", dest="dirty", action="store_const", const=False,
-                       help=f"the tree {tree} is exactly --commit (the default when --commit is given)")
+    dirty.add_argument(
+        "--dirty",
+        dest="dirty",
+        action="store_const",
+        const=True,
+        default=None,
+        help=f"the tree {tree} had uncommitted changes",
+    )
+    dirty.add_argument(
+        "--clean",
+        dest="dirty",
+        action="store_const",
+        const=False,
+        help=f"the tree {tree} is exactly --commit (the default when --commit is given)",
+    )

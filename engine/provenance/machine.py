@@ -1,4 +1,5 @@
 """The `machine` block of result.json: what the figures were measured on."""
+
 from __future__ import annotations
 
 import os
@@ -12,8 +13,13 @@ import torch
 def _driver_version() -> str | None:
     """NVIDIA driver version from nvidia-smi (None where there is none or it fails)."""
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=10, check=True).stdout
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     lines = [line.strip() for line in out.splitlines() if line.strip()]

@@ -4,6 +4,7 @@ The id is the client's `X-Request-Id` when it is a short token (letters, digits,
 comes back in the `X-Request-Id` header, names the response (`cmpl-ID`, `chatcmpl-ID`) and the engine requests
 (`cmpl-ID-0`, ...), so a log line, an answer and an engine message can be matched.
 """
+
 from __future__ import annotations
 
 import re
@@ -38,6 +39,16 @@ class AccessLogger(AbstractAccessLogger):
 
     def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
         agent = request.headers.get("User-Agent", "-").replace('"', "'")[:120]
-        self.logger.info('%s "%s %s HTTP/%d.%d" %d %dB %.3fs id=%s "%s"', request.remote, request.method,
-                         request.path_qs[:200], request.version.major, request.version.minor, response.status,
-                         response.body_length, time, request.get(REQUEST_ID, "-"), agent)
+        self.logger.info(
+            '%s "%s %s HTTP/%d.%d" %d %dB %.3fs id=%s "%s"',
+            request.remote,
+            request.method,
+            request.path_qs[:200],
+            request.version.major,
+            request.version.minor,
+            response.status,
+            response.body_length,
+            time,
+            request.get(REQUEST_ID, "-"),
+            agent,
+        )

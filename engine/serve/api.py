@@ -6,6 +6,7 @@ evidence: engine/serve/info.py), /tokenize, /detokenize, and /v1/completions, /v
 wrong API key, 403 a refused origin or Host, 404 unknown model or path, 408 a body too slow, 413 a body too large,
 503 queue full or shutting down, 500 an engine failure.
 """
+
 from __future__ import annotations
 
 import logging
@@ -35,11 +36,19 @@ METRICS_KEY = web.AppKey("metrics", Metrics)
 DEFAULT_DRAIN_TIMEOUT = 30.0
 
 
-def create_app(engine: AsyncEngine, served_model_name: str, provenance: Provenance | None = None, *,
-               api_key: str | None = None, allowed_origins: Iterable[str] = (),
-               allowed_hosts: Iterable[str] | None = None, chat_template: str | None = None,
-               timeouts: Timeouts | None = None, drain_timeout: float = DEFAULT_DRAIN_TIMEOUT,
-               max_body_bytes: int = MAX_BODY_BYTES) -> web.Application:
+def create_app(
+    engine: AsyncEngine,
+    served_model_name: str,
+    provenance: Provenance | None = None,
+    *,
+    api_key: str | None = None,
+    allowed_origins: Iterable[str] = (),
+    allowed_hosts: Iterable[str] | None = None,
+    chat_template: str | None = None,
+    timeouts: Timeouts | None = None,
+    drain_timeout: float = DEFAULT_DRAIN_TIMEOUT,
+    max_body_bytes: int = MAX_BODY_BYTES,
+) -> web.Application:
     """The application; its startup starts the engine and its shutdown drains and stops it. `provenance` is the
     code it runs, reported by /v1/engine (unknown when None); `allowed_hosts` None: no Host check."""
     tokenizer = engine.tokenizer
@@ -52,18 +61,33 @@ def create_app(engine: AsyncEngine, served_model_name: str, provenance: Provenan
             raise EngineError(f"--chat-template: the template does not parse: {e}") from None
     guard = Guard(api_key, allowed_origins, allowed_hosts)
     app = web.Application(middlewares=[access.request_id, _errors, guard.middleware], client_max_size=max_body_bytes)
-    app[STATE_KEY] = ServerState(engine, served_model_name, Preprocessor(engine.info, tokenizer),
-                                 TokenTexts(tokenizer), provenance or Provenance(), timeouts or Timeouts())
+    app[STATE_KEY] = ServerState(
+        engine,
+        served_model_name,
+        Preprocessor(engine.info, tokenizer),
+        TokenTexts(tokenizer),
+        provenance or Provenance(),
+        timeouts or Timeouts(),
+    )
     app[METRICS_KEY] = metrics = Metrics(engine, served_model_name)
     engine.observer = metrics
     app.on_response_prepare.append(access.id_header)
     app.on_response_prepare.append(guard.cors_headers)
-    for path, handler in (("/health", health), ("/version", version), ("/metrics", metrics_text),
-                          ("/v1/models", models), ("/v1/models/{model:.+}", model_card), ("/v1/engine", engine_card)):
+    for path, handler in (
+        ("/health", health),
+        ("/version", version),
+        ("/metrics", metrics_text),
+        ("/v1/models", models),
+        ("/v1/models/{model:.+}", model_card),
+        ("/v1/engine", engine_card),
+    ):
         app.router.add_get(path, handler)
-    for path, handler in (("/tokenize", tokenize), ("/detokenize", detokenize),
-                          ("/v1/completions", generate.completions),
-                          ("/v1/chat/completions", generate.chat_completions)):
+    for path, handler in (
+        ("/tokenize", tokenize),
+        ("/detokenize", detokenize),
+        ("/v1/completions", generate.completions),
+        ("/v1/chat/completions", generate.chat_completions),
+    ):
         app.router.add_post(path, handler)
 
     async def start(app: web.Application) -> None:
@@ -102,8 +126,9 @@ async def _errors(request: web.Request, handler: Any) -> web.StreamResponse:
             return error_response(ApiError(e.status, f"{request.method} {request.path}: {e.reason}"))
         raise
     except Exception:
-        log.exception("unhandled error on %s %s (request %s)", request.method, request.path,
-                      request.get(access.REQUEST_ID))
+        log.exception(
+            "unhandled error on %s %s (request %s)", request.method, request.path, request.get(access.REQUEST_ID)
+        )
         return error_response(ApiError(500, "internal server error (logged on the server)"))
 
 
@@ -123,8 +148,14 @@ async def metrics_text(request: web.Request) -> web.Response:
 
 def _card(state: ServerState) -> dict[str, Any]:
     info = state.engine.info
-    return {"id": state.served_model_name, "object": "model", "created": int(time.time()), "owned_by": "engine",
-            "root": info.model_name, "max_model_len": info.max_model_len}
+    return {
+        "id": state.served_model_name,
+        "object": "model",
+        "created": int(time.time()),
+        "owned_by": "engine",
+        "root": info.model_name,
+        "max_model_len": info.max_model_len,
+    }
 
 
 async def models(request: web.Request) -> web.Response:
@@ -142,8 +173,9 @@ async def engine_card(request: web.Request) -> web.Response:
     state = request.app[STATE_KEY]
     if not state.engine_card:
         engine = state.engine
-        state.engine_card.update(engine_info(engine.info, state.provenance, state.served_model_name,
-                                             engine.max_queued_requests))
+        state.engine_card.update(
+            engine_info(engine.info, state.provenance, state.served_model_name, engine.max_queued_requests)
+        )
     return web.json_response(state.engine_card)
 
 
@@ -154,13 +186,15 @@ async def tokenize(request: web.Request) -> web.Response:
     state.check_model(req.model)
     if req.messages is not None:
         conversation = [{**m.model_dump(), "content": m.content or ""} for m in req.messages]
-        ids = (await state.pre.render_chat(req.messages, conversation, req.add_generation_prompt,
-                                           req.chat_template_kwargs)).ids
+        ids = (
+            await state.pre.render_chat(req.messages, conversation, req.add_generation_prompt, req.chat_template_kwargs)
+        ).ids
     else:
         assert req.prompt is not None
         ids = (await state.pre.encode([req.prompt], "prompt", req.add_special_tokens))[0]
-    return web.json_response({"count": len(ids), "max_model_len": state.engine.info.max_model_len, "tokens": ids},
-                             dumps=dumps)
+    return web.json_response(
+        {"count": len(ids), "max_model_len": state.engine.info.max_model_len, "tokens": ids}, dumps=dumps
+    )
 
 
 async def detokenize(request: web.Request) -> web.Response:

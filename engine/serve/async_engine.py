@@ -5,6 +5,7 @@ The EngineCore lives with an EngineLoop (engine/serve/engine_loop.py) in a threa
 `max_num_seqs + max_queued_requests` are in flight, past that `QueueFullError` (HTTP 503). Each step's Batch arrives
 in one call on the event loop and is spread over the streams it names.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -43,20 +44,29 @@ class RequestFailed(Exception):
 @dataclass
 class StreamOutput:
     """What one engine step produced for one request (several steps' worth when the reader fell behind)."""
-    token_ids: list[int]                 # new token ids
-    text: str                            # new text (may be "" while a character or stop is held back)
+
+    token_ids: list[int]  # new token ids
+    text: str  # new text (may be "" while a character or stop is held back)
     num_prompt_tokens: int
-    num_output_tokens: int               # generated so far (stop-string tail included, as vLLM counts)
-    finish_reason: str | None = None     # "stop" | "length" | "abort" on the last output
+    num_output_tokens: int  # generated so far (stop-string tail included, as vLLM counts)
+    finish_reason: str | None = None  # "stop" | "length" | "abort" on the last output
     stop_reason: int | str | None = None  # the stop token id or stop string that ended it
-    logprobs: list[Logprobs] | None = None            # one per new token, when asked
-    prompt_logprobs: list[Logprobs | None] | None = None   # on the first output, when asked
+    logprobs: list[Logprobs] | None = None  # one per new token, when asked
+    prompt_logprobs: list[Logprobs | None] | None = None  # on the first output, when asked
     error: RequestFailed | None = None
 
     @classmethod
     def of(cls, d: OutputDelta) -> StreamOutput:
-        return cls(d.token_ids, d.text, d.num_prompt_tokens, d.num_output_tokens, d.finish_reason, d.stop_reason,
-                   d.logprobs, d.prompt_logprobs)
+        return cls(
+            d.token_ids,
+            d.text,
+            d.num_prompt_tokens,
+            d.num_output_tokens,
+            d.finish_reason,
+            d.stop_reason,
+            d.logprobs,
+            d.prompt_logprobs,
+        )
 
     @classmethod
     def failed(cls, f: Failure) -> StreamOutput:
@@ -119,8 +129,9 @@ class _Admission:
 
 
 class AsyncEngine:
-    def __init__(self, core: EngineCore | ThreadCore | ProcessCore,
-                 max_queued_requests: int = DEFAULT_MAX_QUEUED_REQUESTS) -> None:
+    def __init__(
+        self, core: EngineCore | ThreadCore | ProcessCore, max_queued_requests: int = DEFAULT_MAX_QUEUED_REQUESTS
+    ) -> None:
         """`core`: an EngineCore (stepped in a thread here) or a core client (engine/serve/core_client.py)."""
         if max_queued_requests < 0:
             raise EngineError(f"--max-queued-requests must be >= 0, got {max_queued_requests}")
@@ -129,7 +140,7 @@ class AsyncEngine:
         self.capacity = self.info.max_num_seqs + max_queued_requests
         self.max_queued_requests = max_queued_requests
         self.gauges = Gauges()
-        self.observer: Any = None                 # .on_output(stream, output, now) per output: /metrics
+        self.observer: Any = None  # .on_output(stream, output, now) per output: /metrics
         self._streams: dict[str, RequestStream] = {}
         self._ids = itertools.count()
         self._running = False
@@ -187,9 +198,11 @@ class AsyncEngine:
         if not self._running or self._draining:
             raise RequestFailed("the engine is not running (the server is shutting down)", 503)
         if len(self._streams) + n > self.capacity:
-            raise QueueFullError(f"the server has {len(self._streams)} requests in flight and this one needs {n}; "
-                                 f"its limit is --max-num-seqs + --max-queued-requests = {self.capacity}; "
-                                 f"retry later")
+            raise QueueFullError(
+                f"the server has {len(self._streams)} requests in flight and this one needs {n}; "
+                f"its limit is --max-num-seqs + --max-queued-requests = {self.capacity}; "
+                f"retry later"
+            )
 
     def _release(self, stream: RequestStream) -> None:
         if self._streams.pop(stream.request_id, None) is not None and not stream.finished:
@@ -206,7 +219,7 @@ class AsyncEngine:
         for delta in batch.deltas:
             stream = streams.get(delta.request_id)
             if stream is None:
-                continue   # its client left meanwhile
+                continue  # its client left meanwhile
             out = StreamOutput.of(delta)
             if self.observer is not None:
                 self.observer.on_output(stream, out, now)

@@ -5,6 +5,7 @@ The engine flags are EngineArgs' (engine/args.py): a setting added there is a fl
 start: flags and files checked, the port bound (a busy port fails here, before the model loads), the model loaded
 (in the engine's own process unless --no-engine-process), then the URL printed and requests served.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,42 +29,85 @@ API_KEY_ENV = "ENGINE_API_KEY"
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("serve", help="serve a model over an OpenAI-compatible HTTP API",
-                              description="Serve MODEL at http://HOST:PORT/v1 (completions and chat completions, "
-                                          "streaming or not). Stop with Ctrl-C or SIGTERM: requests in flight "
-                                          "finish first (up to --drain-timeout).")
-    p.add_argument("model_tag", nargs="?", default=None, metavar="MODEL",
-                   help="same as --model (default: the embedded SmolLM2-135M-Instruct GGUF)")
+    p = subparsers.add_parser(
+        "serve",
+        help="serve a model over an OpenAI-compatible HTTP API",
+        description="Serve MODEL at http://HOST:PORT/v1 (completions and chat completions, "
+        "streaming or not). Stop with Ctrl-C or SIGTERM: requests in flight "
+        "finish first (up to --drain-timeout).",
+    )
+    p.add_argument(
+        "model_tag",
+        nargs="?",
+        default=None,
+        metavar="MODEL",
+        help="same as --model (default: the embedded SmolLM2-135M-Instruct GGUF)",
+    )
     EngineArgs.add_cli_args(p)
     g = p.add_argument_group("server")
     g.add_argument("--host", default="127.0.0.1", help="address to bind (0.0.0.0 for every interface)")
     g.add_argument("--port", type=int, default=8000, help="port to bind (0: any free one, printed)")
-    g.add_argument("--served-model-name", default=None,
-                   help="the model name clients send and /v1/models lists (default: the loaded model's name)")
-    g.add_argument("--max-queued-requests", type=int, default=DEFAULT_MAX_QUEUED_REQUESTS,
-                   help="requests that may wait beyond the --max-num-seqs that run; past that the server answers "
-                        "503 at once")
-    g.add_argument("--api-key", default=None,
-                   help=f"require 'Authorization: Bearer KEY' on every request but /health and /version "
-                        f"(default: ${API_KEY_ENV} when set, else no key)")
-    g.add_argument("--allowed-origins", nargs="*", default=[], metavar="ORIGIN",
-                   help="browser origins allowed to call the server (CORS), e.g. http://localhost:3000, or '*'; "
-                        "default: none (a request with another Origin header is refused)")
-    g.add_argument("--chat-template", default=None,
-                   help="a Jinja chat template (a file, or the template text) instead of the model's own")
-    g.add_argument("--engine-process", action=argparse.BooleanOptionalAction, default=True,
-                   help="run the engine in its own process (default), so its host work and the server's never "
-                        "share a GIL; --no-engine-process steps it in a thread of the server")
-    g.add_argument("--timeout-keep-alive", type=float, default=Timeouts.keep_alive,
-                   help="seconds an idle connection (or one that never sends a whole request head) stays open")
-    g.add_argument("--drain-timeout", type=float, default=30.0,
-                   help="on Ctrl-C or SIGTERM, seconds requests in flight may take to finish before they end "
-                        "with an error")
-    g.add_argument("--cpu-threads", type=int, default=None,
-                   help="torch threads on CPU (default: the cores not already busy, as engine generate)")
+    g.add_argument(
+        "--served-model-name",
+        default=None,
+        help="the model name clients send and /v1/models lists (default: the loaded model's name)",
+    )
+    g.add_argument(
+        "--max-queued-requests",
+        type=int,
+        default=DEFAULT_MAX_QUEUED_REQUESTS,
+        help="requests that may wait beyond the --max-num-seqs that run; past that the server answers 503 at once",
+    )
+    g.add_argument(
+        "--api-key",
+        default=None,
+        help=f"require 'Authorization: Bearer KEY' on every request but /health and /version "
+        f"(default: ${API_KEY_ENV} when set, else no key)",
+    )
+    g.add_argument(
+        "--allowed-origins",
+        nargs="*",
+        default=[],
+        metavar="ORIGIN",
+        help="browser origins allowed to call the server (CORS), e.g. http://localhost:3000, or '*'; "
+        "default: none (a request with another Origin header is refused)",
+    )
+    g.add_argument(
+        "--chat-template",
+        default=None,
+        help="a Jinja chat template (a file, or the template text) instead of the model's own",
+    )
+    g.add_argument(
+        "--engine-process",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="run the engine in its own process (default), so its host work and the server's never "
+        "share a GIL; --no-engine-process steps it in a thread of the server",
+    )
+    g.add_argument(
+        "--timeout-keep-alive",
+        type=float,
+        default=Timeouts.keep_alive,
+        help="seconds an idle connection (or one that never sends a whole request head) stays open",
+    )
+    g.add_argument(
+        "--drain-timeout",
+        type=float,
+        default=30.0,
+        help="on Ctrl-C or SIGTERM, seconds requests in flight may take to finish before they end with an error",
+    )
+    g.add_argument(
+        "--cpu-threads",
+        type=int,
+        default=None,
+        help="torch threads on CPU (default: the cores not already busy, as engine generate)",
+    )
     g = p.add_argument_group("provenance (reported by GET /v1/engine; `engine bench serve --output-dir` needs it)")
-    add_provenance_args(g, "sha of the code this server runs (default: not stated, and then no evidence can be "
-                           "written against it)", "served")
+    add_provenance_args(
+        g,
+        "sha of the code this server runs (default: not stated, and then no evidence can be written against it)",
+        "served",
+    )
     p.set_defaults(func=run_serve)
     return p
 
@@ -79,8 +123,9 @@ def _provenance(args: argparse.Namespace) -> Provenance:
     if args.dirty is not None and args.commit is None:
         raise EngineError("--dirty/--clean say what --commit was served; pass --commit SHA with it")
     # the command as typed (`engine serve ...`, `python -m engine serve ...`); None when called otherwise
-    return resolve_provenance(args.commit, args.dirty, shlex.join(["engine", *sys.argv[1:]])
-                              if sys.argv[1:2] == ["serve"] else None)
+    return resolve_provenance(
+        args.commit, args.dirty, shlex.join(["engine", *sys.argv[1:]]) if sys.argv[1:2] == ["serve"] else None
+    )
 
 
 def chat_template(value: str | None) -> str | None:
@@ -91,8 +136,10 @@ def chat_template(value: str | None) -> str | None:
         return value
     path = Path(value).expanduser()
     if not path.is_file():
-        raise EngineError(f"--chat-template {value}: no such file, and not a template (no {{{{ or {{%); pass a "
-                          f"Jinja file or the template text")
+        raise EngineError(
+            f"--chat-template {value}: no such file, and not a template (no {{{{ or {{%); pass a "
+            f"Jinja file or the template text"
+        )
     return path.read_text(encoding="utf-8")
 
 
@@ -112,8 +159,9 @@ def bind(host: str, port: int) -> socket.socket:
         sock.listen(1024)
     except OSError as e:
         sock.close()
-        raise EngineError(f"cannot listen on {host}:{port}: {e.strerror or e}; pick another --port or stop what "
-                          f"holds it") from None
+        raise EngineError(
+            f"cannot listen on {host}:{port}: {e.strerror or e}; pick another --port or stop what holds it"
+        ) from None
     sock.setblocking(False)
     return sock
 
@@ -130,7 +178,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from engine.serve.security import LOCAL_HOSTS, is_loopback
 
     eargs = engine_args(args)
-    provenance = _provenance(args)   # a bad --commit fails before the model loads
+    provenance = _provenance(args)  # a bad --commit fails before the model loads
     template = chat_template(args.chat_template)
     if args.timeout_keep_alive <= 0 or args.drain_timeout < 0:
         raise EngineError("--timeout-keep-alive must be > 0 and --drain-timeout >= 0")
@@ -142,32 +190,53 @@ def run_serve(args: argparse.Namespace) -> int:
         engine = AsyncEngine(_core_client(args, eargs, threads), args.max_queued_requests)
         info = engine.info
         name = args.served_model_name or info.model_name
-        app = create_app(engine, name, provenance, api_key=api_key, allowed_origins=args.allowed_origins,
-                         allowed_hosts=LOCAL_HOSTS if is_loopback(args.host) else None, chat_template=template,
-                         timeouts=Timeouts(keep_alive=args.timeout_keep_alive), drain_timeout=args.drain_timeout)
+        app = create_app(
+            engine,
+            name,
+            provenance,
+            api_key=api_key,
+            allowed_origins=args.allowed_origins,
+            allowed_hosts=LOCAL_HOSTS if is_loopback(args.host) else None,
+            chat_template=template,
+            timeouts=Timeouts(keep_alive=args.timeout_keep_alive),
+            drain_timeout=args.drain_timeout,
+        )
     except BaseException:
         sock.close()
         raise
     host, port = sock.getsockname()[:2]
     url_host = f"[{host}]" if ":" in host else host
-    print(f"[engine] serving {name!r} ({info.model_name} on {info.device}, {info.model['dtype']}, "
-          f"max_model_len={info.max_model_len}{', API key required' if api_key else ''}) "
-          f"at http://{url_host}:{port}/v1", file=sys.stderr, flush=True)
+    print(
+        f"[engine] serving {name!r} ({info.model_name} on {info.device}, {info.model['dtype']}, "
+        f"max_model_len={info.max_model_len}{', API key required' if api_key else ''}) "
+        f"at http://{url_host}:{port}/v1",
+        file=sys.stderr,
+        flush=True,
+    )
     # handler_cancellation: a client that hangs up cancels its handler, which aborts its request.
-    web.run_app(app, sock=sock, handler_cancellation=True, print=None, access_log_class=AccessLogger,
-                access_log=logging.getLogger("engine.access"), keepalive_timeout=args.timeout_keep_alive,
-                shutdown_timeout=args.drain_timeout + 5.0)
+    web.run_app(
+        app,
+        sock=sock,
+        handler_cancellation=True,
+        print=None,
+        access_log_class=AccessLogger,
+        access_log=logging.getLogger("engine.access"),
+        keepalive_timeout=args.timeout_keep_alive,
+        shutdown_timeout=args.drain_timeout + 5.0,
+    )
     print("[engine] server stopped", file=sys.stderr)
     return 0
 
 
 def _core_client(args: argparse.Namespace, eargs: EngineArgs, threads: int | None) -> Any:
     from engine.serve.core_client import ProcessCore, ThreadCore
+
     if args.engine_process:
         return ProcessCore(eargs, threads)
     import torch
 
     from engine.engine_core import EngineCore
+
     if threads is not None:
         torch.set_num_threads(threads)
     return ThreadCore(EngineCore.from_args(eargs))

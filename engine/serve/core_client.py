@@ -9,6 +9,7 @@ Batches come back through a pipe the event loop watches (`add_reader`), read wit
 process is still writing (it may be descheduled mid-write) never stalls the event loop; its frames are decoded once
 whole (`FrameReader`).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -35,7 +36,7 @@ log = logging.getLogger("engine.serve")
 Deliver = Callable[[Batch], None]
 
 
-_HEADER = struct.Struct("!Q")   # a frame: its length, then a pickle
+_HEADER = struct.Struct("!Q")  # a frame: its length, then a pickle
 
 
 def write_frame(fd: int, obj: Any) -> None:
@@ -43,7 +44,7 @@ def write_frame(fd: int, obj: Any) -> None:
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     view = memoryview(_HEADER.pack(len(data)) + data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 class FrameReader:
@@ -60,7 +61,7 @@ class FrameReader:
             end = start + _HEADER.size + size
             if len(self.buffer) < end:
                 break
-            out.append(pickle.loads(memoryview(self.buffer)[start + _HEADER.size:end]))
+            out.append(pickle.loads(memoryview(self.buffer)[start + _HEADER.size : end]))
             start = end
         del self.buffer[:start]
         return out
@@ -94,7 +95,7 @@ class ThreadCore:
             if not loop.is_closed():
                 try:
                     loop.call_soon_threadsafe(deliver, batch)
-                except RuntimeError:   # the loop closed between the check and the call (process exit)
+                except RuntimeError:  # the loop closed between the check and the call (process exit)
                     pass
 
         self._engine_loop = EngineLoop(self.core, send)
@@ -124,11 +125,12 @@ class ProcessCore:
     raises EngineError here, with the child's message."""
 
     def __init__(self, engine_args: EngineArgs, cpu_threads: int | None = None) -> None:
-        ctx = multiprocessing.get_context("spawn")   # CUDA cannot be used in a forked child
+        ctx = multiprocessing.get_context("spawn")  # CUDA cannot be used in a forked child
         cmd_recv, self._cmd = ctx.Pipe(duplex=False)
         self._out, out_send = ctx.Pipe(duplex=False)
-        self.process = ctx.Process(target=_engine_process, args=(engine_args, cpu_threads, cmd_recv, out_send),
-                                   name="engine-core", daemon=True)
+        self.process = ctx.Process(
+            target=_engine_process, args=(engine_args, cpu_threads, cmd_recv, out_send), name="engine-core", daemon=True
+        )
         self.process.start()
         cmd_recv.close()
         out_send.close()
@@ -137,8 +139,10 @@ class ProcessCore:
             kind, payload = self._frames.read_one(self._out.fileno())
         except EOFError:
             self.process.join(5)
-            raise EngineError(f"the engine process exited while loading the model (exit code "
-                              f"{self.process.exitcode}); see its messages above") from None
+            raise EngineError(
+                f"the engine process exited while loading the model (exit code "
+                f"{self.process.exitcode}); see its messages above"
+            ) from None
         if kind == "error":
             self.process.join(5)
             raise EngineError(payload)
@@ -161,7 +165,7 @@ class ProcessCore:
                 return
             except OSError:
                 data = b""
-            if not data:   # the engine process closed its end
+            if not data:  # the engine process closed its end
                 self._lost()
                 return
             for batch in self._frames.feed(data):
@@ -199,19 +203,24 @@ class ProcessCore:
         if self.process.is_alive():
             self.process.kill()
         if not self._closed:
-            self._readable()   # the last Batch (the failures of what was in flight) and the pipe's end
+            self._readable()  # the last Batch (the failures of what was in flight) and the pipe's end
         if not self._closed:
             self._closed = True
             loop.remove_reader(self._out.fileno())
 
 
-def _engine_process(engine_args: EngineArgs, cpu_threads: int | None, commands: multiprocessing.connection.Connection,
-                    outputs: multiprocessing.connection.Connection) -> None:
+def _engine_process(
+    engine_args: EngineArgs,
+    cpu_threads: int | None,
+    commands: multiprocessing.connection.Connection,
+    outputs: multiprocessing.connection.Connection,
+) -> None:
     """The engine process: build the core, report ready (or the error), then loop until told to stop."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C reaches the process group: the server decides when to stop
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the process group: the server decides when to stop
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         import torch
+
         if cpu_threads is not None and engine_args.resolve_device().type == "cpu":
             torch.set_num_threads(cpu_threads)
         core = EngineCore.from_args(engine_args)
@@ -219,7 +228,7 @@ def _engine_process(engine_args: EngineArgs, cpu_threads: int | None, commands: 
     except EngineError as e:
         write_frame(outputs.fileno(), ("error", str(e)))
         return
-    except Exception as e:   # a bug: its traceback on the console, one line for the server to show
+    except Exception as e:  # a bug: its traceback on the console, one line for the server to show
         traceback.print_exc()
         write_frame(outputs.fileno(), ("error", f"the engine could not start: {type(e).__name__}: {e}"))
         return
@@ -231,7 +240,7 @@ def _engine_process(engine_args: EngineArgs, cpu_threads: int | None, commands: 
         while True:
             try:
                 command = commands.recv()
-            except (EOFError, OSError):   # the server is gone
+            except (EOFError, OSError):  # the server is gone
                 engine_loop.submit("stop", "the server went away")
                 return
             engine_loop.submit(*command)

@@ -12,6 +12,7 @@ one step or more until it has produced a token: the one whose solo step raises a
 others go on. A request that ends up in MAX_STRIKES failed steps is failed too, so a fault that only shows in a
 batch cannot loop forever.
 """
+
 from __future__ import annotations
 
 import logging
@@ -34,8 +35,9 @@ MAX_STRIKES = 3
 @dataclass
 class Failure:
     """A request that ended with an error instead of a finish reason."""
+
     request_id: str
-    status: int                 # the HTTP status it maps to
+    status: int  # the HTTP status it maps to
     message: str
     num_prompt_tokens: int = 0
     num_output_tokens: int = 0
@@ -44,25 +46,27 @@ class Failure:
 @dataclass
 class Gauges:
     """The engine's state after a step (Prometheus gauges and counters, engine/serve/metrics.py)."""
+
     num_steps: int = 0
-    max_batch_requests: int = 0      # most requests that received a token in one step
+    max_batch_requests: int = 0  # most requests that received a token in one step
     num_running: int = 0
     num_waiting: int = 0
-    kv_usage: float = 0.0            # fraction of KV blocks in use
-    prefix_queries: int = 0          # prompt tokens looked up in the prefix cache
-    prefix_hits: int = 0             # of those, found
+    kv_usage: float = 0.0  # fraction of KV blocks in use
+    prefix_queries: int = 0  # prompt tokens looked up in the prefix cache
+    prefix_hits: int = 0  # of those, found
     num_preemptions: int = 0
     num_aborted: int = 0
-    num_errors: int = 0              # steps that raised
+    num_errors: int = 0  # steps that raised
 
 
 @dataclass
 class Batch:
     """Everything one step produced, delivered to the server's event loop at once."""
+
     deltas: list[OutputDelta] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
     gauges: Gauges | None = None
-    stopped: bool = False            # the loop ended: nothing more will come
+    stopped: bool = False  # the loop ended: nothing more will come
 
 
 class EngineLoop:
@@ -72,10 +76,10 @@ class EngineLoop:
         self.processor = OutputProcessor(core.tokenizer)
         self.gauges = Gauges()
         self._cond = threading.Condition()
-        self._commands: list[tuple[Any, ...]] = []   # ("add", rid, ids, params) | ("abort", rid) | ("stop", msg)
+        self._commands: list[tuple[Any, ...]] = []  # ("add", rid, ids, params) | ("abort", rid) | ("stop", msg)
         self._strikes: dict[str, int] = {}
         self._suspects: deque[str] = deque()
-        self._solo_outputs = 0                       # output tokens of the isolated request when its turn began
+        self._solo_outputs = 0  # output tokens of the isolated request when its turn began
 
     def submit(self, *command: Any) -> None:
         """Queue a command (any thread)."""
@@ -115,12 +119,12 @@ class EngineLoop:
             request = self.core.add_request(rid, ids, params)
             self.processor.add_request(request)
         except EngineError as e:
-            self.core.abort_requests([rid])   # added to the core but refused by the processor: not left running
+            self.core.abort_requests([rid])  # added to the core but refused by the processor: not left running
             batch.failures.append(Failure(rid, 400, str(e), len(ids)))
 
     def _abort(self, rid: str) -> None:
         if self.processor.abort_request(rid) is None:
-            return   # finished already, or never added
+            return  # finished already, or never added
         self.core.abort_requests([rid])
         self.gauges.num_aborted += 1
 
@@ -138,7 +142,7 @@ class EngineLoop:
         # The requests whose tokens reached the host now: one step after they were computed under async scheduling
         # (engine/engine_core.py); ids of requests that ended meanwhile are skipped there.
         processed = self.processor.process_outputs([*result.req_ids, *(r.request_id for r in finished)])
-        core.abort_requests(processed.reqs_to_abort)   # a stop string ended them: free their KV blocks now
+        core.abort_requests(processed.reqs_to_abort)  # a stop string ended them: free their KV blocks now
         batch.deltas.extend(processed.deltas)
         if core.scheduler.solo is not None:
             self._advance_isolation()
@@ -153,7 +157,7 @@ class EngineLoop:
             self._fail_everything("the engine failed and could not recover: " + message, 500, batch)
             return
         solo = sched.solo
-        if solo is not None:   # the request that ran alone failed the step: it is the one
+        if solo is not None:  # the request that ran alone failed the step: it is the one
             self._fail(solo, message, batch)
             self._next_suspect()
             return
@@ -200,7 +204,7 @@ class EngineLoop:
             state = self.processor.abort_request(rid)
             assert state is not None
             batch.failures.append(Failure(rid, status, message, state.request.num_prompt_tokens, state.sent_tokens))
-        with self._cond:   # adds that never reached the engine
+        with self._cond:  # adds that never reached the engine
             pending, self._commands = self._commands, []
         for command in pending:
             if command[0] == "add":

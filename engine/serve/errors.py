@@ -1,22 +1,31 @@
 """ApiError: an HTTP error with OpenAI's error body, and how a pydantic ValidationError becomes one (400, the field
 in `param`, the rule in the message, never the request echoed back whole)."""
+
 from __future__ import annotations
 
 from typing import Any
 
 from pydantic import ValidationError
 
-TYPES = {400: "BadRequestError", 401: "AuthenticationError", 403: "PermissionDeniedError", 404: "NotFoundError",
-         408: "RequestTimeoutError", 413: "RequestTooLargeError", 500: "InternalServerError",
-         503: "ServiceUnavailableError"}
+TYPES = {
+    400: "BadRequestError",
+    401: "AuthenticationError",
+    403: "PermissionDeniedError",
+    404: "NotFoundError",
+    408: "RequestTimeoutError",
+    413: "RequestTooLargeError",
+    500: "InternalServerError",
+    503: "ServiceUnavailableError",
+}
 EXAMPLE = '{"prompt": "Hello", "max_tokens": 16}'
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, message: str, param: str | None = None, type_: str | None = None,
-                 close: bool = False) -> None:
+    def __init__(
+        self, status: int, message: str, param: str | None = None, type_: str | None = None, close: bool = False
+    ) -> None:
         super().__init__(message)
-        self.close = close   # the connection ends after the answer: what is left of its body cannot be trusted
+        self.close = close  # the connection ends after the answer: what is left of its body cannot be trusted
         self.status = status
         self.message = message
         self.param = param
@@ -36,10 +45,13 @@ def from_validation(err: ValidationError) -> ApiError:
     if e["type"] == "json_invalid":
         detail = e.get("ctx", {}).get("error", e["msg"])
         hint = " (a lone UTF-16 surrogate like \\ud800 is not a character)" if "hex escape" in str(detail) else ""
-        return ApiError(400, f"the request body is not valid JSON ({detail}){hint}; send a JSON object with "
-                             f"Content-Type: application/json")
+        return ApiError(
+            400,
+            f"the request body is not valid JSON ({detail}){hint}; send a JSON object with "
+            f"Content-Type: application/json",
+        )
     cause = e.get("ctx", {}).get("error")
-    field_of = getattr(cause, "field", None)   # engine/serve/protocol.py's FieldError: a whole-body check
+    field_of = getattr(cause, "field", None)  # engine/serve/protocol.py's FieldError: a whole-body check
     if field_of is not None:
         return bad(field_of, str(cause))
     loc = [str(p) for p in e["loc"]]

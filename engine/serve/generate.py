@@ -7,6 +7,7 @@ the n with the highest cumulative logprob. `echo` puts the prompt (and its logpr
 `max_tokens: 0` only the prompt is scored (lm-eval's loglikelihood requests): the engine computes one token, which
 is not returned.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -36,12 +37,19 @@ def _seed(seed: int | None, j: int) -> int | None:
     return None if seed is None else (seed + j + 2**63) % _SEED_SPAN - 2**63
 
 
-def _params(state: ServerState, req: CompletionRequest | ChatCompletionRequest, max_tokens: int | None,
-            logprobs: int | None, prompt_logprobs: int | None, j: int) -> SamplingParams:
+def _params(
+    state: ServerState,
+    req: CompletionRequest | ChatCompletionRequest,
+    max_tokens: int | None,
+    logprobs: int | None,
+    prompt_logprobs: int | None,
+    j: int,
+) -> SamplingParams:
     try:
-        return req.to_sampling_params(max_tokens, state.engine.info.vocab_size, logprobs, prompt_logprobs,
-                                      _seed(req.seed, j))
-    except EngineError as e:   # a combination the fields' own bounds let through
+        return req.to_sampling_params(
+            max_tokens, state.engine.info.vocab_size, logprobs, prompt_logprobs, _seed(req.seed, j)
+        )
+    except EngineError as e:  # a combination the fields' own bounds let through
         raise ApiError(400, str(e)) from None
 
 
@@ -63,10 +71,22 @@ async def completions(request: web.Request) -> web.StreamResponse:
     prompt_logprobs = req.prompt_logprobs
     if req.echo and req.logprobs is not None:
         prompt_logprobs = max(prompt_logprobs or 0, req.logprobs)
-    choices = [Choice(i * runs + j, i, p, _params(state, req, max_tokens, logprobs, prompt_logprobs, j))
-               for i, p in enumerate(prompts) for j in range(runs)]
-    plan = Plan(False, Envelope("completion", request[access.REQUEST_ID], state.served_model_name), choices, req.n,
-                req.stream, req.include_usage, req.logprobs, req.echo, echo_only)
+    choices = [
+        Choice(i * runs + j, i, p, _params(state, req, max_tokens, logprobs, prompt_logprobs, j))
+        for i, p in enumerate(prompts)
+        for j in range(runs)
+    ]
+    plan = Plan(
+        False,
+        Envelope("completion", request[access.REQUEST_ID], state.served_model_name),
+        choices,
+        req.n,
+        req.stream,
+        req.include_usage,
+        req.logprobs,
+        req.echo,
+        echo_only,
+    )
     return await run(request, state, plan)
 
 
@@ -74,31 +94,40 @@ async def chat_completions(request: web.Request) -> web.StreamResponse:
     state = request.app[STATE_KEY]
     req = await state.read(request, ChatCompletionRequest)
     state.check_model(req.model)
-    prompt = await state.pre.render_chat(req.messages, req.conversation(), req.add_generation_prompt,
-                                         req.chat_template_kwargs)
+    prompt = await state.pre.render_chat(
+        req.messages, req.conversation(), req.add_generation_prompt, req.chat_template_kwargs
+    )
     field_name = "max_completion_tokens" if req.max_completion_tokens is not None else "max_tokens"
     max_tokens = req.max_completion_tokens if req.max_completion_tokens is not None else req.max_tokens
     state.pre.check(prompt.ids, "messages", max_tokens, field_name)
     state.pre.check_sampling(req.top_k, req.stop_token_ids)
     num_top = (req.top_logprobs or 0) if req.logprobs else None
     choices = [Choice(j, 0, prompt, _params(state, req, max_tokens, num_top, None, j)) for j in range(req.n)]
-    plan = Plan(True, Envelope("chat", request[access.REQUEST_ID], state.served_model_name), choices, req.n, req.stream,
-                req.include_usage, num_top)
+    plan = Plan(
+        True,
+        Envelope("chat", request[access.REQUEST_ID], state.served_model_name),
+        choices,
+        req.n,
+        req.stream,
+        req.include_usage,
+        num_top,
+    )
     return await run(request, state, plan)
 
 
 async def run(request: web.Request, state: ServerState, plan: Plan) -> web.StreamResponse:
     engine = state.engine
     try:
-        engine.check_admission(len(plan.choices))   # admitted whole or refused, before any byte is sent
+        engine.check_admission(len(plan.choices))  # admitted whole or refused, before any byte is sent
     except QueueFullError as e:
         raise ApiError(503, str(e)) from None
     except RequestFailed as e:
         raise ApiError(e.status, e.message) from None
     async with contextlib.AsyncExitStack() as stack:
-        streams = [await stack.enter_async_context(engine.open(c.prompt.ids, c.params,
-                                                               f"{plan.env.id}-{c.index}"))
-                   for c in plan.choices]
+        streams = [
+            await stack.enter_async_context(engine.open(c.prompt.ids, c.params, f"{plan.env.id}-{c.index}"))
+            for c in plan.choices
+        ]
         if plan.stream:
             return await stream(request, state, plan, streams)
         await _collect(plan, streams)
@@ -128,7 +157,7 @@ def returned(plan: Plan) -> list[Choice]:
     out = []
     for runs in by_prompt.values():
         if len(runs) > plan.n:
-            runs = sorted(runs, key=lambda c: -c.cumulative_logprob)[:plan.n]
+            runs = sorted(runs, key=lambda c: -c.cumulative_logprob)[: plan.n]
         out += runs
     return out
 
@@ -146,14 +175,19 @@ def choice_body(state: ServerState, plan: Plan, c: Choice, index: int) -> dict[s
     stop = None if plan.echo_only else c.stop_reason
     if plan.chat:
         lps = chat_logprobs(state.texts, plan.num_top, c.logprobs) if plan.num_top is not None else None
-        return {"index": index, "message": {"role": "assistant", "content": text}, "logprobs": lps,
-                "finish_reason": finish, "stop_reason": stop}
+        return {
+            "index": index,
+            "message": {"role": "assistant", "content": text},
+            "logprobs": lps,
+            "finish_reason": finish,
+            "stop_reason": stop,
+        }
     lps = CompletionLogprobs(state.texts, plan.num_top).block(entries, ids) if plan.num_top is not None else None
-    out: dict[str, Any] = {"index": index, "text": text, "logprobs": lps, "finish_reason": finish,
-                           "stop_reason": stop}
+    out: dict[str, Any] = {"index": index, "text": text, "logprobs": lps, "finish_reason": finish, "stop_reason": stop}
     if c.prompt_logprobs is not None and not plan.echo:
-        out["prompt_logprobs"] = [None if e is None else {str(t): v for t, v in zip(e.token_ids, e.logprobs)}
-                                  for e in c.prompt_logprobs]
+        out["prompt_logprobs"] = [
+            None if e is None else {str(t): v for t, v in zip(e.token_ids, e.logprobs)} for e in c.prompt_logprobs
+        ]
     return out
 
 
@@ -164,4 +198,3 @@ def body(state: ServerState, plan: Plan) -> dict[str, Any]:
     generated = 0 if plan.echo_only else sum(len(c.token_ids) for c in plan.choices)
     result["usage"] = usage(plan.num_prompt_tokens, generated)
     return result
-

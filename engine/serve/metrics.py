@@ -16,6 +16,7 @@
 The engine's gauges come with every step's Batch (engine/serve/engine_loop.py) and are read at scrape time; the
 latencies are observed on the event loop as outputs arrive, the times a client of this server sees.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -26,8 +27,28 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from engine.serve.async_engine import AsyncEngine, RequestStream, StreamOutput
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-LATENCY_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
-                   20.0, 40.0, 80.0, 160.0)
+LATENCY_BUCKETS = (
+    0.001,
+    0.005,
+    0.01,
+    0.02,
+    0.04,
+    0.06,
+    0.08,
+    0.1,
+    0.25,
+    0.5,
+    0.75,
+    1.0,
+    2.5,
+    5.0,
+    7.5,
+    10.0,
+    20.0,
+    40.0,
+    80.0,
+    160.0,
+)
 TOKEN_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000)
 
 
@@ -39,19 +60,21 @@ class _EngineGauges:
 
     def collect(self) -> Iterator[Metric]:
         g = self.engine.gauges
-        for name, doc, value in (("num_requests_running", "Requests in the running batch.", g.num_running),
-                                 ("num_requests_waiting", "Requests waiting in the scheduler.", g.num_waiting),
-                                 ("kv_cache_usage_perc", "Fraction of KV-cache blocks in use.", g.kv_usage),
-                                 ("num_requests_in_flight", "Requests admitted by the server.",
-                                  self.engine.num_in_flight)):
+        for name, doc, value in (
+            ("num_requests_running", "Requests in the running batch.", g.num_running),
+            ("num_requests_waiting", "Requests waiting in the scheduler.", g.num_waiting),
+            ("kv_cache_usage_perc", "Fraction of KV-cache blocks in use.", g.kv_usage),
+            ("num_requests_in_flight", "Requests admitted by the server.", self.engine.num_in_flight),
+        ):
             m = GaugeMetricFamily(f"engine:{name}", doc, labels=["model_name"])
             m.add_metric([self.model], value)
             yield m
-        for name, doc, value in (("prefix_cache_queries", "Prompt tokens looked up in the prefix cache.",
-                                  g.prefix_queries),
-                                 ("prefix_cache_hits", "Prompt tokens found in the prefix cache.", g.prefix_hits),
-                                 ("num_preemptions", "Requests preempted.", g.num_preemptions),
-                                 ("engine_step_errors", "Engine steps that raised.", g.num_errors)):
+        for name, doc, value in (
+            ("prefix_cache_queries", "Prompt tokens looked up in the prefix cache.", g.prefix_queries),
+            ("prefix_cache_hits", "Prompt tokens found in the prefix cache.", g.prefix_hits),
+            ("num_preemptions", "Requests preempted.", g.num_preemptions),
+            ("engine_step_errors", "Engine steps that raised.", g.num_errors),
+        ):
             m = CounterMetricFamily(f"engine:{name}", doc, labels=["model_name"])
             m.add_metric([self.model], value)
             yield m
@@ -62,22 +85,41 @@ class Metrics:
         self.registry = CollectorRegistry(auto_describe=True)
         self.registry.register(_EngineGauges(engine, model))
         r, labels = self.registry, ["model_name"]
-        self.ttft = Histogram("engine:time_to_first_token_seconds", "Time to first token.", labels,
-                              buckets=LATENCY_BUCKETS, registry=r).labels(model)
-        self.itl = Histogram("engine:inter_token_latency_seconds", "Time between a request's outputs.", labels,
-                             buckets=LATENCY_BUCKETS, registry=r).labels(model)
-        self.e2e = Histogram("engine:e2e_request_latency_seconds", "Arrival to finish.", labels,
-                             buckets=LATENCY_BUCKETS, registry=r).labels(model)
-        self.prompt_hist = Histogram("engine:request_prompt_tokens", "Prompt tokens per request.", labels,
-                                     buckets=TOKEN_BUCKETS, registry=r).labels(model)
-        self.gen_hist = Histogram("engine:request_generation_tokens", "Generated tokens per request.", labels,
-                                  buckets=TOKEN_BUCKETS, registry=r).labels(model)
-        self.prompt_tokens = Counter("engine:prompt_tokens", "Prompt tokens of finished requests.", labels,
-                                     registry=r).labels(model)
-        self.gen_tokens = Counter("engine:generation_tokens", "Generated tokens of finished requests.", labels,
-                                  registry=r).labels(model)
-        self.success = Counter("engine:request_success", "Finished requests by finish reason.",
-                               ["model_name", "finished_reason"], registry=r)
+        self.ttft = Histogram(
+            "engine:time_to_first_token_seconds", "Time to first token.", labels, buckets=LATENCY_BUCKETS, registry=r
+        ).labels(model)
+        self.itl = Histogram(
+            "engine:inter_token_latency_seconds",
+            "Time between a request's outputs.",
+            labels,
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        ).labels(model)
+        self.e2e = Histogram(
+            "engine:e2e_request_latency_seconds", "Arrival to finish.", labels, buckets=LATENCY_BUCKETS, registry=r
+        ).labels(model)
+        self.prompt_hist = Histogram(
+            "engine:request_prompt_tokens", "Prompt tokens per request.", labels, buckets=TOKEN_BUCKETS, registry=r
+        ).labels(model)
+        self.gen_hist = Histogram(
+            "engine:request_generation_tokens",
+            "Generated tokens per request.",
+            labels,
+            buckets=TOKEN_BUCKETS,
+            registry=r,
+        ).labels(model)
+        self.prompt_tokens = Counter(
+            "engine:prompt_tokens", "Prompt tokens of finished requests.", labels, registry=r
+        ).labels(model)
+        self.gen_tokens = Counter(
+            "engine:generation_tokens", "Generated tokens of finished requests.", labels, registry=r
+        ).labels(model)
+        self.success = Counter(
+            "engine:request_success",
+            "Finished requests by finish reason.",
+            ["model_name", "finished_reason"],
+            registry=r,
+        )
         self.model = model
 
     def on_output(self, stream: RequestStream, out: StreamOutput, now: float) -> None:

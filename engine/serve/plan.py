@@ -1,5 +1,6 @@
 """One HTTP generation request as the engine runs it: its choices (one engine request each) and how the answer is
 shaped; engine/serve/generate.py builds it, engine/serve/streaming.py and generate.py answer from it."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from engine.serve.server_state import ServerState
 @dataclass
 class Choice:
     """One engine request of a response, and what it produced so far."""
+
     index: int
     prompt_index: int
     prompt: Prompt
@@ -43,15 +45,16 @@ class Choice:
 @dataclass
 class Plan:
     """How one HTTP request runs and how its answer is shaped."""
+
     chat: bool
     env: Envelope
     choices: list[Choice]
-    n: int                         # choices returned per prompt
+    n: int  # choices returned per prompt
     stream: bool
     include_usage: bool
-    num_top: int | None            # top logprobs to return per token; None: no logprobs in the answer
+    num_top: int | None  # top logprobs to return per token; None: no logprobs in the answer
     echo: bool = False
-    echo_only: bool = False        # max_tokens 0 with echo: the prompt alone
+    echo_only: bool = False  # max_tokens 0 with echo: the prompt alone
 
     @property
     def num_prompt_tokens(self) -> int:

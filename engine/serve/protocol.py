@@ -7,6 +7,7 @@ context) is checked by `to_sampling_params` and engine/serve/preprocess.py. Unkn
 clients send some (`user`, `metadata`); fields the engine cannot honour are refused when set to anything but "off".
 Parsing is strict: "8" is not a number and "yes" is not a boolean.
 """
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -20,9 +21,16 @@ INT64_MIN = -INT64_MAX - 1
 CHAT_ROLES = ("system", "developer", "user", "assistant", "tool")
 # field -> values that mean "off" (accepted and ignored); anything else is refused as unsupported.
 UNSUPPORTED = {
-    "suffix": (None, ""), "logit_bias": (None, {}), "use_beam_search": (None, False), "tools": (None, []),
-    "tool_choice": (None, "none"), "response_format": (None, {"type": "text"}), "guided_json": (None,),
-    "guided_regex": (None,), "guided_choice": (None,), "guided_grammar": (None,),
+    "suffix": (None, ""),
+    "logit_bias": (None, {}),
+    "use_beam_search": (None, False),
+    "tools": (None, []),
+    "tool_choice": (None, "none"),
+    "response_format": (None, {"type": "text"}),
+    "guided_json": (None,),
+    "guided_regex": (None,),
+    "guided_choice": (None,),
+    "guided_grammar": (None,),
 }
 
 
@@ -43,8 +51,9 @@ class _Body(BaseModel):
         if isinstance(data, dict):
             for name, off in UNSUPPORTED.items():
                 if name in data and data[name] not in off:
-                    raise FieldError(name, f"is not supported by this engine; leave it out "
-                                           f"(got {str(data[name])[:60]!r})")
+                    raise FieldError(
+                        name, f"is not supported by this engine; leave it out (got {str(data[name])[:60]!r})"
+                    )
         return data
 
 
@@ -60,7 +69,7 @@ class _Sampling(_Body):
     top_k: int = Field(0, ge=-1, le=INT64_MAX)
     seed: int | None = Field(None, ge=INT64_MIN, le=INT64_MAX)
     n: int = Field(1, ge=1, le=MAX_N)
-    stop: list[str] = Field(default_factory=list)   # a string or a list of strings
+    stop: list[str] = Field(default_factory=list)  # a string or a list of strings
     stop_token_ids: list[int] = Field(default_factory=list, max_length=MAX_STOP_STRINGS)
     presence_penalty: float = Field(0.0, ge=-2, le=2)
     frequency_penalty: float = Field(0.0, ge=-2, le=2)
@@ -94,7 +103,7 @@ class _Sampling(_Body):
     @model_validator(mode="after")
     def _stream_options(self) -> _Sampling:
         if self.stream_options is not None and not self.stream:
-            raise FieldError("stream_options", "is only allowed with \"stream\": true; remove it or set stream")
+            raise FieldError("stream_options", 'is only allowed with "stream": true; remove it or set stream')
         return self
 
     @model_validator(mode="after")
@@ -108,20 +117,36 @@ class _Sampling(_Body):
     def include_usage(self) -> bool:
         return self.stream_options is not None and self.stream_options.include_usage
 
-    def to_sampling_params(self, max_tokens: int | None, vocab_size: int, logprobs: int | None = None,
-                           prompt_logprobs: int | None = None, seed: int | None = None) -> SamplingParams:
+    def to_sampling_params(
+        self,
+        max_tokens: int | None,
+        vocab_size: int,
+        logprobs: int | None = None,
+        prompt_logprobs: int | None = None,
+        seed: int | None = None,
+    ) -> SamplingParams:
         """The engine's params for one completion; raises ApiError-ready ValueErrors through the caller."""
         return SamplingParams(
-            temperature=self.temperature, top_p=self.top_p, top_k=self.top_k, seed=seed, max_tokens=max_tokens,
-            min_tokens=self.min_tokens, presence_penalty=self.presence_penalty,
-            frequency_penalty=self.frequency_penalty, repetition_penalty=self.repetition_penalty,
-            logprobs=logprobs, prompt_logprobs=prompt_logprobs, ignore_eos=self.ignore_eos,
-            stop=list(self.stop), stop_token_ids=list(self.stop_token_ids),
-            skip_special_tokens=self.skip_special_tokens)
+            temperature=self.temperature,
+            top_p=self.top_p,
+            top_k=self.top_k,
+            seed=seed,
+            max_tokens=max_tokens,
+            min_tokens=self.min_tokens,
+            presence_penalty=self.presence_penalty,
+            frequency_penalty=self.frequency_penalty,
+            repetition_penalty=self.repetition_penalty,
+            logprobs=logprobs,
+            prompt_logprobs=prompt_logprobs,
+            ignore_eos=self.ignore_eos,
+            stop=list(self.stop),
+            stop_token_ids=list(self.stop_token_ids),
+            skip_special_tokens=self.skip_special_tokens,
+        )
 
 
 class CompletionRequest(_Sampling):
-    prompt: list[str | list[int]]                 # one entry per prompt: text, or token ids
+    prompt: list[str | list[int]]  # one entry per prompt: text, or token ids
     max_tokens: int | None = Field(16, ge=0, le=INT64_MAX)
     echo: bool = False
     logprobs: int | None = Field(None, ge=0, le=MAX_LOGPROBS)
@@ -148,7 +173,7 @@ class CompletionRequest(_Sampling):
     @model_validator(mode="after")
     def _choices(self) -> CompletionRequest:
         if self.max_tokens == 0 and not self.echo:
-            raise FieldError("max_tokens", "must be >= 1 (0 only with \"echo\": true, to score the prompt)")
+            raise FieldError("max_tokens", 'must be >= 1 (0 only with "echo": true, to score the prompt)')
         if self.best_of is not None:
             if self.best_of < self.n:
                 raise FieldError("best_of", f"must be >= n ({self.n}), got {self.best_of}")
@@ -172,7 +197,7 @@ class ChatMessage(BaseModel):
             texts = []
             for j, part in enumerate(v):
                 if not isinstance(part, dict) or part.get("type") != "text" or not isinstance(part.get("text"), str):
-                    raise ValueError(f"part {j}: only {{\"type\": \"text\", \"text\": \"...\"}} parts are supported")
+                    raise ValueError(f'part {j}: only {{"type": "text", "text": "..."}} parts are supported')
                 texts.append(part["text"])
             return "".join(texts)
         raise ValueError(f"must be a string or a list of text parts, got {type(v).__name__}")
@@ -190,14 +215,14 @@ class ChatCompletionRequest(_Sampling):
     @field_validator("messages", mode="before")
     @classmethod
     def _count(cls, v: Any) -> Any:
-        if isinstance(v, list) and len(v) > MAX_MESSAGES:   # before validating each of them
+        if isinstance(v, list) and len(v) > MAX_MESSAGES:  # before validating each of them
             raise ValueError(f"at most {MAX_MESSAGES} messages in one request, got {len(v)}")
         return v
 
     @model_validator(mode="after")
     def _top_logprobs(self) -> ChatCompletionRequest:
         if self.top_logprobs and not self.logprobs:
-            raise FieldError("top_logprobs", "needs \"logprobs\": true")
+            raise FieldError("top_logprobs", 'needs "logprobs": true')
         return self
 
     def conversation(self) -> list[dict[str, Any]]:
@@ -207,6 +232,7 @@ class ChatCompletionRequest(_Sampling):
 
 class TokenizeRequest(_Body):
     """vLLM's /tokenize: a prompt, or chat messages rendered by the chat template."""
+
     model: str | None = None
     prompt: str | None = None
     messages: list[ChatMessage] | None = Field(None, min_length=1, max_length=MAX_MESSAGES)
@@ -217,7 +243,7 @@ class TokenizeRequest(_Body):
     @model_validator(mode="after")
     def _one(self) -> TokenizeRequest:
         if (self.prompt is None) == (self.messages is None):
-            raise FieldError("prompt", "send either \"prompt\" (a string) or \"messages\" (chat messages)")
+            raise FieldError("prompt", 'send either "prompt" (a string) or "messages" (chat messages)')
         return self
 
 

@@ -4,6 +4,7 @@ A stream's chunks are its hot path (one per generated token and request): `Frame
 once per response, so a plain chunk costs one json.dumps of the new text; chunks that carry more (a finish reason,
 logprobs, several choices) go through the general path.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,7 +15,7 @@ from typing import Any
 from engine.model.tokenizer import Tokenizer
 from engine.outputs import Logprobs
 
-MIN_LOGPROB = -9999.0   # -inf is not JSON; vLLM sends this instead
+MIN_LOGPROB = -9999.0  # -inf is not JSON; vLLM sends this instead
 _TOKEN_CACHE_SIZE = 1 << 16
 
 
@@ -27,8 +28,11 @@ def sse(payload: Any) -> bytes:
 
 
 def usage(prompt_tokens: int, completion_tokens: int) -> dict[str, int]:
-    return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens}
+    return {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
 
 
 class TokenTexts:
@@ -89,7 +93,7 @@ class CompletionLogprobs:
     def __init__(self, texts: TokenTexts, num_top: int) -> None:
         self.texts = texts
         self.num_top = num_top
-        self.offset = 0   # characters of the choice's text before the next token
+        self.offset = 0  # characters of the choice's text before the next token
 
     def block(self, entries: list[Logprobs | None], token_ids: list[int]) -> dict[str, Any]:
         tokens, token_lps, tops, offsets = [], [], [], []
@@ -98,12 +102,12 @@ class CompletionLogprobs:
             tokens.append(text)
             offsets.append(self.offset)
             self.offset += len(text)
-            if e is None:   # the first prompt token: nothing precedes it
+            if e is None:  # the first prompt token: nothing precedes it
                 token_lps.append(None)
                 tops.append(None)
                 continue
             token_lps.append(_lp(e.logprobs[0]))
-            top = {self.texts(t): _lp(v) for t, v in zip(e.token_ids[1:1 + self.num_top], e.logprobs[1:])}
+            top = {self.texts(t): _lp(v) for t, v in zip(e.token_ids[1 : 1 + self.num_top], e.logprobs[1:])}
             top.setdefault(text, _lp(e.logprobs[0]))
             tops.append(top)
         return {"tokens": tokens, "token_logprobs": token_lps, "top_logprobs": tops, "text_offset": offsets}
@@ -111,13 +115,20 @@ class CompletionLogprobs:
 
 def chat_logprobs(texts: TokenTexts, num_top: int, entries: list[Logprobs]) -> dict[str, Any]:
     """The chat `logprobs` object: {"content": [{token, logprob, bytes, top_logprobs: [...]}, ...]}."""
+
     def item(tid: int, lp: float) -> dict[str, Any]:
         text = texts(tid)
         return {"token": text, "logprob": _lp(lp), "bytes": texts.bytes(tid)}
 
-    return {"content": [{**item(e.token_ids[0], e.logprobs[0]),
-                         "top_logprobs": [item(t, v) for t, v in zip(e.token_ids[1:1 + num_top], e.logprobs[1:])]}
-                        for e in entries]}
+    return {
+        "content": [
+            {
+                **item(e.token_ids[0], e.logprobs[0]),
+                "top_logprobs": [item(t, v) for t, v in zip(e.token_ids[1 : 1 + num_top], e.logprobs[1:])],
+            }
+            for e in entries
+        ]
+    }
 
 
 class Envelope:
@@ -132,20 +143,24 @@ class Envelope:
         self.created = int(time.time())
 
     def body(self, choices: list[dict[str, Any]], chunk: bool = False) -> dict[str, Any]:
-        return {"id": self.id, "object": self.chunk_obj if chunk else self.obj, "created": self.created,
-                "model": self.model, "choices": choices}
+        return {
+            "id": self.id,
+            "object": self.chunk_obj if chunk else self.obj,
+            "created": self.created,
+            "model": self.model,
+            "choices": choices,
+        }
 
 
 class Frames:
     """Prebuilt bytes of a plain chunk (one choice, new text only), around the json-encoded text."""
 
     def __init__(self, env: Envelope, chat: bool, index: int, include_usage: bool) -> None:
-        head = dumps(env.body([], chunk=True))[:-2]   # drop the empty choices' "]}"
+        head = dumps(env.body([], chunk=True))[:-2]  # drop the empty choices' "]}"
         field = '"delta":{"content":' if chat else '"text":'
         tail = ',"logprobs":null,"finish_reason":null,"stop_reason":null}]'
         self.prefix = f'data: {head}{{"index":{index},{field}'.encode()
-        self.suffix = ((("}" if chat else "") + tail + (',"usage":null' if include_usage else "") + "}\n\n")
-                       .encode())
+        self.suffix = (("}" if chat else "") + tail + (',"usage":null' if include_usage else "") + "}\n\n").encode()
 
     def plain(self, text: str) -> bytes:
         return self.prefix + json.dumps(text, ensure_ascii=False).encode() + self.suffix

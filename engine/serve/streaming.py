@@ -5,6 +5,7 @@ engine steps), then, with `stream_options.include_usage`, a last chunk with empt
 `data: [DONE]`. A request that fails after the headers are sent gets an `error` event before [DONE] (vLLM does the
 same). A plain chunk (one choice, text only) is prebuilt bytes around the new text (engine/serve/responses.py).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -31,14 +32,15 @@ class _Emitter:
         self.state, self.plan, self.choice = state, plan, choice
         self.frames = Frames(plan.env, plan.chat, choice.index, plan.include_usage)
         self.first = True
-        self.completion_lps = CompletionLogprobs(state.texts, plan.num_top) \
-            if plan.num_top is not None and not plan.chat else None
+        self.completion_lps = (
+            CompletionLogprobs(state.texts, plan.num_top) if plan.num_top is not None and not plan.chat else None
+        )
 
     def chunk(self, out: StreamOutput) -> bytes | None:
         self.choice.add(out)
         plan = self.plan
         if plan.echo_only and out.finish_reason is None:
-            return None   # the prompt alone is the answer, sent with the finish
+            return None  # the prompt alone is the answer, sent with the finish
         if not (self.first and (plan.echo or plan.chat)) and out.finish_reason is None and plan.num_top is None:
             self.first = False
             return self.frames.plain(out.text)
@@ -56,8 +58,9 @@ class _Emitter:
         choice: dict[str, Any] = {"index": c.index}
         if plan.chat:
             choice["delta"] = {"role": "assistant", "content": text} if self.first else {"content": text}
-            choice["logprobs"] = chat_logprobs(self.state.texts, plan.num_top, entries) \
-                if plan.num_top is not None else None
+            choice["logprobs"] = (
+                chat_logprobs(self.state.texts, plan.num_top, entries) if plan.num_top is not None else None
+            )
         else:
             choice["text"] = text
             choice["logprobs"] = self.completion_lps.block(entries, ids) if self.completion_lps else None
@@ -70,8 +73,9 @@ class _Emitter:
         return chunk
 
 
-async def stream(request: web.Request, state: ServerState, plan: Plan,
-                 streams: list[RequestStream]) -> web.StreamResponse:
+async def stream(
+    request: web.Request, state: ServerState, plan: Plan, streams: list[RequestStream]
+) -> web.StreamResponse:
     resp = web.StreamResponse(headers=SSE_HEADERS)
     try:
         await resp.prepare(request)
@@ -80,7 +84,7 @@ async def stream(request: web.Request, state: ServerState, plan: Plan,
                 await _one(resp, _Emitter(state, plan, plan.choices[0]), streams[0])
             else:
                 await _many(resp, [_Emitter(state, plan, c) for c in plan.choices], streams)
-        except RequestFailed as e:   # headers are gone: the error travels as a data event
+        except RequestFailed as e:  # headers are gone: the error travels as a data event
             await resp.write(sse(ApiError(e.status, e.message).body()))
         else:
             if plan.include_usage:
@@ -90,7 +94,7 @@ async def stream(request: web.Request, state: ServerState, plan: Plan,
                 await resp.write(sse(final))
         await resp.write(DONE)
         await resp.write_eof()
-    except ConnectionResetError:   # the client left while we wrote; leaving the admissions aborts its requests
+    except ConnectionResetError:  # the client left while we wrote; leaving the admissions aborts its requests
         log.info("client of %s hung up mid-stream", plan.env.id)
     return resp
 

@@ -6,6 +6,7 @@ needs them only to append tokens, check stops and detokenize, which under async 
 `get_output()` blocks on that copy alone, usually while the GPU already runs the next step. mini-sglang returns the
 same triple (next_tokens_gpu, next_tokens_cpu, copy_done_event); vLLM calls the handle AsyncModelRunnerOutput.
 """
+
 from __future__ import annotations
 
 import torch
@@ -17,15 +18,21 @@ from engine.worker.logprobs import PendingLogprobs
 class AsyncModelRunnerOutput:
     """One step's output; `get_output()` (once, in step order) waits for its copy and returns the token ids."""
 
-    def __init__(self, req_ids: list[str], sampled: torch.Tensor | None = None, host: torch.Tensor | None = None,
-                 copied: torch.cuda.Event | None = None, logits: torch.Tensor | None = None,
-                 logprobs: PendingLogprobs | None = None) -> None:
+    def __init__(
+        self,
+        req_ids: list[str],
+        sampled: torch.Tensor | None = None,
+        host: torch.Tensor | None = None,
+        copied: torch.cuda.Event | None = None,
+        logits: torch.Tensor | None = None,
+        logprobs: PendingLogprobs | None = None,
+    ) -> None:
         self.req_ids = req_ids
-        self._sampled = sampled   # [S] int64 on the device: kept alive until the side-stream copy has read it
-        self._host = host         # [S] int64 pinned, written by that copy (None off CUDA: `sampled` is on the host)
+        self._sampled = sampled  # [S] int64 on the device: kept alive until the side-stream copy has read it
+        self._host = host  # [S] int64 pinned, written by that copy (None off CUDA: `sampled` is on the host)
         self._copied = copied
         self._logits = logits
-        self._logprobs = logprobs   # only when a request of the step asked; copied with the ids (pinned on CUDA)
+        self._logprobs = logprobs  # only when a request of the step asked; copied with the ids (pinned on CUDA)
 
     def get_output(self) -> ModelRunnerOutput:
         if not self.req_ids and self._logprobs is None:
@@ -49,14 +56,19 @@ class OutputCopier:
     def __init__(self, device: torch.device) -> None:
         self.stream = torch.cuda.Stream(device) if device.type == "cuda" else None
 
-    def start(self, req_ids: list[str], sampled: torch.Tensor | None, logits: torch.Tensor | None = None,
-              logprobs: PendingLogprobs | None = None) -> AsyncModelRunnerOutput:
+    def start(
+        self,
+        req_ids: list[str],
+        sampled: torch.Tensor | None,
+        logits: torch.Tensor | None = None,
+        logprobs: PendingLogprobs | None = None,
+    ) -> AsyncModelRunnerOutput:
         """sampled [S] int64 on the device, rows in req_ids' order (None: no row samples); logits [S, vocab] fp32
         when the runner keeps them (tests); logprobs: what the step's requests that ask for them get."""
         if self.stream is None:
             return AsyncModelRunnerOutput(req_ids, sampled, logits=logits, logprobs=logprobs)
         device = torch.cuda.current_device() if sampled is None else sampled.device
-        self.stream.wait_stream(torch.cuda.current_stream(device))   # after the sampler wrote `sampled`
+        self.stream.wait_stream(torch.cuda.current_stream(device))  # after the sampler wrote `sampled`
         host = None
         with torch.cuda.stream(self.stream):
             # Pinned memory from torch's caching host allocator: a block is reused only after its copy is done.

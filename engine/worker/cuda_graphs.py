@@ -17,6 +17,7 @@ with split-KV decode (segments bounded on the device from seq_lens, the merge in
 split graph when its longest context (the host int max_seqlen_k) reaches MIN_SPLIT_SEQLEN. Large buckets fill the GPU
 unsplit and keep one graph.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -60,8 +61,10 @@ def graph_mode(enforce_eager: bool | None, device: torch.device, kernels_name: s
     if enforce_eager:
         return "off"
     if kernels_name == "torch":
-        log.warning("enforce_eager=False ignored: the torch reference attention reads host lists and cannot be "
-                    "captured; decode runs eagerly (use attention_backend triton or auto on CUDA for graphs)")
+        log.warning(
+            "enforce_eager=False ignored: the torch reference attention reads host lists and cannot be "
+            "captured; decode runs eagerly (use attention_backend triton or auto on CUDA for graphs)"
+        )
         return "off"
     return "capture" if torch.device(device).type == "cuda" else "replay"
 
@@ -69,8 +72,16 @@ def graph_mode(enforce_eager: bool | None, device: torch.device, kernels_name: s
 class DecodeGraphs:
     """Static decode buffers at the largest bucket, one captured graph (or eager replay) per bucket."""
 
-    def __init__(self, model: torch.nn.Module, kv_caches: list[torch.Tensor], sizes: list[int],
-                 max_blocks_per_seq: int, max_model_len: int, device: torch.device, mode: str) -> None:
+    def __init__(
+        self,
+        model: torch.nn.Module,
+        kv_caches: list[torch.Tensor],
+        sizes: list[int],
+        max_blocks_per_seq: int,
+        max_model_len: int,
+        device: torch.device,
+        mode: str,
+    ) -> None:
         if mode not in ("capture", "replay"):
             raise ValueError(f"DecodeGraphs mode must be capture or replay, got {mode!r}")
         self.model, self.kv_caches, self.sizes, self.mode = model, kv_caches, sizes, mode
@@ -80,22 +91,33 @@ class DecodeGraphs:
         self.slot_mapping = torch.full((n,), -1, dtype=torch.int64, device=device)
         self.seq_lens = torch.ones(n, dtype=torch.int32, device=device)
         self.block_tables = torch.zeros(n, max_blocks_per_seq, dtype=torch.int32, device=device)
-        self.cu_seqlens_q = torch.arange(n + 1, dtype=torch.int32, device=device)   # one token per row, always
+        self.cu_seqlens_q = torch.arange(n + 1, dtype=torch.int32, device=device)  # one token per row, always
         num_kv_heads = kv_caches[0].shape[3] if kv_caches else 0
-        self.split_sizes = [b for b in sizes if max_model_len >= MIN_SPLIT_SEQLEN
-                            and grid_leaves_gpu_idle(b, num_kv_heads, device)]
+        self.split_sizes = [
+            b for b in sizes if max_model_len >= MIN_SPLIT_SEQLEN and grid_leaves_gpu_idle(b, num_kv_heads, device)
+        ]
         # max_seqlen_k is the bound every step respects; static_launch keeps kernels from sizing launches by it.
         # Keyed (bucket, split-KV): the split variant exists for split_sizes only.
-        self.meta = {(b, split): AttentionMetadata(self.cu_seqlens_q[:b + 1], self.seq_lens[:b], self.block_tables[:b],
-                                                   self.slot_mapping[:b], 1, max_model_len, static_launch=True,
-                                                   static_split_kv=split)
-                     for b in sizes for split in ((False, True) if b in self.split_sizes else (False,))}
+        self.meta = {
+            (b, split): AttentionMetadata(
+                self.cu_seqlens_q[: b + 1],
+                self.seq_lens[:b],
+                self.block_tables[:b],
+                self.slot_mapping[:b],
+                1,
+                max_model_len,
+                static_launch=True,
+                static_split_kv=split,
+            )
+            for b in sizes
+            for split in ((False, True) if b in self.split_sizes else (False,))
+        }
         self.graphs: dict[tuple[int, bool], torch.cuda.CUDAGraph] = {}
         self.outputs: dict[tuple[int, bool], torch.Tensor] = {}
-        self.replays: Counter[int] = Counter()        # steps run per bucket (tests, tools)
+        self.replays: Counter[int] = Counter()  # steps run per bucket (tests, tools)
         self.split_replays: Counter[int] = Counter()  # of which through the split-KV graph
         self.capture_seconds = 0.0
-        self._dirty = 0   # rows >= _dirty hold the padding row; rows below may hold an earlier step's data
+        self._dirty = 0  # rows >= _dirty hold the padding row; rows below may hold an earlier step's data
 
     def bucket(self, attn: AttentionMetadata) -> int | None:
         """The bucket a step runs in, or None for the eager path (prefill/mixed rows, or too many rows)."""
@@ -116,7 +138,7 @@ class DecodeGraphs:
         if self.mode == "capture":
             pool = torch.cuda.graph_pool_handle()
             for key in sorted(self.meta, reverse=True):
-                self._forward(key)   # warm-up: Triton compiles and autotunes outside the capture
+                self._forward(key)  # warm-up: Triton compiles and autotunes outside the capture
                 torch.cuda.synchronize()
                 graph = torch.cuda.CUDAGraph()
                 with torch.cuda.graph(graph, pool=pool):
@@ -125,25 +147,29 @@ class DecodeGraphs:
             torch.cuda.synchronize()
         self.capture_seconds = time.perf_counter() - t0
         what = "captured CUDA graphs" if self.mode == "capture" else "eager replay (no capture off CUDA)"
-        log.info("decode %s for batch sizes %s (split-KV too for %s) in %.2f s", what, self.sizes,
-                 self.split_sizes or "none", self.capture_seconds)
+        log.info(
+            "decode %s for batch sizes %s (split-KV too for %s) in %.2f s",
+            what,
+            self.sizes,
+            self.split_sizes or "none",
+            self.capture_seconds,
+        )
 
-    def run(self, b: int, input_ids: torch.Tensor, positions: torch.Tensor,
-            attn: AttentionMetadata) -> torch.Tensor:
+    def run(self, b: int, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
         """Copy the step into the static buffers, run bucket b, return the hidden states of the real rows [n, H]."""
         n = attn.num_seqs
-        if self._dirty > n:   # rows an earlier, larger step wrote become padding again
-            self.input_ids[n:self._dirty].zero_()
-            self.positions[n:self._dirty].zero_()
-            self.slot_mapping[n:self._dirty].fill_(-1)
-            self.seq_lens[n:self._dirty].fill_(1)
-            self.block_tables[n:self._dirty].zero_()
+        if self._dirty > n:  # rows an earlier, larger step wrote become padding again
+            self.input_ids[n : self._dirty].zero_()
+            self.positions[n : self._dirty].zero_()
+            self.slot_mapping[n : self._dirty].fill_(-1)
+            self.seq_lens[n : self._dirty].fill_(1)
+            self.block_tables[n : self._dirty].zero_()
         self._dirty = n
         self.input_ids[:n].copy_(input_ids)
         self.positions[:n].copy_(positions)
         self.slot_mapping[:n].copy_(attn.slot_mapping)
         self.seq_lens[:n].copy_(attn.seq_lens)
-        self.block_tables[:n, :attn.block_tables.shape[1]].copy_(attn.block_tables)
+        self.block_tables[:n, : attn.block_tables.shape[1]].copy_(attn.block_tables)
         key = (b, b in self.split_sizes and attn.max_seqlen_k >= MIN_SPLIT_SEQLEN)
         self.replays[b] += 1
         if key[1]:

@@ -11,6 +11,7 @@ Generated-token counts live on the device, one row per slot ([max_num_seqs, voca
 penalized request arrives) and grow by the step's sampled ids on the device, so penalties never wait for sampled
 tokens to reach the host (async scheduling reads them one step late).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -31,8 +32,8 @@ class _Tracked:
     slot: int
     params: SamplingParams
     num_prompt: int
-    num_output: int            # generated tokens so far (sampled on the device included)
-    min_stop_ids: list[int]    # masked while num_output < min_tokens
+    num_output: int  # generated tokens so far (sampled on the device included)
+    min_stop_ids: list[int]  # masked while num_output < min_tokens
 
 
 def wants_processing(sp: SamplingParams) -> bool:
@@ -40,15 +41,16 @@ def wants_processing(sp: SamplingParams) -> bool:
 
 
 class LogitsProcessors:
-    def __init__(self, max_num_seqs: int, vocab_size: int, device: torch.device,
-                 eos_token_ids: frozenset[int] = frozenset()) -> None:
+    def __init__(
+        self, max_num_seqs: int, vocab_size: int, device: torch.device, eos_token_ids: frozenset[int] = frozenset()
+    ) -> None:
         self.max_num_seqs = max_num_seqs
         self.vocab_size = vocab_size
         self.device = device
         self.eos_token_ids = eos_token_ids
         self.tracked: dict[str, _Tracked] = {}
-        self.counts: torch.Tensor | None = None        # [max_num_seqs, vocab] int32: generated-token counts
-        self.prompt_mask: torch.Tensor | None = None   # [max_num_seqs, vocab] bool: tokens of the prompt
+        self.counts: torch.Tensor | None = None  # [max_num_seqs, vocab] int32: generated-token counts
+        self.prompt_mask: torch.Tensor | None = None  # [max_num_seqs, vocab] bool: tokens of the prompt
 
     # ---- slots (ModelRunner._update_states) ---------------------------------------------------------
     def update(self, sched: SchedulerOutput) -> None:
@@ -60,11 +62,18 @@ class LogitsProcessors:
 
     def _add(self, new: NewRequestData) -> None:
         sp = new.sampling_params
-        stops = [] if sp.min_tokens == 0 else sorted(
-            t for t in set(sp.stop_token_ids) | (set() if sp.ignore_eos else set(self.eos_token_ids))
-            if t < self.vocab_size)
-        self.tracked[new.req_id] = _Tracked(new.slot, sp, new.num_prompt_tokens,
-                                            len(new.token_ids) - new.num_prompt_tokens, stops)
+        stops = (
+            []
+            if sp.min_tokens == 0
+            else sorted(
+                t
+                for t in set(sp.stop_token_ids) | (set() if sp.ignore_eos else set(self.eos_token_ids))
+                if t < self.vocab_size
+            )
+        )
+        self.tracked[new.req_id] = _Tracked(
+            new.slot, sp, new.num_prompt_tokens, len(new.token_ids) - new.num_prompt_tokens, stops
+        )
         if not sp.penalized:
             return
         if self.counts is None:
@@ -72,13 +81,17 @@ class LogitsProcessors:
             self.prompt_mask = torch.zeros(self.max_num_seqs, self.vocab_size, dtype=torch.bool, device=self.device)
         assert self.prompt_mask is not None
         ids = torch.tensor(new.token_ids, dtype=torch.int64, device=self.device)
-        self.counts[new.slot] = torch.bincount(ids[new.num_prompt_tokens:], minlength=self.vocab_size).to(torch.int32)
+        self.counts[new.slot] = torch.bincount(ids[new.num_prompt_tokens :], minlength=self.vocab_size).to(torch.int32)
         self.prompt_mask[new.slot] = False
-        self.prompt_mask[new.slot, ids[:new.num_prompt_tokens]] = True
+        self.prompt_mask[new.slot, ids[: new.num_prompt_tokens]] = True
 
     # ---- one step (ModelRunner.execute_model) -------------------------------------------------------
-    def sample(self, logits: torch.Tensor,   # [S, vocab] the sampling rows' logits
-               inputs: StepInputs, sampler: Sampler) -> tuple[torch.Tensor, lp.PendingLogprobs | None]:
+    def sample(
+        self,
+        logits: torch.Tensor,  # [S, vocab] the sampling rows' logits
+        inputs: StepInputs,
+        sampler: Sampler,
+    ) -> tuple[torch.Tensor, lp.PendingLogprobs | None]:
         """The sampled ids [S] on the device and, when a row asks, the rows' logprobs, still on the device."""
         assert inputs.sampling is not None
         if not self.tracked:
@@ -105,10 +118,10 @@ class LogitsProcessors:
             return logits
         assert self.counts is not None and self.prompt_mask is not None
         dev = logits.device
-        idx = torch.tensor([i for i, _ in rows], dtype=torch.int64, device=dev)             # [P]
-        slots = torch.tensor([t.slot for _, t in rows], dtype=torch.int64, device=dev)      # [P]
-        x = logits[idx].float()                                                             # [P, vocab]
-        counts = self.counts[slots].float()                                                 # [P, vocab]
+        idx = torch.tensor([i for i, _ in rows], dtype=torch.int64, device=dev)  # [P]
+        slots = torch.tensor([t.slot for _, t in rows], dtype=torch.int64, device=dev)  # [P]
+        x = logits[idx].float()  # [P, vocab]
+        counts = self.counts[slots].float()  # [P, vocab]
         generated = counts > 0
         rep = np.array([t.params.repetition_penalty for _, t in rows], dtype=np.float32)
         if (rep != 1.0).any():
@@ -141,8 +154,9 @@ class LogitsProcessors:
         slots = torch.tensor([t.slot for _, t in rows], dtype=torch.int64, device=dev)
         self.counts.index_put_((slots, sampled[idx]), torch.ones_like(slots, dtype=torch.int32), accumulate=True)
 
-    def prompt_logprobs(self, hidden: torch.Tensor, inputs: StepInputs, sched: SchedulerOutput, state: SlotState,
-                        compute_logits) -> dict[str, tuple[int, list[lp.LogprobBlock]]]:
+    def prompt_logprobs(
+        self, hidden: torch.Tensor, inputs: StepInputs, sched: SchedulerOutput, state: SlotState, compute_logits
+    ) -> dict[str, tuple[int, list[lp.LogprobBlock]]]:
         """request id -> (first position, entries on the device) for the prompt positions this step computed, of
         the requests that ask. Called after the runner advanced `num_computed` by this step's tokens."""
         if not any(t.params.prompt_logprobs is not None for t in self.tracked.values()):
@@ -156,9 +170,13 @@ class LogitsProcessors:
                 # Position p's distribution is over the token at p + 1; the last prompt position's is the sample's.
                 end = min(start + q, t.num_prompt - 1)
                 positions = range(start, end)
-                entries = lp.prompt_logprobs(hidden, [first_token + p - start for p in positions],
-                                             state.token_ids[slot, start + 1:end + 1].tolist(),
-                                             t.params.prompt_logprobs, compute_logits)
-                out[rid] = (start + 1, entries)   # entry of the token at p + 1
+                entries = lp.prompt_logprobs(
+                    hidden,
+                    [first_token + p - start for p in positions],
+                    state.token_ids[slot, start + 1 : end + 1].tolist(),
+                    t.params.prompt_logprobs,
+                    compute_logits,
+                )
+                out[rid] = (start + 1, entries)  # entry of the token at p + 1
             first_token += q
         return out

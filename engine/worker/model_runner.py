@@ -7,6 +7,7 @@ decode inputs) -> start the device->host copy of the samples (async_output.py) a
 Nothing in a step reads a device value on the host, so the engine may schedule and launch the next step before
 this one's tokens are known (async scheduling, engine/engine_core.py).
 """
+
 from __future__ import annotations
 
 import torch
@@ -27,8 +28,14 @@ from engine.worker.state import SlotState
 
 
 class ModelRunner:
-    def __init__(self, config: EngineConfig, model: torch.nn.Module, model_config, keep_logits: bool = False,
-                 eos_token_ids: frozenset[int] = frozenset()) -> None:
+    def __init__(
+        self,
+        config: EngineConfig,
+        model: torch.nn.Module,
+        model_config,
+        keep_logits: bool = False,
+        eos_token_ids: frozenset[int] = frozenset(),
+    ) -> None:
         self.config = config
         self.device = config.device
         self.dtype = config.dtype
@@ -36,23 +43,26 @@ class ModelRunner:
         self.model_config = model_config
         self.block_size = config.block_size
         self.max_model_len = config.max_model_len
-        self.state = SlotState(config.max_num_seqs, self.max_model_len, cdiv(self.max_model_len, self.block_size),
-                               self.device)
+        self.state = SlotState(
+            config.max_num_seqs, self.max_model_len, cdiv(self.max_model_len, self.block_size), self.device
+        )
         self.upload = Uploader(self.device)
         self.output_copier = OutputCopier(self.device)
         self.sampler = Sampler()
         # Penalties, min_tokens and logprobs, for the requests that ask; nothing for the others.
-        self.logits_processors = LogitsProcessors(config.max_num_seqs, model_config.vocab_size, self.device,
-                                                  eos_token_ids)
+        self.logits_processors = LogitsProcessors(
+            config.max_num_seqs, model_config.vocab_size, self.device, eos_token_ids
+        )
         self.kv_caches: list[torch.Tensor] = []
         self.num_blocks = 0
-        self.keep_logits = keep_logits   # tests: return each step's sampling-row logits
+        self.keep_logits = keep_logits  # tests: return each step's sampling-row logits
         # Applied once, before the profiling run, so every forward of this engine runs the same kernels.
-        self.attention_kernels = select_attention(config.attention_backend, self.device,
-                                                  head_dim=model_config.head_dim, block_size=self.block_size)
+        self.attention_kernels = select_attention(
+            config.attention_backend, self.device, head_dim=model_config.head_dim, block_size=self.block_size
+        )
         model.set_attention_kernels(self.attention_kernels)
         self.graph_mode = graph_mode(config.enforce_eager, self.device, self.attention_kernels.name)
-        self.decode_graphs: DecodeGraphs | None = None   # built (and captured) once the KV cache exists
+        self.decode_graphs: DecodeGraphs | None = None  # built (and captured) once the KV cache exists
 
     # ---- KV cache sizing ----------------------------------------------------------------------
     @property
@@ -83,9 +93,11 @@ class ModelRunner:
         budget = total * self.config.gpu_memory_utilization - (total - free) - activations
         num_blocks = int(budget // self.bytes_per_block)
         if num_blocks < 1:
-            raise EngineError(f"no GPU memory left for the KV cache: {total / 2**30:.1f} GiB total, "
-                              f"{(total - free) / 2**30:.1f} GiB in use, {activations / 2**30:.1f} GiB peak activations; "
-                              f"raise --gpu-memory-utilization or lower --max-num-batched-tokens")
+            raise EngineError(
+                f"no GPU memory left for the KV cache: {total / 2**30:.1f} GiB total, "
+                f"{(total - free) / 2**30:.1f} GiB in use, {activations / 2**30:.1f} GiB peak activations; "
+                f"raise --gpu-memory-utilization or lower --max-num-batched-tokens"
+            )
         return num_blocks
 
     def _dummy_run(self, num_tokens: int) -> None:
@@ -93,28 +105,53 @@ class ModelRunner:
         bs, dev = self.block_size, self.device
         q_lens = [min(self.max_model_len, num_tokens - i) for i in range(0, num_tokens, self.max_model_len)]
         blocks = [cdiv(q, bs) for q in q_lens]
-        caches = [torch.zeros(kv_cache_shape(sum(blocks), bs, self.model_config.num_key_value_heads,
-                                             self.model_config.head_dim), dtype=self.dtype, device=dev)
-                  for _ in range(self.model_config.num_hidden_layers)]
+        caches = [
+            torch.zeros(
+                kv_cache_shape(sum(blocks), bs, self.model_config.num_key_value_heads, self.model_config.head_dim),
+                dtype=self.dtype,
+                device=dev,
+            )
+            for _ in range(self.model_config.num_hidden_layers)
+        ]
         table = torch.zeros(len(q_lens), max(blocks), dtype=torch.int32)
         first = 0
         for i, nb in enumerate(blocks):
             table[i, :nb] = torch.arange(first, first + nb, dtype=torch.int32)
             first += nb
-        slot_mapping = torch.cat([table[i].repeat_interleave(bs)[:q].long() * bs + torch.arange(q) % bs
-                                  for i, q in enumerate(q_lens)])
+        slot_mapping = torch.cat(
+            [table[i].repeat_interleave(bs)[:q].long() * bs + torch.arange(q) % bs for i, q in enumerate(q_lens)]
+        )
         cu = torch.zeros(len(q_lens) + 1, dtype=torch.int32)
         cu[1:] = torch.tensor(q_lens).cumsum(0)
-        attn = AttentionMetadata(cu.to(dev), torch.tensor(q_lens, dtype=torch.int32, device=dev), table.to(dev),
-                                 slot_mapping.to(dev), max(q_lens), max(q_lens), list(q_lens), list(q_lens))
+        attn = AttentionMetadata(
+            cu.to(dev),
+            torch.tensor(q_lens, dtype=torch.int32, device=dev),
+            table.to(dev),
+            slot_mapping.to(dev),
+            max(q_lens),
+            max(q_lens),
+            list(q_lens),
+            list(q_lens),
+        )
         positions = torch.cat([torch.arange(q) for q in q_lens]).to(dev)
         hidden = self.model.forward(torch.zeros(num_tokens, dtype=torch.int64, device=dev), positions, attn, caches)
         rows = min(self.config.max_num_seqs, num_tokens)
         logits = self.model.compute_logits(hidden[:rows])
         ones = torch.ones(rows, device=dev)
-        self.sampler(logits, SamplingTensors(
-            ones, torch.full((rows,), 50, dtype=torch.int64, device=dev), ones * 0.9,
-            torch.arange(rows, device=dev), torch.arange(rows, device=dev), False, False, True, True))
+        self.sampler(
+            logits,
+            SamplingTensors(
+                ones,
+                torch.full((rows,), 50, dtype=torch.int64, device=dev),
+                ones * 0.9,
+                torch.arange(rows, device=dev),
+                torch.arange(rows, device=dev),
+                False,
+                False,
+                True,
+                True,
+            ),
+        )
         self.sampler.warm_up(logits)
         del caches, hidden, logits
 
@@ -126,8 +163,14 @@ class ModelRunner:
         self.num_blocks = num_blocks
         if self.graph_mode != "off":
             self.decode_graphs = DecodeGraphs(
-                self.model, self.kv_caches, capture_sizes(self.config.max_num_seqs, self.config.max_capture_size),
-                self.state.block_table.shape[1], self.max_model_len, self.device, self.graph_mode)
+                self.model,
+                self.kv_caches,
+                capture_sizes(self.config.max_num_seqs, self.config.max_capture_size),
+                self.state.block_table.shape[1],
+                self.max_model_len,
+                self.device,
+                self.graph_mode,
+            )
             self.decode_graphs.capture()
 
     # ---- one step -------------------------------------------------------------------------------
@@ -150,25 +193,26 @@ class ModelRunner:
         self.state.num_computed[inputs.row_slots] += inputs.row_q_lens
         graphs = self.decode_graphs
         bucket = graphs.bucket(inputs.attn) if graphs is not None else None
-        if graphs is not None and bucket is not None:   # pure decode: padded static buffers, a replay on CUDA
+        if graphs is not None and bucket is not None:  # pure decode: padded static buffers, a replay on CUDA
             hidden = graphs.run(bucket, inputs.input_ids, inputs.positions, inputs.attn)
         else:
             hidden = self.model.forward(inputs.input_ids, inputs.positions, inputs.attn, self.kv_caches)
         # {} unless a request in this step asks for prompt logprobs (engine/worker/logits_processors.py)
-        prompt_logprobs = self.logits_processors.prompt_logprobs(hidden, inputs, sched, self.state,
-                                                                 self.model.compute_logits)
+        prompt_logprobs = self.logits_processors.prompt_logprobs(
+            hidden, inputs, sched, self.state, self.model.compute_logits
+        )
         if inputs.sampling is None:
             if not prompt_logprobs:
                 return AsyncModelRunnerOutput([])
             return self.output_copier.start([], None, logprobs=PendingLogprobs(0, prompt=prompt_logprobs))
         rows = hidden if inputs.logits_indices is None else hidden[inputs.logits_indices]
-        logits = self.model.compute_logits(rows)                             # [S, vocab] in the model dtype
+        logits = self.model.compute_logits(rows)  # [S, vocab] in the model dtype
         # The sampler alone unless a row asks for penalties, min_tokens or logprobs (then: torch ops around it).
-        sampled, pending = self.logits_processors.sample(logits, inputs, self.sampler)   # [S] on the device
+        sampled, pending = self.logits_processors.sample(logits, inputs, self.sampler)  # [S] on the device
         if prompt_logprobs:
             pending = pending or PendingLogprobs(len(inputs.sample_req_ids))
             pending.prompt = prompt_logprobs
-        self.state.last_sampled[inputs.sample_slots] = sampled               # next step's decode inputs
+        self.state.last_sampled[inputs.sample_slots] = sampled  # next step's decode inputs
         self.state.num_tokens[inputs.sample_slots_np] += 1
-        kept = logits.float() if self.keep_logits else None   # the fp32 contract of ModelRunnerOutput.logits
+        kept = logits.float() if self.keep_logits else None  # the fp32 contract of ModelRunnerOutput.logits
         return self.output_copier.start(inputs.sample_req_ids, sampled, kept, pending)

@@ -9,6 +9,7 @@ was batch-invariant on an H200.) Greedy rows are exactly argmax of the raw logit
 On CUDA one Triton kernel does it all (engine/kernels/triton_sampling.py: no sort, no fp32 or int64 copy of the
 logits); `sample_reference` below is the CPU path and that kernel's oracle, and both draw the same noise.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,11 +22,11 @@ ENV_FUSED = "ENGINE_FUSED_SAMPLER"
 
 @dataclass
 class SamplingTensors:
-    temperature: torch.Tensor   # [N] float32, 0 = greedy
-    top_k: torch.Tensor         # [N] int64, vocab size where off
-    top_p: torch.Tensor         # [N] float32, 1 where off
-    seeds: torch.Tensor         # [N] int64
-    positions: torch.Tensor     # [N] int64, position of the token being sampled
+    temperature: torch.Tensor  # [N] float32, 0 = greedy
+    top_k: torch.Tensor  # [N] int64, vocab size where off
+    top_p: torch.Tensor  # [N] float32, 1 where off
+    seeds: torch.Tensor  # [N] int64
+    positions: torch.Tensor  # [N] int64, position of the token being sampled
     # Host flags (known when the batch is built) that let whole stages be skipped without a sync.
     all_greedy: bool
     any_greedy: bool
@@ -57,33 +58,34 @@ def _splitmix64(z: torch.Tensor) -> torch.Tensor:
 
 def exponential_noise(seeds: torch.Tensor, positions: torch.Tensor, vocab_size: int) -> torch.Tensor:
     """[N, V] float32 Exp(1) samples, a pure function of (seed, position, vocabulary index)."""
-    key = _splitmix64(_splitmix64(seeds * _GOLDEN + positions) + _GOLDEN)          # [N]
+    key = _splitmix64(_splitmix64(seeds * _GOLDEN + positions) + _GOLDEN)  # [N]
     idx = torch.arange(vocab_size, device=seeds.device, dtype=torch.int64) * _GOLDEN  # [V]
-    bits = _shr(_splitmix64(key[:, None] + idx[None, :]), 40)                       # [N, V], 24 random bits
-    u = (bits.to(torch.float32) + 0.5) * (1.0 / (1 << 24))                          # in (0, 1)
+    bits = _shr(_splitmix64(key[:, None] + idx[None, :]), 40)  # [N, V], 24 random bits
+    u = (bits.to(torch.float32) + 0.5) * (1.0 / (1 << 24))  # in (0, 1)
     return -torch.log(u)
 
 
-def top_k_top_p_mask(logits: torch.Tensor,       # [N, V] float32
-                     temperature: torch.Tensor,  # [N] float32, > 0
-                     top_k: torch.Tensor | None,  # [N] int64, >= V where off
-                     top_p: torch.Tensor | None,  # [N] float32, 1 where off
-                     ) -> torch.Tensor:
+def top_k_top_p_mask(
+    logits: torch.Tensor,  # [N, V] float32
+    temperature: torch.Tensor,  # [N] float32, > 0
+    top_k: torch.Tensor | None,  # [N] int64, >= V where off
+    top_p: torch.Tensor | None,  # [N] float32, 1 where off
+) -> torch.Tensor:
     """[N, V] bool: the tokens each row keeps. Top-k keeps every logit >= the k-th largest; top-p then keeps, of
     those, each logit whose strictly larger kept tokens hold less than top_p of their renormalised probability
     (the most likely token always stays). Both cuts are logit thresholds, so tied tokens stay or go together."""
     sorted_logits = logits.sort(dim=-1, descending=True).values
     num_rows, vocab = logits.shape
-    kept = torch.full((num_rows,), vocab, dtype=torch.int64, device=logits.device)   # leading sorted entries kept
+    kept = torch.full((num_rows,), vocab, dtype=torch.int64, device=logits.device)  # leading sorted entries kept
     if top_k is not None:
         kth = sorted_logits.gather(1, (top_k.clamp(1, vocab) - 1).unsqueeze(1))
         kept = (sorted_logits >= kth).sum(dim=-1)
     if top_p is not None:
         in_k = torch.arange(vocab, device=logits.device) < kept.unsqueeze(1)
         top = sorted_logits[:, :1]
-        top = torch.where(top > float("-inf"), top, torch.zeros_like(top))    # an all -inf row: no NaN
+        top = torch.where(top > float("-inf"), top, torch.zeros_like(top))  # an all -inf row: no NaN
         probs = ((sorted_logits - top) / temperature.unsqueeze(1)).masked_fill(~in_k, float("-inf")).softmax(dim=-1)
-        above = probs.cumsum(dim=-1) - probs                                  # mass of the entries before each
+        above = probs.cumsum(dim=-1) - probs  # mass of the entries before each
         kept = ((above < top_p.unsqueeze(1)) & in_k).sum(dim=-1).clamp(min=1)
     return logits >= sorted_logits.gather(1, (kept - 1).unsqueeze(1))
 
@@ -98,8 +100,9 @@ def sample_reference(logits: torch.Tensor, t: SamplingTensors) -> torch.Tensor:
         return greedy
     temperature = torch.where(t.temperature > 0, t.temperature, torch.ones_like(t.temperature)).unsqueeze(1)
     if t.need_top_k or t.need_top_p:
-        keep = top_k_top_p_mask(x, temperature.squeeze(1), t.top_k if t.need_top_k else None,
-                                t.top_p if t.need_top_p else None)
+        keep = top_k_top_p_mask(
+            x, temperature.squeeze(1), t.top_k if t.need_top_k else None, t.top_p if t.need_top_p else None
+        )
         x = x.masked_fill(~keep, float("-inf"))
     top = x.amax(dim=-1, keepdim=True)
     top = torch.where(top > float("-inf"), top, torch.zeros_like(top))
@@ -126,8 +129,17 @@ class Sampler:
         if self.runs_fused(logits):
             # Imported on first use: triton picks GPU compilation or its interpreter when the module is imported.
             from engine.kernels import triton_sampling
-            return triton_sampling.sample(logits, t.temperature, t.top_k, t.top_p, t.seeds, t.positions,
-                                          has_top_k=t.need_top_k, has_top_p=t.need_top_p)
+
+            return triton_sampling.sample(
+                logits,
+                t.temperature,
+                t.top_k,
+                t.top_p,
+                t.seeds,
+                t.positions,
+                has_top_k=t.need_top_k,
+                has_top_p=t.need_top_p,
+            )
         return sample_reference(logits, t)
 
     def runs_fused(self, logits: torch.Tensor) -> bool:
@@ -140,5 +152,6 @@ class Sampler:
         one = torch.ones(1, device=logits.device)
         zero = torch.zeros(1, dtype=torch.int64, device=logits.device)
         for need_top_k, need_top_p in ((False, False), (True, False), (False, True), (True, True)):
-            self(logits[:1], SamplingTensors(one, zero + 50, one * 0.9, zero, zero, False, False,
-                                             need_top_k, need_top_p))
+            self(
+                logits[:1], SamplingTensors(one, zero + 50, one * 0.9, zero, zero, False, False, need_top_k, need_top_p)
+            )

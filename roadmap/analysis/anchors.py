@@ -1,4 +1,5 @@
 """Where a symbol named beside a `path:line` reference is in the file now (shared by RL302 and RL303)."""
+
 from __future__ import annotations
 
 import re
@@ -13,7 +14,7 @@ _DEF_WORDS = r"(?:def|class|fn|func|function|struct|enum|union|interface|trait|t
 def symbol_parts(symbol: str) -> tuple[str, str | None]:
     """`GPUModelRunner::async_device_mirror()` -> ("async_device_mirror", "GPUModelRunner")."""
     s = symbol.strip().strip("`")
-    s = re.sub(r"\(.*\)\s*$", "", s).strip()          # call parentheses and arguments
+    s = re.sub(r"\(.*\)\s*$", "", s).strip()  # call parentheses and arguments
     parts = [p for p in re.split(r"::|\.(?=[A-Za-z_])|#", s) if p]
     if not parts:
         return "", None
@@ -32,12 +33,16 @@ def _score(line: str, name: str, qualifier: str | None) -> int:
     score = 1
     if re.search(rf"\b{_DEF_WORDS}\s+{esc}\b", line):
         score = 4
-    elif qualifier and re.match(rf"^(?:[\w:<>,*&]+\s+)*[*&]?{re.escape(qualifier)}::{esc}\s*\(", line) \
-            and not line.rstrip().endswith(";"):
-        score = 4   # C++ out-of-line definition (at the margin: an indented `vt::F(` is a call)
+    elif (
+        qualifier
+        and re.match(rf"^(?:[\w:<>,*&]+\s+)*[*&]?{re.escape(qualifier)}::{esc}\s*\(", line)
+        and not line.rstrip().endswith(";")
+    ):
+        score = 4  # C++ out-of-line definition (at the margin: an indented `vt::F(` is a call)
     elif re.match(rf"^\s*[\w:<>,*&]+(?:\s+[\w:<>,*&]+)*\s+[*&]?{esc}\s*\([^;]*$", line) and not re.match(
-            r"^\s*(?:return|if|while|for|switch|else)\b", line):
-        score = 3   # a function header in a C-like language
+        r"^\s*(?:return|if|while|for|switch|else)\b", line
+    ):
+        score = 3  # a function header in a C-like language
     elif re.match(rf"^\s*{esc}\s*[:=]", line) or re.match(rf"^#+\s.*{esc}", line):
         score = 2
     if qualifier and qualifier in line:
@@ -47,8 +52,8 @@ def _score(line: str, name: str, qualifier: str | None) -> int:
 
 @dataclass(frozen=True)
 class Location:
-    status: str                      # "on-lines" | "moved" | "ambiguous" | "absent"
-    line: int | None = None          # moved: the line the symbol is defined on now
+    status: str  # "on-lines" | "moved" | "ambiguous" | "absent"
+    line: int | None = None  # moved: the line the symbol is defined on now
     candidates: tuple[int, ...] = ()  # ambiguous: the equally good lines
 
 
@@ -72,23 +77,26 @@ def locate(lines: list[str], ref: PathRef, also: tuple[tuple[int, int], ...] = (
     pat = _name_re(name)
     start = ref.line or 1
     end = max(start, ref.end_line or start)
-    if ref.line is not None and any(pat.search(l) for a, b in ((start, end), *also) for l in lines[a - 1:b]):
-        return Location("on-lines")      # on the lines, or on one of the further ranges (`ops.h:158,384,789`)
+    if ref.line is not None and any(pat.search(l) for a, b in ((start, end), *also) for l in lines[a - 1 : b]):
+        return Location("on-lines")  # on the lines, or on one of the further ranges (`ops.h:158,384,789`)
     prose = ref.path.rsplit(".", 1)[-1].lower() in _PROSE
-    scored = [(_score(l, name, qualifier), n) for n, l in enumerate(lines, 1)
-              if pat.search(l) and (prose or not _COMMENT.match(l))]
+    scored = [
+        (_score(l, name, qualifier), n)
+        for n, l in enumerate(lines, 1)
+        if pat.search(l) and (prose or not _COMMENT.match(l))
+    ]
     if not scored:
-        return Location("absent")        # gone from the code (a comment naming it is not where it is)
+        return Location("absent")  # gone from the code (a comment naming it is not where it is)
     if ref.line is None:
-        return Location("on-lines")      # `path::Symbol` without lines: being in the file is enough
+        return Location("on-lines")  # `path::Symbol` without lines: being in the file is enough
     if any(s >= 3 and n < start <= block_end(lines, n) for s, n in scored):
-        return Location("on-lines")      # a line inside the symbol's body: `MatmulBT` (ops.cpp:158) routes dtypes
+        return Location("on-lines")  # a line inside the symbol's body: `MatmulBT` (ops.cpp:158) routes dtypes
     best = max(s for s, _ in scored)
     tops = tuple(n for s, n in scored if s == best)
     if len(tops) == 1:
         return Location("moved", line=tops[0])
     if best < 3:
-        return Location("on-lines")   # only mentioned, several times: which mention the record meant is unknowable
+        return Location("on-lines")  # only mentioned, several times: which mention the record meant is unknowable
     return Location("ambiguous", candidates=tops)
 
 
@@ -135,4 +143,4 @@ def repoint(text: str, ref: PathRef, new_start: int) -> str | None:
         new = f"{':' if pattern is _COLON_RE else '#L'}{new_start}{m.group(2)}{new_end}"
     else:
         new = f"{':' if pattern is _COLON_RE else '#L'}{new_start}"
-    return text[:m.start()] + new + text[m.end():]
+    return text[: m.start()] + new + text[m.end() :]

@@ -8,6 +8,7 @@ First that applies:
 Lines not committed yet have no news. A named base that is not on HEAD's ancestry is unknown: no news,
 never "everything is news".
 """
+
 from __future__ import annotations
 
 from typing import Callable, Hashable, Iterable, Sequence
@@ -49,7 +50,7 @@ def _compute(ctx: LintContext, st: Statement) -> News:
     if sha is None:
         return News("unknown", "", None, "git blame could not place its lines")
     if st.directive and st.kind == "cell":
-        sha = cell_origin(ctx, st, sha)   # a state flip elsewhere in the row does not re-date this cell
+        sha = cell_origin(ctx, st, sha)  # a state flip elsewhere in the row does not re-date this cell
     if sha == _NOT_COMMITTED:
         return News("uncommitted", "", None, "its lines are not committed yet")
     commit = history.by_sha(sha)
@@ -148,21 +149,24 @@ def news_shas(ctx: LintContext, news: News) -> frozenset[str]:
     return cache[key]
 
 
-def commits_matching(ctx: LintContext, name: str, predicate: Callable[[str], object],
-                     merges: bool = False) -> list[Commit]:
+def commits_matching(
+    ctx: LintContext, name: str, predicate: Callable[[str], object], merges: bool = False
+) -> list[Commit]:
     """History commits (oldest first) whose message satisfies `predicate`, computed once per run per `name`;
     detectors intersect this short list with a statement's news instead of scanning every news commit. Merge
     commits count only with `merges` (a pull request's merge message often says what its branch did)."""
     cache = ctx.facts.commits_matching
     if name not in cache:
         history = ctx.get_history()
-        cache[name] = sorted((c for c in history.commits if (merges or not c.is_merge) and predicate(c.message)),
-                             key=history.rank)
+        cache[name] = sorted(
+            (c for c in history.commits if (merges or not c.is_merge) and predicate(c.message)), key=history.rank
+        )
     return cache[name]
 
 
-def news_subset(ctx: LintContext, label: Hashable, candidates: Callable[[], Sequence[Commit]],
-                news: News) -> list[Commit]:
+def news_subset(
+    ctx: LintContext, label: Hashable, candidates: Callable[[], Sequence[Commit]], news: News
+) -> list[Commit]:
     """The members of a per-run commit list (`candidates()`, e.g. the commits naming a row, or the refuting
     ones) that are news for `news`, in the list's order; computed once per (label, as-of point). Thousands
     of statements share a handful of as-of points, so a detector scans only the commits that can matter

@@ -10,6 +10,7 @@ working tree are walked past the same way. Each step reads one file at one revis
 the lines naming the row's id are parsed) and blames one line; both are cached per run. The current record's
 cells are indexed by line once, so the walk is linear in the number of directive cells.
 """
+
 from __future__ import annotations
 
 from typing import Iterable
@@ -21,7 +22,7 @@ from roadmap.history.blame import NULL_SHA, blame_lines
 from roadmap.history.git import GitError
 from roadmap.records.model import Statement
 
-MAX_STEPS = 16   # row edits that left one cell alone; past this the walk stops at the oldest commit it reached
+MAX_STEPS = 16  # row edits that left one cell alone; past this the walk stops at the oldest commit it reached
 
 
 def cell_origin(ctx: LintContext, st: Statement, sha: str) -> str:
@@ -67,7 +68,7 @@ def prefetch_origins(ctx: LintContext, starts: Iterable[tuple[Statement, str]]) 
         if st.kind == "cell" and st.row_id and st.column and (rest := _other_cells(ctx, st)) is not None:
             walking.append((st, rest, sha))
     if not walking:
-        return                          # history stays unbuilt when nothing asks for it (roadmap/lint.py)
+        return  # history stays unbuilt when nothing asks for it (roadmap/lint.py)
     history = ctx.get_history()
     cache = ctx.facts.blamed_line
     for _ in range(MAX_STEPS):
@@ -80,11 +81,13 @@ def prefetch_origins(ctx: LintContext, starts: Iterable[tuple[Statement, str]]) 
                 if (st.path, *step) not in cache:
                     asks.setdefault((st.path, step[0]), set()).add(step[1])
         for (path, rev), lines in asks.items():
-            if len(lines) > 1:          # one line is blamed alone by _blame_one, as it always was
+            if len(lines) > 1:  # one line is blamed alone by _blame_one, as it always was
                 _blame_many(ctx, path, rev, lines)
-        walking = [(st, rest, earlier) for st, rest, rev, line in steps
-                   if (earlier := _blame_one(ctx, st.path, rev, line)) is not None
-                   and history.by_sha(earlier) is not None]
+        walking = [
+            (st, rest, earlier)
+            for st, rest, rev, line in steps
+            if (earlier := _blame_one(ctx, st.path, rev, line)) is not None and history.by_sha(earlier) is not None
+        ]
         if not walking:
             return
 

@@ -10,6 +10,7 @@ A claim is listed in one of three shapes:
 Its TTL is its own (`TTL: 48h`), else what the records say ("claims expire after 7 days"), else config
 `claims_ttl_days`.
 """
+
 from __future__ import annotations
 
 import posixpath
@@ -27,15 +28,21 @@ from roadmap.records.state_words import leading_state
 PAST_SECTIONS = re.compile(r"checkpoint|closed|done|histor|archive|released|past|log\b|finished", re.I)
 ACTIVE_SECTIONS = re.compile(r"claim|active|open|in[ -]?flight|current|in progress", re.I)
 # Words that close a claim.
-CLOSED = re.compile(r"\b(?:closed|closing|released|releasing|completed|abandoned|dropped|handed (?:off|over)|"
-                    r"relinquished|unclaimed)\b", re.I)
+CLOSED = re.compile(
+    r"\b(?:closed|closing|released|releasing|completed|abandoned|dropped|handed (?:off|over)|"
+    r"relinquished|unclaimed)\b",
+    re.I,
+)
 _CLAIM_HEADERS = {"claim", "claim id", "claims", "claim name"}
 _SINCE_HEADERS = ("last update", "last updated", "updated", "last activity", "last touched", "renewed")
 _START_HEADERS = ("claimed", "claimed at", "claimed on", "since", "opened", "started", "date", "taken")
 _TTL = re.compile(r"(\d+(?:\.\d+)?)\s*(h|hrs?|hours?|d|days?|w|wks?|weeks?)\b", re.I)
-_RECORD_TTL = re.compile(r"\bclaims?\b[^.]{0,60}?\b(?:expire|lapse|go(?:es)? stale|time(?:s)? out|are stale|is stale)"
-                         r"[^.]{0,30}?\b(?:after|in|past)\s+(\d+(?:\.\d+)?)\s*(hours?|days?|weeks?|h|d|w)\b"
-                         r"|\bclaim ttl\b\W{0,3}(?:is\s+)?(\d+(?:\.\d+)?)\s*(hours?|days?|weeks?|h|d|w)\b", re.I)
+_RECORD_TTL = re.compile(
+    r"\bclaims?\b[^.]{0,60}?\b(?:expire|lapse|go(?:es)? stale|time(?:s)? out|are stale|is stale)"
+    r"[^.]{0,30}?\b(?:after|in|past)\s+(\d+(?:\.\d+)?)\s*(hours?|days?|weeks?|h|d|w)\b"
+    r"|\bclaim ttl\b\W{0,3}(?:is\s+)?(\d+(?:\.\d+)?)\s*(hours?|days?|weeks?|h|d|w)\b",
+    re.I,
+)
 _KEY_VALUE = re.compile(r"^[\s>*+\-]*[*_]{0,2}([A-Za-z][A-Za-z ]{1,20}?)[*_]{0,2}\s*:[*_]{0,2}\s*(.+?)\s*$")
 _HELD = GROUPS["on hold"]
 # A closing word that opens a clause of an entry about the claim: "— closed;", ". Released, closed.", ", closed 2026-08-01".
@@ -45,15 +52,15 @@ _LEAD = re.compile(r"^(?:\s+|[^\w(@]+|\d{4}-\d\d-\d\d|T?\d{1,2}:\d\d(?::\d\d)?Z?
 
 @dataclass(frozen=True)
 class Claim:
-    key: str                        # the claim id, or its name as the table writes it
-    st: Statement                   # where it is listed (the bullet, the table row's key cell, the Status line)
-    shape: str                      # "bullet" | "table" | "file"
-    line: int                       # the record line to report (the Status line of a claim file)
-    state: str | None               # its own state word (ACTIVE, DONE, paused -> PAUSED), if it states one
-    since: str | None               # the newest date it names as updated (or claimed)
-    ttl_days: float | None          # its own TTL
-    rows: tuple[str, ...]           # the rows it names
-    text: str                       # its whole row or entry, for "says so itself"
+    key: str  # the claim id, or its name as the table writes it
+    st: Statement  # where it is listed (the bullet, the table row's key cell, the Status line)
+    shape: str  # "bullet" | "table" | "file"
+    line: int  # the record line to report (the Status line of a claim file)
+    state: str | None  # its own state word (ACTIVE, DONE, paused -> PAUSED), if it states one
+    since: str | None  # the newest date it names as updated (or claimed)
+    ttl_days: float | None  # its own TTL
+    rows: tuple[str, ...]  # the rows it names
+    text: str  # its whole row or entry, for "says so itself"
 
 
 def claims(ctx: LintContext) -> list[Claim]:
@@ -108,11 +115,21 @@ def closed_by(ctx: LintContext, c: Claim) -> Statement | None:
             return record.st
     is_id = ctx.config.claim_re.fullmatch(c.key) is not None
     near_id = _near(c.key)
-    near = None if is_id else re.compile(rf"(?i)\b{CLOSED.pattern}\W+(?:\w+\W+){{0,3}}?{re.escape(c.key)}(?![\w-])"
-                                         rf"|(?<![\w-]){re.escape(c.key)}\W+(?:\w+\W+){{0,3}}?{CLOSED.pattern}")
+    near = (
+        None
+        if is_id
+        else re.compile(
+            rf"(?i)\b{CLOSED.pattern}\W+(?:\w+\W+){{0,3}}?{re.escape(c.key)}(?![\w-])"
+            rf"|(?<![\w-]){re.escape(c.key)}\W+(?:\w+\W+){{0,3}}?{CLOSED.pattern}"
+        )
+    )
     for other in ctx.statements():
-        if other is c.st or listed_active(other) or c.key not in other.text or \
-                (other.path, other.line) == (c.st.path, c.st.line):
+        if (
+            other is c.st
+            or listed_active(other)
+            or c.key not in other.text
+            or (other.path, other.line) == (c.st.path, c.st.line)
+        ):
             continue
         if is_id and claim_of(ctx, other) == c.key and _leads(other.text, c.key):
             hit = _CLAUSE_CLOSED.search(other.text) or near_id.search(other.text)
@@ -129,8 +146,10 @@ def closed_by(ctx: LintContext, c: Claim) -> Statement | None:
 def _near(key: str) -> re.Pattern[str]:
     """A closing word within three words of `key`: "closed tokenizer-cache", "CLAIM-X — released"."""
     k = re.escape(key)
-    return re.compile(rf"(?i){CLOSED.pattern}\W+(?:\w+\W+){{0,3}}?{k}(?![\w-])|(?<![\w-]){k}\W+(?:[\w-]+\W+){{0,3}}?"
-                      rf"{CLOSED.pattern}")
+    return re.compile(
+        rf"(?i){CLOSED.pattern}\W+(?:\w+\W+){{0,3}}?{k}(?![\w-])|(?<![\w-]){k}\W+(?:[\w-]+\W+){{0,3}}?"
+        rf"{CLOSED.pattern}"
+    )
 
 
 def _leads(text: str, key: str) -> bool:
@@ -160,7 +179,7 @@ def _titled(st: Statement, cid: str | None) -> bool:
 def _claims_section(st: Statement) -> bool:
     if not st.section:
         return False
-    name = re.sub(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\b", "", section_name(st))   # ids in a title are not its kind
+    name = re.sub(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\b", "", section_name(st))  # ids in a title are not its kind
     return bool(ACTIVE_SECTIONS.search(name)) and not PAST_SECTIONS.search(name)
 
 
@@ -170,9 +189,20 @@ def _bullet_claims(ctx: LintContext, rf: RecordFile) -> list[Claim]:
         cid = claim_of(ctx, st)
         if cid is None or not listed_active(st):
             continue
-        state = "CLOSED" if CLOSED.search(st.text) else None    # "closed 2026-08-01" in its own text
-        out.append(Claim(cid, st, "bullet", st.line, state, max(st.mentions.dates, default=None), None,
-                         tuple(i for i in st.mentions.ids if i != cid), st.text))
+        state = "CLOSED" if CLOSED.search(st.text) else None  # "closed 2026-08-01" in its own text
+        out.append(
+            Claim(
+                cid,
+                st,
+                "bullet",
+                st.line,
+                state,
+                max(st.mentions.dates, default=None),
+                None,
+                tuple(i for i in st.mentions.ids if i != cid),
+                st.text,
+            )
+        )
     return out
 
 
@@ -197,13 +227,15 @@ def _table_claims(ctx: LintContext, rf: RecordFile) -> list[Claim]:
             key = cell.row_id if cell.row_id and cfg.claim_re.fullmatch(cell.row_id) else _name(cell.text)
             if not key:
                 continue
-            state = leading_state(row[state_col].text, vocabulary) if state_col is not None and \
-                state_col < len(row) else None
+            state = (
+                leading_state(row[state_col].text, vocabulary)
+                if state_col is not None and state_col < len(row)
+                else None
+            )
             since = _date_in(row, since_col) or _date_in(row, start_col)
             ttl = _ttl(row[ttl_col].text) if ttl_col is not None and ttl_col < len(row) else None
             rows = tuple(dict.fromkeys(i for c in row for i in c.mentions.ids if i != key))
-            out.append(Claim(key, cell, "table", cell.line, state, since, ttl, rows,
-                             " | ".join(c.text for c in row)))
+            out.append(Claim(key, cell, "table", cell.line, state, since, ttl, rows, " | ".join(c.text for c in row)))
     return out
 
 
@@ -219,11 +251,15 @@ def _file_claim(ctx: LintContext, rf: RecordFile) -> Claim | None:
     """A file that is one claim: under a claims/ folder or named after a claim id, with a Status line."""
     parts = rf.path.lower().split("/")
     stem = posixpath.splitext(posixpath.basename(rf.path))[0]
-    if "claims" not in parts[:-1] and "claim" not in parts[:-1] and not ctx.config.claim_re.fullmatch(stem) \
-            and not stem.lower().startswith("claim"):
+    if (
+        "claims" not in parts[:-1]
+        and "claim" not in parts[:-1]
+        and not ctx.config.claim_re.fullmatch(stem)
+        and not stem.lower().startswith("claim")
+    ):
         return None
     if any(t.rows for t in rf.tables):
-        return None                    # a board of claims, read as a table
+        return None  # a board of claims, read as a table
     fields: dict[str, tuple[str, Statement, int]] = {}
     for st in rf.statements:
         if st.kind not in ("paragraph", "item"):
@@ -237,8 +273,13 @@ def _file_claim(ctx: LintContext, rf: RecordFile) -> Claim | None:
         return None
     value, st, line = status
     title = next((s for s in rf.statements if s.kind == "heading"), None)
-    key = (title.row_id if title is not None and title.row_id and ctx.config.claim_re.fullmatch(title.row_id)
-           else stem if ctx.config.claim_re.fullmatch(stem) else None)
+    key = (
+        title.row_id
+        if title is not None and title.row_id and ctx.config.claim_re.fullmatch(title.row_id)
+        else stem
+        if ctx.config.claim_re.fullmatch(stem)
+        else None
+    )
     if key is None:
         return None
     state = leading_state(value.strip("*_` "), ctx.config.state_set)
@@ -287,4 +328,3 @@ def _records_ttl(ctx: LintContext, path: str) -> tuple[float, str] | None:
                 if days is not None:
                     return days, f"{st.path}:{st.line}"
     return None
-

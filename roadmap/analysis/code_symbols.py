@@ -2,6 +2,7 @@
 records and notes included; a plan that names `VT_ASYNC_DEVICE_MIRROR` before anyone writes it must not
 look like the flag landing. These helpers re-count, for the few candidate commits only, on code paths.
 """
+
 from __future__ import annotations
 
 import re
@@ -21,10 +22,10 @@ def code_pathspec(ctx: LintContext) -> list[str]:
     return specs
 
 
-MAX_HELD_BYTES = 256 << 20   # code blobs kept in memory for the run; past it, blobs are read again when asked
-MAX_BLOB_BYTES = 64 << 20    # a blob larger than this is searched as a stream, never held whole
+MAX_HELD_BYTES = 256 << 20  # code blobs kept in memory for the run; past it, blobs are read again when asked
+MAX_BLOB_BYTES = 64 << 20  # a blob larger than this is searched as a stream, never held whole
 _CHUNK = 1 << 20
-_REGULAR = (b"100644", b"100755", b"100664")   # what `git grep` searches in a tree: regular files, not links
+_REGULAR = (b"100644", b"100755", b"100664")  # what `git grep` searches in a tree: regular files, not links
 
 
 def in_code_at(ctx: LintContext, symbol: str, rev: str) -> bool:
@@ -43,9 +44,9 @@ def in_code_at(ctx: LintContext, symbol: str, rev: str) -> bool:
 
 
 def _in_code_at(ctx: LintContext, symbol: str, rev: str) -> bool:
-    if not SHA.match(rev):              # git grep has no --end-of-options: only full shas reach it
+    if not SHA.match(rev):  # git grep has no --end-of-options: only full shas reach it
         return True
-    if not symbol or "\n" in symbol:    # git grep's own reading of an empty or a multi-line pattern
+    if not symbol or "\n" in symbol:  # git grep's own reading of an empty or a multi-line pattern
         out = run_git(ctx.root, "grep", "-l", "-F", "-e", symbol, rev, "--", *code_pathspec(ctx), check=False)
         return bool(out.strip()) or not _rev_ok(ctx, rev)
     blobs = code_blobs(ctx, rev)
@@ -69,15 +70,30 @@ def code_blobs(ctx: LintContext, rev: str) -> tuple[str, ...] | None:
     cache = ctx.facts.code_blobs
     if rev not in cache:
         try:
-            out = run_git(ctx.root, "diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
-                          "--end-of-options", empty_tree(ctx.root), rev, "--", *code_pathspec(ctx))
+            out = run_git(
+                ctx.root,
+                "diff-tree",
+                "-r",
+                "-z",
+                "--no-renames",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--end-of-options",
+                empty_tree(ctx.root),
+                rev,
+                "--",
+                *code_pathspec(ctx),
+            )
         except GitError:
             cache[rev] = None
         else:
             fields = out.split(b"\0")
             # ":000000 100644 0000... <oid> A", then the path
-            cache[rev] = tuple(meta[3].decode() for meta in (f.split() for f in fields[0:len(fields) - 1:2])
-                               if len(meta) == 5 and meta[1] in _REGULAR)
+            cache[rev] = tuple(
+                meta[3].decode()
+                for meta in (f.split() for f in fields[0 : len(fields) - 1 : 2])
+                if len(meta) == 5 and meta[1] in _REGULAR
+            )
     return cache[rev]
 
 
@@ -110,7 +126,7 @@ def _stream_holds(ctx: LintContext, oid: str, needle: bytes) -> bool:
         while chunk := proc.stdout.read(_CHUNK):
             if needle in tail + chunk:
                 return True
-            tail = (tail + chunk)[-(len(needle) - 1):] if len(needle) > 1 else b""
+            tail = (tail + chunk)[-(len(needle) - 1) :] if len(needle) > 1 else b""
         return False
     finally:
         if proc.poll() is None:
@@ -127,7 +143,7 @@ def code_delta(ctx: LintContext, symbol: str, sha: str) -> int:
     cache = ctx.facts.code_deltas
     key = (symbol, sha)
     if key not in cache:
-        diff = None if "\n" in symbol else _code_diff(ctx, sha)   # counted line by line: no symbol spans lines
+        diff = None if "\n" in symbol else _code_diff(ctx, sha)  # counted line by line: no symbol spans lines
         cache[key] = 0 if diff is None else diff[0].count(symbol) - diff[1].count(symbol)
     return cache[key]
 
@@ -138,8 +154,21 @@ def _code_diff(ctx: LintContext, sha: str) -> tuple[str, str] | None:
     cache = ctx.facts.code_diffs
     if sha not in cache:
         try:
-            out = run_git(ctx.root, "diff-tree", "-p", "-U0", "--root", "--no-ext-diff", "--no-textconv",
-                          "--no-color", "-r", "--end-of-options", sha, "--", *code_pathspec(ctx))
+            out = run_git(
+                ctx.root,
+                "diff-tree",
+                "-p",
+                "-U0",
+                "--root",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--no-color",
+                "-r",
+                "--end-of-options",
+                sha,
+                "--",
+                *code_pathspec(ctx),
+            )
         except GitError:
             cache[sha] = None
         else:

@@ -1,6 +1,7 @@
 """Statement-independent views of commit messages, computed once: the history rules ask for them for every
 statement whose news holds the commit. Per commit keyed by the commit (its sha names its message); over the
 whole history, kept in the run's facts."""
+
 from __future__ import annotations
 
 from functools import lru_cache

@@ -3,6 +3,7 @@ derived facts computed from them. Rules do no I/O of their own beyond what these
 
 History and evidence are built on first use (`get_history()`), so deselected history rules cost nothing.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -32,18 +33,18 @@ class Detector:
 
 @dataclass
 class LintContext:
-    root: Path                      # repository top level
+    root: Path  # repository top level
     config: Config
     records: list[RecordFile]
-    tree: Tree                      # files at the linted revision (working tree by default)
-    head: str | None = None         # the commit sha the lint runs against (HEAD or --at REV); None outside git
-    at: str | None = None           # --at REV as given (None: the working tree)
-    history: HistoryIndex | None = None    # built by get_history() when a rule first needs it
+    tree: Tree  # files at the linted revision (working tree by default)
+    head: str | None = None  # the commit sha the lint runs against (HEAD or --at REV); None outside git
+    at: str | None = None  # --at REV as given (None: the working tree)
+    history: HistoryIndex | None = None  # built by get_history() when a rule first needs it
     evidence: EvidenceStore | None = None  # loaded by get_evidence() when a rule first needs it
-    selected: frozenset[str] = frozenset()      # codes of the rules this run executes
-    known_codes: frozenset[str] = frozenset()   # codes of every rule there is (RL901 names unknown ones)
-    detectors: tuple[Detector, ...] = ()        # the selected rules' stale-directive detectors
-    use_cache: bool = True          # False under --no-cache
+    selected: frozenset[str] = frozenset()  # codes of the rules this run executes
+    known_codes: frozenset[str] = frozenset()  # codes of every rule there is (RL901 names unknown ones)
+    detectors: tuple[Detector, ...] = ()  # the selected rules' stale-directive detectors
+    use_cache: bool = True  # False under --no-cache
     facts: Facts = field(default_factory=Facts)
 
     def statements(self) -> Iterator[Statement]:
@@ -87,9 +88,10 @@ def build_history(ctx: LintContext) -> HistoryIndex:
     hist = ctx.config.history
     pathspecs = [*hist.include, *(f":(exclude){p}" for p in hist.exclude)]
     if pathspecs and not hist.include:
-        pathspecs.insert(0, ".")   # excludes alone need something to exclude from
-    return HistoryIndex.build(ctx.root, ctx.head, symbols, cache_dir=ctx.root, pathspecs=pathspecs or None,
-                              use_cache=ctx.use_cache)
+        pathspecs.insert(0, ".")  # excludes alone need something to exclude from
+    return HistoryIndex.build(
+        ctx.root, ctx.head, symbols, cache_dir=ctx.root, pathspecs=pathspecs or None, use_cache=ctx.use_cache
+    )
 
 
 def history_symbols(ctx: LintContext) -> set[str]:

@@ -7,6 +7,7 @@ after the 70B soak"): its diff changes `use_fused_adam: bool = False` to `= True
 `git grep` at the linted revision for where they live, one path-limited `git log -p` over those files) and
 keeps, per flag, the commits whose hunks near the flag turn an off value into an on value (or the reverse).
 """
+
 from __future__ import annotations
 
 import codecs
@@ -23,14 +24,16 @@ _ON = r"(?:True|true|TRUE|1|on|On|ON|enabled|yes|Yes|YES)"
 _VALUE = re.compile(rf"(?<![\w.])[\"']?(?:{_OFF}|{_ON})[\"']?(?![\w.])")
 _ON_RE = re.compile(rf"^[\"']?{_ON}[\"']?$")
 _OFF_RE = re.compile(rf"^[\"']?{_OFF}[\"']?$")
-_DEFAULT_ON = re.compile(rf"\bdefault\s*[=:]\s*[\"']?{_ON}[\"']?(?![\w.])|BooleanOptionalAction[^\n]*default\s*=\s*True")
+_DEFAULT_ON = re.compile(
+    rf"\bdefault\s*[=:]\s*[\"']?{_ON}[\"']?(?![\w.])|BooleanOptionalAction[^\n]*default\s*=\s*True"
+)
 _DEFAULT_OFF = re.compile(rf"\bdefault\s*[=:]\s*[\"']?{_OFF}[\"']?(?![\w.])|store_true")
 # An environment switch read as "on only when set" turned into "on unless cleared", or the reverse.
 _OPT_IN_READ = re.compile(r"==\s*[\"'](?:1|true|on|yes)[\"']|\bis\s+not\s+None\b|!=\s*[\"']{2}")
 _OPT_OUT_READ = re.compile(r"!=\s*[\"'](?:0|false|off|no)[\"']")
 MAX_FLAGS = 200
-_NO_CAP = 1 << 40    # git grep reads a code file whatever its size; so does _where
-HUNK_REACH = 3      # a value change counts for a flag named within this many lines of it in the hunk
+_NO_CAP = 1 << 40  # git grep reads a code file whatever its size; so does _where
+HUNK_REACH = 3  # a value change counts for a flag named within this many lines of it in the hunk
 
 
 def _skeleton(line: str) -> str:
@@ -99,7 +102,7 @@ def _where(ctx: LintContext, flags: list[str]) -> dict[str, set[str]]:
     prefix = f"{rev}:" if rev else ""
     files: dict[str, set[str]] = {}
     for name in out.decode("utf-8", "surrogateescape").split("\0"):
-        path = name[len(prefix):] if prefix and name.startswith(prefix) else name
+        path = name[len(prefix) :] if prefix and name.startswith(prefix) else name
         if not path or path.endswith((".md", ".markdown", ".rst")):
             continue
         data = _grepped(ctx, rev, path)
@@ -144,15 +147,28 @@ def _log_chunks(ctx: LintContext, files: list[str]) -> Iterator[str]:
     it: holding the whole log, decoded and split, was most of a vllm.cpp run's peak memory (530 MiB)."""
     head = ctx.head or "HEAD"
     try:
-        proc = popen_git(ctx.root, "log", "-p", "-U3", "--no-color", "--no-ext-diff", "--no-textconv",
-                         "--diff-merges=first-parent", "--reverse", "--format=%x00%H", "--end-of-options", head,
-                         "--", *files)
+        proc = popen_git(
+            ctx.root,
+            "log",
+            "-p",
+            "-U3",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--diff-merges=first-parent",
+            "--reverse",
+            "--format=%x00%H",
+            "--end-of-options",
+            head,
+            "--",
+            *files,
+        )
     except (GitError, OSError):
         return
     assert proc.stdout is not None
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     pieces: list[str] = []
-    seen = 0                       # NULs read: what precedes the first one is no commit's
+    seen = 0  # NULs read: what precedes the first one is no commit's
     try:
         while True:
             block = proc.stdout.read(1 << 16)
@@ -195,7 +211,7 @@ def _scan(chunks: Iterable[str], finder: re.Pattern[str], found: dict[str, list[
 def _hunk(sha: str, path: str, hunk: list[str], named: list[str], found: dict[str, list[Flip]]) -> None:
     """`named`: the flags the hunk mentions."""
     if not any(h[:1] == "-" for h in hunk) or not any(h[:1] == "+" for h in hunk):
-        return                               # a pure addition or deletion flips nothing
+        return  # a pure addition or deletion flips nothing
     flags = named
     removed = [(i, h[1:]) for i, h in enumerate(hunk) if h.startswith("-")]
     added = [(i, h[1:]) for i, h in enumerate(hunk) if h.startswith("+")]

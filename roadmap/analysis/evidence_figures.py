@@ -6,6 +6,7 @@ figure in MB/s, `metrics.ttft_ms.p99` a p99 `ttft` in ms. A number inside a list
 repetition, not a headline. From markdown (a summary, a one-off `.md` entry) every figure with its unit and the
 words before it ("compress: 438.0 MB/s"), or its table header ("| ours | 6831.71 |" under "output tok/s").
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -22,28 +23,37 @@ if TYPE_CHECKING:
     from roadmap.evidence.store import EvidenceEntry
     from roadmap.history.tree import Tree
 
-MAX_TEXT = 256 * 1024          # a summary larger than this is not read for figures
-_CONFIG = Config()             # evidence summaries are parsed with the default record conventions
-_NO_SERIES = SeriesFinder(EvidenceStore("", []))   # a summary's figures are of its own entry's series
+MAX_TEXT = 256 * 1024  # a summary larger than this is not read for figures
+_CONFIG = Config()  # evidence summaries are parsed with the default record conventions
+_NO_SERIES = SeriesFinder(EvidenceStore("", []))  # a summary's figures are of its own entry's series
 
 
 @dataclass(frozen=True)
 class EvidenceFigure:
-    key: str                   # where it is: "compress_mbps", "metrics.ttft_ms.p99", "summary.md:7"
+    key: str  # where it is: "compress_mbps", "metrics.ttft_ms.p99", "summary.md:7"
     value: float
     unit: str | None
     metric: Metric
-    headline: bool             # False for repetitions, sweep points and bars the entry states
-    text: str | None = None    # as written, for a figure read from markdown (its rounding); None from JSON
+    headline: bool  # False for repetitions, sweep points and bars the entry states
+    text: str | None = None  # as written, for a figure read from markdown (its rounding); None from JSON
 
 
 def figures_of(entry: "EvidenceEntry", tree: "Tree | None") -> list[EvidenceFigure]:
     out: list[EvidenceFigure] = []
     if entry.raw is not None:
         out.extend(_json(entry.raw, "", headline=True))
-        if _peer_run(entry):               # a run of the peer alone: every figure of it is the peer's
-            out = [EvidenceFigure(f.key, f.value, f.unit, Metric(f.metric.terms | {"peer"}, ("peer", *f.metric.words),
-                                                                 f.metric.stat), f.headline, f.text) for f in out]
+        if _peer_run(entry):  # a run of the peer alone: every figure of it is the peer's
+            out = [
+                EvidenceFigure(
+                    f.key,
+                    f.value,
+                    f.unit,
+                    Metric(f.metric.terms | {"peer"}, ("peer", *f.metric.words), f.metric.stat),
+                    f.headline,
+                    f.text,
+                )
+                for f in out
+            ]
     if tree is not None:
         for f in entry.files:
             if f.endswith(".md"):
@@ -68,7 +78,7 @@ def _json(obj: Any, path: str, headline: bool, unit_hint: str | None = None) -> 
         metric, unit = key_metric(path)
         yield EvidenceFigure(path, float(obj), unit or unit_hint, metric, headline)
     elif isinstance(obj, dict):
-        hint = unit_named(obj.get("unit") or obj.get("units")) or unit_hint    # {"p99": 41.0, "unit": "ms"}
+        hint = unit_named(obj.get("unit") or obj.get("units")) or unit_hint  # {"p99": 41.0, "unit": "ms"}
         for k, v in obj.items():
             inner = headline and str(k) not in _CONFIG_BLOCKS and str(k) != "runs"
             yield from _json(v, f"{path}.{k}" if path else str(k), inner, hint)
@@ -83,5 +93,6 @@ def _markdown(path: str, data: bytes) -> Iterator[EvidenceFigure]:
     figure it calls old is not a headline."""
     rf = parse_record(path, data, _CONFIG)
     for q in quotes_in([rf], _NO_SERIES):
-        yield EvidenceFigure(f"{path}:{q.st.line}", q.fig.value, q.unit, q.metric, q.role in ("current", "dated"),
-                             q.fig.text)
+        yield EvidenceFigure(
+            f"{path}:{q.st.line}", q.fig.value, q.unit, q.metric, q.role in ("current", "dated"), q.fig.text
+        )

@@ -1,5 +1,6 @@
 """Per-run indexes over the evidence and the figures the records quote, shared by RL102, RL201 and RL202: each is
 computed on first use and kept in `ctx.facts`."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -2,6 +2,7 @@
 statement is about: the ones it names or cites, for a table cell the ones its row names or cites (its key cell,
 an Evidence or "last run" column), else the one its section heading names.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,8 +16,11 @@ from roadmap.records.model import Statement, Table
 if TYPE_CHECKING:
     from roadmap.evidence.store import EvidenceEntry, EvidenceStore
 
-_KEY_COLUMNS = re.compile(r"^(?:series|key|config(?:uration)?|model|name|benchmark|bench|workload|case|scenario|"
-                          r"dataset|variant|setup|suite|test)s?$", re.I)
+_KEY_COLUMNS = re.compile(
+    r"^(?:series|key|config(?:uration)?|model|name|benchmark|bench|workload|case|scenario|"
+    r"dataset|variant|setup|suite|test)s?$",
+    re.I,
+)
 # Columns whose cells name a series two tables can share ("| Series | ... |"); a first column of arms, shapes or
 # steps ("oracle", "decode qkv 1×3072×2048") names a row of its own table only.
 _SERIES_COLUMNS = re.compile(r"^(?:series|benchmark|bench|workload|config(?:uration)?|model|suite)s?$", re.I)
@@ -37,8 +41,12 @@ def series_keys(tables: Iterable[Table]) -> set[str]:
             continue
         for cells in table.rows:
             key = " ".join(cells[k].text.lower().split()) if k < len(cells) else ""
-            if 3 <= len(key) <= 60 and " " not in key and any(ch.isdigit() or ch == "-" for ch in key) \
-                    and single_figure(key) is None:
+            if (
+                3 <= len(key) <= 60
+                and " " not in key
+                and any(ch.isdigit() or ch == "-" for ch in key)
+                and single_figure(key) is None
+            ):
                 out.add(key)
     return out
 
@@ -74,11 +82,12 @@ class SeriesFinder:
         alt = "|".join(re.escape(s) for s in slugs)
         self.pattern = re.compile(rf"(?<![\w-])(?:{alt})(?![\w-])") if slugs else None
         # entry names as written in text, any date style: 20260402-silesia-l3, 2026-02-01_forest-level_ps5.json, its stem
-        self.entries = {n.lower(): e for e in store for n in (e.name, e.name.rsplit(".", 1)[0] if e.kind == "file"
-                                                              else e.name)}
+        self.entries = {
+            n.lower(): e for e in store for n in (e.name, e.name.rsplit(".", 1)[0] if e.kind == "file" else e.name)
+        }
         names = "|".join(re.escape(n) for n in sorted(self.entries, key=len, reverse=True))
         self.entry_pattern = re.compile(rf"(?<![\w.-])(?:{names})(?![\w-])") if names else None
-        self._cited: dict[int, list["EvidenceEntry"]] = {}   # id(statement) -> the entries it cites
+        self._cited: dict[int, list["EvidenceEntry"]] = {}  # id(statement) -> the entries it cites
         self._headings: dict[tuple[str, ...], set[str]] = {}  # section titles -> the series they cover
 
     def named(self, text: str) -> set[str]:
@@ -87,8 +96,11 @@ class SeriesFinder:
     def in_text(self, text: str) -> set[str]:
         """Series a fragment of text names, or whose evidence it cites by name."""
         low = text.lower()
-        cited = {self.entries[n].series.lower() for n in self.entry_pattern.findall(low)} \
-            if self.entry_pattern is not None else set()
+        cited = (
+            {self.entries[n].series.lower() for n in self.entry_pattern.findall(low)}
+            if self.entry_pattern is not None
+            else set()
+        )
         return self.named(low) | cited
 
     def cited_entries(self, st: Statement) -> list["EvidenceEntry"]:
@@ -112,8 +124,9 @@ class SeriesFinder:
         """Series of the evidence a statement cites."""
         return {e.series.lower() for e in self.cited_entries(st) if e.series}
 
-    def series(self, st: Statement, table: Table | None,
-               cells: tuple[Statement, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    def series(
+        self, st: Statement, table: Table | None, cells: tuple[Statement, ...]
+    ) -> tuple[frozenset[str], frozenset[str]]:
         """(evidence series, series keys) a statement's figures are of: the keys are what a Series-like column
         of its table row says, whether or not evidence of that name exists."""
         names = self.named(st.text) | self.cited(st)
@@ -140,7 +153,8 @@ class SeriesFinder:
         if covered is None:
             heading = frozenset(w for s in st.section for w in words_of(s))
             covered = self._headings[st.section] = {
-                s for s in self.known if len(self.words[s]) >= 2 and self.words[s] <= heading}
+                s for s in self.known if len(self.words[s]) >= 2 and self.words[s] <= heading
+            }
         if len(covered) != 1:
             return set()
         heading = frozenset(w for s in st.section for w in words_of(s))

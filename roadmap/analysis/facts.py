@@ -4,6 +4,7 @@
 on first use and every later reader gets the same object. The value types the facts hold live here too, so
 this module imports only the layers below analysis and the pure term helpers.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -21,19 +22,19 @@ from roadmap.history.commit import Commit
 from roadmap.history.paths import PathFates
 from roadmap.records.model import PathRef, RecordFile, Statement, Suppression, Table
 
-StatementKey = tuple[str, int, int, str | None]       # (path, line, end_line, column)
-RowKey = tuple[tuple[str, str], ...]                   # a table row's (column, text) pairs but its state
+StatementKey = tuple[str, int, int, str | None]  # (path, line, end_line, column)
+RowKey = tuple[tuple[str, str], ...]  # a table row's (column, text) pairs but its state
 
 
 @dataclass(frozen=True)
 class News:
     """A statement's as-of point and the commits it cannot have known about (analysis/asof.py)."""
 
-    kind: str                    # "sha" | "date" | "blame" | "uncommitted" | "unknown"
-    base: str                    # the sha or date the statement is as of ("" when unknown)
-    date: str | None             # YYYY-MM-DD of the as-of point (evidence after this day is news)
-    source: str                  # how it was found, for messages: "the file preamble", "git blame", ...
-    commits: tuple[Commit, ...] = field(default=(), repr=False)   # newest first, HEAD's ancestry only
+    kind: str  # "sha" | "date" | "blame" | "uncommitted" | "unknown"
+    base: str  # the sha or date the statement is as of ("" when unknown)
+    date: str | None  # YYYY-MM-DD of the as-of point (evidence after this day is news)
+    source: str  # how it was found, for messages: "the file preamble", "git blame", ...
+    commits: tuple[Commit, ...] = field(default=(), repr=False)  # newest first, HEAD's ancestry only
 
     def describe(self) -> str:
         if self.kind == "sha":
@@ -50,13 +51,13 @@ class Reason:
     """Why a directive is stale, as one rule sees it (analysis/stale.py merges the reasons of its surfaces)."""
 
     code: str
-    severity: str                                  # "error" (strong) | "warning" (weak match)
-    phrase: str                                    # a clause of the finding's message
-    fix: str                                       # what a records-only correction changes, for this reason
-    commits: list[tuple[Commit, str]] = field(default_factory=list)   # (commit, role)
+    severity: str  # "error" (strong) | "warning" (weak match)
+    phrase: str  # a clause of the finding's message
+    fix: str  # what a records-only correction changes, for this reason
+    commits: list[tuple[Commit, str]] = field(default_factory=list)  # (commit, role)
     evidence: list[EvidenceEntry] = field(default_factory=list)
     news: News | None = None
-    statements: list[tuple[Statement, str]] = field(default_factory=list)   # (record statement, role)
+    statements: list[tuple[Statement, str]] = field(default_factory=list)  # (record statement, role)
 
 
 @dataclass
@@ -64,8 +65,8 @@ class StaleGroup:
     """One stale thing: the directive reported, the statements repeating it, and every reason."""
 
     primary: Statement
-    surfaces: list[Statement]                      # primary first
-    reasons: list[Reason]                          # leading reason first
+    surfaces: list[Statement]  # primary first
+    reasons: list[Reason]  # leading reason first
 
     @property
     def lead(self) -> str:
@@ -76,21 +77,21 @@ class StaleGroup:
 class Resolved:
     """Where a path reference points in the linted tree (analysis/refs.py)."""
 
-    path: str | None          # the existing file/dir it points at, or None
-    ambiguous: bool = False   # several files match a bare name: exists, but which one is unknown
-    candidates: tuple[str, ...] = ()   # repo-relative spellings to look up history with when missing
+    path: str | None  # the existing file/dir it points at, or None
+    ambiguous: bool = False  # several files match a bare name: exists, but which one is unknown
+    candidates: tuple[str, ...] = ()  # repo-relative spellings to look up history with when missing
 
 
 @dataclass(frozen=True)
 class IdVocabulary:
     """The ids of the records and the namespaces they use (analysis/ids.py)."""
 
-    defined: frozenset[str]                 # defined by a record, or named by a heading
-    namespaces: dict[str, str]              # id prefix -> an id defined in it, for messages
-    configured: bool                        # id_patterns are not the default: every match is an id
-    claims_used: bool                       # some record defines a claim
-    code_style: frozenset[str] = frozenset()   # prefixes whose ids the records write in code spans
-    parts: frozenset[str] = frozenset()        # group names defined ids are built from (`ROAD-V1` of `ROAD-V1-A`)
+    defined: frozenset[str]  # defined by a record, or named by a heading
+    namespaces: dict[str, str]  # id prefix -> an id defined in it, for messages
+    configured: bool  # id_patterns are not the default: every match is an id
+    claims_used: bool  # some record defines a claim
+    code_style: frozenset[str] = frozenset()  # prefixes whose ids the records write in code spans
+    parts: frozenset[str] = frozenset()  # group names defined ids are built from (`ROAD-V1` of `ROAD-V1-A`)
 
     def is_id(self, token: str, config: Config) -> bool:
         """Whether `token` (an id-shaped word) is an id of these records, defined or not."""
@@ -113,8 +114,8 @@ class RefSite:
     st: Statement
     ref: PathRef
     line: int
-    start: int = -1            # offset of the reference in st.text (-1 for a markdown link)
-    floor: int = 0             # where the previous reference of the statement ends (its context starts after)
+    start: int = -1  # offset of the reference in st.text (-1 for a markdown link)
+    floor: int = 0  # where the previous reference of the statement ends (its context starts after)
     foreign: bool | None = None  # another project's reference (analysis/refs.py:is_foreign, computed on first use)
 
 
@@ -124,9 +125,9 @@ class Flip:
 
     sha: str
     path: str
-    before: str       # the line as it was (stripped)
-    after: str        # the line as it became
-    on: bool          # True: turned on by default; False: turned back off
+    before: str  # the line as it was (stripped)
+    after: str  # the line as it became
+    on: bool  # True: turned on by default; False: turned back off
 
 
 @dataclass
@@ -138,7 +139,7 @@ class Facts:
     # analysis/asof.py
     news: dict[StatementKey, News] = field(default_factory=dict)
     commits_after: dict[str, tuple[Commit, ...]] = field(default_factory=dict)
-    blame: dict[str, dict[int, str]] = field(default_factory=dict)           # record path -> {line: sha}
+    blame: dict[str, dict[int, str]] = field(default_factory=dict)  # record path -> {line: sha}
     news_shas: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     commits_matching: dict[str, list[Commit]] = field(default_factory=dict)
     news_subsets: dict[tuple[Hashable, str, str], list[Commit]] = field(default_factory=dict)
@@ -153,10 +154,10 @@ class Facts:
     blamed_line: dict[tuple[str, str, int], str | None] = field(default_factory=dict)
     # analysis/code_symbols.py
     in_code: dict[tuple[str, str], bool] = field(default_factory=dict)
-    code_blobs: dict[str, tuple[str, ...] | None] = field(default_factory=dict)   # rev -> code blob ids
-    blob_data: dict[str, bytes | None] = field(default_factory=dict)            # blob id -> its bytes, bounded
+    code_blobs: dict[str, tuple[str, ...] | None] = field(default_factory=dict)  # rev -> code blob ids
+    blob_data: dict[str, bytes | None] = field(default_factory=dict)  # blob id -> its bytes, bounded
     blob_bytes: int = 0
-    blob_hits: dict[str, dict[str, bool]] = field(default_factory=dict)         # symbol -> blob id -> holds it
+    blob_hits: dict[str, dict[str, bool]] = field(default_factory=dict)  # symbol -> blob id -> holds it
     code_deltas: dict[tuple[str, str], int] = field(default_factory=dict)
     code_diffs: dict[str, tuple[str, str] | None] = field(default_factory=dict)
     # analysis/commit_text.py
@@ -192,12 +193,12 @@ class Facts:
     # analysis/landing.py: work-term weights and postings over the history; statements the records mark done
     work_weights: WorkWeights | None = None
     done_statements: dict[str, list[tuple[Statement, frozenset[str]]]] | None = None
-    changed_paths: dict[str, tuple[str, ...]] = field(default_factory=dict)      # commit sha -> paths it changed
-    declared_terms: dict[str, frozenset[str]] = field(default_factory=dict)      # commit sha -> names it declares
-    path_commits: dict[str, set[str]] | None = None                               # path -> shas that changed it
+    changed_paths: dict[str, tuple[str, ...]] = field(default_factory=dict)  # commit sha -> paths it changed
+    declared_terms: dict[str, frozenset[str]] = field(default_factory=dict)  # commit sha -> names it declares
+    path_commits: dict[str, set[str]] | None = None  # path -> shas that changed it
     # analysis/default_flips.py: per set of flags, flag -> the commits whose diff flipped its default
     default_flips: dict[frozenset[str], dict[str, list[Flip]]] = field(default_factory=dict)
-    opt_in_flags: frozenset[str] | None = None                 # checks/default_changed.py
+    opt_in_flags: frozenset[str] | None = None  # checks/default_changed.py
     # checks/figure_unbacked.py: evidence path -> (field path, value) for every number it holds
     evidence_numbers: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     # analysis/evidence_index.py: every figure the records quote, the figures of each evidence entry (by path),

@@ -4,6 +4,7 @@
 before the figure, back to a verb or a function word); "p95 first-partial 340 ms against its 300 ms budget"
 quotes a p95 measurement (340 ms) and a bar it must stay under (300 ms).
 """
+
 from __future__ import annotations
 
 import re
@@ -13,27 +14,52 @@ from roadmap.analysis.terms import STOPWORDS
 
 _CLAUSE = re.compile(r"[;|\n()\[\]]|[.,]\s|\s[—–]\s|\bvs\b|\bversus\b")
 # Verbs that sit between a subject and its figure ("reaches 5.02", "hits 412 MB/s"): the metric is after them.
-_VERBS = frozenset("""
+_VERBS = frozenset(
+    """
 reach reaches reached hit hits give gives gave show shows showed got gets went drop drops dropped rise rises rose
 improve improves improved achieve achieves achieved deliver delivers delivered stay stays stayed sit sits is are
 be became becomes land lands landed come comes came
-""".split())
+""".split()
+)
 _MAX_WORDS = 3
 # A bar the figure states rather than a measurement: an operator right before it, or a bar word in its clause.
 # An arrow (`2.216 -> 7.650`, `=>`, `<-`) is not a comparison.
 _MIN_OP = re.compile(r"(?:>=|≥|(?<![-=])>|\bat least|\babove|\bover|\bminimum(?: of)?|\bmin\.?)\s*$", re.I)
-_MAX_OP = re.compile(r"(?:<=|≤|<(?!-)|\bat most|\bunder|\bbelow|\bwithin|\bmaximum(?: of)?|\bmax\.?|\bup to)\s*$",
-                     re.I)
-_BAR_BEFORE = re.compile(r"\b(?:target|goal|gate|bar|threshold|budget|limit|cap|slo|sla|requirement|required|"
-                         r"must (?:be|reach|stay)|needs? to (?:be|reach|stay))\b[^0-9]{0,24}$", re.I)
+_MAX_OP = re.compile(r"(?:<=|≤|<(?!-)|\bat most|\bunder|\bbelow|\bwithin|\bmaximum(?: of)?|\bmax\.?|\bup to)\s*$", re.I)
+_BAR_BEFORE = re.compile(
+    r"\b(?:target|goal|gate|bar|threshold|budget|limit|cap|slo|sla|requirement|required|"
+    r"must (?:be|reach|stay)|needs? to (?:be|reach|stay))\b[^0-9]{0,24}$",
+    re.I,
+)
 _BAR_AFTER = re.compile(r"^\s*(?:[a-z/%]+\s+)?(?:target|goal|gate|bar|threshold|budget|limit|cap|slo|sla)\b", re.I)
 _MAX_BAR = re.compile(r"\b(?:budget|limit|cap|under|below|at most|within)\b", re.I)
-_LOWER_IS_BETTER = frozenset({"wer", "cer", "error", "err", "loss", "miss", "latency", "ttft", "tpot", "itl",
-                              "rtf", "stall", "stalls", "overhead", "regression", "drop", "p99", "p95", "p90"})
+_LOWER_IS_BETTER = frozenset(
+    {
+        "wer",
+        "cer",
+        "error",
+        "err",
+        "loss",
+        "miss",
+        "latency",
+        "ttft",
+        "tpot",
+        "itl",
+        "rtf",
+        "stall",
+        "stalls",
+        "overhead",
+        "regression",
+        "drop",
+        "p99",
+        "p95",
+        "p90",
+    }
+)
 
 
 def _clause_left(text: str, start: int) -> str:
-    left = text[max(0, start - 100):start]
+    left = text[max(0, start - 100) : start]
     return _CLAUSE.split(left)[-1]
 
 
@@ -50,26 +76,44 @@ def metric_before(text: str, start: int) -> Metric:
             continue
         parts = words_of(token)
         if not picked and skipped < 2 and parts and parts[0] in _COMPARATIVES:
-            skipped += 1        # "p99 under its 35 ms": the metric is before the comparison
+            skipped += 1  # "p99 under its 35 ms": the metric is before the comparison
             continue
         if not parts or any(p in STOPWORDS and p not in _KEEP or p in _VERBS for p in parts):
             break
         picked[:0] = parts
         if len(picked) >= _MAX_WORDS:
             break
-    if not picked:      # "upstream vLLM gets 6100 tok/s": whose figure it is, when nothing names the metric
+    if not picked:  # "upstream vLLM gets 6100 tok/s": whose figure it is, when nothing names the metric
         picked = [w for w in words_of(left) if w in SIDES][-1:]
     return metric_of(picked)
 
 
-_COMPARATIVES = frozenset({"under", "below", "above", "over", "within", "its", "the", "a", "an", "of", "at", "least",
-                           "most", "than", "against", "to"})
+_COMPARATIVES = frozenset(
+    {
+        "under",
+        "below",
+        "above",
+        "over",
+        "within",
+        "its",
+        "the",
+        "a",
+        "an",
+        "of",
+        "at",
+        "least",
+        "most",
+        "than",
+        "against",
+        "to",
+    }
+)
 # Words terms.STOPWORDS drops as directive filler that name a metric beside a figure.
 _KEEP = frozenset({"min", "max", "mean", "median", "total", "size"})
 
 
 def bar_of(text: str, start: int, end: int, unit: str | None, metric: Metric) -> str | None:
-    """"min" when the figure is a floor the measurement must reach (">= 450 MB/s", "gate 1.0x"), "max" when
+    """ "min" when the figure is a floor the measurement must reach (">= 450 MB/s", "gate 1.0x"), "max" when
     a ceiling ("<= 200 ms", "against its 300 ms budget"), None when it is not a bar. A bar word with no
     direction takes the direction of its metric: lower is better for times, errors and losses."""
     left = _clause_left(text, start)
@@ -78,7 +122,7 @@ def bar_of(text: str, start: int, end: int, unit: str | None, metric: Metric) ->
     if _MAX_OP.search(left):
         return "max"
     word_left = _BAR_BEFORE.search(left)
-    word_right = _BAR_AFTER.match(text[end:end + 40])
+    word_right = _BAR_AFTER.match(text[end : end + 40])
     if not (word_left or word_right):
         return None
     said = (word_left.group(0) if word_left else "") + " " + (word_right.group(0) if word_right else "")
@@ -88,5 +132,5 @@ def bar_of(text: str, start: int, end: int, unit: str | None, metric: Metric) ->
     if dim in ("time", "bytes") or metric.terms & _LOWER_IS_BETTER or metric.stat in ("p90", "p95", "p99", "p999"):
         return "max"
     if unit in ("%", None) and not metric.known:
-        return None          # "target 8.5 %": an accuracy or an error rate? unknown
+        return None  # "target 8.5 %": an accuracy or an error rate? unknown
     return "min"

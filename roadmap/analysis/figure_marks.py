@@ -1,6 +1,7 @@
 """Figures a record calls replaced, and the lines that still quote them as current (RL201's `marked` kind): struck
 through (`~~0.9864x~~ 1.0283x`), "X, superseded by Y", "previously X", "the 95.37 % attribution is STALE". Also
 which current lines echo a stale figure without naming a series (related locations of its finding)."""
+
 from __future__ import annotations
 
 import re
@@ -27,8 +28,8 @@ class _Mark:
     value: float
     text: str
     unit: str | None
-    keys: frozenset[str]                       # the series keys of the statement that calls it replaced
-    new: tuple[tuple[float, str], ...]         # the figures it names in its place
+    keys: frozenset[str]  # the series keys of the statement that calls it replaced
+    new: tuple[tuple[float, str], ...]  # the figures it names in its place
 
 
 def _marks(qs: list[Quote]) -> list[_Mark]:
@@ -46,15 +47,18 @@ def _marks(qs: list[Quote]) -> list[_Mark]:
         for q in live:
             after = [p for p in replaced_at if p > q.fig.start]
             named_new = [o for o in live if after and o.fig.start > after[0] and units_agree(q.unit, o.unit)]
-            before_phrase = bool(after and named_new and not _REPLACED_BY.search(st.text[:q.fig.start][-30:]))
+            before_phrase = bool(after and named_new and not _REPLACED_BY.search(st.text[: q.fig.start][-30:]))
             if q.unit is not None and (explicitly_old(st.text, q.fig) or before_phrase):
                 new = tuple((o.fig.value, with_unit(o.fig.text, o.unit)) for o in named_new[:2])
                 out.append(_Mark(st, q.fig.value, q.fig.text, q.unit, keys, new))
         for m in _STRUCK.finditer(st.raw if "~~" in st.raw else ""):
             fig = single_figure(m.group(1)) or _last_figure(m.group(1))
             if fig is not None and fig.unit is not None:
-                new = tuple((o.fig.value, with_unit(o.fig.text, o.unit)) for o in live
-                            if o.role == "current" and units_agree(fig.unit, o.unit))
+                new = tuple(
+                    (o.fig.value, with_unit(o.fig.text, o.unit))
+                    for o in live
+                    if o.role == "current" and units_agree(fig.unit, o.unit)
+                )
                 out.append(_Mark(st, fig.value, fig.text, fig.unit, keys, new[:2]))
     return out
 
@@ -74,13 +78,14 @@ def echoes(stale: Stale, q: Quote) -> bool:
     if q.unit is None or not same_dimension(q.unit, old.unit) or not significant(q.fig.text):
         return False
     if decimals(q.fig.text) != decimals(old.fig.text) or not close_scaled(
-            q.fig.value, q.fig.text, q.unit, old.fig.value, old.unit, old.fig.text):
+        q.fig.value, q.fig.text, q.unit, old.fig.value, old.unit, old.fig.text
+    ):
         return False
     if q.names and not q.names & old.names or q.row and old.row and q.row != old.row:
         return False
     if q.metric.stat != old.metric.stat:
         return False
-    own = q.metric.terms - {w for k in old.keys for w in words_of(k)}    # "the forest p99": forest is the series
+    own = q.metric.terms - {w for k in old.keys for w in words_of(k)}  # "the forest p99": forest is the series
     return not (own and old.metric.known) or matches(Metric(own, q.metric.words, q.metric.stat), old.metric) >= 1
 
 
@@ -99,20 +104,31 @@ def by_marks(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: D
             row = m.st.row_id or m.st.defines
             same_row = bool(row and row == q.row)
             same_series = not same_row and bool(m.keys & q.keys)
-            same_file = m.st.path == q.st.path and significant(q.fig.text) and significant(m.text) \
+            same_file = (
+                m.st.path == q.st.path
+                and significant(q.fig.text)
+                and significant(m.text)
                 and not (row and q.row and row != q.row)
+            )
             if not (same_row or same_series or same_file):
                 continue
             if decimals(q.fig.text) != decimals(m.text) or not close_scaled(
-                    q.fig.value, q.fig.text, q.unit, m.value, m.unit, m.text):
-                continue                       # the same figure, written the same way: 2.65x is not "3x"
+                q.fig.value, q.fig.text, q.unit, m.value, m.unit, m.text
+            ):
+                continue  # the same figure, written the same way: 2.65x is not "3x"
             if m.new and any(close_scaled(q.fig.value, q.fig.text, q.unit, v, m.unit) for v, _ in m.new):
                 continue
             qd, md = dates.of(q.st), dates.of(m.st)
             if not (qd and md) or md < qd:
                 continue
             said = f"{m.st.path}:{m.st.line} ({md}) calls {with_unit(m.text, m.unit)} replaced"
-            yield Stale(q, qd, list(m.new), said, "marked",
-                        {"kind": "statement", "path": m.st.path, "line": m.st.line, "date": md,
-                         "text": m.st.text[:200]}, strong=same_row or bool(m.keys & q.names))
+            yield Stale(
+                q,
+                qd,
+                list(m.new),
+                said,
+                "marked",
+                {"kind": "statement", "path": m.st.path, "line": m.st.line, "date": md, "text": m.st.text[:200]},
+                strong=same_row or bool(m.keys & q.names),
+            )
             break

@@ -9,6 +9,7 @@ Its *role*: `current`, `bar` (a target, budget or gate it must meet: "<= 200 ms"
 (an entry that starts with its date: true as of that day) or `old` (struck, in a historical statement, or
 called previous/was/superseded where it is quoted, or in a Baseline/Previous column).
 """
+
 from __future__ import annotations
 
 import re
@@ -23,20 +24,32 @@ from roadmap.records.figures import header_unit, rate_unit, single_figure
 from roadmap.records.model import Figure, RecordFile, Statement, Table
 from roadmap.records.patterns import ISO_DATE
 
-_BAR_COLUMNS = re.compile(r"\b(?:target|goal|budget|gate|threshold|bar|slo|sla|limit|required|requirement|"
-                          r"acceptance|floor|ceiling)s?\b", re.I)
-_OLD_COLUMNS = re.compile(r"\b(?:baseline|previous|before|old|was|prior|original|initial|delta|change|diff|"
-                          r"regression|improvement)\b|^Δ", re.I)
-_OLD_SECTIONS = re.compile(r"\b(?:history|historical|changelog|change log|log|archive|archived|journal|"
-                           r"superseded|previous|retired|old)\b", re.I)
+_BAR_COLUMNS = re.compile(
+    r"\b(?:target|goal|budget|gate|threshold|bar|slo|sla|limit|required|requirement|"
+    r"acceptance|floor|ceiling)s?\b",
+    re.I,
+)
+_OLD_COLUMNS = re.compile(
+    r"\b(?:baseline|previous|before|old|was|prior|original|initial|delta|change|diff|"
+    r"regression|improvement)\b|^Δ",
+    re.I,
+)
+_OLD_SECTIONS = re.compile(
+    r"\b(?:history|historical|changelog|change log|log|archive|archived|journal|"
+    r"superseded|previous|retired|old)\b",
+    re.I,
+)
 _DIGIT = re.compile(r"\d")
 _CHAIN = re.compile(r"^\s*(?:/|vs\.?|versus|->|→|to)\s*$", re.I)
 _SEGMENT = re.compile(r";|(?<=[^\d\s])\.\s|(?<=\))\.\s")
-_NUMBER_LIKE = re.compile(r"\s*[-+−~≈]?\d[\d,.]*\s*[^\s\d]{0,8}\s*$")   # a cell that may be one figure
+_NUMBER_LIKE = re.compile(r"\s*[-+−~≈]?\d[\d,.]*\s*[^\s\d]{0,8}\s*$")  # a cell that may be one figure
 _LOG_TITLE = re.compile(r"\b(?:log|journal|changelog|history|diary|append(?:-only)?)\b", re.I)
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_DATED = re.compile(rf"^\W{{0,3}}(?:{ISO_DATE}|\d{{1,2}}\s+{_MONTHS}\s+\d{{4}}|{_MONTHS}\s+\d{{1,2}},?\s+\d{{4}}|"
-                    r"\d{4}/\d{2}/\d{2})\b", re.I)
+_DATED = re.compile(
+    rf"^\W{{0,3}}(?:{ISO_DATE}|\d{{1,2}}\s+{_MONTHS}\s+\d{{4}}|{_MONTHS}\s+\d{{1,2}},?\s+\d{{4}}|"
+    r"\d{4}/\d{2}/\d{2})\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -45,19 +58,19 @@ class Quote:
     fig: Figure
     unit: str | None
     metric: Metric
-    names: frozenset[str]      # evidence series it is a figure of
-    keys: frozenset[str]       # names, plus its table row's key ("silesia-l3", "nano smoke")
-    row: str | None            # the row id of its statement
-    role: str                  # "current" | "bar" | "dated" | "old"
-    row_key: str | None = None # for a table cell: its row's key cell as written ("silesia-l3")
-    bar: str | None = None     # for a bar: "min" (a floor to reach) or "max" (a ceiling), when it says which
+    names: frozenset[str]  # evidence series it is a figure of
+    keys: frozenset[str]  # names, plus its table row's key ("silesia-l3", "nano smoke")
+    row: str | None  # the row id of its statement
+    role: str  # "current" | "bar" | "dated" | "old"
+    row_key: str | None = None  # for a table cell: its row's key cell as written ("silesia-l3")
+    bar: str | None = None  # for a bar: "min" (a floor to reach) or "max" (a ceiling), when it says which
 
 
 def quotes_in(records: Iterable[RecordFile], finder: SeriesFinder) -> list[Quote]:
     """Every figure quote in `records`, its series resolved by `finder` (the evidence series there are)."""
     out: list[Quote] = []
     for rf in records:
-        rows = {cells[0].line: (t, cells) for t in rf.tables for cells in t.rows if cells}   # a row is one line
+        rows = {cells[0].line: (t, cells) for t in rf.tables for cells in t.rows if cells}  # a row is one line
         for st in rf.statements:
             if st.kind == "heading" or not _has_digit(st.text):
                 continue
@@ -70,8 +83,9 @@ def _has_digit(text: str) -> bool:
     return _DIGIT.search(text) is not None
 
 
-def _figures(st: Statement, table: Table | None,
-             cells: tuple[Statement, ...]) -> list[tuple[Figure, str | None, Metric]]:
+def _figures(
+    st: Statement, table: Table | None, cells: tuple[Statement, ...]
+) -> list[tuple[Figure, str | None, Metric]]:
     """The statement's figures with their unit and metric; those with neither say nothing comparable."""
     found: list[tuple[Figure, str | None, Metric]] = []
     whole = single_figure(st.text) if st.kind == "cell" and _NUMBER_LIKE.match(st.text) else None
@@ -88,9 +102,12 @@ def _figures(st: Statement, table: Table | None,
     previous: tuple[Figure, Metric] | None = None
     for fig in st.mentions.figures:
         metric = metric_before(st.text, fig.start)
-        if not (metric.known or metric.stat) and previous is not None and _CHAIN.match(
-                st.text[previous[0].start + len(previous[0].text):fig.start]):
-            metric = previous[1]           # "throughput 6831.71 vs 6643.40 tok/s": one metric for the chain
+        if (
+            not (metric.known or metric.stat)
+            and previous is not None
+            and _CHAIN.match(st.text[previous[0].start + len(previous[0].text) : fig.start])
+        ):
+            metric = previous[1]  # "throughput 6831.71 vs 6643.40 tok/s": one metric for the chain
         elif not (metric.known or metric.stat) and cell_metric.known:
             metric = cell_metric
         found.append((fig, fig.unit or cell_unit, metric))
@@ -98,8 +115,7 @@ def _figures(st: Statement, table: Table | None,
     return [f for f in found if f[1] is not None or f[2].known]
 
 
-def _quotes_of(st: Statement, table: Table | None, cells: tuple[Statement, ...],
-               finder: SeriesFinder) -> list[Quote]:
+def _quotes_of(st: Statement, table: Table | None, cells: tuple[Statement, ...], finder: SeriesFinder) -> list[Quote]:
     found = _figures(st, table, cells)
     if not found:
         return []
@@ -111,11 +127,11 @@ def _quotes_of(st: Statement, table: Table | None, cells: tuple[Statement, ...],
     out = []
     for fig, unit, metric in found:
         own = names
-        for a, b in segments:          # "publish at 412 req/s (broker-publish-...); consume at 950 req/s (...)"
+        for a, b in segments:  # "publish at 412 req/s (broker-publish-...); consume at 950 req/s (...)"
             if a <= fig.start < b:
                 own = frozenset(finder.in_text(st.text[a:b])) or names
                 break
-        metric = without(metric, series_words)    # "rnnt-large-a100 WER 5.8 %" names WER
+        metric = without(metric, series_words)  # "rnnt-large-a100 WER 5.8 %" names WER
         role = base_role
         bar = None
         if role in ("bar", "current"):
@@ -150,9 +166,9 @@ def _statement_role(st: Statement, table: Table | None) -> str:
     if st.historical or any(_OLD_SECTIONS.search(s) for s in st.section[-1:]):
         return "old"
     if st.section and _LOG_TITLE.search(st.section[0]):
-        return "dated"          # "# State log (append; newest last)": every entry is as of its day
+        return "dated"  # "# State log (append; newest last)": every entry is as of its day
     if any(_DATED.match(s) for s in st.section):
-        return "dated"          # under "## 2026-07-07 — re-baseline": true as of that day
+        return "dated"  # under "## 2026-07-07 — re-baseline": true as of that day
     if st.kind == "cell" and st.column:
         if _BAR_COLUMNS.search(st.column):
             return "bar"
@@ -175,7 +191,7 @@ def _cell_metric(st: Statement, table: Table | None, cells: tuple[Statement, ...
     metric = metric_of(w for w in words_of(_strip_unit_words(text)) if not _names_unit(w, unit))
     key = key_column(table) if table is not None and k is None else None
     if not (metric.known or metric.stat) and key is not None and key < len(cells) and cells[key] is not st:
-        metric = metric_of(words_of(cells[key].text))   # "| p99 publish latency | ≤ 35 ms | PASS |": the row says
+        metric = metric_of(words_of(cells[key].text))  # "| p99 publish latency | ≤ 35 ms | PASS |": the row says
     return metric, unit
 
 

@@ -1,6 +1,7 @@
 """What RL201 knows of a stale figure quote, shared by the places that find one (analysis/supersession.py,
 analysis/figure_marks.py): the newer figures and where they come from, each statement's as-of date on first
 use, and how a figure is written back with its unit."""
+
 from __future__ import annotations
 
 import re
@@ -19,12 +20,12 @@ if TYPE_CHECKING:
 @dataclass
 class Stale:
     quote: Quote
-    date: str                                  # the quote's as-of date
-    new: list[tuple[float, str]]               # the newer figures: (value, text as written with its unit)
-    source: str                                # "newer evidence 20260410-silesia-l3 (2026-04-10)"
-    kind: str                                  # "evidence" | "record" | "canonical" | "marked"
+    date: str  # the quote's as-of date
+    new: list[tuple[float, str]]  # the newer figures: (value, text as written with its unit)
+    source: str  # "newer evidence 20260410-silesia-l3 (2026-04-10)"
+    kind: str  # "evidence" | "record" | "canonical" | "marked"
     evidence: dict[str, Any] = field(default_factory=dict)
-    strong: bool = True                        # False: matched on a table key alone (a warning)
+    strong: bool = True  # False: matched on a table key alone (a warning)
 
 
 class Dates:
@@ -43,7 +44,7 @@ class Dates:
 def with_unit(text: str, unit: str | None) -> str:
     """A figure as a person writes it: `412.6 MB/s`, `1.0283x`, `8.4 %`."""
     if unit is None or re.search(r"[A-Za-z%×µ]", text):
-        return text                        # written with its unit already: "1730 img/s", "0.98×", "8.4 %"
+        return text  # written with its unit already: "1730 img/s", "0.98×", "8.4 %"
     return f"{text}{unit}" if unit == "x" else f"{text} {unit}"
 
 

@@ -3,6 +3,7 @@ every number an evidence entry holds (RL202 backs figures by them).
 
 Shared by RL201 (figure-superseded) and RL202 (figure-unbacked).
 """
+
 from __future__ import annotations
 
 import re
@@ -16,8 +17,11 @@ if TYPE_CHECKING:
 
 FAMILIES = ("throughput", "ttft", "tpot", "itl", "latency", "vram")
 # Words right around a figure that say it is not current ("the 2310 ms of 2026-07-12 is superseded").
-HISTORICAL = re.compile(r"\bsupersed\w*|\breplaced by\b|\bpreviously\b|\bformerly\b|\bwas\b|\bused to\b|"
-                        r"\bbefore the\b|\bold\b|\boutdated\b", re.I)
+HISTORICAL = re.compile(
+    r"\bsupersed\w*|\breplaced by\b|\bpreviously\b|\bformerly\b|\bwas\b|\bused to\b|"
+    r"\bbefore the\b|\bold\b|\boutdated\b",
+    re.I,
+)
 
 
 def decimals(text: str) -> int:
@@ -28,11 +32,12 @@ def decimals(text: str) -> int:
 def close(value: float, text: str, other: float, other_text: str | None = None) -> bool:
     """Equal within the rounding of the less precise of the two as written (`1.0283x` vs 1.028346)."""
     places = decimals(text) if other_text is None else min(decimals(text), decimals(other_text))
-    return abs(value - other) <= 0.5 * 10.0 ** -places + 1e-9 * max(1.0, abs(value))
+    return abs(value - other) <= 0.5 * 10.0**-places + 1e-9 * max(1.0, abs(value))
 
 
-def close_scaled(value: float, text: str, unit: str | None, other: float, other_unit: str | None,
-                 other_text: str | None = None) -> bool:
+def close_scaled(
+    value: float, text: str, unit: str | None, other: float, other_unit: str | None, other_text: str | None = None
+) -> bool:
     """`close`, after converting `other` from its unit into `unit` (412.6 MB/s against 0.4126 GB/s)."""
     (_, a), (_, b) = scale(unit), scale(other_unit)
     return close(value, text, other * b / a, other_text if a == b else None)
@@ -55,9 +60,12 @@ def comparable(a: "Figure", b: "Figure") -> bool:
 _CLAUSE = re.compile(r"[;,()|]|\.\s|\bvs\b")
 # Words that say, of one figure, that a newer one replaced it ("0.9864x, superseded by 1.0283x", "previously
 # 412 MB/s", "the old 2310 ms"): narrower than HISTORICAL, whose "was" also tells a past measurement.
-EXPLICITLY_OLD = re.compile(r"\bsupersed(?:ed|es)\b(?! by)|\bpreviously\b|\bformerly\b|\boutdated\b|\bobsolete\b|"
-                            r"\bno longer\b|\bstale\b|\bold (?:figure|number|value|result|one|ratio|rate)\b|"
-                            r"\bthe old one\b|\breplaced by\b|\bsuperseded by\b", re.I)
+EXPLICITLY_OLD = re.compile(
+    r"\bsupersed(?:ed|es)\b(?! by)|\bpreviously\b|\bformerly\b|\boutdated\b|\bobsolete\b|"
+    r"\bno longer\b|\bstale\b|\bold (?:figure|number|value|result|one|ratio|rate)\b|"
+    r"\bthe old one\b|\breplaced by\b|\bsuperseded by\b",
+    re.I,
+)
 
 
 def marked_historical(text: str, fig: "Figure") -> bool:
@@ -65,8 +73,8 @@ def marked_historical(text: str, fig: "Figure") -> bool:
     superseded")? The clause ends at , ; ( ) | or a sentence end, so the current figure beside it is not."""
     start = fig.start
     end = start + len(fig.text)
-    left = _CLAUSE.split(text[max(0, start - 60):start])[-1]
-    right = _CLAUSE.split(text[end:end + 60])[0]
+    left = _CLAUSE.split(text[max(0, start - 60) : start])[-1]
+    right = _CLAUSE.split(text[end : end + 60])[0]
     return bool(HISTORICAL.search(left) or HISTORICAL.search(right))
 
 
@@ -74,8 +82,8 @@ def explicitly_old(text: str, fig: "Figure") -> bool:
     """Is this figure called replaced where it is quoted ("0.9864x (superseded by 1.0283x)", "previously 412")?
     "superseded by X" and "replaced by X" make what comes before them old, never X itself."""
     start, end = fig.start, fig.start + len(fig.text)
-    left = _CLAUSE.split(text[max(0, start - 60):start])[-1]
-    right = _CLAUSE.split(text[end:end + 60])[0]
+    left = _CLAUSE.split(text[max(0, start - 60) : start])[-1]
+    right = _CLAUSE.split(text[end : end + 60])[0]
     if re.search(r"\b(?:superseded|replaced) by\s*$", left, re.I):
         return False
     return bool(EXPLICITLY_OLD.search(left) or EXPLICITLY_OLD.search(right))

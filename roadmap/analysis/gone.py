@@ -4,6 +4,7 @@ It says so beside it ("(former `x.cpp:378`)", "`src/a.py` was removed"); it plan
 remove:" and the paths below it, "Delete `old.sh` once ...": once done, every mention of that path in the record
 is expected to point nowhere); or it tells how to bring the path back ("Rollback: restore `x.yml`").
 """
+
 from __future__ import annotations
 
 import re
@@ -13,10 +14,12 @@ from roadmap.analysis.facts import RefSite
 from roadmap.analysis.refs import normalise, path_refs, record_lines
 from roadmap.records.model import RecordFile, Statement
 
-_GONE = re.compile(r"\b(?:deleted|removed|retired|renamed|moved|dropped|gone|replaced|former|formerly|"
-                   r"previously|obsolete|superseded|no\s+longer|used\s+to)\b", re.I)
-_REMOVAL = re.compile(r"\b(?:remove|delete|drop|retire|disable|deprecate|restore|re-?enable|revert|archive)s?\b",
-                      re.I)
+_GONE = re.compile(
+    r"\b(?:deleted|removed|retired|renamed|moved|dropped|gone|replaced|former|formerly|"
+    r"previously|obsolete|superseded|no\s+longer|used\s+to)\b",
+    re.I,
+)
+_REMOVAL = re.compile(r"\b(?:remove|delete|drop|retire|disable|deprecate|restore|re-?enable|revert|archive)s?\b", re.I)
 _CLAUSE = re.compile(r"[.;!?](?:\s|$)|\|")
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s")
 
@@ -25,8 +28,7 @@ def _around(site: RefSite) -> tuple[str, str]:
     """The clause before the reference (up to 60 characters) and after it (up to 40)."""
     text = site.st.text
     end = site.start + len(site.ref.text)
-    return (_CLAUSE.split(text[max(0, site.start - 60):site.start])[-1],
-            _CLAUSE.split(text[end:end + 40])[0])
+    return (_CLAUSE.split(text[max(0, site.start - 60) : site.start])[-1], _CLAUSE.split(text[end : end + 40])[0])
 
 
 def acknowledged_gone(site: RefSite) -> bool:
@@ -58,7 +60,7 @@ def removal_planned(ctx: LintContext, rf: RecordFile) -> frozenset[str]:
     cache = ctx.facts.removal_planned
     if cache is None:
         found: dict[str, set[str]] = {}
-        for site in path_refs(ctx):   # one pass for every record
+        for site in path_refs(ctx):  # one pass for every record
             if site.start < 0:
                 continue
             before, _ = _around(site)

@@ -11,6 +11,7 @@ Another project's, also: a sha pinned after a path or checkout that is not ours 
 is about another code base), and a sha written anywhere in the records in a foreign context (a sha is one
 project's everywhere: "Upstream synced to `e24d1b24`" once makes every `e24d1b24` upstream's).
 """
+
 from __future__ import annotations
 
 import re
@@ -28,44 +29,58 @@ _COMMIT_BEFORE = re.compile(
     r"(?:landed|fixed|merged|introduced|shipped|reverted|cherry-picked|squashed|pushed|broken|broke|regressed|"
     r"added|removed|changed|caused|done|implemented|tagged)\s+(?:in|by|at|as|with|on|via)|"
     r"fix(?:es|ed)?|reverts?|cherry-pick)\s*[:=#]?|\b[\w-]+-by:|\b(?:fixes|refs|reverts|landed-in|commit|base):|@)"
-    + _OPEN + "$", re.I)
+    + _OPEN
+    + "$",
+    re.I,
+)
 # Further back in the clause: a verb of landing code ("Fixed the flake (a3f9c02)"), or a commit subject after it
 # as `git log --oneline` prints it ("a3f9c02 fix(ctrl): ...").
-_LANDED_IN_CLAUSE = re.compile(r"\b(?:fixed|landed|merged|shipped|reverted|committed|pushed|cherry-picked|squashed|"
-                               r"introduced|regressed)\b", re.I)
-_SUBJECT_AFTER = re.compile(r"[`)\]]?\s*(?:[-—–:]\s*)?(?:feat|fix|refactor|chore|docs|perf|test|build|ci|style|revert)"
-                            r"(?:\([^)]*\))?!?:\s")
+_LANDED_IN_CLAUSE = re.compile(
+    r"\b(?:fixed|landed|merged|shipped|reverted|committed|pushed|cherry-picked|squashed|"
+    r"introduced|regressed)\b",
+    re.I,
+)
+_SUBJECT_AFTER = re.compile(
+    r"[`)\]]?\s*(?:[-—–:]\s*)?(?:feat|fix|refactor|chore|docs|perf|test|build|ci|style|revert)"
+    r"(?:\([^)]*\))?!?:\s"
+)
 _COMMIT_COLUMN = re.compile(r"\b(?:commit|commits|sha|shas|rev|revision|landed(?:\s+in)?|fixed\s+in|base)\b", re.I)
 # Anywhere in the clause before the token: it is a digest, not a commit.
-_DIGEST = re.compile(r"(?i:sha-?(?:224|256|384|512)|sha3|md5|blake\w*|xxh\w*|\bcrc\d*|\bhash(?:es|ed)?|digests?|"
-                     r"fingerprints?|checksums?|signatures?|\betag|\buuid|\bnonce|\bsalt|\bkey\s*id|manifest)\b")
+_DIGEST = re.compile(
+    r"(?i:sha-?(?:224|256|384|512)|sha3|md5|blake\w*|xxh\w*|\bcrc\d*|\bhash(?:es|ed)?|digests?|"
+    r"fingerprints?|checksums?|signatures?|\betag|\buuid|\bnonce|\bsalt|\bkey\s*id|manifest)\b"
+)
 _CLAUSE = re.compile(r"[.;!?](?:\s|$)|\s[—–]\s|\||\n")
 _HEX7 = re.compile(r"[0-9a-f]{7,40}")
-_GIT_LENGTHS = range(7, 13)        # the abbreviations people paste; a full sha is 40
+_GIT_LENGTHS = range(7, 13)  # the abbreviations people paste; a full sha is 40
 
 
 def commit_context(text: str, start: int, end: int, column: str | None = None) -> str:
-    """"commit" | "digest" | "none" for the hex token at text[start:end]."""
+    """ "commit" | "digest" | "none" for the hex token at text[start:end]."""
     token = text[start:end]
-    after = text[end:end + 44]
-    before = text[max(0, start - 120):start]
-    if after.startswith(("…", "...")) or before.endswith(("…", "...")) or \
-            (after.startswith("..") and not _HEX7.match(after, 2)):
-        return "digest"             # `f784ba01…e046`: half a digest, never pasted as a commit
+    after = text[end : end + 44]
+    before = text[max(0, start - 120) : start]
+    if (
+        after.startswith(("…", "..."))
+        or before.endswith(("…", "..."))
+        or (after.startswith("..") and not _HEX7.match(after, 2))
+    ):
+        return "digest"  # `f784ba01…e046`: half a digest, never pasted as a commit
     if re.search(r"\bindex\s+(?:[0-9a-f]{7,40}\.\.)?$", before):
-        return "none"               # `index 6914761e..d51a8050 100644`: blob ids of a pasted diff, not commits
+        return "none"  # `index 6914761e..d51a8050 100644`: blob ids of a pasted diff, not commits
     clause = re.sub(r"\b(commit)\s+(?:hash(?:es)?|ids?)\b", r"\1", _CLAUSE.split(before)[-1], flags=re.I)
     explicit = _COMMIT_BEFORE.search(clause[-60:]) is not None
     if _DIGEST.search(clause):
         return "digest"
     if len(token) not in _GIT_LENGTHS and len(token) != 40 and not explicit:
-        return "digest"             # 16, 32, 64 hex: a digest prefix or a whole digest
-    ranged = (after.startswith("..") and _HEX7.match(after.lstrip(".")) is not None) or \
-        re.search(r"[0-9a-f]{7,40}\.\.\.?$", before) is not None
+        return "digest"  # 16, 32, 64 hex: a digest prefix or a whole digest
+    ranged = (after.startswith("..") and _HEX7.match(after.lstrip(".")) is not None) or re.search(
+        r"[0-9a-f]{7,40}\.\.\.?$", before
+    ) is not None
     if explicit or ranged or (column is not None and _COMMIT_COLUMN.search(column) is not None):
         return "commit"
     if len(token) in _GIT_LENGTHS and (_LANDED_IN_CLAUSE.search(clause[-60:]) or _SUBJECT_AFTER.match(after)):
-        return "commit"             # "Fixed the flake (a3f9c02).", "a3f9c02 fix(ctrl): wait for the pod"
+        return "commit"  # "Fixed the flake (a3f9c02).", "a3f9c02 fix(ctrl): wait for the pod"
     return "none"
 
 
@@ -76,15 +91,15 @@ _PINNED = re.compile(r"(?P<what>[^\s`()]+)`?\s*@\s*`?$")
 def _pinned_elsewhere(ctx: LintContext, st: Statement, start: int) -> bool | None:
     """For `X @ <sha>`: True when X is not ours (a path absent from our tree, another checkout), False when it is
     (a path of ours, a checkout named after this repository), None when there is no `@` pin."""
-    m = _PINNED.search(st.text[max(0, start - 200):start])
+    m = _PINNED.search(st.text[max(0, start - 200) : start])
     if m is None:
         return None
     what = m.group("what").rstrip(":,")
-    what = re.sub(r":\d[\d,-]*$", "", what)               # `registry.py:331-583` -> `registry.py`
+    what = re.sub(r":\d[\d,-]*$", "", what)  # `registry.py:331-583` -> `registry.py`
     if ctx.root.name.lower() in what.lower():
-        return False                                    # `~/work/<this repo>-branch @ 62fc0e0`: a checkout of ours
+        return False  # `~/work/<this repo>-branch @ 62fc0e0`: a checkout of ours
     if is_external(what) or ":" in what:
-        return True                                     # `/home/me/_git/vllm`, `dgx:~/x`: another checkout
+        return True  # `/home/me/_git/vllm`, `dgx:~/x`: another checkout
     rel = normalise(what)
     return rel is None or not (ctx.tree.exists(rel) or rel in project_names(ctx).basenames)
 

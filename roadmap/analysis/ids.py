@@ -7,6 +7,7 @@ or when its prefix is a namespace of the records: a prefix of an id defined in a
 `Key`, ...), or of two ids at least one of which a table cell or a heading defines, or `CLAIM-` once any claim
 is defined. With `id_patterns`/`claim_patterns` configured (not the defaults), every match is an id.
 """
+
 from __future__ import annotations
 
 import re
@@ -33,19 +34,24 @@ def vocabulary(ctx: LintContext) -> IdVocabulary:
         return ctx.facts.id_vocabulary
     defined = defined_ids(ctx.records, ctx.config)
     id_columns = {c.lower() for c in ctx.config.id_columns}
-    how: dict[str, list[tuple[str, str]]] = {}      # prefix -> (id, "column" | "table" | "heading" | "item")
+    how: dict[str, list[tuple[str, str]]] = {}  # prefix -> (id, "column" | "table" | "heading" | "item")
     names: set[str] = set(defined)
     for token, st in defined.items():
         if st.kind == "cell" and not st.text.lstrip("`*_[( ").startswith(token):
-            continue   # an id somewhere inside a cell (`the first CROSS-FAMILY build`) names no namespace
-        kind = ("column" if (st.column or "").strip().lower() in id_columns else "table") if st.kind == "cell" \
-            else "heading" if st.kind == "heading" else "item"
+            continue  # an id somewhere inside a cell (`the first CROSS-FAMILY build`) names no namespace
+        kind = (
+            ("column" if (st.column or "").strip().lower() in id_columns else "table")
+            if st.kind == "cell"
+            else "heading"
+            if st.kind == "heading"
+            else "item"
+        )
         how.setdefault(prefix(token), []).append((token, kind))
     for rf in ctx.records:
         for table in rf.tables:
             if table.id_column is None:
                 continue
-            for row in table.rows:   # `PORT-1` in an ID column is an id, whatever the id pattern says
+            for row in table.rows:  # `PORT-1` in an ID column is an id, whatever the id pattern says
                 cell = row[table.id_column] if table.id_column < len(row) else None
                 m = ID_SHAPE.match(cell.text.strip()) if cell is not None else None
                 if m and m.group(0) not in names and m.group(0).upper() not in ctx.config.state_set:
@@ -56,8 +62,9 @@ def vocabulary(ctx: LintContext) -> IdVocabulary:
                 names.update(m.group(0) for m in ID_SHAPE.finditer(st.text))
         if "|" in rf.text:
             # a table row cut off from its header (a paragraph in between) still names its row in its first cell
-            names.update(m.group(1) for m in _ORPHAN_ROW.finditer(rf.text)
-                         if m.group(1).upper() not in ctx.config.state_set)
+            names.update(
+                m.group(1) for m in _ORPHAN_ROW.finditer(rf.text) if m.group(1).upper() not in ctx.config.state_set
+            )
     namespaces = {}
     for pre, found in how.items():
         kinds = {k for _, k in found}
@@ -65,11 +72,13 @@ def vocabulary(ctx: LintContext) -> IdVocabulary:
             namespaces[pre] = sorted(found)[0][0]
     cfg = ctx.config
     vocab = IdVocabulary(
-        defined=frozenset(names), namespaces=namespaces,
+        defined=frozenset(names),
+        namespaces=namespaces,
         configured=cfg.id_patterns != (DEFAULT_ID_PATTERN,),
         claims_used=any(cfg.claim_re.fullmatch(t) for t in defined),
         code_style=_code_style(ctx, frozenset(names)),
-        parts=frozenset(p for t in names for p in _hyphen_prefixes(t)))
+        parts=frozenset(p for t in names for p in _hyphen_prefixes(t)),
+    )
     ctx.facts.id_vocabulary = vocab
     return vocab
 
@@ -99,8 +108,9 @@ def _has_whole(text: str, token: str) -> bool:
     i = text.find(token)
     while i >= 0:
         j = i + len(token)
-        if (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_-")) and \
-                (j == len(text) or not (text[j].isalnum() or text[j] in "_-")):
+        if (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_-")) and (
+            j == len(text) or not (text[j].isalnum() or text[j] in "_-")
+        ):
             return True
         i = text.find(token, i + 1)
     return False
@@ -123,14 +133,21 @@ def _code_style(ctx: LintContext, defined: frozenset[str]) -> frozenset[str]:
 
 
 _ORPHAN_ROW = re.compile(r"^[ \t]*\|[ \t]*(?:\*\*)?`?([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)`?(?:\*\*)?[ \t]*\|", re.M)
-_RANGE = re.compile(r"([A-Z]+)\d+[A-Z]?-\1\d+[A-Z]?")           # W0-W7, B1-B7: a range of items, not one id
-_ADJECTIVE = re.compile(r"-[A-Z]*(?:ED|ABLE|IBLE|IC|IVE|LESS|FUL|AL|WISE|ONLY|AWARE|BASED|AGNOSTIC|SENSITIVE|"
-                        r"FREE|SAFE|SPECIFIC|LEVEL|WIDE|TIME)$")
+_RANGE = re.compile(r"([A-Z]+)\d+[A-Z]?-\1\d+[A-Z]?")  # W0-W7, B1-B7: a range of items, not one id
+_ADJECTIVE = re.compile(
+    r"-[A-Z]*(?:ED|ABLE|IBLE|IC|IVE|LESS|FUL|AL|WISE|ONLY|AWARE|BASED|AGNOSTIC|SENSITIVE|"
+    r"FREE|SAFE|SPECIFIC|LEVEL|WIDE|TIME)$"
+)
 # `MODEL-BUILD time`, `FAST-PATH mode`: a compound word in capitals modifying a noun, not a row.
-_MODIFIER = re.compile(r"\s+(?:time|mode|path|level|side|style|case|phase|stage|kind|type|flag|bug|check|build|"
-                       r"format|layout|flow|boundary|semantics|behaviou?r)\b")
-_NOT_AN_ID_NOW = re.compile(r"\b(?:rejected|instead\s+of|formerly|former|renamed|retired|dropped|removed|deleted|"
-                            r"superseded|no\s+longer|hypothetical|would\s+be)\b", re.I)
+_MODIFIER = re.compile(
+    r"\s+(?:time|mode|path|level|side|style|case|phase|stage|kind|type|flag|bug|check|build|"
+    r"format|layout|flow|boundary|semantics|behaviou?r)\b"
+)
+_NOT_AN_ID_NOW = re.compile(
+    r"\b(?:rejected|instead\s+of|formerly|former|renamed|retired|dropped|removed|deleted|"
+    r"superseded|no\s+longer|hypothetical|would\s+be)\b",
+    re.I,
+)
 _CAPS_WORD = re.compile(r"[A-Z][A-Z0-9]+")
 
 
@@ -148,39 +165,46 @@ def undefined_ids(ctx: LintContext, st: Statement) -> list[str]:
         token = m.group(0)
         if token in vocab.defined or token in out or not vocab.is_id(token, ctx.config):
             continue
-        if _RANGE.fullmatch(token) or text[m.end():m.end() + 1] == "*" or token in vocab.parts:
+        if _RANGE.fullmatch(token) or text[m.end() : m.end() + 1] == "*" or token in vocab.parts:
             continue
         head, _, tail = token.rpartition("-")
         if head in vocab.defined and re.fullmatch(r"[A-Z]?\d+[A-Z]?", tail):
             continue
         clause = _clause(text, m.start(), m.end())
         if ctx.config.claim_re.fullmatch(token) and _RELEASED.search(clause):
-            continue   # "`CLAIM-X` is released", "(2026-07-24, CLAIM-X, DONE)": a claim's history
+            continue  # "`CLAIM-X` is released", "(2026-07-24, CLAIM-X, DONE)": a claim's history
         if _NOT_AN_ID_NOW.search(clause):
-            continue   # "(Rejected `ENG-X` as primary ...)", "formerly `ROW-A`": the record knows it is not one
+            continue  # "(Rejected `ENG-X` as primary ...)", "formerly `ROW-A`": the record knows it is not one
         if not ctx.config.claim_re.fullmatch(token) and not in_code(st.raw, token):
-            if prefix(token) in vocab.code_style or _ADJECTIVE.search(token) or _shouting(text, m.start(), m.end()) \
-                    or _MODIFIER.match(text, m.end()):
+            if (
+                prefix(token) in vocab.code_style
+                or _ADJECTIVE.search(token)
+                or _shouting(text, m.start(), m.end())
+                or _MODIFIER.match(text, m.end())
+            ):
                 continue
         out.append(token)
     return out
 
 
-_RELEASED = re.compile(r"\b(?:released|releases|release|closed|done|completed|complete|landed|finished|retired|"
-                       r"expired|dropped|abandoned|superseded|was|were)\b", re.I)
+_RELEASED = re.compile(
+    r"\b(?:released|releases|release|closed|done|completed|complete|landed|finished|retired|"
+    r"expired|dropped|abandoned|superseded|was|were)\b",
+    re.I,
+)
 
 
 def _clause(text: str, start: int, end: int) -> str:
     """The clause around text[start:end], up to the nearest sentence ends."""
     lo = max(text.rfind(". ", 0, start), text.rfind("; ", 0, start), text.rfind("|", 0, start))
     his = [i for i in (text.find(". ", end), text.find("; ", end), text.find("|", end)) if i >= 0]
-    return text[lo + 1:min(his) if his else len(text)]
+    return text[lo + 1 : min(his) if his else len(text)]
 
 
 def _shouting(text: str, start: int, end: int) -> bool:
     """The words on either side are in capitals too: emphasis ("THE GAP IS KERNEL-INTERNAL"), not an id."""
-    before = text[max(0, start - 40):start].split()
-    after = text[end:end + 40].split()
+    before = text[max(0, start - 40) : start].split()
+    after = text[end : end + 40].split()
     near = [w.strip("*_()[],.;:!?'\"`") for w in (before[-1:] + after[:1])]
     return any(_CAPS_WORD.fullmatch(w) is not None and not any(c.isdigit() for c in w) for w in near)
 

@@ -7,6 +7,7 @@
   whatever the history says;
 - the commit that wrote a statement (git blame), which never counts as the commit that did its work.
 """
+
 from __future__ import annotations
 
 import re
@@ -20,27 +21,42 @@ from roadmap.history.git import GitError, run_git
 from roadmap.records.model import Statement
 
 # A line the records write as done: a ticked box, a check mark, or a leading "Done"/"Landed"/"Shipped".
-_DONE_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*\[[xX]\]|[✅✔☑]|^\s*(?:[-*+]\s*)?(?:\*\*)?(?:done|landed|shipped|merged|"
-                        r"completed?|fixed|resolved)\b(?:\*\*)?\s*[:—–-]", re.I)
+_DONE_MARK = re.compile(
+    r"^\s*(?:[-*+]|\d+[.)])?\s*\[[xX]\]|[✅✔☑]|^\s*(?:[-*+]\s*)?(?:\*\*)?(?:done|landed|shipped|merged|"
+    r"completed?|fixed|resolved)\b(?:\*\*)?\s*[:—–-]",
+    re.I,
+)
 _OPEN_MARK = re.compile(r"[🚧⏳❌⬜]|\[ \]")
 # Files that document rather than build: a commit that changes only these did not build anything.
-_DOC_PATH = re.compile(r"(?:^|/)(?:docs?|documentation|\.?agents?)/|\.(?:md|markdown|rst|txt|adoc)$|"
-                       r"(?:^|/)(?:README|CHANGELOG|CHANGES|LICENSE|NOTICE|AUTHORS|CONTRIBUTING)[^/]*$", re.I)
-_DOC_WORK = re.compile(r"^\W*(?:document|describe|explain|write\s+(?:up|down|docs?)|note|record|publish)\b|"
-                       r"\b(?:readme|docs?|documentation|guide|changelog|runbook|how-?to)\b", re.I)
+_DOC_PATH = re.compile(
+    r"(?:^|/)(?:docs?|documentation|\.?agents?)/|\.(?:md|markdown|rst|txt|adoc)$|"
+    r"(?:^|/)(?:README|CHANGELOG|CHANGES|LICENSE|NOTICE|AUTHORS|CONTRIBUTING)[^/]*$",
+    re.I,
+)
+_DOC_WORK = re.compile(
+    r"^\W*(?:document|describe|explain|write\s+(?:up|down|docs?)|note|record|publish)\b|"
+    r"\b(?:readme|docs?|documentation|guide|changelog|runbook|how-?to)\b",
+    re.I,
+)
 # An example, template or skill's sample output says "[x] done" of work in another project, not this one's.
 _EXAMPLE_PATH = re.compile(r"(?:^|/)(?:examples?|samples?|templates?|skills|fixtures)/", re.I)
-MIN_TWIN_SHARED = 3      # two shared words ('e2e', 'spec') are a topic, not the same piece of work
-MIN_TWIN_TERMS = 3        # a done statement of fewer terms is a label or a figure, not a piece of work
+MIN_TWIN_SHARED = 3  # two shared words ('e2e', 'spec') are a topic, not the same piece of work
+MIN_TWIN_TERMS = 3  # a done statement of fewer terms is a label or a figure, not a piece of work
 # The cells of a closed row that say what its work was (not its figures, owners or evidence).
-_WORK_COLUMN = re.compile(r"capabilit|title|item|feature|task|descri|work|what|scope|deliverable|change|summary|goal|"
-                          r"outcome|name|area|topic", re.I)
-MIN_TWIN_COVER = 0.7      # share of the done statement's (IDF-weighted) terms the directive names
-MIN_TWIN_COVER_PLAIN = 0.75   # and of its terms counted plainly: a done item naming one thing more is other work
+_WORK_COLUMN = re.compile(
+    r"capabilit|title|item|feature|task|descri|work|what|scope|deliverable|change|summary|goal|"
+    r"outcome|name|area|topic",
+    re.I,
+)
+MIN_TWIN_COVER = 0.7  # share of the done statement's (IDF-weighted) terms the directive names
+MIN_TWIN_COVER_PLAIN = 0.75  # and of its terms counted plainly: a done item naming one thing more is other work
 # A name the commit declares in code (a function, type or constant it adds): what the author called the work.
-_DECLARED = re.compile(r"^\+\s*(?:export\s+|pub(?:\([a-z]+\))?\s+|static\s+|async\s+|public\s+|private\s+)*"
-                       r"(?:def|func|fn|function|class|struct|enum|trait|interface|type|const|let|var)\s+"
-                       r"(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]{3,})", re.M)
+_DECLARED = re.compile(
+    r"^\+\s*(?:export\s+|pub(?:\([a-z]+\))?\s+|static\s+|async\s+|public\s+|private\s+)*"
+    r"(?:def|func|fn|function|class|struct|enum|trait|interface|type|const|let|var)\s+"
+    r"(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]{3,})",
+    re.M,
+)
 MAX_DIFF_BYTES = 1 << 20
 
 
@@ -61,8 +77,16 @@ def changed_paths(ctx: LintContext, commits: list[Commit]) -> dict[str, tuple[st
     todo = [c.sha for c in commits if c.sha not in cache]
     if todo:
         try:
-            out = run_git(ctx.root, "log", "--no-walk=unsorted", "--stdin", "--name-only", "--no-renames",
-                          "--format=%x00%H", input=("\n".join(todo) + "\n").encode())
+            out = run_git(
+                ctx.root,
+                "log",
+                "--no-walk=unsorted",
+                "--stdin",
+                "--name-only",
+                "--no-renames",
+                "--format=%x00%H",
+                input=("\n".join(todo) + "\n").encode(),
+            )
         except GitError:
             out = b""
         for chunk in out.decode("utf-8", "replace").split("\0")[1:]:
@@ -81,8 +105,18 @@ def declared_terms(ctx: LintContext, commit: Commit) -> frozenset[str]:
         names: set[str] = set()
         if not builds_nothing(changed_paths(ctx, [commit])[commit.sha]):
             try:
-                out = run_git(ctx.root, "show", "--no-color", "--no-ext-diff", "--no-textconv", "-U0", "--format=",
-                              "--end-of-options", commit.sha, "--")
+                out = run_git(
+                    ctx.root,
+                    "show",
+                    "--no-color",
+                    "--no-ext-diff",
+                    "--no-textconv",
+                    "-U0",
+                    "--format=",
+                    "--end-of-options",
+                    commit.sha,
+                    "--",
+                )
             except GitError:
                 out = b""
             names = {m.group(1) for m in _DECLARED.finditer(out[:MAX_DIFF_BYTES].decode("utf-8", "replace"))}
@@ -97,8 +131,15 @@ def path_commits(ctx: LintContext) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}
         cache = ctx.facts.changed_paths
         try:
-            raw = run_git(ctx.root, "log", "--name-only", "--no-renames", "--format=%x00%H", "--end-of-options",
-                          ctx.get_history().head)
+            raw = run_git(
+                ctx.root,
+                "log",
+                "--name-only",
+                "--no-renames",
+                "--format=%x00%H",
+                "--end-of-options",
+                ctx.get_history().head,
+            )
         except GitError:
             raw = b""
         for chunk in raw.decode("utf-8", "replace").split("\0")[1:]:
@@ -172,9 +213,10 @@ def done_twin(ctx: LintContext, st: Statement, terms: frozenset[str]) -> Stateme
     pool = {id(o): (o, t) for term in terms for o, t in index.get(term, ())}
     for other, t in pool.values():
         if ids and (other_ids := subject_ids(other)) and not (ids & other_ids):
-            continue                                   # another row's done work
-        if other is st or (other.kind == "cell" and st.kind == "cell" and other.path == st.path
-                           and other.table_row == st.table_row):
+            continue  # another row's done work
+        if other is st or (
+            other.kind == "cell" and st.kind == "cell" and other.path == st.path and other.table_row == st.table_row
+        ):
             continue
         shared = terms & t
         if len(shared) < MIN_TWIN_SHARED or len(shared) < MIN_TWIN_COVER_PLAIN * len(t):

@@ -6,6 +6,7 @@ A metric is its *terms* (the distinctive words, lower case, without the words a 
 i.e. the median), and its *unit* (roadmap/records/figures.py normalises units; `scale` converts within one
 dimension, so 1.2 GB/s and 1200 MB/s compare).
 """
+
 from __future__ import annotations
 
 import re
@@ -16,42 +17,128 @@ from roadmap.analysis.terms import normalise
 
 # unit -> (dimension, factor to the dimension's base unit)
 _SCALE: dict[str, tuple[str, float]] = {
-    "us": ("time", 1e-6), "ms": ("time", 1e-3), "s": ("time", 1.0), "min": ("time", 60.0),
-    "KB": ("bytes", 1e3), "MB": ("bytes", 1e6), "GB": ("bytes", 1e9), "KiB": ("bytes", 2.0 ** 10),
-    "MiB": ("bytes", 2.0 ** 20), "GiB": ("bytes", 2.0 ** 30),
-    "KB/s": ("bytes/s", 1e3), "MB/s": ("bytes/s", 1e6), "GB/s": ("bytes/s", 1e9), "TB/s": ("bytes/s", 1e12),
-    "MiB/s": ("bytes/s", 2.0 ** 20), "GiB/s": ("bytes/s", 2.0 ** 30),
+    "us": ("time", 1e-6),
+    "ms": ("time", 1e-3),
+    "s": ("time", 1.0),
+    "min": ("time", 60.0),
+    "KB": ("bytes", 1e3),
+    "MB": ("bytes", 1e6),
+    "GB": ("bytes", 1e9),
+    "KiB": ("bytes", 2.0**10),
+    "MiB": ("bytes", 2.0**20),
+    "GiB": ("bytes", 2.0**30),
+    "KB/s": ("bytes/s", 1e3),
+    "MB/s": ("bytes/s", 1e6),
+    "GB/s": ("bytes/s", 1e9),
+    "TB/s": ("bytes/s", 1e12),
+    "MiB/s": ("bytes/s", 2.0**20),
+    "GiB/s": ("bytes/s", 2.0**30),
 }
 # Words of a JSON key or a header that name a unit: `compress_mbps`, `p95_first_partial_ms`, `wer_pct`.
-KEY_UNITS = {"ms": "ms", "us": "us", "s": "s", "sec": "s", "secs": "s", "seconds": "s", "mbps": "MB/s",
-             "gbps": "GB/s", "mibps": "MiB/s", "gibps": "GiB/s", "pct": "%", "percent": "%", "gib": "GiB",
-             "gb": "GB", "mib": "MiB", "mb": "MB", "kb": "KB", "kib": "KiB", "qps": "q/s", "tflops": "TFLOP/s"}
+KEY_UNITS = {
+    "ms": "ms",
+    "us": "us",
+    "s": "s",
+    "sec": "s",
+    "secs": "s",
+    "seconds": "s",
+    "mbps": "MB/s",
+    "gbps": "GB/s",
+    "mibps": "MiB/s",
+    "gibps": "GiB/s",
+    "pct": "%",
+    "percent": "%",
+    "gib": "GiB",
+    "gb": "GB",
+    "mib": "MiB",
+    "mb": "MB",
+    "kb": "KB",
+    "kib": "KiB",
+    "qps": "q/s",
+    "tflops": "TFLOP/s",
+}
 # "<thing> per s" in a key: tok_per_s, requests_per_s, mb_per_s
-_PER_S = {"tok": "tok/s", "tokens": "tok/s", "token": "tok/s", "req": "req/s", "requests": "req/s",
-          "request": "req/s", "mb": "MB/s", "gb": "GB/s", "mib": "MiB/s", "gib": "GiB/s", "q": "q/s",
-          "queries": "q/s"}
-_UNIT_WORDS = {**KEY_UNITS, **{u.lower(): u for u in ("MB/s", "GB/s", "MiB/s", "GiB/s", "KB/s", "tok/s", "req/s",
-                                                       "q/s", "us", "ms", "s", "%", "x", "GiB", "MiB", "GB", "MB")},
-               "tokens/s": "tok/s", "tok/sec": "tok/s", "requests/s": "req/s", "seconds": "s", "sec": "s",
-               "µs": "us", "percent": "%"}
-STATS = {"p50": "p50", "median": "p50", "p90": "p90", "p95": "p95", "p99": "p99", "p999": "p999",
-         "mean": "mean", "avg": "mean", "average": "mean", "min": "min", "max": "max"}
+_PER_S = {
+    "tok": "tok/s",
+    "tokens": "tok/s",
+    "token": "tok/s",
+    "req": "req/s",
+    "requests": "req/s",
+    "request": "req/s",
+    "mb": "MB/s",
+    "gb": "GB/s",
+    "mib": "MiB/s",
+    "gib": "GiB/s",
+    "q": "q/s",
+    "queries": "q/s",
+}
+_UNIT_WORDS = {
+    **KEY_UNITS,
+    **{
+        u.lower(): u
+        for u in (
+            "MB/s",
+            "GB/s",
+            "MiB/s",
+            "GiB/s",
+            "KB/s",
+            "tok/s",
+            "req/s",
+            "q/s",
+            "us",
+            "ms",
+            "s",
+            "%",
+            "x",
+            "GiB",
+            "MiB",
+            "GB",
+            "MB",
+        )
+    },
+    "tokens/s": "tok/s",
+    "tok/sec": "tok/s",
+    "requests/s": "req/s",
+    "seconds": "s",
+    "sec": "s",
+    "µs": "us",
+    "percent": "%",
+}
+STATS = {
+    "p50": "p50",
+    "median": "p50",
+    "p90": "p90",
+    "p95": "p95",
+    "p99": "p99",
+    "p999": "p999",
+    "mean": "mean",
+    "avg": "mean",
+    "average": "mean",
+    "min": "min",
+    "max": "max",
+}
 # Words a unit or the sentence already carries, or that every metric has: never what tells two metrics apart.
-_GENERIC = frozenset("""
+_GENERIC = (
+    frozenset(
+        """
 latency time throughput speed rate value values result results current figure figures metric metrics number
 numbers measured measure measurement score total overall is are was of the a an at on in for with by to and or
 per vs versus ours our run runs repetitions repetition headline new now today latest
 target goal gate bar threshold budget limit cap slo sla required requirement interim against its
-""".split()) | frozenset(KEY_UNITS) | {"tok", "tokens", "token", "req", "requests"}
+""".split()
+    )
+    | frozenset(KEY_UNITS)
+    | {"tok", "tokens", "token", "req", "requests"}
+)
 _WORD = re.compile(r"[a-z][a-z0-9]*|[0-9]+[a-z][a-z0-9]*")
 _SPLIT_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 @dataclass(frozen=True)
 class Metric:
-    terms: frozenset[str]         # distinctive words: {"compress"}, {"first", "partial"}
-    words: tuple[str, ...] = ()   # every word in order, for abbreviations: ("real", "time", "factor")
-    stat: str | None = None       # "p95", "mean", ...; None: the headline (median)
+    terms: frozenset[str]  # distinctive words: {"compress"}, {"first", "partial"}
+    words: tuple[str, ...] = ()  # every word in order, for abbreviations: ("real", "time", "factor")
+    stat: str | None = None  # "p95", "mean", ...; None: the headline (median)
 
     @property
     def known(self) -> bool:
@@ -69,8 +156,15 @@ def words_of(text: str) -> list[str]:
 # Whose figure it is, when not ours: a figure of one side never matches a figure of another.
 SIDES = frozenset({"peer", "upstream", "vllm", "sglang", "tgi", "llama", "baseline", "reference", "competitor"})
 # Short forms teams write in keys and headers: `gpu_mem`, "tput".
-_SYNONYMS = {"mem": "memory", "tput": "throughput", "thpt": "throughput", "lat": "latency", "err": "error",
-             "errors": "error", "acc": "accuracy"}
+_SYNONYMS = {
+    "mem": "memory",
+    "tput": "throughput",
+    "thpt": "throughput",
+    "lat": "latency",
+    "err": "error",
+    "errors": "error",
+    "acc": "accuracy",
+}
 
 
 def metric_of(words: Iterable[str]) -> Metric:
@@ -82,7 +176,7 @@ def metric_of(words: Iterable[str]) -> Metric:
 
 def without(metric: Metric, words: frozenset[str] | set[str]) -> Metric:
     """`metric` less the words of a series ("broker-publish" in "p99 publish latency"): a series is not a metric."""
-    words = set(words) - SIDES            # `peer-4b` names the peer's series; "peer" still says whose figure
+    words = set(words) - SIDES  # `peer-4b` names the peer's series; "peer" still says whose figure
     if not words or not metric.terms & words:
         return metric
     return Metric(metric.terms - words, tuple(w for w in metric.words if w not in words), metric.stat)
@@ -95,10 +189,10 @@ def key_metric(path: str) -> tuple[Metric, str | None]:
     for i in range(1, len(ws) - 1):
         if ws[i] == "per" and ws[i + 1] in ("s", "sec", "second") and ws[i - 1] in _PER_S:
             unit = _PER_S[ws[i - 1]]
-            ws = ws[:i - 1] + ws[i + 2:]
+            ws = ws[: i - 1] + ws[i + 2 :]
             break
     if unit is None and len(ws) >= 2 and ws[-1] == "s" and ws[-2] in _PER_S:
-        unit = _PER_S[ws[-2]]                       # tok_s, req_s, mb_s: per second
+        unit = _PER_S[ws[-2]]  # tok_s, req_s, mb_s: per second
         ws = ws[:-2]
     if unit is None:
         for i in range(len(ws) - 1, -1, -1):
@@ -136,7 +230,7 @@ def matches(a: Metric, b: Metric) -> int:
     factor"), 1 one's terms are a part of the other's ("WER, test-clean" and `wer_pct`), 0 different. Stats
     must agree (no stat is the median), and sides (a peer's, upstream's figure) too."""
     if a.stat != b.stat or not (a.known and b.known) or a.terms & SIDES != b.terms & SIDES:
-        return 0                       # the peer's throughput is not ours
+        return 0  # the peer's throughput is not ours
     if a.terms == b.terms:
         return 3
     for short, long_ in ((a, b), (b, a)):

@@ -11,6 +11,7 @@ column, "MLX NVFP4 mode in `ops.cpp:4624`", "whisper.cpp 2c8d4f1". Such a refere
 - or its section's heading says "upstream";
 - or its path lies under a configured external root (a vendored checkout).
 """
+
 from __future__ import annotations
 
 import re
@@ -19,44 +20,56 @@ from dataclasses import dataclass
 from roadmap.config import Config
 
 # Projects a record in this field cites without saying "upstream"; `external` in the config adds more.
-KNOWN_PROJECTS = frozenset("""vllm sglang llama.cpp ggml whisper.cpp mlx mlx-lm pytorch transformers tensorrt-llm
+KNOWN_PROJECTS = frozenset(
+    """vllm sglang llama.cpp ggml whisper.cpp mlx mlx-lm pytorch transformers tensorrt-llm
 trt-llm flashinfer flash-attention flashattention cutlass xformers deepspeed megatron megatron-lm lmcache tgi
 onnxruntime candle ollama exllamav2 faster-whisper nano-vllm mini-sglang gpt-fast llamafile mistral.rs fla
-huggingface""".split())
-_FOREIGN_WORDS = (r"upstream(?:'s)?|mirror(?:s|ed)?\s+(?:of|from)|port(?:ed)?\s+(?:of|from)|pinned|pins?|"
-                  r"fork(?:ed)?(?:\s+of|\s+from)?|vendored\s+from|third[- ]party|their|theirs|cf\.")
+huggingface""".split()
+)
+_FOREIGN_WORDS = (
+    r"upstream(?:'s)?|mirror(?:s|ed)?\s+(?:of|from)|port(?:ed)?\s+(?:of|from)|pinned|pins?|"
+    r"fork(?:ed)?(?:\s+of|\s+from)?|vendored\s+from|third[- ]party|their|theirs|cf\."
+)
 _OURS_WORDS = r"our|ours|locally|local|here|we|this\s+repo(?:sitory)?"
 _NAME = r"[A-Za-z][\w+-]*(?:\.[A-Za-z][\w+-]*)*"
-_MARKER = re.compile(rf"(?i:\b(?P<foreign>{_FOREIGN_WORDS})\b)|(?i:\b(?P<ours>{_OURS_WORDS})\b)"
-                     rf"|(?P<issue>\b[\w.-]+(?:/[\w.-]+)?#\d+\b)|(?P<name>(?<![\w./-]){_NAME}(?:'s)?(?![\w/]))")
+_MARKER = re.compile(
+    rf"(?i:\b(?P<foreign>{_FOREIGN_WORDS})\b)|(?i:\b(?P<ours>{_OURS_WORDS})\b)"
+    rf"|(?P<issue>\b[\w.-]+(?:/[\w.-]+)?#\d+\b)|(?P<name>(?<![\w./-]){_NAME}(?:'s)?(?![\w/]))"
+)
 # Clause boundaries: a reference's context does not reach across them.
 _CLAUSE = re.compile(r"[.;!?](?:\s|$)|\s[—–]\s|\|")
 # Used with .match(text, pos): no `^` (it would only match at the start of the whole text).
-_AFTER = re.compile(r"\W{0,3}(?:@\s*`?(?:pin\b|v?\d|[0-9a-f]{7,40}\b)|(?:\(\s*)?upstream\b"
-                    rf"|(?:of|in|from)\s+(?P<name>{_NAME}))", re.I)
-_FOREIGN_COLUMN = re.compile(r"\b(?:upstream|reference|references|ref|refs|source|sources|origin|original|theirs|"
-                             r"mirror|external|third[- ]party)\b", re.I)
+_AFTER = re.compile(
+    r"\W{0,3}(?:@\s*`?(?:pin\b|v?\d|[0-9a-f]{7,40}\b)|(?:\(\s*)?upstream\b"
+    rf"|(?:of|in|from)\s+(?P<name>{_NAME}))",
+    re.I,
+)
+_FOREIGN_COLUMN = re.compile(
+    r"\b(?:upstream|reference|references|ref|refs|source|sources|origin|original|theirs|"
+    r"mirror|external|third[- ]party)\b",
+    re.I,
+)
 _OURS_COLUMN = re.compile(rf"\b(?:{_OURS_WORDS})\b", re.I)
 _UPSTREAM = re.compile(r"\bupstream\b", re.I)
 # `whisper.cpp`, `node.js`, `mistral.rs`: project names written like files (`.py` names are modules, not projects).
 _CODE_EXT = re.compile(r"\.(?:cpp|js|rs|jl)$", re.I)
-WINDOW = 100      # characters before a reference that can say whose it is
+WINDOW = 100  # characters before a reference that can say whose it is
 
 
 @dataclass(frozen=True)
 class Names:
     """What counts as another project's name in this repository."""
 
-    projects: frozenset[str]      # lower-case names: KNOWN_PROJECTS + configured external names
-    own: str                      # this repository's directory name, lower-case: never foreign
-    basenames: frozenset[str]     # basenames of our files: `ops.cpp` here is a file, not a project
+    projects: frozenset[str]  # lower-case names: KNOWN_PROJECTS + configured external names
+    own: str  # this repository's directory name, lower-case: never foreign
+    basenames: frozenset[str]  # basenames of our files: `ops.cpp` here is a file, not a project
 
     def is_project(self, word: str) -> bool:
         w = word.lower()
         if w.endswith("'s"):
             w = w[:-2]
         if not w or w in self.basenames or w == self.own or ("." not in self.own and w.split(".")[0] == self.own):
-            return False   # our own name (`tidewater.cpp` in the `tidewater` checkout), or a file of ours
+            return False  # our own name (`tidewater.cpp` in the `tidewater` checkout), or a file of ours
         return w in self.projects or (_CODE_EXT.search(w) is not None and "." in w[1:-1])
 
 
@@ -87,11 +100,11 @@ def _clause_start(text: str, start: int) -> int:
 
 
 def text_verdict(text: str, start: int, end: int, names: Names, floor: int = 0) -> str | None:
-    """"foreign" | "ours" | None for the reference at text[start:end], from the words around it in its clause.
+    """ "foreign" | "ours" | None for the reference at text[start:end], from the words around it in its clause.
     `floor` is where the previous reference of the statement ends: words before it belong to that one."""
     lo = max(floor, _clause_start(text, start))
     verdict = None
-    for m in _MARKER.finditer(text, lo, start):    # the nearest marker before the reference decides
+    for m in _MARKER.finditer(text, lo, start):  # the nearest marker before the reference decides
         kind = m.lastgroup
         if kind in ("foreign", "issue") or (kind == "name" and names.is_project(m.group(0))):
             verdict = "foreign"

@@ -5,6 +5,7 @@ Precision before recall: text in fenced code blocks, historical statements, URLs
 and paths that climb out of the repository are not references, so they are never flagged; references into
 other projects are marked foreign (analysis/ownership.py), and only a reference proven ours is read at lines.
 """
+
 from __future__ import annotations
 
 import posixpath
@@ -14,8 +15,14 @@ from typing import Callable, Iterator
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import RefSite, Resolved
-from roadmap.analysis.ownership import (Names, foreign_column, foreign_section, names_for, text_verdict,
-                                        under_external_root)
+from roadmap.analysis.ownership import (
+    Names,
+    foreign_column,
+    foreign_section,
+    names_for,
+    text_verdict,
+    under_external_root,
+)
 from roadmap.records.model import PathRef, RecordFile, Statement
 from roadmap.records.patterns import ISO_DATE
 from roadmap.records.source import split_lines
@@ -23,11 +30,26 @@ from roadmap.records.source import split_lines
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # Extensions a bare `name.ext:12` (no directory) must have to count as a file reference; keeps
 # `example.com:443` and `127.0.0.1:8000` out.
-FILE_EXTS = frozenset("""py pyi md rst txt toml yaml yml json jsonl cfg ini c cc cpp cxx h hh hpp hxx cu cuh
+FILE_EXTS = frozenset(
+    """py pyi md rst txt toml yaml yml json jsonl cfg ini c cc cpp cxx h hh hpp hxx cu cuh
 rs go java kt scala js mjs ts tsx jsx sh bash zsh ps1 rb php swift m mm cs lua pl r sql proto html css scss
-vue svelte cmake mk ipynb csv tsv lock gradle bzl bazel""".split())
-EXTENSIONLESS = frozenset({"Makefile", "Dockerfile", "CMakeLists.txt", "BUILD", "WORKSPACE", "LICENSE",
-                           "README", "Justfile", "Gemfile", "Rakefile", "Procfile"})
+vue svelte cmake mk ipynb csv tsv lock gradle bzl bazel""".split()
+)
+EXTENSIONLESS = frozenset(
+    {
+        "Makefile",
+        "Dockerfile",
+        "CMakeLists.txt",
+        "BUILD",
+        "WORKSPACE",
+        "LICENSE",
+        "README",
+        "Justfile",
+        "Gemfile",
+        "Rakefile",
+        "Procfile",
+    }
+)
 HOSTLIKE_RE = re.compile(r"^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|dev|ai|co|gov|edu|app|sh)$", re.I)
 
 
@@ -74,8 +96,12 @@ def _live(ctx: LintContext) -> Iterator[tuple[RecordFile, Statement]]:
         for st in rf.statements:
             if st.section not in snapshot_sections:
                 snapshot_sections[st.section] = any(_SNAPSHOT_SECTION.search(h) for h in st.section[1:])
-            if st.historical or st.line in fences or (rows is not None and dated_entry(st, rows)) \
-                    or snapshot_sections[st.section]:
+            if (
+                st.historical
+                or st.line in fences
+                or (rows is not None and dated_entry(st, rows))
+                or snapshot_sections[st.section]
+            ):
                 continue
             yield rf, st
 
@@ -99,8 +125,21 @@ def vendored_roots(ctx: LintContext) -> tuple[str, ...]:
     return ctx.facts.vendored_roots
 
 
-_ARCHIVE_DIRS = frozenset({"archive", "archived", "archives", "completed", "done", "closed", "old", "history",
-                           "retired", "attic", "superseded"})
+_ARCHIVE_DIRS = frozenset(
+    {
+        "archive",
+        "archived",
+        "archives",
+        "completed",
+        "done",
+        "closed",
+        "old",
+        "history",
+        "retired",
+        "attic",
+        "superseded",
+    }
+)
 
 
 def snapshot_record(rf: RecordFile) -> bool:
@@ -152,9 +191,14 @@ def line_of(ctx: LintContext, rf: RecordFile, st: Statement, needle: str) -> int
 def is_external(path: str) -> bool:
     """A path that is clearly not in this repository: absolute, home, URL, or another repo's."""
     first = path.split("/")[0]
-    return (path.startswith(("/", "~", "\\")) or "://" in path or path.startswith(("http:", "https:", "mailto:"))
-            or re.match(r"^[A-Za-z]:[\\/]", path) is not None or "@" in first
-            or ("/" in path and HOSTLIKE_RE.match(first) is not None))
+    return (
+        path.startswith(("/", "~", "\\"))
+        or "://" in path
+        or path.startswith(("http:", "https:", "mailto:"))
+        or re.match(r"^[A-Za-z]:[\\/]", path) is not None
+        or "@" in first
+        or ("/" in path and HOSTLIKE_RE.match(first) is not None)
+    )
 
 
 def normalise(path: str, base_dir: str = "") -> str | None:
@@ -251,12 +295,16 @@ def path_refs(ctx: LintContext) -> list[RefSite]:
             if ref.form == "bare" and ref.path[-1:] in ".,;:":
                 # sentence punctuation is not part of a path ("see src/x.py.")
                 text = ref.text.rstrip(".,;:")
-                ref = replace(ref, path=ref.path.rstrip(".,;:"), text=text,
-                              end_col=None if ref.start_col is None else ref.start_col + len(text))
+                ref = replace(
+                    ref,
+                    path=ref.path.rstrip(".,;:"),
+                    text=text,
+                    end_col=None if ref.start_col is None else ref.start_col + len(text),
+                )
             if not ref.path or is_external(ref.path) or normalise(ref.path) is None:
                 continue
             spaced = _with_spaces(ctx, rf, ref)
-            if spaced is not None:          # `src/my file.py:3`: drop the `src/my` read before the space
+            if spaced is not None:  # `src/my file.py:3`: drop the `src/my` read before the space
                 if start >= 0:
                     start = max(0, start - (len(spaced.text) - len(ref.text)))
                 ref = spaced
@@ -295,7 +343,7 @@ def is_foreign(ctx: LintContext, site: RefSite) -> bool:
         if under_external_root(normalise(ref.path) or "", ctx.config):
             site.foreign = True
         elif site.start < 0:
-            site.foreign = False   # a markdown link: resolved against this tree by every markdown viewer
+            site.foreign = False  # a markdown link: resolved against this tree by every markdown viewer
         else:
             site.foreign = is_foreign_at(ctx, site.st, site.start, site.start + len(ref.text), site.floor)
     return site.foreign
@@ -335,16 +383,21 @@ def _with_spaces(ctx: LintContext, rf: RecordFile, ref: PathRef) -> PathRef | No
         prefix = " ".join(words[k:]) + " "
         # a symbol the parser took from those words (`my` of `my dir/a.py:1`) was part of the path
         symbol = None if ref.symbol and ref.symbol in prefix else ref.symbol
-        joined = replace(ref, path=prefix + ref.path, text=prefix + ref.text, symbol=symbol,
-                         start_col=ref.start_col - len(prefix))
+        joined = replace(
+            ref, path=prefix + ref.path, text=prefix + ref.text, symbol=symbol, start_col=ref.start_col - len(prefix)
+        )
         if normalise(joined.path) is not None and resolve(ctx, joined, rf.path).path is not None:
             return joined
     return None
 
 
 def _within(inner: PathRef, outer: PathRef) -> bool:
-    return (inner.record_line == outer.record_line and inner.start_col is not None and outer.start_col is not None
-            and outer.start_col <= inner.start_col < (outer.end_col or outer.start_col))
+    return (
+        inner.record_line == outer.record_line
+        and inner.start_col is not None
+        and outer.start_col is not None
+        and outer.start_col <= inner.start_col < (outer.end_col or outer.start_col)
+    )
 
 
 def file_lines(ctx: LintContext, path: str) -> list[str] | None:
@@ -362,7 +415,7 @@ def readable_refs(ctx: LintContext, want: Callable[[PathRef], bool]) -> Iterator
     are fine) and reads as text: what the line and anchor rules share before they judge the lines."""
     for site in path_refs(ctx):
         if not want(site.ref) or _DATED_NAME.search(site.rf.path.rsplit("/", 1)[-1]):
-            continue   # `gap-scan-2026-07-08.md`: a report as of its date; its line numbers are that day's
+            continue  # `gap-scan-2026-07-08.md`: a report as of its date; its line numbers are that day's
         path = proven_ours(ctx, site, foreign_too=False)
         if path is None:
             continue

@@ -8,6 +8,7 @@ A row can also take its id from an enclosing heading (no id cell of its own), so
 heading, or on a line that does not parse as a row of its table, the whole file is parsed after all, and the
 answer is what a full parse gives (for ids written as plain tokens, as the id patterns require).
 """
+
 from __future__ import annotations
 
 import re
@@ -21,7 +22,7 @@ from roadmap.records.model import Statement
 from roadmap.records.parser import parse_record
 from roadmap.records.source import decode, split_lines
 
-Rows = list[tuple[int, RowKey]]           # (1-based line, the row's key)
+Rows = list[tuple[int, RowKey]]  # (1-based line, the row's key)
 _TOKEN = re.compile(r"[\w-]+")
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
 _ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
@@ -60,11 +61,11 @@ def _rows(ctx: LintContext, path: str, rev: str, row_id: str) -> Rows:
         line = lines[n - 1]
         if "|" not in line:
             if _ATX.match(line) or (n < len(lines) and _SETEXT.match(lines[n]) and line.strip()):
-                return _parsed(ctx, path, rev).get(row_id, [])    # a heading can lend the id to its rows
-            continue                                              # prose naming the id: not a row
+                return _parsed(ctx, path, rev).get(row_id, [])  # a heading can lend the id to its rows
+            continue  # prose naming the id: not a row
         row = _row_alone(ctx, path, lines, _separators(ctx, path, rev, lines)[n - 1], n)
         if row is None or row[0] is None:
-            return _parsed(ctx, path, rev).get(row_id, [])        # not a plain table row: ask the full parse
+            return _parsed(ctx, path, rev).get(row_id, [])  # not a plain table row: ask the full parse
         if row[0] == row_id:
             out.append((n, row[1]))
     return out
@@ -120,8 +121,11 @@ def _row_alone(ctx: LintContext, path: str, lines: list[str], sep: int, n: int) 
     if sep < 2:
         return None
     doc = "\n".join([lines[sep - 2], lines[sep - 1], lines[n - 1]]) + "\n"
-    cells = [s for s in parse_record(path, doc.encode("utf-8", "surrogateescape"), ctx.config).statements
-             if s.kind == "cell" and s.line == 3 and s.column]
+    cells = [
+        s
+        for s in parse_record(path, doc.encode("utf-8", "surrogateescape"), ctx.config).statements
+        if s.kind == "cell" and s.line == 3 and s.column
+    ]
     if not cells:
         return None
     return cells[0].row_id, row_key(cells, state_columns(ctx))

@@ -8,6 +8,7 @@ runs them on every candidate statement, groups the stale statements with the sta
 warnings, then RL101 > RL103 > RL104 > RL102 > RL401) and carrying all the reasons, commits and evidence entries.
 Deselecting a rule drops its reason.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Iterator
@@ -81,16 +82,18 @@ def _group(pool: list[Statement], stale: list[Statement], reasons: dict[int, lis
 
     keys = {id(s): _keys(reasons[id(s)]) for s in stale}
     for a, b in _stale_pairs(sf, stale, keys):
-        if apart(a, b) and (sf.repeats(a, b) or (a.directive == b.directive and keys[id(a)] & keys[id(b)]
-                                                 and sf.related_text(a, b, 2, 0.3))):
+        if apart(a, b) and (
+            sf.repeats(a, b)
+            or (a.directive == b.directive and keys[id(a)] & keys[id(b)] and sf.related_text(a, b, 2, 0.3))
+        ):
             parent[find(id(a))] = find(id(b))
     members: dict[int, list[Statement]] = {}
     for s in stale:
         members.setdefault(find(id(s)), []).append(s)
     live = [st for st in pool if st.directive]
     order = {id(st): n for n, st in enumerate(live)}
-    by_id = _index(live, sf.ids)                      # live directives by the rows and claims they name
-    by_term = _index(live, sf.work_terms)             # ... by work term
+    by_id = _index(live, sf.ids)  # live directives by the rows and claims they name
+    by_term = _index(live, sf.work_terms)  # ... by work term
     by_term_no_id = _index([st for st in live if not sf.ids(st)], sf.work_terms)
     groups = []
     for group in members.values():
@@ -99,12 +102,16 @@ def _group(pool: list[Statement], stale: list[Statement], reasons: dict[int, lis
         extra: dict[int, Statement] = {}
         for m in group:
             for o in _surface_candidates(sf, m, by_id, by_term if not sf.ids(m) else by_term_no_id):
-                if id(o) not in inside and id(o) not in extra and apart(m, o) and (
-                        sf.repeats(m, o) or sf.related_text(m, o, 3, 0.5, 0.25)):
+                if (
+                    id(o) not in inside
+                    and id(o) not in extra
+                    and apart(m, o)
+                    and (sf.repeats(m, o) or sf.related_text(m, o, 3, 0.5, 0.25))
+                ):
                     extra[id(o)] = o
         surfaces = group + sorted(extra.values(), key=lambda o: (primary_key(o), order[id(o)]))
         merged: dict[str, Reason] = {}
-        for s in group:              # primary's own reasons win; the others fill in what it lacks
+        for s in group:  # primary's own reasons win; the others fill in what it lacks
             for r in reasons[id(s)]:
                 if r.code not in merged or _rank(r) < _rank(merged[r.code]):
                     merged[r.code] = r
@@ -140,8 +147,9 @@ def _stale_pairs(sf: Surfaces, stale: list[Statement], keys: dict[int, set[str]]
     return [(stale[i], stale[j]) for i, j in sorted(pairs)]
 
 
-def _surface_candidates(sf: Surfaces, m: Statement, by_id: dict[str, list[Statement]],
-                        by_term: dict[str, list[Statement]]) -> list[Statement]:
+def _surface_candidates(
+    sf: Surfaces, m: Statement, by_id: dict[str, list[Statement]], by_term: dict[str, list[Statement]]
+) -> list[Statement]:
     """Live directives that could repeat `m` or relate to it: sharing a work term with it (as every surface
     must) and a row or claim, or sharing three work terms where one of the two names no row or claim
     (`by_term` holds only those when `m` names one)."""
@@ -172,9 +180,14 @@ def _hit(g: StaleGroup) -> Hit:
     row = p.row_id or p.defines or next(iter(sorted(subject_ids(p))), None)
     phrases = [r.phrase for r in g.reasons]
     landed = next((r for r in g.reasons if r.code == "RL101"), None)
-    for i, r in enumerate(g.reasons):   # "on a premise the same commit refuted", as a person writes it
-        if r.code == "RL103" and landed and landed.commits and r.commits and \
-                r.commits[0][0].sha == landed.commits[0][0].sha:
+    for i, r in enumerate(g.reasons):  # "on a premise the same commit refuted", as a person writes it
+        if (
+            r.code == "RL103"
+            and landed
+            and landed.commits
+            and r.commits
+            and r.commits[0][0].sha == landed.commits[0][0].sha
+        ):
             phrases[i] = r.phrase.replace(f"{r.commits[0][0].short} ({r.commits[0][0].day})", "the same commit")
     others = g.surfaces[1:]
     label = describe(p)
@@ -184,12 +197,18 @@ def _hit(g: StaleGroup) -> Hit:
     related = [Related(s.path, s.line, f"repeats the stale directive: {describe(s)}") for s in others]
     evidence: list[dict[str, Any]] = []
     seen: dict[tuple[str, str], dict[str, Any]] = {}
-    for r in g.reasons:                 # one entry per commit/evidence, listing every reason it supports
+    for r in g.reasons:  # one entry per commit/evidence, listing every reason it supports
         for c, role in r.commits:
             item = seen.get(("c", c.sha))
             if item is None:
-                item = seen[("c", c.sha)] = {"kind": "commit", "sha": c.sha, "date": c.day, "subject": c.subject,
-                                             "reasons": [], "roles": []}
+                item = seen[("c", c.sha)] = {
+                    "kind": "commit",
+                    "sha": c.sha,
+                    "date": c.day,
+                    "subject": c.subject,
+                    "reasons": [],
+                    "roles": [],
+                }
                 evidence.append(item)
             item["reasons"].append(r.code)
             item["roles"].append(role)
@@ -202,17 +221,35 @@ def _hit(g: StaleGroup) -> Hit:
         for st, role in r.statements:
             item = seen.get(("s", f"{st.path}:{st.line}"))
             if item is None:
-                item = seen[("s", f"{st.path}:{st.line}")] = {"kind": "statement", "path": st.path, "line": st.line,
-                                                              "text": st.text[:300], "reasons": [], "roles": []}
+                item = seen[("s", f"{st.path}:{st.line}")] = {
+                    "kind": "statement",
+                    "path": st.path,
+                    "line": st.line,
+                    "text": st.text[:300],
+                    "reasons": [],
+                    "roles": [],
+                }
                 evidence.append(item)
             item["reasons"].append(r.code)
             item["roles"].append(role)
     where = ", ".join(f"{s.path}:{s.line}" for s in g.surfaces)
-    fix = (f"Records-only fix on {len(g.surfaces)} surface{'s' if len(g.surfaces) > 1 else ''} ({where}): "
-           + "; ".join(r.fix for r in g.reasons) + ". No code change; the row's state stays as it is.")
-    return Hit(severity=g.reasons[0].severity, message=message, path=p.path, line=p.line,
-               end_line=p.end_line, record_id=row, related=related, evidence=evidence, fix=fix,
-               key=" ".join((p.directive_text or p.text).split()))
+    fix = (
+        f"Records-only fix on {len(g.surfaces)} surface{'s' if len(g.surfaces) > 1 else ''} ({where}): "
+        + "; ".join(r.fix for r in g.reasons)
+        + ". No code change; the row's state stays as it is."
+    )
+    return Hit(
+        severity=g.reasons[0].severity,
+        message=message,
+        path=p.path,
+        line=p.line,
+        end_line=p.end_line,
+        record_id=row,
+        related=related,
+        evidence=evidence,
+        fix=fix,
+        key=" ".join((p.directive_text or p.text).split()),
+    )
 
 
 def _capital(s: str) -> str:

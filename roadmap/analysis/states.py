@@ -9,6 +9,7 @@ A state is read from three places, case-insensitively, and only from its leading
 History (logs, closed specs, struck text) is not read. A word the vocabulary lacks is kept as unknown, for
 RL403. Words a record defines in a lifecycle table (a State column beside a Meaning column) are known.
 """
+
 from __future__ import annotations
 
 import re
@@ -26,27 +27,53 @@ EMPTY_CELL = {"", "-", "—", "–", "n/a", "na", "none", "nothing", "(none)", "
 
 # Open states that mean the same stage of work: two files that say WIP and "in progress" agree.
 GROUPS = {
-    "not started": frozenset({"PLANNED", "TODO", "TO-DO", "BACKLOG", "NOT-STARTED", "READY", "PROPOSED", "DRAFT",
-                              "QUEUED", "PENDING", "NEW"}),
-    "in progress": frozenset({"ACTIVE", "IN-PROGRESS", "WIP", "DOING", "STARTED", "ONGOING", "IN-REVIEW", "REVIEW",
-                              "PARTIAL", "SPIKE", "CLAIMED", "GATING"}),
+    "not started": frozenset(
+        {"PLANNED", "TODO", "TO-DO", "BACKLOG", "NOT-STARTED", "READY", "PROPOSED", "DRAFT", "QUEUED", "PENDING", "NEW"}
+    ),
+    "in progress": frozenset(
+        {
+            "ACTIVE",
+            "IN-PROGRESS",
+            "WIP",
+            "DOING",
+            "STARTED",
+            "ONGOING",
+            "IN-REVIEW",
+            "REVIEW",
+            "PARTIAL",
+            "SPIKE",
+            "CLAIMED",
+            "GATING",
+        }
+    ),
     "on hold": frozenset({"BLOCKED", "PARKED", "PAUSED", "ON-HOLD", "DEFERRED", "WAITING"}),
 }
-GENERIC_OPEN = "OPEN"     # agrees with every state that is not closed
+GENERIC_OPEN = "OPEN"  # agrees with every state that is not closed
 # `State: x` at the start of a line (after list/emphasis markup) or after a `·`/`|` separator on it.
-_STATE_KEY = re.compile(r"(?:^[\s>*+\-\d.)]*|[·|]\s*)[*_]{0,2}(?:state|status|lifecycle)[*_]{0,2}\s*:[*_]{0,2}\s*"
-                        r"(\S[^\n·|;]*)", re.I)
-_ROW_KEY = re.compile(r"(?:^[\s>*+\-\d.)]*|[·|]\s*)[*_]{0,2}(?:row(?: id)?|item)[*_]{0,2}\s*:[*_]{0,2}\s*`?"
-                      r"([^\s`*,;·|]+)", re.I)
+_STATE_KEY = re.compile(
+    r"(?:^[\s>*+\-\d.)]*|[·|]\s*)[*_]{0,2}(?:state|status|lifecycle)[*_]{0,2}\s*:[*_]{0,2}\s*"
+    r"(\S[^\n·|;]*)",
+    re.I,
+)
+_ROW_KEY = re.compile(
+    r"(?:^[\s>*+\-\d.)]*|[·|]\s*)[*_]{0,2}(?:row(?: id)?|item)[*_]{0,2}\s*:[*_]{0,2}\s*`?"
+    r"([^\s`*,;·|]+)",
+    re.I,
+)
 _SEPARATOR = re.compile(r"^\s*(?:—|–|-|:|\()\s*")
 _MEANING = re.compile(r"^(?:meaning|description|definition|means|what it means|when)$", re.I)
 _MARKUP = re.compile(r"[*_`~]")
-_LEADING_IDS = re.compile(r"^[\s*_`]*(?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+[\s*_`,]*)+")   # "`ENG-X` closed; ..." -> "closed; ..."
+_LEADING_IDS = re.compile(
+    r"^[\s*_`]*(?:[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+[\s*_`,]*)+"
+)  # "`ENG-X` closed; ..." -> "closed; ..."
 # A record that says it is the truth for the states it lists ("This table is the source of truth for row state",
 # "This is the canonical inventory", "Status: canonical", a title like "Roadmap (canonical states)").
-_SELF_CANONICAL = re.compile(r"\bthis (?:file|table|document|doc|page|matrix|list|record|inventory|board|roadmap)? ?is "
-                             r"(?:the |our )?(?:single |only |one )?(?:canonical|authoritative|source of truth)\b"
-                             r"|^\W*status\W*:\W*canonical\b|\((?:the )?canonical\b", re.I)
+_SELF_CANONICAL = re.compile(
+    r"\bthis (?:file|table|document|doc|page|matrix|list|record|inventory|board|roadmap)? ?is "
+    r"(?:the |our )?(?:single |only |one )?(?:canonical|authoritative|source of truth)\b"
+    r"|^\W*status\W*:\W*canonical\b|\((?:the )?canonical\b",
+    re.I,
+)
 
 
 def declares_canonical(rf: RecordFile) -> bool:
@@ -61,12 +88,12 @@ def declares_canonical(rf: RecordFile) -> bool:
 
 @dataclass(frozen=True)
 class StateCell:
-    row_id: str          # the row id, or `<column>:<name>` for a row keyed by its name (no id column)
-    state: str           # the known state word, normalised (IN-PROGRESS)
-    cell: Statement      # where it is written
-    canonical: bool      # in a canonical-state file (config `canonical_states`, or it says it is canonical)
-    line: int = 0        # the record line of the state itself (a State: line inside a longer statement)
-    home: bool = False   # in the row that defines the id in its table's ID column: the row's own record
+    row_id: str  # the row id, or `<column>:<name>` for a row keyed by its name (no id column)
+    state: str  # the known state word, normalised (IN-PROGRESS)
+    cell: Statement  # where it is written
+    canonical: bool  # in a canonical-state file (config `canonical_states`, or it says it is canonical)
+    line: int = 0  # the record line of the state itself (a State: line inside a longer statement)
+    home: bool = False  # in the row that defines the id in its table's ID column: the row's own record
 
     @property
     def where(self) -> int:
@@ -75,18 +102,18 @@ class StateCell:
 
 @dataclass(frozen=True)
 class UnknownState:
-    word: str            # the label as written, normalised
+    word: str  # the label as written, normalised
     st: Statement
     line: int
 
 
 @dataclass(frozen=True)
 class States:
-    cells: list[StateCell]         # row states (a claim's state is read by analysis/claims.py)
+    cells: list[StateCell]  # row states (a claim's state is read by analysis/claims.py)
     unknown: list[UnknownState]
-    vocabulary: frozenset[str]     # known words: config `states` plus those a record defines
+    vocabulary: frozenset[str]  # known words: config `states` plus those a record defines
     closed: frozenset[str]
-    canonical: dict[str, StateCell]                       # row id -> its state in its canonical file
+    canonical: dict[str, StateCell]  # row id -> its state in its canonical file
     closed_directives: list[tuple[Statement, StateCell]]  # open directives on a closed row, with that state
 
     @cached_property
@@ -119,14 +146,21 @@ def states(ctx: LintContext) -> States:
     canonical: dict[str, StateCell] = {}
     for sc in sorted((c for c in rows if c.canonical), key=lambda c: (not c.home, c.cell.path, c.where)):
         canonical.setdefault(sc.row_id, sc)
-    result = States(rows, unknown, frozenset(vocabulary), cfg.closed_state_set, canonical,
-                    _closed_directives(ctx, rows, canonical, cfg.closed_state_set))
+    result = States(
+        rows,
+        unknown,
+        frozenset(vocabulary),
+        cfg.closed_state_set,
+        canonical,
+        _closed_directives(ctx, rows, canonical, cfg.closed_state_set),
+    )
     ctx.facts.states = result
     return result
 
 
-def _closed_directives(ctx: LintContext, rows: list[StateCell], canonical: dict[str, StateCell],
-                       closed: frozenset[str]) -> list[tuple[Statement, StateCell]]:
+def _closed_directives(
+    ctx: LintContext, rows: list[StateCell], canonical: dict[str, StateCell], closed: frozenset[str]
+) -> list[tuple[Statement, StateCell]]:
     """Open directives on a closed row: in the row's own table row, or anywhere for a canonical row."""
     out: list[tuple[Statement, StateCell]] = []
     seen: set[int] = set()
@@ -145,8 +179,13 @@ def _closed_directives(ctx: LintContext, rows: list[StateCell], canonical: dict[
         for st in rf.statements:
             ref = canonical.get(st.row_id or "")
             # the directive names the row itself: one that only sits under a heading naming it may be newer work
-            if ref is not None and ref.state in closed and id(st) not in seen and \
-                    _open_directive(st, fences, closed) and (st.defines == ref.row_id or ref.row_id in st.mentions.ids):
+            if (
+                ref is not None
+                and ref.state in closed
+                and id(st) not in seen
+                and _open_directive(st, fences, closed)
+                and (st.defines == ref.row_id or ref.row_id in st.mentions.ids)
+            ):
                 seen.add(id(st))
                 out.append((st, ref))
     return out
@@ -175,7 +214,7 @@ def group_of(state: str, closed: frozenset[str]) -> str:
 
 
 def disagree(a: str, b: str, closed: frozenset[str]) -> str | None:
-    """"error" when one state is closed and the other is not, "warning" when two open states are at different
+    """ "error" when one state is closed and the other is not, "warning" when two open states are at different
     stages (planned vs in progress vs on hold), None when they agree."""
     ga, gb = group_of(a, closed), group_of(b, closed)
     if ga == gb:
@@ -202,8 +241,15 @@ def row_key(table: Table, cells: tuple[Statement, ...], state_col: int) -> str |
     return f"{_MARKUP.sub('', table.headers[col]).strip().lower()}:{name}"
 
 
-def _table_states(table: Table, columns: set[str], vocabulary: frozenset[str], canonical: bool,
-                  cells: list[StateCell], unknown: list[UnknownState], ids: frozenset[str]) -> None:
+def _table_states(
+    table: Table,
+    columns: set[str],
+    vocabulary: frozenset[str],
+    canonical: bool,
+    cells: list[StateCell],
+    unknown: list[UnknownState],
+    ids: frozenset[str],
+) -> None:
     for k, header in enumerate(table.headers):
         if _MARKUP.sub("", header).strip().lower() not in columns:
             continue
@@ -216,15 +262,24 @@ def _table_states(table: Table, columns: set[str], vocabulary: frozenset[str], c
             cell = row[k]
             state = leading_state(cell.text, vocabulary)
             if state:
-                home = table.id_column is not None and table.id_column < len(row) and row[table.id_column].defines == key
+                home = (
+                    table.id_column is not None and table.id_column < len(row) and row[table.id_column].defines == key
+                )
                 cells.append(StateCell(key, state, cell, canonical, home=home))
-            elif cell.row_id and (word := _unknown_word(cell.text, ids)):   # rows with an id: a table of work
+            elif cell.row_id and (word := _unknown_word(cell.text, ids)):  # rows with an id: a table of work
                 unknown.append(UnknownState(word, cell, cell.line))
         return
 
 
-def _line_states(rf: RecordFile, fences: frozenset[int], vocabulary: frozenset[str], canonical: bool,
-                 cells: list[StateCell], unknown: list[UnknownState], ids: frozenset[str]) -> None:
+def _line_states(
+    rf: RecordFile,
+    fences: frozenset[int],
+    vocabulary: frozenset[str],
+    canonical: bool,
+    cells: list[StateCell],
+    unknown: list[UnknownState],
+    ids: frozenset[str],
+) -> None:
     for st in rf.statements:
         if st.kind == "cell" or st.historical or st.line in fences:
             continue
@@ -232,7 +287,7 @@ def _line_states(rf: RecordFile, fences: frozenset[int], vocabulary: frozenset[s
         if lead:
             cells.append(StateCell(st.row_id or "", lead, st, canonical, st.line))
             continue
-        if "tat" not in st.raw and "ycle" not in st.raw:   # cheap: no State:/Status:/Lifecycle: here
+        if "tat" not in st.raw and "ycle" not in st.raw:  # cheap: no State:/Status:/Lifecycle: here
             continue
         for n, raw in enumerate(st.raw.split("\n")):
             m = _STATE_KEY.search(raw)
@@ -273,11 +328,11 @@ def _title_state(st: Statement, vocabulary: frozenset[str]) -> str | None:
     at = st.text.find(st.row_id)
     if at < 0 or at > 12:
         return None
-    rest = st.text[at + len(st.row_id):]
+    rest = st.text[at + len(st.row_id) :]
     sep = _SEPARATOR.match(rest)
     if not sep:
         return None
-    value = rest[sep.end():]
+    value = rest[sep.end() :]
     state = leading_state(value, vocabulary)
     if state is None or leading_word(value) is None and not _emoji_only(value):
         return None
@@ -307,5 +362,4 @@ def _defines_words(table: Table, columns: set[str]) -> bool:
         return False
     k = next(i for i, h in enumerate(heads) if h in columns)
     labels = [leading_word(row[k].text) for row in table.rows if k < len(row)]
-    return all(lbl is not None and norm(row[k].text.strip(" `*_")) == lbl
-               for lbl, row in zip(labels, table.rows))
+    return all(lbl is not None and norm(row[k].text.strip(" `*_")) == lbl for lbl, row in zip(labels, table.rows))

@@ -4,6 +4,7 @@ Records and commit messages describe the same work in different forms of the sam
 token" / "refresh token rotation", "stream the export" / "streams rows"); matching on stems lets them meet
 without a dictionary. Stems are only ever compared with stems, never shown.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -58,14 +59,51 @@ def _replace(w: str, pairs: tuple[tuple[str, str], ...], min_m: int) -> str:
     return w
 
 
-_STEP2 = (("ational", "ate"), ("tional", "tion"), ("enci", "ence"), ("anci", "ance"), ("izer", "ize"),
-          ("bli", "ble"), ("alli", "al"), ("entli", "ent"), ("eli", "e"), ("ousli", "ous"), ("ization", "ize"),
-          ("ation", "ate"), ("ator", "ate"), ("alism", "al"), ("iveness", "ive"), ("fulness", "ful"),
-          ("ousness", "ous"), ("aliti", "al"), ("iviti", "ive"), ("biliti", "ble"), ("logi", "log"))
-_STEP3 = (("icate", "ic"), ("ative", ""), ("alize", "al"), ("iciti", "ic"), ("ical", "ic"), ("ful", ""),
-          ("ness", ""))
-_STEP4 = ("al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ion", "ou", "ism",
-          "ate", "iti", "ous", "ive", "ize")
+_STEP2 = (
+    ("ational", "ate"),
+    ("tional", "tion"),
+    ("enci", "ence"),
+    ("anci", "ance"),
+    ("izer", "ize"),
+    ("bli", "ble"),
+    ("alli", "al"),
+    ("entli", "ent"),
+    ("eli", "e"),
+    ("ousli", "ous"),
+    ("ization", "ize"),
+    ("ation", "ate"),
+    ("ator", "ate"),
+    ("alism", "al"),
+    ("iveness", "ive"),
+    ("fulness", "ful"),
+    ("ousness", "ous"),
+    ("aliti", "al"),
+    ("iviti", "ive"),
+    ("biliti", "ble"),
+    ("logi", "log"),
+)
+_STEP3 = (("icate", "ic"), ("ative", ""), ("alize", "al"), ("iciti", "ic"), ("ical", "ic"), ("ful", ""), ("ness", ""))
+_STEP4 = (
+    "al",
+    "ance",
+    "ence",
+    "er",
+    "ic",
+    "able",
+    "ible",
+    "ant",
+    "ement",
+    "ment",
+    "ent",
+    "ion",
+    "ou",
+    "ism",
+    "ate",
+    "iti",
+    "ous",
+    "ive",
+    "ize",
+)
 
 
 @lru_cache(maxsize=65536)
@@ -75,7 +113,7 @@ def stem(word: str) -> str:
     if len(w) <= 2 or not w.isalpha() or not w.isascii():
         return w
     if len(w) > 6 and w.endswith(("ctor", "ptor", "ssor", "ctors", "ptors", "ssors")):
-        w = w[:-3] if w.endswith("s") else w[:-2]     # agent nouns: "evictor" meets "evict", "compressor" "compress"
+        w = w[:-3] if w.endswith("s") else w[:-2]  # agent nouns: "evictor" meets "evict", "compressor" "compress"
     # step 1a
     if w.endswith("sses"):
         w = w[:-2]

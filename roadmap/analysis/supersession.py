@@ -10,6 +10,7 @@ Four kinds of newer figure, like compared with like (same series, same metric, u
 - `marked`: a record calls the quoted figure itself replaced (struck through, "superseded by", "previously")
   while the quote, no newer than it, still presents it as current.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
@@ -38,11 +39,12 @@ def stale_quotes(ctx: "LintContext") -> list[Stale]:
     found: dict[int, Stale] = {}
     for finder in (_by_evidence, _by_canonical, by_marks, _by_records):
         for s in finder(ctx, current, qs, dates):
-            found.setdefault(id(s.quote), s)    # the first kind that finds a quote stale explains it
+            found.setdefault(id(s.quote), s)  # the first kind that finds a quote stale explains it
     return list(found.values())
 
 
 # --- newer evidence -------------------------------------------------------------------------------------------
+
 
 def _by_evidence(ctx: "LintContext", current: list[Quote], _all: list[Quote], dates: Dates) -> Iterable[Stale]:
     store = ctx.get_evidence()
@@ -61,18 +63,24 @@ def _by_evidence(ctx: "LintContext", current: list[Quote], _all: list[Quote], da
         # (stale on arrival: the record was written after the newer run, from the old one).
         own = [e.date for e in cited_with_row(ctx, q.st) if e.date and e.series.lower() in q.names]
         since = min(date, max(own)) if own else date
-        before = {e.series: e for e in pool if e.date and e.date <= since and e.declared}   # the last, per series
+        before = {e.series: e for e in pool if e.date and e.date <= since and e.declared}  # the last, per series
         for e in reversed([e for e in pool if e.date and e.date > since]):
             if e.series in before and _profile(e) != _profile(before[e.series]):
-                continue                       # another machine, model, workload or kind under the same name
+                continue  # another machine, model, workload or kind under the same name
             same = _evidence_match(q, evidence_figures(ctx, e))
             if not same:
                 continue
             if not any(close_scaled(q.fig.value, q.fig.text, q.unit, f.value, f.unit, f.text) for f in same):
                 new = [(f.value, with_unit(f.text or f"{f.value:g}", f.unit or q.unit)) for f in same]
                 late = "" if (e.date or "") > date else f", before this was written on {date}"
-                yield Stale(q, date, new, f"newer evidence {e.name} ({e.date}{late})", "evidence",
-                            {"kind": "evidence", "path": e.path, "date": e.date})
+                yield Stale(
+                    q,
+                    date,
+                    new,
+                    f"newer evidence {e.name} ({e.date}{late})",
+                    "evidence",
+                    {"kind": "evidence", "path": e.path, "date": e.date},
+                )
             break
 
 
@@ -88,8 +96,13 @@ def _profile(e: "EvidenceEntry") -> tuple[str, ...]:
         return str(value.get(key) or "") if isinstance(value, dict) else ""
 
     gpu = field("machine", "gpu") or "cpu"
-    return (gpu.lower(), field("model", "name").lower(), field("model", "load_format"), field("workload", "name"),
-            e.series.split("-", 1)[0])
+    return (
+        gpu.lower(),
+        field("model", "name").lower(),
+        field("model", "load_format"),
+        field("workload", "name"),
+        e.series.split("-", 1)[0],
+    )
 
 
 def _evidence_match(q: Quote, figs: list[EvidenceFigure]) -> list[EvidenceFigure]:
@@ -118,6 +131,7 @@ def series_words(q: Quote) -> frozenset[str]:
 
 # --- the canonical row ---------------------------------------------------------------------------------------
 
+
 def _canonical_file(ctx: "LintContext", path: str, memo: dict[str, bool]) -> bool:
     if path not in memo:
         memo[path] = any(glob_match(g, path) for g in ctx.config.canonical_states)
@@ -142,13 +156,23 @@ def _by_canonical(ctx: "LintContext", current: list[Quote], qs: list[Quote], dat
         if not newer:
             continue
         d, t = max(newer, key=lambda x: (x[0], x[1].line))
-        peers = [n for n in t.mentions.figures if comparable(q.fig, n)
-                 and not (_quals(q.fig) and _quals(n) and _quals(q.fig) != _quals(n))
-                 and not explicitly_old(t.text, n)]
+        peers = [
+            n
+            for n in t.mentions.figures
+            if comparable(q.fig, n)
+            and not (_quals(q.fig) and _quals(n) and _quals(q.fig) != _quals(n))
+            and not explicitly_old(t.text, n)
+        ]
         if peers and not any(close_scaled(q.fig.value, q.fig.text, q.unit, n.value, n.unit, n.text) for n in peers):
             new = [(n.value, with_unit(n.text, n.unit)) for n in peers]
-            yield Stale(q, date or "", new, f"{_row_label(ctx, t)} ({t.path}:{t.line}, {d})", "canonical",
-                        {"kind": "statement", "path": t.path, "line": t.line, "date": d, "text": t.text[:200]})
+            yield Stale(
+                q,
+                date or "",
+                new,
+                f"{_row_label(ctx, t)} ({t.path}:{t.line}, {d})",
+                "canonical",
+                {"kind": "statement", "path": t.path, "line": t.line, "date": d, "text": t.text[:200]},
+            )
 
 
 def _row_label(ctx: "LintContext", t: Statement) -> str:
@@ -164,6 +188,7 @@ def _row_label(ctx: "LintContext", t: Statement) -> str:
 
 # --- a newer record statement --------------------------------------------------------------------------------
 
+
 def _distinctive_key(key: str) -> bool:
     """A table key two tables can share for one series: with a digit or a hyphen, or of two words or more."""
     return any(ch.isdigit() or ch == "-" for ch in key) or len(words_of(key)) >= 2
@@ -174,8 +199,12 @@ def _same_metric(a: Quote, b: Quote) -> bool:
     their own ("p99 (ms)" over two series rows), the same unit and statistic."""
     if a.metric.known or b.metric.known:
         return matches(a.metric, b.metric) >= 2
-    return (a.st.kind == b.st.kind == "cell" and a.unit is not None and same_dimension(a.unit, b.unit)
-            and a.metric.stat == b.metric.stat)
+    return (
+        a.st.kind == b.st.kind == "cell"
+        and a.unit is not None
+        and same_dimension(a.unit, b.unit)
+        and a.metric.stat == b.metric.stat
+    )
 
 
 def _by_records(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: Dates) -> Iterable[Stale]:
@@ -188,10 +217,15 @@ def _by_records(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates
     for q in current:
         if not (q.metric.known or q.st.kind == "cell"):
             continue
-        rivals = {id(o): o for k in q.keys for o in groups.get(k, ())
-                  if (o.st.path, o.st.line) != (q.st.path, q.st.line)   # another column of one row is another metric
-                  and (o.row == q.row or not (o.row and q.row)) and units_agree(q.unit, o.unit)
-                  and _same_metric(q, o)}
+        rivals = {
+            id(o): o
+            for k in q.keys
+            for o in groups.get(k, ())
+            if (o.st.path, o.st.line) != (q.st.path, q.st.line)  # another column of one row is another metric
+            and (o.row == q.row or not (o.row and q.row))
+            and units_agree(q.unit, o.unit)
+            and _same_metric(q, o)
+        }
         if not rivals:
             continue
         date = dates.of(q.st)
@@ -207,6 +241,12 @@ def _by_records(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates
         t = latest[0].st
         new = [(o.fig.value, with_unit(o.fig.text, o.unit)) for o in latest]
         strong = bool(q.names & latest[0].names)
-        yield Stale(q, date, new, f"{t.path}:{t.line} ({top})", "record",
-                    {"kind": "statement", "path": t.path, "line": t.line, "date": top, "text": t.text[:200]},
-                    strong=strong)
+        yield Stale(
+            q,
+            date,
+            new,
+            f"{t.path}:{t.line} ({top})",
+            "record",
+            {"kind": "statement", "path": t.path, "line": t.line, "date": top, "text": t.text[:200]},
+            strong=strong,
+        )

@@ -5,6 +5,7 @@ they belong to, define or name overlaps) and their distinctive terms nearly coin
 lives in a spec table cell, a punch-list item, a benchmark-record cell and a coordination bullet: one stale
 thing, four places to fix, so a finding is reported once with the other places as related locations.
 """
+
 from __future__ import annotations
 
 import re
@@ -52,21 +53,33 @@ def apart(a: "Statement", b: "Statement") -> bool:
     return a.path != b.path or a.kind != b.kind or a.section != b.section
 
 
-def related_text(a: "Statement", b: "Statement", min_shared: int, min_containment: float,
-                 min_jaccard: float = 0.0) -> bool:
+def related_text(
+    a: "Statement", b: "Statement", min_shared: int, min_containment: float, min_jaccard: float = 0.0
+) -> bool:
     """Do two statements describe the same work in other words (shared work terms, abbreviations folded)?
     When both name rows or claims, they must name one in common."""
-    return _related(subject_ids(a), subject_ids(b), work_terms(a), work_terms(b), min_shared, min_containment,
-                    min_jaccard)
+    return _related(
+        subject_ids(a), subject_ids(b), work_terms(a), work_terms(b), min_shared, min_containment, min_jaccard
+    )
 
 
-def _related(ia: frozenset[str], ib: frozenset[str], ta: frozenset[str], tb: frozenset[str], min_shared: int,
-             min_containment: float, min_jaccard: float) -> bool:
+def _related(
+    ia: frozenset[str],
+    ib: frozenset[str],
+    ta: frozenset[str],
+    tb: frozenset[str],
+    min_shared: int,
+    min_containment: float,
+    min_jaccard: float,
+) -> bool:
     if ia and ib and not (ia & ib):
         return False
     shared = len(ta & tb)
-    return shared >= min_shared and shared / (min(len(ta), len(tb)) or 1) >= min_containment and \
-        shared / (len(ta | tb) or 1) >= min_jaccard
+    return (
+        shared >= min_shared
+        and shared / (min(len(ta), len(tb)) or 1) >= min_containment
+        and shared / (len(ta | tb) or 1) >= min_jaccard
+    )
 
 
 def repeats(a: "Statement", b: "Statement") -> bool:
@@ -89,7 +102,7 @@ class _Facts:
     __slots__ = ("st", "ids", "work", "directive")
 
     def __init__(self, st: "Statement"):
-        self.st = st                     # held, so the id() it is filed under stays this statement's
+        self.st = st  # held, so the id() it is filed under stays this statement's
         self.ids = subject_ids(st)
         self.work = work_terms(st)
         self.directive: set[str] | None = None
@@ -127,11 +140,13 @@ class Surfaces:
             return False
         return _repeats(self.directive_terms(a), self.directive_terms(b))
 
-    def related_text(self, a: "Statement", b: "Statement", min_shared: int, min_containment: float,
-                     min_jaccard: float = 0.0) -> bool:
+    def related_text(
+        self, a: "Statement", b: "Statement", min_shared: int, min_containment: float, min_jaccard: float = 0.0
+    ) -> bool:
         """`related_text(a, b, ...)`."""
-        return _related(self.ids(a), self.ids(b), self.work_terms(a), self.work_terms(b), min_shared,
-                        min_containment, min_jaccard)
+        return _related(
+            self.ids(a), self.ids(b), self.work_terms(a), self.work_terms(b), min_shared, min_containment, min_jaccard
+        )
 
 
 def surfaces_of(st: "Statement", pool: Iterable["Statement"]) -> list["Statement"]:
@@ -141,8 +156,7 @@ def surfaces_of(st: "Statement", pool: Iterable["Statement"]) -> list["Statement
 
 
 # Files whose name says they hold the plan (where directives are written first); other records copy from them.
-_PLANNING = re.compile(r"todo|punch|plan|roadmap|spec|backlog|checklist|coordination|hand-?off|next|task|sprint",
-                       re.I)
+_PLANNING = re.compile(r"todo|punch|plan|roadmap|spec|backlog|checklist|coordination|hand-?off|next|task|sprint", re.I)
 
 
 def primary_key(st: "Statement") -> tuple[int, int, str, int]:
@@ -169,7 +183,10 @@ def describe(st: "Statement") -> str:
         col = f"'{st.column}' cell" if st.column else "table cell"
         return f"the {col} of {row}" if row else f"the {col} at line {st.line}"
     if st.kind == "item":
-        dated = st.mentions.dates[0] + " " if st.mentions.dates and st.text.lstrip().startswith(
-            st.mentions.dates[0]) else ""
+        dated = (
+            st.mentions.dates[0] + " "
+            if st.mentions.dates and st.text.lstrip().startswith(st.mentions.dates[0])
+            else ""
+        )
         return f"the {dated}{row} bullet" if row else f"the bullet at line {st.line}"
     return f"the {st.kind} at line {st.line}"

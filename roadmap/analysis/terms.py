@@ -5,6 +5,7 @@ directive uses ("port", "rerun", "remove"), minus numbers and dates, minus the p
 (a row id match is scored separately). Matching is on normalised tokens: lower case, hyphenated words
 split, a plural `s` dropped, identifiers (`VT_ASYNC_DEVICE_MIRROR`, `AsyncDeviceInputs`) kept whole.
 """
+
 from __future__ import annotations
 
 import math
@@ -16,7 +17,8 @@ _WORD = re.compile(r"[A-Za-z0-9_]+")
 _DATE = re.compile(r"^\d{4,8}$")
 _SIZE = re.compile(r"^\d+b$")  # model sizes as tokens: 4b, 8b ("0.6b" splits into 0 and 6b)
 
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again against all also an and any are as at be because been before being below between
 both but by can could did do does doing done down during each either else etc every few for from further had
 has have having here how if in into is it its itself just least less like may might more most much must need
@@ -30,17 +32,41 @@ cover covers fix fixes fixed small medium large size next owner owners new old f
 series item items row rows claim claims step steps work works todo see note notes done open close closed
 plan section table evidence result results figure figures number numbers current currently today
 measured remeasured median min max mean tok ours peer default defaults enabled disabled
-""".split())
+""".split()
+)
 
 # Plural-looking words that are not plurals (dropping the `s` would merge them with something else).
-_KEEP_S = frozenset({"series", "bus", "status", "always", "alias", "bias", "ms", "gpus", "class", "process",
-                     "access", "less", "miss", "pass", "this", "its", "has", "was", "is", "us", "yes"})
+_KEEP_S = frozenset(
+    {
+        "series",
+        "bus",
+        "status",
+        "always",
+        "alias",
+        "bias",
+        "ms",
+        "gpus",
+        "class",
+        "process",
+        "access",
+        "less",
+        "miss",
+        "pass",
+        "this",
+        "its",
+        "has",
+        "was",
+        "is",
+        "us",
+        "yes",
+    }
+)
 
 
 def normalise(word: str) -> str:
     w = word.lower()
     if "_" in w:
-        return w                                  # identifiers and env vars stay whole
+        return w  # identifiers and env vars stay whole
     if w.endswith("ies") and len(w) > 5 and w not in _KEEP_S:
         return w[:-3] + "y"
     if w.endswith("s") and len(w) > 3 and not w.endswith("ss") and w not in _KEEP_S:
@@ -98,10 +124,10 @@ _DISTINCTIVE: dict[str, bool] = {}
 
 def _is_distinctive(tok: str) -> bool:
     if _SIZE.match(tok):
-        return True                               # "4b" vs "8b" separates two series
+        return True  # "4b" vs "8b" separates two series
     if len(tok) < 2 or tok in STOPWORDS:
         return False
-    return not re.fullmatch(r"\d+[a-z]*", tok)   # numbers, dates, figures with units ("9864x")
+    return not re.fullmatch(r"\d+[a-z]*", tok)  # numbers, dates, figures with units ("9864x")
 
 
 def distinctive_terms(text: str, exclude: Iterable[str] = ()) -> set[str]:
@@ -117,9 +143,9 @@ def size_terms(terms: Iterable[str]) -> set[str]:
 
 @dataclass(frozen=True)
 class Overlap:
-    matched: tuple[str, ...]     # distinctive terms found in the other text, sorted
-    total: int                   # number of distinctive terms of the directive
-    weighted: float = -1.0       # IDF-weighted share of the terms matched (-1: no weights given)
+    matched: tuple[str, ...]  # distinctive terms found in the other text, sorted
+    total: int  # number of distinctive terms of the directive
+    weighted: float = -1.0  # IDF-weighted share of the terms matched (-1: no weights given)
 
     @property
     def ratio(self) -> float:
@@ -175,9 +201,11 @@ def hinted(pattern: re.Pattern[str], hints: tuple[str, ...]) -> Callable[[str], 
     Every match of `pattern` must contain one of the hints, case-insensitively; hints avoid the letters
     `i` and `s`, which re.IGNORECASE also matches with non-ASCII letters (ı, İ, ſ) that `str.lower` keeps.
     A regex of many `\\b`-led alternatives is tried at every position; a substring test is not."""
+
     def search(text: str) -> bool:
         low = text.lower()
         return any(h in low for h in hints) and pattern.search(text) is not None
+
     return search
 
 

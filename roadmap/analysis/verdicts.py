@@ -4,6 +4,7 @@ measured, "340 ms against its 300 ms budget: PASS", "1.0283x FAIL against parity
 The measurement is the one figure of the bar's unit the same sentence (or table row) quotes as current, else the
 one headline figure of the bar's metric in the evidence it cites.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,8 +19,7 @@ _PARITY = re.compile(r"\bparity\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(`*\d-])")
 
 
-def verdict_problem(text: str, qs: Sequence[Quote], evidence: Sequence[EvidenceFigure],
-                    offset: int = 0) -> str | None:
+def verdict_problem(text: str, qs: Sequence[Quote], evidence: Sequence[EvidenceFigure], offset: int = 0) -> str | None:
     """What is wrong with a PASS/FAIL `text` states for the figures `qs` it quotes (their `fig.start` counted
     from `offset` before `text`), or None. In prose each sentence is judged alone: its verdict, its bars, its
     measurement; a table row (cells joined by " | ") is one sentence."""
@@ -49,7 +49,8 @@ def _judge(text: str, qs: Sequence[Quote], evidence: Sequence[EvidenceFigure]) -
         return None
     says_pass = m.group(1).upper().startswith("PASS")
     bars: list[tuple[float, str | None, str, str, Quote | None]] = [
-        (q.fig.value, q.unit, q.bar, q.fig.text, q) for q in qs if q.role == "bar" and q.bar]
+        (q.fig.value, q.unit, q.bar, q.fig.text, q) for q in qs if q.role == "bar" and q.bar
+    ]
     ratios = [q for q in qs if q.role in ("current", "dated") and q.unit == "x"]
     if not bars and len(ratios) == 1 and _PARITY.search(text):
         bars = [(1.0, "x", "min", "1x", None)]
@@ -65,25 +66,35 @@ def _judge(text: str, qs: Sequence[Quote], evidence: Sequence[EvidenceFigure]) -
         where = "at or above" if got >= value else "below"
         if direction == "max":
             where = "at or under" if got <= value else "over"
-        bar_text = written if written.endswith(("x", "%")) or unit is None or written.endswith(unit) \
-            else f"{written} {unit}"
+        bar_text = (
+            written if written.endswith(("x", "%")) or unit is None or written.endswith(unit) else f"{written} {unit}"
+        )
         return f"says {m.group(1)} but {got_text} is {where} the {bar_text.strip()} bar"
     return None
 
 
-def _measured(qs: Sequence[Quote], evidence: Sequence[EvidenceFigure], unit: str | None,
-              bar: Quote | None) -> tuple[float, str] | None:
+def _measured(
+    qs: Sequence[Quote], evidence: Sequence[EvidenceFigure], unit: str | None, bar: Quote | None
+) -> tuple[float, str] | None:
     """(value in the bar's unit, as written) of the one measurement the verdict is about, or None."""
-    mine = [q for q in qs if q.role in ("current", "dated") and same_dimension(q.unit, unit)
-            and (bar is None or not (bar.metric.known and q.metric.known) or matches(bar.metric, q.metric) >= 1)]
+    mine = [
+        q
+        for q in qs
+        if q.role in ("current", "dated")
+        and same_dimension(q.unit, unit)
+        and (bar is None or not (bar.metric.known and q.metric.known) or matches(bar.metric, q.metric) >= 1)
+    ]
     if len(mine) == 1:
         q = mine[0]
         return q.fig.value * scale(q.unit)[1] / scale(unit)[1], _written(q.fig.text, q.unit)
     if mine or bar is None or not (bar.metric.known or bar.metric.stat):
         return None
     ignore = frozenset(w for k in bar.keys for w in words_of(k))
-    pool = [f for f in evidence if f.headline and same_dimension(f.unit, unit)
-            and _same(bar.metric, without(f.metric, ignore))]
+    pool = [
+        f
+        for f in evidence
+        if f.headline and same_dimension(f.unit, unit) and _same(bar.metric, without(f.metric, ignore))
+    ]
     values = {round(f.value * scale(f.unit)[1], 9) for f in pool}
     if len(values) != 1:
         return None

@@ -8,6 +8,7 @@ A commit's message is split into what it did and what it says it did *not* do ("
 untouched: that is a separate ticket", "still no flush ... that's the next bit"): a directive whose
 distinguishing terms sit in the second part is work the commit explicitly left, not work it landed.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,31 +23,83 @@ from roadmap.history.commit import Commit
 # Abbreviations engineering records and commit messages use for the same thing, short -> long form.
 # Either form in a text yields the short form as one concept token (one term, however many words).
 ABBREVIATIONS: dict[str, str] = {
-    "lru": "least recently used", "lfu": "least frequently used", "fifo": "first in first out",
-    "kv": "key value", "tp": "tensor parallel", "pp": "pipeline parallel", "dp": "data parallel",
-    "ep": "expert parallel", "gqa": "grouped query attention", "mqa": "multi query attention",
-    "mha": "multi head attention", "mla": "multi head latent attention", "swa": "sliding window attention",
-    "rope": "rotary position embedding", "moe": "mixture of experts", "oom": "out of memory",
-    "ttft": "time to first token", "tpot": "time per output token", "itl": "inter token latency",
-    "e2e": "end to end", "ci": "continuous integration", "pr": "pull request", "wal": "write ahead log",
-    "ttl": "time to live", "rps": "requests per second", "qps": "queries per second",
-    "gc": "garbage collection", "csv": "comma separated values", "jwt": "json web token",
-    "pvc": "persistent volume claim", "crd": "custom resource definition", "rbac": "role based access control",
-    "wer": "word error rate", "rtf": "real time factor", "ssr": "server side rendering",
-    "cdn": "content delivery network", "pq": "product quantization", "ann": "approximate nearest neighbor",
-    "hnsw": "hierarchical navigable small world", "slo": "service level objective", "sla": "service level agreement",
-    "llm": "large language model", "lm": "language model", "eos": "end of sequence", "bos": "beginning of sequence",
-    "ckpt": "checkpoint", "attn": "attention", "impl": "implementation", "cfg": "configuration",
-    "perf": "performance", "auth": "authentication", "repo": "repository", "env": "environment",
-    "seq": "sequence", "req": "request", "tok": "token", "mem": "memory", "alloc": "allocation",
-    "init": "initialization", "dedup": "deduplication", "prefill": "prefill", "gemm": "matrix multiply",
-    "ipc": "inter process communication", "rpc": "remote procedure call", "fsm": "finite state machine",
-    "spmd": "single program multiple data", "simd": "single instruction multiple data", "i18n": "internationalization",
-    "sse": "server sent events", "qa": "quality assurance", "ux": "user experience", "ui": "user interface",
+    "lru": "least recently used",
+    "lfu": "least frequently used",
+    "fifo": "first in first out",
+    "kv": "key value",
+    "tp": "tensor parallel",
+    "pp": "pipeline parallel",
+    "dp": "data parallel",
+    "ep": "expert parallel",
+    "gqa": "grouped query attention",
+    "mqa": "multi query attention",
+    "mha": "multi head attention",
+    "mla": "multi head latent attention",
+    "swa": "sliding window attention",
+    "rope": "rotary position embedding",
+    "moe": "mixture of experts",
+    "oom": "out of memory",
+    "ttft": "time to first token",
+    "tpot": "time per output token",
+    "itl": "inter token latency",
+    "e2e": "end to end",
+    "ci": "continuous integration",
+    "pr": "pull request",
+    "wal": "write ahead log",
+    "ttl": "time to live",
+    "rps": "requests per second",
+    "qps": "queries per second",
+    "gc": "garbage collection",
+    "csv": "comma separated values",
+    "jwt": "json web token",
+    "pvc": "persistent volume claim",
+    "crd": "custom resource definition",
+    "rbac": "role based access control",
+    "wer": "word error rate",
+    "rtf": "real time factor",
+    "ssr": "server side rendering",
+    "cdn": "content delivery network",
+    "pq": "product quantization",
+    "ann": "approximate nearest neighbor",
+    "hnsw": "hierarchical navigable small world",
+    "slo": "service level objective",
+    "sla": "service level agreement",
+    "llm": "large language model",
+    "lm": "language model",
+    "eos": "end of sequence",
+    "bos": "beginning of sequence",
+    "ckpt": "checkpoint",
+    "attn": "attention",
+    "impl": "implementation",
+    "cfg": "configuration",
+    "perf": "performance",
+    "auth": "authentication",
+    "repo": "repository",
+    "env": "environment",
+    "seq": "sequence",
+    "req": "request",
+    "tok": "token",
+    "mem": "memory",
+    "alloc": "allocation",
+    "init": "initialization",
+    "dedup": "deduplication",
+    "prefill": "prefill",
+    "gemm": "matrix multiply",
+    "ipc": "inter process communication",
+    "rpc": "remote procedure call",
+    "fsm": "finite state machine",
+    "spmd": "single program multiple data",
+    "simd": "single instruction multiple data",
+    "i18n": "internationalization",
+    "sse": "server sent events",
+    "qa": "quality assurance",
+    "ux": "user experience",
+    "ui": "user interface",
 }
 # English function words, and words every piece of work uses: they say nothing about which work. (Nouns such as
 # "table" or "row" stay: "a lookup table" names work; the IDF weights take care of words a history overuses.)
-_GENERIC = frozenset("""
+_GENERIC = frozenset(
+    """
 a about above after again against all an and any are as at be because been before being below between both but
 by did do does doing down during each either else etc every few for from further had has have having here how
 if in into is it its itself just least less like more most much no nor not of off on one only or other our out
@@ -60,10 +113,13 @@ thing things way ways bit bits lot part parts case cases time times place kind s
 should would could must can may might let lets get gets got go goes going went gone put puts set sets use uses
 make makes made do does did doing done want try tries tried new old good bad better best more less same other
 feat fix fixes chore docs doc refactor perf test tests style wip nit revert merge merged pull
-""".split())
+""".split()
+)
 # Ticket keys (QS-212, LED-418), PR numbers (#142) and merge boilerplate name a change; they say nothing of its work.
-_NOISE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b|#\d+\b|^Merge (?:pull request #\d+ from \S+|branch '[^']*'"
-                    r"(?: of \S+)?(?: into \S+)?|remote-tracking branch '[^']*')")
+_NOISE = re.compile(
+    r"\b[A-Z][A-Z0-9]{1,9}-\d+\b|#\d+\b|^Merge (?:pull request #\d+ from \S+|branch '[^']*'"
+    r"(?: of \S+)?(?: into \S+)?|remote-tracking branch '[^']*')"
+)
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*|[0-9]+(?:\.[0-9]+)?[A-Za-z]+")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -79,7 +135,9 @@ _UNDONE = re.compile(
     r"\b(?:won't|will\s+not|do\s+not|don't|does\s+not|doesn't|did\s+not|didn't|cannot|can't)\s+(?:yet\s+)?"
     r"(?:do|touch|change|handle|cover|include|fix|address|add|implement|flush|support|ship|land)\b|"
     r"\bwe\s+are\s+not\b|\bnot\s+doing\b|\bTODO\b|\bdeferred\b|\bpostponed\b|\bdraft\b|\bexperiment(?:al)?\b|"
-    r"\bdo\s+not\s+merge\b|\bis\s+(?:a\s+)?separate\b", re.I)
+    r"\bdo\s+not\s+merge\b|\bis\s+(?:a\s+)?separate\b",
+    re.I,
+)
 _LONG_FORMS: dict[tuple[str, ...], str] = {}
 
 
@@ -106,7 +164,7 @@ def _raw_words(text: str) -> list[str]:
             out.append(low)
             out.extend(p.lower() for p in parts if len(p) >= 2)
         elif len(parts) > 1 and sum(len(p) >= 3 for p in parts) >= 2:
-            out.append(low)             # the identifier itself, as written
+            out.append(low)  # the identifier itself, as written
             out.extend(p.lower() for p in parts if len(p) >= 3)
         else:
             out.append(low)
@@ -131,7 +189,7 @@ def terms_of(text: str) -> frozenset[str]:
     longs = _long_forms()
     for n in (5, 4, 3, 2):
         for i in range(len(stems) - n + 1):
-            hit = longs.get(tuple(stems[i:i + n]))
+            hit = longs.get(tuple(stems[i : i + n]))
             if hit:
                 out.add(hit)
     return frozenset(out)
@@ -139,8 +197,11 @@ def terms_of(text: str) -> frozenset[str]:
 
 # What a commit message quotes is someone else's words: a bot's bump with its upstream release notes, an
 # HTML <details> block, a "> " quote. Only the committer's own words say what the commit did.
-_BOT_SUBJECT = re.compile(r"^(?:build|chore|deps)\(deps(?:-dev)?\)|^bump\s+\S+\s+from\b|^\[snyk\]|"
-                          r"^update dependency\b|^\S+\[bot\]", re.I)
+_BOT_SUBJECT = re.compile(
+    r"^(?:build|chore|deps)\(deps(?:-dev)?\)|^bump\s+\S+\s+from\b|^\[snyk\]|"
+    r"^update dependency\b|^\S+\[bot\]",
+    re.I,
+)
 _QUOTED = re.compile(r"<details>.*?</details>|<[A-Za-z/][^>\n]{0,80}>|^[ \t]*>.*$", re.S | re.M)
 
 
@@ -183,8 +244,8 @@ class WorkWeights:
 
     docs: int
     df: dict[str, int]
-    postings: dict[str, list[Commit]]     # term -> commits whose message has it (newest first)
-    commits: list[Commit] = field(default_factory=list)    # the commits weighed, in order
+    postings: dict[str, list[Commit]]  # term -> commits whose message has it (newest first)
+    commits: list[Commit] = field(default_factory=list)  # the commits weighed, in order
     _pairs: dict[tuple[str, str], list[Commit]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -209,7 +270,7 @@ class WorkWeights:
             for c in self.commits:
                 words = sorted(commit_work(c).subject)
                 for i, a in enumerate(words):
-                    for b in words[i + 1:]:
+                    for b in words[i + 1 :]:
                         self._pairs.setdefault((a, b), []).append(c)
         return self._pairs
 
@@ -224,13 +285,13 @@ MIN_DOCS = 50
 class WorkMatch:
     """How a commit's reported work covers a directive's terms."""
 
-    matched: tuple[str, ...]       # directive terms the commit says it did
-    total: int                     # the directive's terms
-    ratio: float                   # IDF-weighted share of the directive's terms matched
-    in_subject: int                # matched terms that are in the commit's subject
-    refused: tuple[str, ...]       # directive terms the commit names only where it says what it did NOT do
-    refused_ratio: float           # IDF-weighted share of the unmatched terms that it refused
-    chance: float = 1.0            # how often a commit of this history says all the matched terms (independence)
+    matched: tuple[str, ...]  # directive terms the commit says it did
+    total: int  # the directive's terms
+    ratio: float  # IDF-weighted share of the directive's terms matched
+    in_subject: int  # matched terms that are in the commit's subject
+    refused: tuple[str, ...]  # directive terms the commit names only where it says what it did NOT do
+    refused_ratio: float  # IDF-weighted share of the unmatched terms that it refused
+    chance: float = 1.0  # how often a commit of this history says all the matched terms (independence)
 
     def describe(self, limit: int = 6) -> str:
         shown = ", ".join(self.matched[:limit]) + (", ..." if len(self.matched) > limit else "")
@@ -244,12 +305,18 @@ def match(terms: frozenset[str], cw: CommitWork, weights: WorkWeights) -> WorkMa
     total = sum(weights.idf(t) for t in terms) or 1.0
     miss = sum(weights.idf(t) for t in missing) or 1.0
     chance = 1.0
-    docs = max(weights.docs, MIN_DOCS)   # a short history gives few chances for a coincidence, not many
+    docs = max(weights.docs, MIN_DOCS)  # a short history gives few chances for a coincidence, not many
     for t in matched:
         chance *= min(1.0, max(weights.df.get(t, 0), 1) / docs)
-    return WorkMatch(tuple(sorted(matched, key=lambda t: (-weights.idf(t), t))), len(terms),
-                     sum(weights.idf(t) for t in matched) / total, len(matched & cw.subject),
-                     tuple(sorted(refused)), sum(weights.idf(t) for t in refused) / miss, chance)
+    return WorkMatch(
+        tuple(sorted(matched, key=lambda t: (-weights.idf(t), t))),
+        len(terms),
+        sum(weights.idf(t) for t in matched) / total,
+        len(matched & cw.subject),
+        tuple(sorted(refused)),
+        sum(weights.idf(t) for t in refused) / miss,
+        chance,
+    )
 
 
 def said_in_subject(terms: frozenset[str], weights: WorkWeights, rarest: int = 5) -> list[Commit]:
@@ -261,13 +328,13 @@ def said_in_subject(terms: frozenset[str], weights: WorkWeights, rarest: int = 5
     words = sorted(terms)
     pairs = weights.subject_pairs() if ranked else {}
     for i, a in enumerate(words):
-        for b in words[i + 1:]:
+        for b in words[i + 1 :]:
             for c in pairs.get((a, b), ()):
                 found[c.sha] = c
     out = []
     for c in found.values():
         cw = commit_work(c)
-        if not ranked.isdisjoint(cw.done) or not ranked.isdisjoint(cw.undone):   # in a ranked term's postings
+        if not ranked.isdisjoint(cw.done) or not ranked.isdisjoint(cw.undone):  # in a ranked term's postings
             out.append(c)
     return out
 

@@ -1,4 +1,5 @@
 """RL303 anchor-drifted."""
+
 from __future__ import annotations
 
 from typing import Iterator
@@ -18,10 +19,13 @@ def _edit_span(ctx: LintContext, site: RefSite) -> tuple[str, tuple[int, int] | 
     if ref.form != "link":
         at = (ref.record_line, ref.start_col) if ref.record_line is not None and ref.start_col is not None else None
         return ref.text, at
-    href = ref.text[ref.text.rfind("](") + 2:-1]
+    href = ref.text[ref.text.rfind("](") + 2 : -1]
     lines = record_lines(ctx, site.rf)
-    hits = [(n, col + 2) for n in range(site.st.line, min(site.st.end_line, len(lines)) + 1)
-            for col in _all(lines[n - 1], f"]({href})")]
+    hits = [
+        (n, col + 2)
+        for n in range(site.st.line, min(site.st.end_line, len(lines)) + 1)
+        for col in _all(lines[n - 1], f"]({href})")
+    ]
     return href, hits[0] if len(hits) == 1 else None
 
 
@@ -75,18 +79,23 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
         fix = None
         if loc.status == "absent":
             if ref.line is not None and max(ref.line, ref.end_line or ref.line) > len(lines):
-                continue   # past the end of the file and gone from it: RL302 reports the reference
+                continue  # past the end of the file and gone from it: RL302 reports the reference
             msg = f"`{name}` ({quote(ref)}) is no longer in {path}"
             fix = "find where the symbol went (or what replaced it) and correct the record"
         elif loc.status == "ambiguous":
             shown = ", ".join(str(n) for n in loc.candidates[:5])
-            msg = (f"`{name}` is no longer on {where}; it appears on several lines now ({shown}"
-                   f"{', ...' if len(loc.candidates) > 5 else ''})")
+            msg = (
+                f"`{name}` is no longer on {where}; it appears on several lines now ({shown}"
+                f"{', ...' if len(loc.candidates) > 5 else ''})"
+            )
             fix = "re-point the reference at the right one of those lines"
         else:
             assert loc.line is not None
-            new_end = None if ref.end_line is None or ref.line is None or ref.end_line == ref.line \
+            new_end = (
+                None
+                if ref.end_line is None or ref.line is None or ref.end_line == ref.line
                 else loc.line + (ref.end_line - ref.line)
+            )
             msg = f"`{name}` is no longer on {where}; it is at {path}:{_span(loc.line, new_end)} now"
             old_text, at = _edit_span(ctx, site)
             new_text = repoint(old_text, ref, loc.line) if old_text else None
@@ -97,5 +106,12 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
             else:
                 fix = f"re-point the reference at line {loc.line}"
         yield Hit(
-            message=msg, path=site.rf.path, line=site.line, end_line=site.line, record_id=row_tag(ctx, site.st),
-            fix=fix, edits=edits, key=f"{ref.path}::{name}")
+            message=msg,
+            path=site.rf.path,
+            line=site.line,
+            end_line=site.line,
+            record_id=row_tag(ctx, site.st),
+            fix=fix,
+            edits=edits,
+            key=f"{ref.path}::{name}",
+        )

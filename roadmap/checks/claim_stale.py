@@ -1,5 +1,6 @@
 """RL402 claim-stale: a claim listed as active that was closed, or that sat idle past its TTL while others
 committed to its row or did its work."""
+
 from __future__ import annotations
 
 import re
@@ -80,11 +81,17 @@ def _closed_hit(c: Claim, other: Statement | None) -> Hit:
         said = f"it says {c.state} itself" if c.state and c.state != "CLOSED" else "it says so itself"
         related = []
     return Hit(
-        severity="error", message=f"{c.key} is closed ({said}) but still listed under '{where}'",
-        path=c.st.path, line=c.line, end_line=c.line if c.shape != "bullet" else c.st.end_line,
-        record_id=c.key if c.key == c.st.row_id else None, related=related,
+        severity="error",
+        message=f"{c.key} is closed ({said}) but still listed under '{where}'",
+        path=c.st.path,
+        line=c.line,
+        end_line=c.line if c.shape != "bullet" else c.st.end_line,
+        record_id=c.key if c.key == c.st.row_id else None,
+        related=related,
         fix=f"Records-only fix: strike {c.key} through in '{where}' (with the date it closed) or move it to "
-            "the closed claims", key=f"closed {c.key}")
+        "the closed claims",
+        key=f"closed {c.key}",
+    )
 
 
 def _idle(ctx: LintContext, history: HistoryIndex, c: Claim, others: list[Claim]) -> Hit | None:
@@ -99,20 +106,23 @@ def _idle(ctx: LintContext, history: HistoryIndex, c: Claim, others: list[Claim]
     touched = _touching(ctx, history, c, since)
     if not touched:
         return None
-    commits = sorted(touched, key=history.rank)     # graph order, not commit dates
+    commits = sorted(touched, key=history.rank)  # graph order, not commit dates
     listed = ", ".join(f"{k.short} ({k.day})" for k in commits[:MAX_LISTED])
     more = f" and {len(commits) - MAX_LISTED} more" if len(commits) > MAX_LISTED else ""
     what = ", ".join(c.rows) if c.rows else c.key
     ttl_text = f"{ttl:g}" + ("" if source == "claims_ttl_days" else f" days, {source}")
     return Hit(
         message=f"{c.key} has been idle since {since} ({idle} days, TTL {ttl_text}) while "
-                f"{len(commits)} commit{'s' if len(commits) > 1 else ''} touched {what}: {listed}{more}",
-        path=c.st.path, line=c.line, end_line=c.line if c.shape != "bullet" else c.st.end_line,
+        f"{len(commits)} commit{'s' if len(commits) > 1 else ''} touched {what}: {listed}{more}",
+        path=c.st.path,
+        line=c.line,
+        end_line=c.line if c.shape != "bullet" else c.st.end_line,
         record_id=c.key if c.key == c.st.row_id else None,
         related=[Related(o.st.path, o.line, f"{c.key} is also listed here") for o in others],
         evidence=[{"kind": "commit", "sha": k.sha, "date": k.day, "subject": k.subject} for k in commits],
         fix=f"Records-only fix: close {c.key} or renew it with today's date and its owner's current step",
-        key=f"idle {c.key}")
+        key=f"idle {c.key}",
+    )
 
 
 def _touching(ctx: LintContext, history: HistoryIndex, c: Claim, since: str) -> list[Commit]:

@@ -1,4 +1,5 @@
 """RL104 default-changed: a statement calls a flag or feature opt-in, and a later commit turned it on by default."""
+
 from __future__ import annotations
 
 import re
@@ -17,23 +18,35 @@ from roadmap.findings import Hit
 from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
 
-OPT_IN = re.compile(r"\bopt-?in\b|\b(?:off|disabled) by default\b|\bdefault(?:s|ed)?(?: to| is)?[ :=]+"
-                    r"(?:off|0|false|disabled)\b|\bexperimental\b|\bnot (?:on|enabled) by default\b|"
-                    r"\b(?:is|are|stays?|remains?)\s+(?:off|disabled)\b|\boff\s+unless\b|"
-                    r"\bbehind (?:a|the|an) (?:flag|switch|env(?:ironment)? var(?:iable)?)\b", re.I)
-FLIPPED = re.compile(r"(?<!not )\b(?:on|enabled|true) by default\b|\bdefault(?:s|ed)?(?: to| is| is now| now)?"
-                     r"[ :=]+(?:on|1|true|enabled)\b|\b(?:turn(?:s|ed)?|switch(?:es|ed)?|flip(?:s|ped)?)\b[^.;]{0,40}"
-                     r"\bon by default\b|\benabl(?:e|es|ed|ing)\b[^.;]{0,60}\bby default\b|"
-                     r"\bmak(?:e|es|ing)\b[^.;]{0,60}\bthe default\b|\b(?:is|are)\s+now\s+(?:on|enabled)\b|"
-                     r"\bon\s+unless\b|\bas the default\b", re.I)
+OPT_IN = re.compile(
+    r"\bopt-?in\b|\b(?:off|disabled) by default\b|\bdefault(?:s|ed)?(?: to| is)?[ :=]+"
+    r"(?:off|0|false|disabled)\b|\bexperimental\b|\bnot (?:on|enabled) by default\b|"
+    r"\b(?:is|are|stays?|remains?)\s+(?:off|disabled)\b|\boff\s+unless\b|"
+    r"\bbehind (?:a|the|an) (?:flag|switch|env(?:ironment)? var(?:iable)?)\b",
+    re.I,
+)
+FLIPPED = re.compile(
+    r"(?<!not )\b(?:on|enabled|true) by default\b|\bdefault(?:s|ed)?(?: to| is| is now| now)?"
+    r"[ :=]+(?:on|1|true|enabled)\b|\b(?:turn(?:s|ed)?|switch(?:es|ed)?|flip(?:s|ped)?)\b[^.;]{0,40}"
+    r"\bon by default\b|\benabl(?:e|es|ed|ing)\b[^.;]{0,60}\bby default\b|"
+    r"\bmak(?:e|es|ing)\b[^.;]{0,60}\bthe default\b|\b(?:is|are)\s+now\s+(?:on|enabled)\b|"
+    r"\bon\s+unless\b|\bas the default\b",
+    re.I,
+)
 # A sentence that also says the thing stays off is no flip ("ships DEFAULT OFF, X=1 to opt in", even when it
 # quotes someone else's "default ON").
-_STAYS_OFF = re.compile(r"\bdefault\s+off\b|\boff\s+by\s+default\b|\bopt-?in\b|\bto\s+opt\s+in\b|\bships?\s+off\b|"
-                        r"\bkeeps?\s+(?:it\s+)?off\b|\bstays?\s+off\b", re.I)
+_STAYS_OFF = re.compile(
+    r"\bdefault\s+off\b|\boff\s+by\s+default\b|\bopt-?in\b|\bto\s+opt\s+in\b|\bships?\s+off\b|"
+    r"\bkeeps?\s+(?:it\s+)?off\b|\bstays?\s+off\b",
+    re.I,
+)
 # "is not enabled by default", "won't be the default": a flip phrase, negated.
-_NEGATED = re.compile(r"\b(?:not|isn't|aren't|never|no\s+longer|won't|wasn't)\s+(?:\w+\s+){0,2}"
-                      r"(?:on|enabled?|turned\s+on|the\s+default|default)\b", re.I)
-says_opt_in = hinted(OPT_IN, ("opt", "default", "exper", "off", "disab", "behind"))   # one in every OPT_IN match
+_NEGATED = re.compile(
+    r"\b(?:not|isn't|aren't|never|no\s+longer|won't|wasn't)\s+(?:\w+\s+){0,2}"
+    r"(?:on|enabled?|turned\s+on|the\s+default|default)\b",
+    re.I,
+)
+says_opt_in = hinted(OPT_IN, ("opt", "default", "exper", "off", "disab", "behind"))  # one in every OPT_IN match
 says_flipped = hinted(FLIPPED, ("default", "on", "enabled"))
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+")
 # What names a switch: a --flag, an ENV_VAR, or a snake_case setting (`use_fused_adam`, `split_kv`).
@@ -50,8 +63,8 @@ def _feature_words(st: Statement) -> set[str]:
     """Distinctive words right around the opt-in phrase: 'an opt-in mirror' -> {'mirror'}."""
     out: set[str] = set()
     for m in OPT_IN.finditer(st.text):
-        before = [t for t in tokens(st.text[max(0, m.start() - 40):m.start()]) if is_distinctive(t)][-2:]
-        after = [t for t in tokens(st.text[m.end():m.end() + 30]) if is_distinctive(t)][:2]
+        before = [t for t in tokens(st.text[max(0, m.start() - 40) : m.start()]) if is_distinctive(t)][-2:]
+        after = [t for t in tokens(st.text[m.end() : m.end() + 30]) if is_distinctive(t)][:2]
         out.update(before + after)
     return out - {"opt"}
 
@@ -80,13 +93,15 @@ def _from_code(ctx: LintContext, st: Statement, news: News) -> Reason | None:
         flips = [f for f in default_flips(ctx, _all_flags(ctx)).get(flag, ()) if f.sha in fresh]
         on = [f for f in flips if f.on]
         if not on or flips[-1] is not on[-1] and not flips[-1].on:
-            continue                     # never turned on since, or turned back off last
+            continue  # never turned on since, or turned back off last
         flip = on[0]
         c = history.by_sha(flip.sha)
         if c is None:
             continue
-        phrase = (f"calls `{flag}` opt-in, but {c.short} ({c.day}) turned it on by default in {flip.path}: "
-                  f"`{_short(flip.before)}` became `{_short(flip.after)}`")
+        phrase = (
+            f"calls `{flag}` opt-in, but {c.short} ({c.day}) turned it on by default in {flip.path}: "
+            f"`{_short(flip.before)}` became `{_short(flip.after)}`"
+        )
         fix = f"say `{flag}` is on by default since {c.short} and name its rollback switch instead of the opt-in"
         return Reason("RL104", "error", phrase, fix, commits=[(c, "default flipped")], news=news)
     return None
@@ -95,8 +110,9 @@ def _from_code(ctx: LintContext, st: Statement, news: News) -> Reason | None:
 def _all_flags(ctx: LintContext) -> set[str]:
     """Every switch that some live statement calls opt-in: their code history is read in one pass."""
     if ctx.facts.opt_in_flags is None:
-        ctx.facts.opt_in_flags = frozenset(f for st in ctx.statements() if not st.historical and applies(st)
-                                           for f in _flags(st))
+        ctx.facts.opt_in_flags = frozenset(
+            f for st in ctx.statements() if not st.historical and applies(st) for f in _flags(st)
+        )
     return set(ctx.facts.opt_in_flags)
 
 
@@ -110,7 +126,7 @@ def _from_message(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     terms = distinctive_terms(st.text, exclude=id_parts(subject_ids(st)))
     flipping = commits_matching(ctx, "flips-default", says_flipped, merges=True)
     for c in news_subset(ctx, "flips-default", lambda: flipping, news):
-        best: tuple[int, str, str, list[str]] | None = None    # (rank, what, sentence, flags named)
+        best: tuple[int, str, str, list[str]] | None = None  # (rank, what, sentence, flags named)
         for sent, before in _flip_sentences(c):
             named = sorted(f for f in flags if _flag_re(f).search(sent))
             near = [t for t in before if t in feature]
@@ -131,15 +147,16 @@ def _from_message(ctx: LintContext, st: Statement, news: News) -> Reason | None:
         quote = sent if len(sent) <= 140 else sent[:137] + "..."
         phrase = f"calls {what} opt-in, but {c.short} ({c.day}) turned it on by default: \u201c{quote}\u201d"
         fix = f"say {what} is on by default since {c.short} and name its rollback switch instead of the opt-in"
-        return Reason("RL104", "error" if rank < 2 else "warning", phrase, fix,
-                      commits=[(c, "default flipped")], news=news)
+        return Reason(
+            "RL104", "error" if rank < 2 else "warning", phrase, fix, commits=[(c, "default flipped")], news=news
+        )
     return None
 
 
 def _reverted(ctx: LintContext, news: News, flip: Commit, flags: list[str]) -> bool:
     """A later news commit that turns the same flag back off (and names it) cancels the flip."""
     for c in news_subset(ctx, "opt-in", lambda: commits_matching(ctx, "opt-in", says_opt_in), news):
-        if ctx.get_history().rank(c) <= ctx.get_history().rank(flip):    # graph order, not commit dates
+        if ctx.get_history().rank(c) <= ctx.get_history().rank(flip):  # graph order, not commit dates
             continue
         for sent in _turned_off(c):
             if not flags or any(_flag_re(f).search(sent) for f in flags):
@@ -156,7 +173,7 @@ def _flip_sentences(c: Commit) -> tuple[tuple[str, tuple[str, ...]], ...]:
     for sent in [subject] + _sentences(body):
         m = FLIPPED.search(sent)
         if m and not _STAYS_OFF.search(sent) and not _NEGATED.search(sent):
-            out.append((sent, tuple(tokens(sent[max(0, m.start() - 30):m.start()]))))
+            out.append((sent, tuple(tokens(sent[max(0, m.start() - 30) : m.start()]))))
     return tuple(out)
 
 

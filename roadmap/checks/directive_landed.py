@@ -1,4 +1,5 @@
 """RL101 directive-landed: the work a directive asks for was done by a commit the directive predates."""
+
 from __future__ import annotations
 
 import re
@@ -10,8 +11,16 @@ from roadmap.analysis.cell_asof import cell_origin
 from roadmap.analysis.code_symbols import code_delta, in_code_at
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News, Reason
-from roadmap.analysis.landing import (asks_documentation, builds_nothing, changed_paths, declared_terms, done_twin,
-                                      path_commits, work_weights, written_by)
+from roadmap.analysis.landing import (
+    asks_documentation,
+    builds_nothing,
+    changed_paths,
+    declared_terms,
+    done_twin,
+    path_commits,
+    work_weights,
+    written_by,
+)
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import describe, subject_ids, work_terms
 from roadmap.analysis.work import CommitWork, WorkMatch, candidates, commit_work, match, said_in_subject, terms_of
@@ -22,29 +31,31 @@ from roadmap.records.model import Statement
 # A symbol distinctive enough that its first appearance in code is evidence on its own: an identifier
 # with an inner capital or underscore (`AsyncDeviceInputs`, `VT_ASYNC_DEVICE_MIRROR`), or a long flag.
 _DISTINCT = re.compile(r"^(?:--[a-z0-9][a-z0-9-]{5,}|[A-Za-z_][A-Za-z0-9_:.]*(?:[a-z][A-Z]|_)[A-Za-z0-9_:.]*)$")
-STRONG_RATIO, WEAK_RATIO = 0.5, 0.3    # IDF-weighted share of the directive's work terms the commit reports done
-MAX_CHANCE = 0.05                      # expected chance matches among the news commits, for terms alone
-MAX_TERMS_ALONE = 20                   # a longer directive names several pieces of work: terms alone cannot say
-REFUSED = 0.3                          # share of the unmatched terms a commit says it did NOT do: it left that work
+STRONG_RATIO, WEAK_RATIO = 0.5, 0.3  # IDF-weighted share of the directive's work terms the commit reports done
+MAX_CHANCE = 0.05  # expected chance matches among the news commits, for terms alone
+MAX_TERMS_ALONE = 20  # a longer directive names several pieces of work: terms alone cannot say
+REFUSED = 0.3  # share of the unmatched terms a commit says it did NOT do: it left that work
 # Directives that ask for a measurement are not done by a commit that builds something: only by one that
 # adds evidence or says it measured. "bench", "benchmark" and "profile" also name tools and features ("bench and
 # serve share one flag"), and stems make "benchmarked" one of them: those count only with evidence written.
 # A target ("Reach 95% precision", "Meet the 10 s bound") is an outcome: measured, not built.
-_MEASURE_VERBS = frozenset("measure re-measure remeasure rerun re-run bench benchmark re-bench rebench profile "
-                           "time validate verify confirm reproduce soak evaluate reach achieve attain meet "
-                           "exceed".split())
-_MEASURED = frozenset(terms_of("measured evidence soak reran"))   # "results", "numbers": any commit's words
+_MEASURE_VERBS = frozenset(
+    "measure re-measure remeasure rerun re-run bench benchmark re-bench rebench profile "
+    "time validate verify confirm reproduce soak evaluate reach achieve attain meet "
+    "exceed".split()
+)
+_MEASURED = frozenset(terms_of("measured evidence soak reran"))  # "results", "numbers": any commit's words
 
 
 @dataclass
 class _Candidate:
     commit: Commit
-    names: str = ""             # "trailer" | "body" | ""
+    names: str = ""  # "trailer" | "body" | ""
     named: tuple[str, ...] = ()
     introduced: tuple[str, ...] = ()
     touches: tuple[str, ...] = ()  # files the directive names that the commit changed
-    other_rows: bool = False       # its trailers name rows, none of them the directive's
-    news: int = 0                  # commits the directive cannot have known about (for the chance of a match)
+    other_rows: bool = False  # its trailers name rows, none of them the directive's
+    news: int = 0  # commits the directive cannot have known about (for the chance of a match)
     work: WorkMatch | None = None
 
     @property
@@ -57,9 +68,9 @@ class _Candidate:
         """Error or warning from which kinds of evidence agree (counts, not a continuous score, so that an
         unrelated commit cannot move a finding across the line); None when the commit did not do the work."""
         if self.work is not None and self.work.refused_ratio >= REFUSED and not self.introduced:
-            return None                  # its message says it left this work for later
+            return None  # its message says it left this work for later
         if self.other_rows and not self.names and not self.introduced:
-            return None                  # it says whose work it is, and that is another row's
+            return None  # it says whose work it is, and that is another row's
         n, ratio, subject = self._terms
         total = self.work.total if self.work else 0
         # Terms alone (no row named, no symbol introduced) count only for a directive short enough to name one
@@ -68,12 +79,20 @@ class _Candidate:
         # And the match must not be one some news commit would make by chance: common words of the project
         # ("source", the project's own name) are said together by many commits.
         specific = self.work is not None and self.work.chance * max(self.news, 1) <= MAX_CHANCE
-        terms_alone = specific and subject >= 2 and total <= MAX_TERMS_ALONE and (
-            n >= 3 and ratio >= STRONG_RATIO or n >= 4 and ratio >= 0.4 or n >= 2 and n == total)
+        terms_alone = (
+            specific
+            and subject >= 2
+            and total <= MAX_TERMS_ALONE
+            and (n >= 3 and ratio >= STRONG_RATIO or n >= 4 and ratio >= 0.4 or n >= 2 and n == total)
+        )
         # Changing the very file the directive names, with a subject about the same work, is evidence too.
         touched = bool(self.touches) and n >= 3 and subject >= 1 and ratio >= WEAK_RATIO
-        if self.names and (n >= 3 and ratio >= STRONG_RATIO or touched) or \
-                self.introduced and (self.names or n >= 2 and ratio >= WEAK_RATIO):
+        if (
+            self.names
+            and (n >= 3 and ratio >= STRONG_RATIO or touched)
+            or self.introduced
+            and (self.names or n >= 2 and ratio >= WEAK_RATIO)
+        ):
             return "error"
         if self.names and n >= 3 and ratio >= WEAK_RATIO or self.introduced or touched:
             return "warning"
@@ -132,8 +151,9 @@ def _named(commit: Commit, ids: frozenset[str]) -> tuple[str, tuple[str, ...]]:
 def _introductions(ctx: LintContext, sym: str, news: News) -> list[Commit]:
     """News commits that raised `sym`'s count, oldest first (once per symbol and as-of point)."""
     history = ctx.get_history()
-    return news_subset(ctx, ("introduced", sym),
-                       lambda: [c for c, d in reversed(history.symbol_deltas(sym)) if d > 0], news)
+    return news_subset(
+        ctx, ("introduced", sym), lambda: [c for c, d in reversed(history.symbol_deltas(sym)) if d > 0], news
+    )
 
 
 def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]:
@@ -154,7 +174,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             continue
         base = base or _base_rev(ctx, news)
         if base is not None and in_code_at(ctx, sym, base):
-            continue                    # already in the code when the directive was written
+            continue  # already in the code when the directive was written
         first = next((c for c in hits if code_delta(ctx, sym, c.sha) > 0), None)
         if first is not None:
             cand = cands.setdefault(first.sha, _Candidate(first))
@@ -162,9 +182,10 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
     terms = work_terms(st)
     weights = work_weights(ctx)
     fresh = news_shas(ctx, news)
-    named_paths = sorted({p.path for p in st.mentions.paths if p.path and not p.path.endswith("/")
-                          and not builds_nothing((p.path,))})         # a record or doc changed is no work done
-    if named_paths:                     # commits that changed a file the directive names
+    named_paths = sorted(
+        {p.path for p in st.mentions.paths if p.path and not p.path.endswith("/") and not builds_nothing((p.path,))}
+    )  # a record or doc changed is no work done
+    if named_paths:  # commits that changed a file the directive names
         index = path_commits(ctx)
         for path in named_paths:
             for sha in index.get(path, ()):
@@ -172,7 +193,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
                 if touching is not None and not touching.is_merge:
                     cand = cands.setdefault(sha, _Candidate(touching))
                     cand.touches += (path,)
-    if 2 <= len(terms) <= MAX_TERMS_ALONE:   # commits that report the same work in their own words
+    if 2 <= len(terms) <= MAX_TERMS_ALONE:  # commits that report the same work in their own words
         # terms alone are evidence only from a subject saying two of them (`strength`): a commit that cannot be
         # one is no candidate, and is not looked at (said_in_subject)
         for c in said_in_subject(terms, weights):
@@ -192,7 +213,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             if declared & terms:
                 cand.work = match(terms, CommitWork(cw.done | declared, cw.undone, cw.subject), weights)
         if measuring and not cand.introduced and not _measured(ctx, cand.commit):
-            continue                    # a measurement is not done by a commit that only builds
+            continue  # a measurement is not done by a commit that only builds
         out.append(cand)
     return out
 
@@ -226,8 +247,9 @@ def _together(ctx: LintContext, st: Statement, cands: list[_Candidate]) -> tuple
     and its load client": one commit builds the server, a later one the load client). Only commits that share at
     least one term count, and the union must match more terms than any one of them."""
     rank = ctx.get_history().rank
-    named = sorted((c for c in cands if c.names == "trailer" and c.work and c.work.matched),
-                   key=lambda c: rank(c.commit))
+    named = sorted(
+        (c for c in cands if c.names == "trailer" and c.work and c.work.matched), key=lambda c: rank(c.commit)
+    )
     if len(named) < 2:
         return None
     done = frozenset().union(*(commit_work(c.commit).done for c in named))
@@ -252,28 +274,34 @@ def _landed_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None
         return None
     cands = [c for c in _candidates(ctx, st, news) if _after_writing(ctx, st, news, c.commit)]
     found = [c for c in cands if c.strength]
-    if found and not asks_documentation(st) and not _asks_measurement(st):   # only docs written: nothing built
+    if found and not asks_documentation(st) and not _asks_measurement(st):  # only docs written: nothing built
         paths = changed_paths(ctx, [c.commit for c in found])
         found = [c for c in found if c.introduced or not builds_nothing(paths[c.commit.sha])]
     strong = [c for c in found if c.strength == "error"]
-    if not strong and not _asks_measurement(st):   # no one commit did it all: maybe a series built it
+    if not strong and not _asks_measurement(st):  # no one commit did it all: maybe a series built it
         series = _together(ctx, st, cands)
         if series:
             return _series_reason(series, news)
     if not found:
         return None
     pool = strong or [c for c in found if c.strength == "warning"] or found
-    rank = ctx.get_history().rank      # graph order: commit dates can be skewed
+    rank = ctx.get_history().rank  # graph order: commit dates can be skewed
     top = max(c.weight for c in pool)
-    best = min((c for c in pool if c.weight >= top - 1.0), key=lambda c: rank(c.commit))   # the first that did it
+    best = min((c for c in pool if c.weight >= top - 1.0), key=lambda c: rank(c.commit))  # the first that did it
     c = best.commit
     phrase = f"directs work that landed {c.day} in {c.short} ({c.subject!r}: {best.reasons()})"
     others = sorted((x for x in pool if x is not best), key=lambda x: rank(x.commit))
     if others:
         phrase += " and later in " + ", ".join(x.commit.short for x in others[:3])
     fix = f"drop or strike the directive: {c.short} did the work"
-    return Reason("RL101", best.strength or "warning", phrase, fix,
-                  commits=[(best.commit, "landed")] + [(x.commit, "landed") for x in others], news=news)
+    return Reason(
+        "RL101",
+        best.strength or "warning",
+        phrase,
+        fix,
+        commits=[(best.commit, "landed")] + [(x.commit, "landed") for x in others],
+        news=news,
+    )
 
 
 def _after_writing(ctx: LintContext, st: Statement, news: News, commit: Commit) -> bool:
@@ -281,7 +309,7 @@ def _after_writing(ctx: LintContext, st: Statement, news: News, commit: Commit) 
     that history in front of them. (News from a named base or date can reach back past the writing commit:
     reports dated the day before they were committed, a base note over rows added later.)"""
     if news.kind not in ("sha", "date"):
-        return True                     # news from blame already starts after the writing commit
+        return True  # news from blame already starts after the writing commit
     history = ctx.get_history()
     own = written_by(ctx, st)
     if own is not None and st.kind == "cell":
@@ -307,8 +335,13 @@ def _twin_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:
         m = match(terms, commit_work(c), weights)
         if not docs and builds_nothing(changed_paths(ctx, [c])[c.sha]):
             continue
-        if len(m.matched) >= 2 and m.ratio >= WEAK_RATIO and m.refused_ratio < REFUSED and m.in_subject >= 1 \
-                and (best is None or m.ratio > best[0]):
+        if (
+            len(m.matched) >= 2
+            and m.ratio >= WEAK_RATIO
+            and m.refused_ratio < REFUSED
+            and m.in_subject >= 1
+            and (best is None or m.ratio > best[0])
+        ):
             best = (m.ratio, c, m)
     done = " ".join(twin.text.split())
     done = done if len(done) <= 80 else done[:77] + "..."
@@ -329,8 +362,10 @@ def _series_reason(series: tuple[list[_Candidate], WorkMatch], news: News) -> Re
     listed = ", ".join(f"{c.commit.short} ({', '.join(c.work.matched[:4]) if c.work else ''})" for c in named[:4])
     more = f" and {len(named) - 4} more" if len(named) > 4 else ""
     rows = ", ".join(sorted({i for c in named for i in c.named}))
-    phrase = (f"directs work that landed in {len(named)} commits whose trailer names {rows}, "
-              f"{first.day} to {last.day}: {listed}{more}; together {together.describe(6)}")
+    phrase = (
+        f"directs work that landed in {len(named)} commits whose trailer names {rows}, "
+        f"{first.day} to {last.day}: {listed}{more}; together {together.describe(6)}"
+    )
     fix = f"drop or strike the directive: {first.short} .. {last.short} did the work"
     return Reason("RL101", "warning", phrase, fix, commits=[(c.commit, "landed") for c in named], news=news)
 

@@ -1,5 +1,6 @@
 """RL501 evidence-invalid: an evidence result that does not parse, breaks the schema, names a commit that is
 not in history, or was measured on a dirty tree."""
+
 from __future__ import annotations
 
 from roadmap.analysis.context import LintContext
@@ -37,10 +38,18 @@ def evidence_invalid(ctx: LintContext) -> list[Hit]:
         if not problems:
             continue
         text = "; ".join(p.message for p in problems)
-        findings.append(Hit(
-            severity=severity(problems), message=f"Evidence {entry.name} is invalid: {text}",
-            path=where(entry), line=problems[0].line, end_line=problems[0].line, record_id=entry.row,
-            evidence=[{"kind": "evidence", "path": entry.path, "date": entry.date}],
-            fix="Re-take the evidence with `engine bench` from a clean, committed tree, or correct the named "
-                "field; never edit measured figures by hand", key=f"{entry.path} {text}"))
+        findings.append(
+            Hit(
+                severity=severity(problems),
+                message=f"Evidence {entry.name} is invalid: {text}",
+                path=where(entry),
+                line=problems[0].line,
+                end_line=problems[0].line,
+                record_id=entry.row,
+                evidence=[{"kind": "evidence", "path": entry.path, "date": entry.date}],
+                fix="Re-take the evidence with `engine bench` from a clean, committed tree, or correct the named "
+                "field; never edit measured figures by hand",
+                key=f"{entry.path} {text}",
+            )
+        )
     return findings

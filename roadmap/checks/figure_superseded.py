@@ -1,5 +1,6 @@
 """RL201 figure-superseded: a record quotes, as current, a figure that a newer figure for the same series and
 metric replaced."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -85,11 +86,18 @@ def figure_superseded(ctx: LintContext) -> list[Hit]:
     groups: list[list[_Surface]] = []
     used: set[int] = set()
     ranked = sorted(surfaces, key=lambda f: (-len(f.stale), f.path, f.line))
-    for s in ranked:           # surfaces of one row quoting the same stale figure are one finding (the seed's)
+    for s in ranked:  # surfaces of one row quoting the same stale figure are one finding (the seed's)
         if id(s) in used:
             continue
-        group = [s] + [o for o in ranked if id(o) not in used and o is not s and s.row and o.row == s.row
-                       and any(_same_figure(a, b) for a in s.stale for b in o.stale)]
+        group = [s] + [
+            o
+            for o in ranked
+            if id(o) not in used
+            and o is not s
+            and s.row
+            and o.row == s.row
+            and any(_same_figure(a, b) for a in s.stale for b in o.stale)
+        ]
         used.update(id(o) for o in group)
         groups.append(group)
     stale_lines = {(o.path, o.line) for o in surfaces}
@@ -97,14 +105,16 @@ def figure_superseded(ctx: LintContext) -> list[Hit]:
     findings = []
     for group in groups:
         primary, members = group[0], group[1:]
-        others = members + [o for o in surfaces if o not in group
-                            and any(_same_figure(a, b) for a in primary.stale for b in o.stale)]
+        others = members + [
+            o for o in surfaces if o not in group and any(_same_figure(a, b) for a in primary.stale for b in o.stale)
+        ]
         echoed: dict[tuple[str, int], _Surface] = {}
-        for q in current:                  # lines that repeat the stale figure without naming their series
+        for q in current:  # lines that repeat the stale figure without naming their series
             hits = [s for s in primary.stale if echoes(s, q)]
             if hits and (q.st.path, q.st.line) not in echoed:
-                echoed[(q.st.path, q.st.line)] = _Surface(q.st.path, q.st.line, [Stale(
-                    q, hits[0].date, hits[0].new, hits[0].source, hits[0].kind)])
+                echoed[(q.st.path, q.st.line)] = _Surface(
+                    q.st.path, q.st.line, [Stale(q, hits[0].date, hits[0].new, hits[0].source, hits[0].kind)]
+                )
         findings.append(_hit(primary, members, others + list(echoed.values())))
     return findings
 
@@ -123,14 +133,32 @@ def _hit(p: _Surface, members: list[_Surface], others: list[_Surface]) -> Hit:
     message = f"{label} quotes {old} as current (as of {lead.date}); {said}"
     if members:
         message += f" [the same figures on {len(members)} other surface{'s' if len(members) > 1 else ''}]"
-    related = [Related(o.path, o.line, f"also quotes {', '.join(dict.fromkeys(_old(s) for s in o.stale))} "
-                                       f"as current: {_label(o.stale[0])}") for o in others]
+    related = [
+        Related(
+            o.path,
+            o.line,
+            f"also quotes {', '.join(dict.fromkeys(_old(s) for s in o.stale))} as current: {_label(o.stale[0])}",
+        )
+        for o in others
+    ]
     where = ", ".join(f"{o.path}:{o.line}" for o in [p, *members])
     new = ", ".join(dict.fromkeys(t for s in p.stale for _, t in s.new)) or "the newer figures"
-    fix = (f"Records-only fix at {where}: replace {old} with {new} from {', '.join(sources)}, or strike the old "
-           f"figures through and say what superseded them")
+    fix = (
+        f"Records-only fix at {where}: replace {old} with {new} from {', '.join(sources)}, or strike the old "
+        f"figures through and say what superseded them"
+    )
     evidence = list({repr(s.evidence): s.evidence for s in p.stale if s.evidence}.values())
     severity = None if any(s.strong for s in p.stale) else "warning"
     key = f"{row or next(iter(sorted(lead.quote.keys)), '')} {' '.join(sorted(s.quote.fig.text for s in p.stale))}"
-    return Hit(message=message, path=p.path, line=p.line, end_line=st.end_line, severity=severity, record_id=row,
-               related=related, evidence=evidence, fix=fix, key=key)
+    return Hit(
+        message=message,
+        path=p.path,
+        line=p.line,
+        end_line=st.end_line,
+        severity=severity,
+        record_id=row,
+        related=related,
+        evidence=evidence,
+        fix=fix,
+        key=key,
+    )

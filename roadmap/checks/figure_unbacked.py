@@ -1,4 +1,5 @@
 """RL202 figure-unbacked: a figure quoted next to an evidence citation that the evidence does not contain."""
+
 from __future__ import annotations
 
 import re
@@ -18,8 +19,31 @@ from roadmap.records.model import Figure, Statement
 
 # Units of measured results, backed by any number of a field of their kind. A figure of another unit (a
 # percentage, a ratio written without `x`, a real-time factor) is checked only against a field of its metric.
-CHECKED_UNITS = {"tok/s", "x", "ms", "s", "us", "req/s", "GiB", "GB", "ms/token", "ms/step", "ms/call", "TFLOP/s",
-                 "GB/s", "GiB/s", "TB/s", "MB/s", "MiB/s", "KB/s", "MB", "MiB", "KB", "KiB", "q/s"}
+CHECKED_UNITS = {
+    "tok/s",
+    "x",
+    "ms",
+    "s",
+    "us",
+    "req/s",
+    "GiB",
+    "GB",
+    "ms/token",
+    "ms/step",
+    "ms/call",
+    "TFLOP/s",
+    "GB/s",
+    "GiB/s",
+    "TB/s",
+    "MB/s",
+    "MiB/s",
+    "KB/s",
+    "MB",
+    "MiB",
+    "KB",
+    "KiB",
+    "q/s",
+}
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(`])")
 
 
@@ -64,16 +88,24 @@ _UNIT_FIELDS = {
     "tok/s": re.compile(r"tok_per_s|tokens_per_s|throughput"),
     "req/s": re.compile(r"requests_per_s|req_per_s"),
     "x": re.compile(r"ratio|speedup|fraction"),
-    "ms": re.compile(r"_ms\b|_ms\.|latency"), "us": re.compile(r"_us\b|_us\."),
+    "ms": re.compile(r"_ms\b|_ms\.|latency"),
+    "us": re.compile(r"_us\b|_us\."),
     "s": re.compile(r"(?:^|\.)(?:elapsed|duration|time|wall)\w*_s\b|_s\b|_s\."),
-    "GiB": re.compile(r"gib|vram|memory"), "GB": re.compile(r"_gb\b|memory"),
-    "GB/s": re.compile(r"gbps|_gb_per_s|bandwidth"), "TFLOP/s": re.compile(r"tflops"),
-    "MB/s": re.compile(r"mbps|mb_per_s|mb_s\b|bandwidth|throughput"), "MiB/s": re.compile(r"mibps|mib_per_s"),
-    "KB": re.compile(r"kb\b|_kb|kib"), "MB": re.compile(r"mb\b|_mb|mib|memory|size"), "q/s": re.compile(r"qps|per_s"),
+    "GiB": re.compile(r"gib|vram|memory"),
+    "GB": re.compile(r"_gb\b|memory"),
+    "GB/s": re.compile(r"gbps|_gb_per_s|bandwidth"),
+    "TFLOP/s": re.compile(r"tflops"),
+    "MB/s": re.compile(r"mbps|mb_per_s|mb_s\b|bandwidth|throughput"),
+    "MiB/s": re.compile(r"mibps|mib_per_s"),
+    "KB": re.compile(r"kb\b|_kb|kib"),
+    "MB": re.compile(r"mb\b|_mb|mib|memory|size"),
+    "q/s": re.compile(r"qps|per_s"),
 }
 # The fields a derived ratio may be the quotient of: headline throughput figures, ours and the peers'.
-_RATIO_TERMS = re.compile(r"(?:^|\.)metrics\.(?:output_tok_per_s|total_tok_per_s|requests_per_s)(?:\.median)?$"
-                          r"|output_tok_per_s_bound$")
+_RATIO_TERMS = re.compile(
+    r"(?:^|\.)metrics\.(?:output_tok_per_s|total_tok_per_s|requests_per_s)(?:\.median)?$"
+    r"|output_tok_per_s_bound$"
+)
 
 
 def _fits(unit: str | None, path: str) -> bool:
@@ -84,7 +116,7 @@ def _fits(unit: str | None, path: str) -> bool:
 def _backed(fig: "Figure", numbers: list[tuple[str, float]]) -> bool:
     if any(close(fig.value, fig.text, v) for p, v in numbers if _fits(fig.unit, p)):
         return True
-    if fig.unit == "x":   # a ratio the records derive from two headline figures of the evidence
+    if fig.unit == "x":  # a ratio the records derive from two headline figures of the evidence
         vals = sorted({v for p, v in numbers if v > 0 and (p.endswith(":text") or _RATIO_TERMS.search(p))})
         return any(close(fig.value, fig.text, a / b) for a in vals for b in vals if a != b)
     return False
@@ -98,8 +130,11 @@ def _nearest(fig: "Figure", numbers: list[tuple[str, float]]) -> tuple[str, floa
 def _by_metric(q: Quote, figures: list[EvidenceFigure]) -> tuple[bool, EvidenceFigure | None]:
     """(backed, nearest) for a figure checked by its metric: (True, None) when the evidence has no figure of
     that metric (unknown, not unbacked)."""
-    pool = [f for f in figures if matches(q.metric, f.metric) >= 1
-            and (same_dimension(q.unit, f.unit) or {q.unit, f.unit} <= {None, "x"})]
+    pool = [
+        f
+        for f in figures
+        if matches(q.metric, f.metric) >= 1 and (same_dimension(q.unit, f.unit) or {q.unit, f.unit} <= {None, "x"})
+    ]
     if not pool:
         return True, None
     if any(close_scaled(q.fig.value, q.fig.text, q.unit, f.value, f.unit, f.text) for f in pool):
@@ -119,7 +154,7 @@ def _quotes_of(ctx: "LintContext", st: "Statement") -> list[Quote]:
 def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[str, Any]]]:
     own = cited(ctx, st)
     entries = own or _row_citations(ctx, st)
-    if not entries:              # no citation: only a verdict its own figures contradict
+    if not entries:  # no citation: only a verdict its own figures contradict
         v = verdict_problem(st.text, _quotes_of(ctx, st), []) if st.kind != "cell" else None
         return ([v] if v else []), []
     cache = ctx.facts.evidence_numbers
@@ -128,7 +163,7 @@ def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[st
             cache[e.path] = evidence_numbers(e, ctx.tree)
     numbers = [n for e in entries for n in cache[e.path]]
     if not numbers:
-        return [], []          # nothing readable: unknown, not unbacked
+        return [], []  # nothing readable: unknown, not unbacked
     figures = [f for e in entries for f in evidence_figures(ctx, e)]
     scopes = _scopes(st, entries) if own else [(0, len(st.text))]
     problems: list[str] = []
@@ -139,11 +174,13 @@ def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[st
             continue
         side = q.metric.terms & SIDES
         if side and not any(side & e.metric.terms for e in figures):
-            continue                           # upstream's or a baseline's figure, which the evidence does not hold
+            continue  # upstream's or a baseline's figure, which the evidence does not hold
         if f.unit in CHECKED_UNITS:
-            if _backed(f, numbers) or any(same_dimension(f.unit, e.unit) and close_scaled(
-                    f.value, f.text, f.unit, e.value, e.unit, e.text) for e in figures):
-                continue                       # a field of its kind, or any figure the evidence gives a unit
+            if _backed(f, numbers) or any(
+                same_dimension(f.unit, e.unit) and close_scaled(f.value, f.text, f.unit, e.value, e.unit, e.text)
+                for e in figures
+            ):
+                continue  # a field of its kind, or any figure the evidence gives a unit
             near = _nearest(f, numbers)
             hint = f" (nearest: {near[1]:g} at {near[0]})" if near else ""
         elif q.metric.known:
@@ -153,8 +190,10 @@ def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[st
             hint = f" (the evidence says {nearest.text or f'{nearest.value:g}'} at {nearest.key})" if nearest else ""
         else:
             continue
-        problems.append(f"{f.text}{'' if q.unit is None or f.text.endswith(q.unit) or q.unit == 'x' else ' ' + q.unit}"
-                        f" is not in it{hint}")
+        problems.append(
+            f"{f.text}{'' if q.unit is None or f.text.endswith(q.unit) or q.unit == 'x' else ' ' + q.unit}"
+            f" is not in it{hint}"
+        )
     for a, b in scopes:
         v = verdict_problem(st.text[a:b], [q for q in qs if a <= q.fig.start < b], figures, offset=a)
         if v:
@@ -182,11 +221,16 @@ def _row_verdicts(ctx: "LintContext") -> Iterator[Hit]:
                     continue
                 st = cells[0]
                 names = ", ".join(e.path for e in entries)
-                yield Hit(message=f"The row at line {st.line} {problem}" + (f" ({names})" if names else ""),
-                          path=st.path, line=st.line, end_line=st.line, record_id=st.row_id,
-                          evidence=[{"kind": "evidence", "path": e.path, "date": e.date} for e in entries],
-                          fix="Records-only fix: correct the verdict, or the bar or figure it is judged by",
-                          key=f"{st.row_id} row {st.line} {problem}")
+                yield Hit(
+                    message=f"The row at line {st.line} {problem}" + (f" ({names})" if names else ""),
+                    path=st.path,
+                    line=st.line,
+                    end_line=st.line,
+                    record_id=st.row_id,
+                    evidence=[{"kind": "evidence", "path": e.path, "date": e.date} for e in entries],
+                    fix="Records-only fix: correct the verdict, or the bar or figure it is judged by",
+                    key=f"{st.row_id} row {st.line} {problem}",
+                )
 
 
 def figure_unbacked(ctx: LintContext) -> list[Hit]:
@@ -225,9 +269,16 @@ def figure_unbacked(ctx: LintContext) -> list[Hit]:
         names = ", ".join(e["path"] for e in evidence)
         label = describe(st)
         label = label[:1].upper() + label[1:]
-        findings.append(Hit(
-            message=f"{label} cites {names}, but {'; '.join(problems)}" if names else f"{label} {problems[0]}",
-            path=st.path, line=st.line, end_line=st.end_line, record_id=st.row_id, evidence=evidence,
-            fix=f"Records-only fix: quote the figures {names} holds, or cite the evidence they come from",
-            key=f"{st.row_id} {' '.join(problems)}"))
+        findings.append(
+            Hit(
+                message=f"{label} cites {names}, but {'; '.join(problems)}" if names else f"{label} {problems[0]}",
+                path=st.path,
+                line=st.line,
+                end_line=st.end_line,
+                record_id=st.row_id,
+                evidence=evidence,
+                fix=f"Records-only fix: quote the figures {names} holds, or cite the evidence they come from",
+                key=f"{st.row_id} {' '.join(problems)}",
+            )
+        )
     return findings

@@ -1,4 +1,5 @@
 """RL302 line-out-of-range."""
+
 from __future__ import annotations
 
 from typing import Iterator
@@ -38,11 +39,15 @@ def line_out_of_range(ctx: LintContext) -> Iterator[Hit]:
         if last <= len(lines) or is_foreign(ctx, site):
             continue
         if relocating and ref.symbol and relocate(lines, ref, further_ranges(site)) is not None:
-            continue   # RL303 re-anchors it: one finding per stale reference
+            continue  # RL303 re-anchors it: one finding per stale reference
         span = f"line {last}" if ref.end_line in (None, ref.line) else f"lines {ref.line}-{ref.end_line}"
         yield Hit(
             message=f"{quote(ref)} points past the end of {path}: it has {len(lines)} lines, the reference "
-                    f"needs {span}",
-            path=site.rf.path, line=site.line, end_line=site.line, record_id=row_tag(ctx, site.st),
+            f"needs {span}",
+            path=site.rf.path,
+            line=site.line,
+            end_line=site.line,
+            record_id=row_tag(ctx, site.st),
             fix=f"re-point the reference at the lines of {path} that hold what the record means",
-            key=f"{ref.path}:{ref.line}-{ref.end_line}")
+            key=f"{ref.path}:{ref.line}-{ref.end_line}",
+        )

@@ -1,4 +1,5 @@
 """RL301 path-missing."""
+
 from __future__ import annotations
 
 import posixpath
@@ -22,7 +23,7 @@ def fates(ctx: LintContext) -> PathFates | None:
             try:
                 ctx.facts.path_fates = PathFates.load(ctx.root, ctx.head, ctx.tree.exists)
             except GitError:
-                ctx.facts.path_fates = None   # unknown history: still report the path, without when/where
+                ctx.facts.path_fates = None  # unknown history: still report the path, without when/where
     return ctx.facts.path_fates
 
 
@@ -47,8 +48,11 @@ def close_match(ctx: LintContext, path: str) -> str | None:
             for p in (*ctx.tree.files, *ctx.tree.dirs):
                 by_depth.setdefault(p.count("/"), []).append(p)
         parent, _, name = path.rpartition("/")
-        hits = [p for p in by_depth.get(path.count("/"), ()) if p.rpartition("/")[0] == parent
-                and _one_letter_apart(name, p.rpartition("/")[2])]
+        hits = [
+            p
+            for p in by_depth.get(path.count("/"), ())
+            if p.rpartition("/")[0] == parent and _one_letter_apart(name, p.rpartition("/")[2])
+        ]
         cache[path] = hits[0] if len(hits) == 1 else None
     return cache[path]
 
@@ -61,11 +65,11 @@ def _one_letter_apart(a: str, b: str) -> bool:
     while i < min(len(a), len(b)) and a[i] == b[i]:
         i += 1
     if len(a) == len(b):
-        rest_equal, diff = a[i + 1:] == b[i + 1:], a[i] + b[i]
+        rest_equal, diff = a[i + 1 :] == b[i + 1 :], a[i] + b[i]
     elif len(a) > len(b):
-        rest_equal, diff = a[i + 1:] == b[i:], a[i]
+        rest_equal, diff = a[i + 1 :] == b[i:], a[i]
     else:
-        rest_equal, diff = a[i:] == b[i + 1:], b[i]
+        rest_equal, diff = a[i:] == b[i + 1 :], b[i]
     return rest_equal and diff.isalpha()
 
 
@@ -104,29 +108,41 @@ def path_missing(ctx: LintContext) -> Iterator[Hit]:
         if res.path is not None or res.ambiguous or not res.candidates:
             continue
         if evidence_root and res.candidates[0].startswith(evidence_root + "/") and site.st.mentions.evidence:
-            continue   # an evidence name: RL304 reports it
+            continue  # an evidence name: RL304 reports it
         if not anchored(ref) and not looks_like_file(ref.path) and not (ref.text or ref.path).endswith("/"):
             continue
         pf = fates(ctx)
         fate = find_fate(pf, res.candidates)
         guess = None if fate is not None else _typo_of(ctx, site, res.candidates[0])
-        unknown = fate is None and guess is None and (pf is None or not pf.complete) and anchored(ref) \
+        unknown = (
+            fate is None
+            and guess is None
+            and (pf is None or not pf.complete)
+            and anchored(ref)
             and ctx.tree.is_dir(posixpath.dirname(res.candidates[0]) or ".")
+        )
         if fate is None and guess is None and not unknown:
-            continue   # never in this repository: a file still to be written, or another project's
+            continue  # never in this repository: a file still to be written, or another project's
         if is_foreign(ctx, site):
-            continue   # another project's file: never checked against this tree
+            continue  # another project's file: never checked against this tree
         if acknowledged_gone(site) or res.candidates[0] in removal_planned(ctx, site.rf):
-            continue   # "(former `x.cpp:378`)", "Disable/remove: `x.yml`": the record expects it gone
+            continue  # "(former `x.cpp:378`)", "Disable/remove: `x.yml`": the record expects it gone
         yield _finding(ctx, site, fate, guess) if not unknown else _unknown_history(ctx, site)
 
 
 def _unknown_history(ctx: LintContext, site: RefSite) -> Hit:
     """A shallow clone cannot tell a deleted file from one never written: say so, as information."""
-    return Hit(severity="info", message=f"{quote(site.ref)} does not exist: history is shallow or unreadable, so "
-               f"whether it ever existed here is unknown", path=site.rf.path, line=site.line, end_line=site.line,
-               record_id=row_tag(ctx, site.st), fix="fetch the full history (`git fetch --unshallow`) and lint again",
-               key=f"{site.ref.path}")
+    return Hit(
+        severity="info",
+        message=f"{quote(site.ref)} does not exist: history is shallow or unreadable, so "
+        f"whether it ever existed here is unknown",
+        path=site.rf.path,
+        line=site.line,
+        end_line=site.line,
+        record_id=row_tag(ctx, site.st),
+        fix="fetch the full history (`git fetch --unshallow`) and lint again",
+        key=f"{site.ref.path}",
+    )
 
 
 def _typo_of(ctx: LintContext, site: RefSite, main: str) -> str | None:
@@ -137,7 +153,7 @@ def _typo_of(ctx: LintContext, site: RefSite, main: str) -> str | None:
         return None
     guess = close_match(ctx, main)
     if guess is not None and sum(rf.text.count(site.ref.path) for rf in ctx.records) > 1:
-        return None   # named again elsewhere: a file people plan or discuss (`xpu.cpp` beside `cpu.cpp`)
+        return None  # named again elsewhere: a file people plan or discuss (`xpu.cpp` beside `cpu.cpp`)
     return guess
 
 
@@ -158,5 +174,13 @@ def _finding(ctx: LintContext, site: RefSite, fate: PathFate | None, guess: str 
         how = f"no commit on this branch's history deleted or renamed it; did you mean {guess}?"
         fix = f"correct the path to {guess}"
     return Hit(
-        severity=severity, message=f"{quote(ref)} does not exist: {how}", path=site.rf.path, line=site.line,
-        end_line=site.line, record_id=row_tag(ctx, site.st), evidence=evidence, fix=fix, key=f"{ref.path}")
+        severity=severity,
+        message=f"{quote(ref)} does not exist: {how}",
+        path=site.rf.path,
+        line=site.line,
+        end_line=site.line,
+        record_id=row_tag(ctx, site.st),
+        evidence=evidence,
+        fix=fix,
+        key=f"{ref.path}",
+    )

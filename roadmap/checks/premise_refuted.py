@@ -1,4 +1,5 @@
 """RL103 premise-refuted: a later commit says the measurement or claim a directive rests on was wrong."""
+
 from __future__ import annotations
 
 import re
@@ -27,10 +28,14 @@ REFUTES = re.compile(
     r"(?:hot|critical|benchmarked)\s+path\b|\b(?:will|would)\s+not\s+help\b|\bwon't\s+help\b|"
     r"\bwe\s+are\s+not\s+doing\s+(?:that|this|it)\b|\b(?:taken|measured|profiled)\b[^.]{0,40}(?:debug\s+build|-O0\b|"
     r"asserts\s+on)",
-    re.I)
+    re.I,
+)
 # A statement whose premise can be refuted: a directive, or a finding that gives a cause for a measurement.
-_CLAIMS_CAUSE = re.compile(r"\bbecause of\b|\bdue to\b|\bcaused by\b|\bis the bottleneck\b|\bdominated by\b|"
-                           r"\bstall(?:s|ed)? on\b|\bis the cause\b|\bwill not help\b|\bwon't help\b", re.I)
+_CLAIMS_CAUSE = re.compile(
+    r"\bbecause of\b|\bdue to\b|\bcaused by\b|\bis the bottleneck\b|\bdominated by\b|"
+    r"\bstall(?:s|ed)? on\b|\bis the cause\b|\bwill not help\b|\bwon't help\b",
+    re.I,
+)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(\"'])")
 MIN_TERMS = 3
 
@@ -56,7 +61,7 @@ def _value_re(v: str) -> re.Pattern[str]:
 
 
 def _names(text: str, values: set[str]) -> bool:
-    return any(v in text and _value_re(v).search(text) for v in values)   # a substring first: cheap
+    return any(v in text and _value_re(v).search(text) for v in values)  # a substring first: cheap
 
 
 @lru_cache(maxsize=MAX_COMMITS)
@@ -86,7 +91,7 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
     names_ids = _names(c.message, ids)
     dates, figures = _anchors(st, news)
     terms = work_terms(st)
-    wordy = len(terms) > 20               # a long statement shares three words with anything: figures must tie it
+    wordy = len(terms) > 20  # a long statement shares three words with anything: figures must tie it
     for para, sentences in paragraphs:
         in_para = len(terms & terms_of(para))
         para_ids = _names(para, ids)
@@ -95,8 +100,13 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
             figure = _names(sent, figures)
             if para_ids and in_para >= 1 or names_ids and (_names(sent, dates) or figure):
                 return "error", sent
-            if figure and (in_sent >= 2 or in_para >= MIN_TERMS) or not wordy and in_sent >= MIN_TERMS \
-                    and in_sent * 3 >= len(terms):
+            if (
+                figure
+                and (in_sent >= 2 or in_para >= MIN_TERMS)
+                or not wordy
+                and in_sent >= MIN_TERMS
+                and in_sent * 3 >= len(terms)
+            ):
                 return "warning", sent
     return None
 

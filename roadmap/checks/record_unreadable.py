@@ -1,4 +1,5 @@
 """RL001 record-unreadable."""
+
 from __future__ import annotations
 
 from typing import Iterator
@@ -31,9 +32,15 @@ def record_unreadable(ctx: LintContext) -> Iterator[Hit]:
     """
     for rf in ctx.records:
         for p in rf.problems:
-            yield Hit(message=p.message, path=p.path or rf.path, line=max(1, p.line), end_line=max(1, p.line),
-                      severity=p.severity, key=p.message,
-                      fix="re-save as UTF-8 text, or exclude the file from the record globs")
+            yield Hit(
+                message=p.message,
+                path=p.path or rf.path,
+                line=max(1, p.line),
+                end_line=max(1, p.line),
+                severity=p.severity,
+                key=p.message,
+                fix="re-save as UTF-8 text, or exclude the file from the record globs",
+            )
     yield from _skipped_sources(ctx)
     yield from _skipped_evidence(ctx)
 
@@ -42,16 +49,24 @@ def _skip_hit(ctx: LintContext, target: str, path: str, line: int, what: str) ->
     skip = ctx.tree.skipped(target)
     if skip is None:
         return None
-    return Hit(message=f"{what} `{target}` was not read: {skip.reason}; nothing in it is checked",
-               path=path, line=line, end_line=line, severity="info" if skip.on_purpose else "warning",
-               key=f"skipped {target}",
-               fix="replace the symlink with the file itself" if skip.kind == "outside" else
-                   "raise `max_file_bytes` in [tool.roadmap]" if skip.kind == "size" else "point at a regular file")
+    return Hit(
+        message=f"{what} `{target}` was not read: {skip.reason}; nothing in it is checked",
+        path=path,
+        line=line,
+        end_line=line,
+        severity="info" if skip.on_purpose else "warning",
+        key=f"skipped {target}",
+        fix="replace the symlink with the file itself"
+        if skip.kind == "outside"
+        else "raise `max_file_bytes` in [tool.roadmap]"
+        if skip.kind == "size"
+        else "point at a regular file",
+    )
 
 
 def _skipped_sources(ctx: LintContext) -> Iterator[Hit]:
     """Files that path references point at, once each, at the first reference."""
-    seen = {rf.path for rf in ctx.records}     # a record not read says so itself
+    seen = {rf.path for rf in ctx.records}  # a record not read says so itself
     for site in path_refs(ctx):
         target = resolve(ctx, site.ref, site.rf.path).path
         if target is None or target in seen or target not in ctx.tree.files:

@@ -1,4 +1,5 @@
 """RL102 rerun-done: a directive asks for a rerun that evidence dated after it already records."""
+
 from __future__ import annotations
 
 import re
@@ -14,18 +15,24 @@ from roadmap.evidence.store import EvidenceEntry
 from roadmap.findings import Hit, Related
 from roadmap.records.model import Statement
 
-RERUN = re.compile(r"\bre-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b|\b(?:measure|run|bench(?:mark)?)\s+"
-                   r"(?:[\w./-]+\s+){0,3}again\b|\brepeat the\b", re.I)
-says_rerun = hinted(RERUN, ("run", "mea", "bench", "take", "prof", "aga", "repeat", "redo", "re-do", "capt",
-                           "time"))
+RERUN = re.compile(
+    r"\bre-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b|\b(?:measure|run|bench(?:mark)?)\s+"
+    r"(?:[\w./-]+\s+){0,3}again\b|\brepeat the\b",
+    re.I,
+)
+says_rerun = hinted(RERUN, ("run", "mea", "bench", "take", "prof", "aga", "repeat", "redo", "re-do", "capt", "time"))
 # A list item or paragraph that opens with a rerun verb asks for one, whatever the directive vocabulary says
 # ("Re-capture forest-level on PS5 once ...").
-_OPENS_WITH_RERUN = re.compile(r"^\W{0,3}(?:\[ \]\s*)?re-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b",
-                               re.I)
+_OPENS_WITH_RERUN = re.compile(
+    r"^\W{0,3}(?:\[ \]\s*)?re-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b", re.I
+)
 # "nothing to rerun until ...", "no need to re-bench", "rerun not needed": a rerun the text says is not asked for
-_NO_RERUN = re.compile(r"\b(?:nothing|no need|no reason|not|never|don't|do not|no)\b(?:\s+\w+){0,2}\s+"
-                       r"re-?(?:run|measure|bench\w*|do)\b|\bre-?(?:run|measure|bench\w*)(?:ning)?\s+(?:is\s+)?"
-                       r"(?:not|no longer)\s+(?:needed|required)\b|\bwithout\s+re-?running\b", re.I)
+_NO_RERUN = re.compile(
+    r"\b(?:nothing|no need|no reason|not|never|don't|do not|no)\b(?:\s+\w+){0,2}\s+"
+    r"re-?(?:run|measure|bench\w*|do)\b|\bre-?(?:run|measure|bench\w*)(?:ning)?\s+(?:is\s+)?"
+    r"(?:not|no longer)\s+(?:needed|required)\b|\bwithout\s+re-?running\b",
+    re.I,
+)
 MIN_SLUG_COVERAGE = 2 / 3
 
 
@@ -46,7 +53,7 @@ def match(st: Statement, entry: EvidenceEntry, named: frozenset[str] = frozenset
         return "row" if entry.row in ids else None
     parts = set(words_of(entry.series))
     if len(parts) >= 2 and parts <= set(words_of(st.text)):
-        return "series"                   # "rerun the 1k ingest benchmark": every word, sizes and counts too
+        return "series"  # "rerun the 1k ingest benchmark": every word, sizes and counts too
     if len(slug) >= 2 and len(slug & words) >= 2 and len(slug & words) / len(slug) >= MIN_SLUG_COVERAGE:
         return "series" if slug <= words else "partial"
     return None
@@ -155,5 +162,15 @@ def _merged(group: list[Hit]) -> Hit:
     message = _REPEATED.sub("", lead.message) + f" [repeated on {n} other surface{'s' if n > 1 else ''}]"
     where = ", ".join([f"{lead.path}:{lead.line}", *(f"{r.path}:{r.line}" for r in related)])
     fix = _FIX_HEAD.sub(f"Records-only fix on {n + 1} surfaces ({where}): ", lead.fix or "")
-    return Hit(message=message, path=lead.path, line=lead.line, end_line=lead.end_line, severity=lead.severity,
-               record_id=lead.record_id, related=related, evidence=lead.evidence, fix=fix, key=lead.key)
+    return Hit(
+        message=message,
+        path=lead.path,
+        line=lead.line,
+        end_line=lead.end_line,
+        severity=lead.severity,
+        record_id=lead.record_id,
+        related=related,
+        evidence=lead.evidence,
+        fix=fix,
+        key=lead.key,
+    )

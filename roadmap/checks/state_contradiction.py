@@ -1,4 +1,5 @@
 """RL401 state-contradiction."""
+
 from __future__ import annotations
 
 from typing import Iterator
@@ -51,12 +52,15 @@ def state_contradiction(ctx: LintContext) -> Iterator[Hit]:
         yield Hit(
             severity=severity,
             message=f"{name} is {sc.state} here but {ref.state} in {ref.cell.path}:{ref.where} (canonical)",
-            path=sc.cell.path, line=sc.where, end_line=sc.where if sc.line else sc.cell.end_line,
+            path=sc.cell.path,
+            line=sc.where,
+            end_line=sc.where if sc.line else sc.cell.end_line,
             record_id=sc.row_id if name == sc.row_id else None,
             related=[Related(ref.cell.path, ref.where, f"canonical state of {name}: {ref.state}")],
             evidence=[{"kind": "statement", "path": ref.cell.path, "line": ref.where, "text": ref.cell.text}],
             fix=f"change the state here to {ref.state}, or update the canonical row if the state really changed",
-            key=f"state:{sc.row_id}:{sc.state}:{ref.state}")
+            key=f"state:{sc.row_id}:{sc.state}:{ref.state}",
+        )
     grouped: set[int] = set()
     if ctx.head is not None and any(d.code == "RL401" for d in ctx.detectors):
         try:
@@ -65,7 +69,7 @@ def state_contradiction(ctx: LintContext) -> Iterator[Hit]:
             grouped = set()
         else:
             yield from hits_for(ctx, "RL401")
-    for st, ref in found.closed_directives:   # those the stale analysis could not date (uncommitted, no git)
+    for st, ref in found.closed_directives:  # those the stale analysis could not date (uncommitted, no git)
         if id(st) not in grouped:
             yield _closed_hit(st, ref)
 
@@ -79,10 +83,13 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     ref = states(ctx).closed_rows.get(id(st))
     if ref is None:
         return None
-    return Reason("RL401", "warning", f"is still open while {_name(ref.row_id)} is {ref.state} in "
-                  f"{ref.cell.path}:{ref.where}",
-                  "strike through or delete the directive (the row is closed), or reopen the row",
-                  statements=[(ref.cell, f"{_name(ref.row_id)} is {ref.state}")])
+    return Reason(
+        "RL401",
+        "warning",
+        f"is still open while {_name(ref.row_id)} is {ref.state} in {ref.cell.path}:{ref.where}",
+        "strike through or delete the directive (the row is closed), or reopen the row",
+        statements=[(ref.cell, f"{_name(ref.row_id)} is {ref.state}")],
+    )
 
 
 def _closed_hit(st: Statement, ref: StateCell) -> Hit:
@@ -91,12 +98,17 @@ def _closed_hit(st: Statement, ref: StateCell) -> Hit:
     name = _name(ref.row_id)
     return Hit(
         severity="warning",
-        message=f"{name} is {ref.state} in {ref.cell.path}:{ref.where}, but this directive is still open: \"{short}\"",
-        path=st.path, line=st.line, end_line=st.end_line, record_id=ref.row_id if name == ref.row_id else None,
-        related=[] if (st.path, st.line) == (ref.cell.path, ref.where) else
-        [Related(ref.cell.path, ref.where, f"{name} is {ref.state}")],
+        message=f'{name} is {ref.state} in {ref.cell.path}:{ref.where}, but this directive is still open: "{short}"',
+        path=st.path,
+        line=st.line,
+        end_line=st.end_line,
+        record_id=ref.row_id if name == ref.row_id else None,
+        related=[]
+        if (st.path, st.line) == (ref.cell.path, ref.where)
+        else [Related(ref.cell.path, ref.where, f"{name} is {ref.state}")],
         fix="strike through or delete the directive (the row is closed), or reopen the row",
-        key=f"closed-directive:{ref.row_id}:{text[:200]}")
+        key=f"closed-directive:{ref.row_id}:{text[:200]}",
+    )
 
 
 def _name(key: str) -> str:

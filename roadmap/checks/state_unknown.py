@@ -1,4 +1,5 @@
 """RL403 state-unknown."""
+
 from __future__ import annotations
 
 from typing import Iterator
@@ -43,8 +44,11 @@ def state_unknown(ctx: LintContext) -> Iterator[Hit]:
         yield Hit(
             severity="info",
             message=f"{word} is not a state word roadmap knows{counted}; rows in this state are not checked",
-            path=path, line=line, end_line=line,
-            related=[Related(p, n, f"also {word}") for p, n in uses[1:1 + MAX_RELATED]],
-            fix=f"add \"{word}\" to `states` in [tool.roadmap] (and to `closed_states` if it means finished), "
-                "or define it in a lifecycle table (`| State | Meaning |`)",
-            key=f"unknown-state:{word}")
+            path=path,
+            line=line,
+            end_line=line,
+            related=[Related(p, n, f"also {word}") for p, n in uses[1 : 1 + MAX_RELATED]],
+            fix=f'add "{word}" to `states` in [tool.roadmap] (and to `closed_states` if it means finished), '
+            "or define it in a lifecycle table (`| State | Meaning |`)",
+            key=f"unknown-state:{word}",
+        )

@@ -1,4 +1,5 @@
 """RL304 unknown-reference."""
+
 from __future__ import annotations
 
 import re
@@ -42,7 +43,7 @@ def evidence_names(ctx: LintContext, root: str) -> set[str]:
     prefix = root + "/"
     for f in ctx.tree.files:
         if f.startswith(prefix):
-            rel = f[len(prefix):]
+            rel = f[len(prefix) :]
             first = rel.split("/", 1)[0]
             names.update({first, first.rsplit(".", 1)[0], rel})
     return names
@@ -80,7 +81,9 @@ def unknown_reference(ctx: LintContext) -> Iterator[Hit]:
     ev_names = evidence_names(ctx, evidence_root) if evidence_root and ctx.tree.is_dir(evidence_root) else None
     families = {_family(n) for n in ev_names} if ev_names is not None else set()
     sites = list(live_statements(ctx))
-    commits = {(rf.path, st.line, st.column): list(commit_tokens(ctx, rf.path, st)) for rf, st in sites if st.mentions.shas}
+    commits = {
+        (rf.path, st.line, st.column): list(commit_tokens(ctx, rf.path, st)) for rf, st in sites if st.mentions.shas
+    }
     all_shas = {sha for found in commits.values() for sha in found}
     missing = missing_shas(ctx.root, all_shas, ctx.head) if ctx.head and all_shas else {}
     in_messages: frozenset[str] | None = None
@@ -91,8 +94,15 @@ def unknown_reference(ctx: LintContext) -> Iterator[Hit]:
         if (rf.path, line, token) in seen:
             return
         seen.add((rf.path, line, token))
-        yield Hit(message=message, path=rf.path, line=line, end_line=line, record_id=row_tag(ctx, st), fix=fix,
-                  key=f"{kind}:{token}")
+        yield Hit(
+            message=message,
+            path=rf.path,
+            line=line,
+            end_line=line,
+            record_id=row_tag(ctx, st),
+            fix=fix,
+            key=f"{kind}:{token}",
+        )
 
     for rf, st in sites:
         for token in undefined_ids(ctx, st):
@@ -102,29 +112,50 @@ def unknown_reference(ctx: LintContext) -> Iterator[Hit]:
                 continue
             where = vocab.namespaces.get(prefix(token))
             hint = f"; `{prefix(token)}-` ids such as `{where}` are defined in the records" if where else ""
-            yield from emit(rf, st, token, "id", f"`{token}` is not defined by any record (no table row, heading "
-                            f"or item has this id{hint})", "correct the id, or add the row/claim it refers to")
+            yield from emit(
+                rf,
+                st,
+                token,
+                "id",
+                f"`{token}` is not defined by any record (no table row, heading or item has this id{hint})",
+                "correct the id, or add the row/claim it refers to",
+            )
         for sha in commits.get((rf.path, st.line, st.column), ()):
             if sha in missing and sha not in named_in_history(ctx) and not is_upstream_sha(ctx, sha):
                 if missing[sha] == "elsewhere" and _BRANCH_NAMED.search(_near(st.text, sha)):
-                    continue   # "Commit `f787cf8` on `origin/perf/x`": the record says it is on another branch
-                where = "is not in this repository" if missing[sha] == "missing" else \
-                    "is not on this branch's history (it is on a branch that never merged)"
-                yield from emit(rf, st, sha, "sha", f"commit `{sha}` {where}",
-                                "correct the sha (`git log --oneline` lists the commits), or fetch/push the commit")
+                    continue  # "Commit `f787cf8` on `origin/perf/x`": the record says it is on another branch
+                where = (
+                    "is not in this repository"
+                    if missing[sha] == "missing"
+                    else "is not on this branch's history (it is on a branch that never merged)"
+                )
+                yield from emit(
+                    rf,
+                    st,
+                    sha,
+                    "sha",
+                    f"commit `{sha}` {where}",
+                    "correct the sha (`git log --oneline` lists the commits), or fetch/push the commit",
+                )
         if ev_names is not None:
             for name in st.mentions.evidence:
-                name = name.rstrip(".,;:")   # sentence punctuation, not part of the name
+                name = name.rstrip(".,;:")  # sentence punctuation, not part of the name
                 short = name.strip("/")
                 if short.startswith(evidence_root + "/"):
-                    short = short[len(evidence_root) + 1:]
+                    short = short[len(evidence_root) + 1 :]
                 if short in ev_names or short.rsplit(".", 1)[0] in ev_names or not _plain_name(short):
                     continue
                 written_as_path = any(r.path.startswith(f"{evidence_root}/{short}") for r in st.mentions.paths)
                 if not written_as_path and _family(short) not in families:
-                    continue   # a dated name of no series here: a trace or log kept elsewhere, not our evidence
-                yield from emit(rf, st, name, "evidence", f"evidence `{name}` does not exist under {evidence_root}/",
-                                f"correct the evidence name (ls {evidence_root}), or commit the evidence")
+                    continue  # a dated name of no series here: a trace or log kept elsewhere, not our evidence
+                yield from emit(
+                    rf,
+                    st,
+                    name,
+                    "evidence",
+                    f"evidence `{name}` does not exist under {evidence_root}/",
+                    f"correct the evidence name (ls {evidence_root}), or commit the evidence",
+                )
 
 
 _BRANCH_NAMED = re.compile(r"\bbranch(?:es)?\b|\borigin/|\bworktree\b|\bunmerged\b|\bnot merged\b|\bstash", re.I)
@@ -132,7 +163,7 @@ _BRANCH_NAMED = re.compile(r"\bbranch(?:es)?\b|\borigin/|\bworktree\b|\bunmerged
 
 def _near(text: str, token: str) -> str:
     i = text.find(token)
-    return text[max(0, i - 80):i + len(token) + 80] if i >= 0 else ""
+    return text[max(0, i - 80) : i + len(token) + 80] if i >= 0 else ""
 
 
 _SLUG_WORD = re.compile(r"[a-z][a-z0-9]*", re.I)
@@ -153,10 +184,11 @@ def _named_in_history_text(ctx: LintContext) -> frozenset[str]:
     """Ids the records name in historical text (a dated log entry, a struck or superseded line), and claims
     named in two record files or more: a claim taken off the board after its release lives on in the logs and
     specs that name it, while a mistyped claim is written once."""
-    found = {m.group(0) for rf in ctx.records for st in rf.statements if st.historical
-             for m in ID_SHAPE.finditer(st.text)}
+    found = {
+        m.group(0) for rf in ctx.records for st in rf.statements if st.historical for m in ID_SHAPE.finditer(st.text)
+    }
     files: dict[str, set[str]] = {}
-    for rf in ctx.records:   # the whole file's text: a claim in a 5,000-character cell counts too
+    for rf in ctx.records:  # the whole file's text: a claim in a 5,000-character cell counts too
         for m in ctx.config.claim_re.finditer(rf.text):
             files.setdefault(m.group(0), set()).add(rf.path)
     found.update(c for c, where in files.items() if len(where) >= 2)

@@ -1,4 +1,5 @@
 """RL901 unused-suppression (runs after suppressions were applied)."""
+
 from __future__ import annotations
 
 from typing import Iterator
@@ -42,6 +43,12 @@ def unused_suppression(ctx: LintContext) -> Iterator[Hit]:
             elif named and all(c in ran for c in named if c != "RL901"):
                 msg = f"suppression {what} suppresses nothing"
             else:
-                continue   # some rule it names did not run: cannot tell
-            yield Hit(message=msg, path=rf.path, line=sup.line, end_line=sup.line, fix="delete the comment",
-                      key=f"{sup.action}:{','.join(codes)}")
+                continue  # some rule it names did not run: cannot tell
+            yield Hit(
+                message=msg,
+                path=rf.path,
+                line=sup.line,
+                end_line=sup.line,
+                fix="delete the comment",
+                key=f"{sup.action}:{','.join(codes)}",
+            )

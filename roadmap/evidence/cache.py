@@ -4,6 +4,7 @@ changed never loads jsonschema (importing it costs more than the rest of a cache
 One sealed file maps sha256(schema checker source, docs/evidence-schema.json, result.json bytes) to the
 problems schema.validate_result found. A damaged or foreign file is ignored and rewritten, never trusted.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -17,7 +18,7 @@ from roadmap.evidence import schema
 VERSION = 1
 MAGIC = b"roadmap-evidence-cache"
 NAME = f"evidence-v{VERSION}.json"
-MAX_ENTRIES = 4096   # past this, the entries this run did not use are dropped
+MAX_ENTRIES = 4096  # past this, the entries this run did not use are dropped
 
 
 @lru_cache(maxsize=1)
@@ -43,7 +44,8 @@ class SchemaCache:
         except (OSError, ValueError, RecursionError):
             return {}
         if not isinstance(doc, dict) or not all(
-                isinstance(v, list) and all(isinstance(m, str) for m in v) for v in doc.values()):
+            isinstance(v, list) and all(isinstance(m, str) for m in v) for v in doc.values()
+        ):
             return {}
         return doc
 
@@ -69,5 +71,5 @@ class SchemaCache:
         try:
             write_atomic(self.path, seal(MAGIC, VERSION, body))
         except OSError:
-            pass                            # a read-only checkout still lints, just without the cache
+            pass  # a read-only checkout still lints, just without the cache
         self.changed = False

@@ -7,6 +7,7 @@ checked against the schema it declares; JSON that declares no schema of ours is 
 not checked (roadmap/evidence/store.py). What JSON Schema cannot say is checked here, after it: `created` parses
 as an ISO timestamp, min <= median <= max. Pure data checks: never imports torch.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,8 @@ from typing import Any, Iterable, Mapping, Sequence
 SCHEMA = "evident.bench/1"
 LINT_SCHEMA = "evident.roadmap-lint/1"
 SCHEMAS = (SCHEMA, LINT_SCHEMA)
-_OURS_PREFIX = "evident."          # a name of our family with another version is ours, and wrong
-_DEFS = {LINT_SCHEMA: "roadmap-lint"}   # schema name -> its key under `$defs` (the top level is SCHEMA)
+_OURS_PREFIX = "evident."  # a name of our family with another version is ours, and wrong
+_DEFS = {LINT_SCHEMA: "roadmap-lint"}  # schema name -> its key under `$defs` (the top level is SCHEMA)
 # Shipped in the package (an installed roadmap has no docs/); in the source tree a link to docs/evidence-schema.json.
 SCHEMA_FILE = Path(__file__).resolve().with_name("evidence-schema.json")
 
@@ -89,7 +90,7 @@ def _message(err: Any, doc: Mapping[str, Any]) -> tuple[str, str]:
             return field, f"{_where([*path, name])}: missing; must be {prop['description']}"
         return field, f"{_where(path)}: must be {schema['description']}"
     field = str(path[0]) if path else ""
-    if "description" not in schema and path:   # a part with no wording of its own: say what its parent must be
+    if "description" not in schema and path:  # a part with no wording of its own: say what its parent must be
         parent = _subschema(doc, list(err.absolute_schema_path)[:-3])
         return field, f"{_where(path[:-1])}: must be {parent.get('description', 'valid')}"
     what = schema.get("description", "valid")

@@ -6,6 +6,7 @@ that declares no schema of ours is kept as it is (`raw`, its numbers read by roa
 and never validated; a summary without JSON is read as text. Either way date and series come from the name
 (`20260727-slug` or `slug-20260727`, dir or file). JSON that does not parse is a problem whoever wrote it.
 """
+
 from __future__ import annotations
 
 import re
@@ -33,13 +34,13 @@ _ID = re.compile(r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+")
 
 @dataclass
 class EvidenceEntry:
-    path: str                        # repo-relative path of the dir or file
-    name: str                        # its last path component
-    kind: str                        # "dir" | "file"
-    date: str | None                 # YYYY-MM-DD: from the name, else from result.json `created`
-    slug: str                        # the name without its date (and a file's extension)
-    series: str                      # result.json `series`, else the slug
-    row: str | None = None           # result.json `row`, else a `Row: ID` line in its markdown
+    path: str  # repo-relative path of the dir or file
+    name: str  # its last path component
+    kind: str  # "dir" | "file"
+    date: str | None  # YYYY-MM-DD: from the name, else from result.json `created`
+    slug: str  # the name without its date (and a file's extension)
+    series: str  # result.json `series`, else the slug
+    row: str | None = None  # result.json `row`, else a `Row: ID` line in its markdown
     commit: str | None = None
     dirty: bool | None = None
     created: str | None = None
@@ -47,9 +48,9 @@ class EvidenceEntry:
     runs: list[Any] = field(default_factory=list)
     peers: list[Any] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-    raw: dict[str, Any] | None = None    # the parsed result.json (ours or foreign), when it is a JSON object
-    declared: str | None = None      # the schema of ours it declares ("evident.bench/1"); None: foreign evidence
-    files: tuple[str, ...] = ()      # repo-relative files of a dir entry (the file itself for a file entry)
+    raw: dict[str, Any] | None = None  # the parsed result.json (ours or foreign), when it is a JSON object
+    declared: str | None = None  # the schema of ours it declares ("evident.bench/1"); None: foreign evidence
+    files: tuple[str, ...] = ()  # repo-relative files of a dir entry (the file itself for a file entry)
 
     @property
     def result_path(self) -> str | None:
@@ -61,10 +62,10 @@ class EvidenceStore:
     def __init__(self, root: str, entries: list[EvidenceEntry], ignored: list[str] | None = None):
         self.root = root
         self.entries = sorted(entries, key=lambda e: (e.date or "", e.name))
-        self.ignored = ignored or []     # names under the root that are not evidence (README.md, ...)
+        self.ignored = ignored or []  # names under the root that are not evidence (README.md, ...)
         self._by_name = {e.name: e for e in self.entries}
         self._by_name.update({e.path: e for e in self.entries})
-        for e in self.entries:          # a file entry is cited without its extension too: `slug-20260405`
+        for e in self.entries:  # a file entry is cited without its extension too: `slug-20260405`
             if e.kind == "file" and "." in e.name:
                 self._by_name.setdefault(e.name.rsplit(".", 1)[0], e)
         self.by_series: dict[str, list[EvidenceEntry]] = {}
@@ -142,7 +143,7 @@ def load_evidence(tree: "Tree", config: "Config", cache_dir: str | Path | None =
     for f in sorted(tree.files):
         if not f.startswith(prefix):
             continue
-        rest = f[len(prefix):]
+        rest = f[len(prefix) :]
         if "/" in rest:
             groups.setdefault(rest.split("/", 1)[0], []).append(f)
         else:
@@ -156,7 +157,7 @@ def load_evidence(tree: "Tree", config: "Config", cache_dir: str | Path | None =
             (entries.append(entry) if entry else ignored.append(name))
     if kinds in ("any", "file"):
         for f in plain:
-            name = f[len(prefix):]
+            name = f[len(prefix) :]
             entry = _file_entry(tree, f, name, config.evidence.naming, cache)
             (entries.append(entry) if entry else ignored.append(name))
     if cache is not None:
@@ -164,8 +165,9 @@ def load_evidence(tree: "Tree", config: "Config", cache_dir: str | Path | None =
     return EvidenceStore(root, entries, ignored)
 
 
-def _dir_entry(tree: "Tree", path: str, name: str, files: list[str], naming: str,
-               cache: SchemaCache | None) -> EvidenceEntry | None:
+def _dir_entry(
+    tree: "Tree", path: str, name: str, files: list[str], naming: str, cache: SchemaCache | None
+) -> EvidenceEntry | None:
     parsed = parse_name(name, naming)
     result_path = f"{path}/result.json"
     if parsed is None and result_path not in files:
@@ -197,7 +199,7 @@ def _read_result(tree: "Tree", path: str, entry: EvidenceEntry, cache: SchemaCac
     if data is None:
         skip = tree.skipped(path)
         if skip is not None and skip.on_purpose:
-            return          # a symlink out of the tree: never read, reported as info by RL001
+            return  # a symlink out of the tree: never read, reported as info by RL001
         entry.problems.append(f"{path}: {'not read: ' + skip.reason if skip else 'cannot be read'}")
         return
     try:
@@ -229,8 +231,10 @@ def _read_result(tree: "Tree", path: str, entry: EvidenceEntry, cache: SchemaCac
     if entry.date is None:
         entry.date = created_date
     elif created_date and abs(_days(created_date) - _days(entry.date)) > 1:
-        entry.problems.append(f"{path}: created {entry.created} but the name says {entry.date}; "
-                              "rename the evidence to the date it was taken")
+        entry.problems.append(
+            f"{path}: created {entry.created} but the name says {entry.date}; "
+            "rename the evidence to the date it was taken"
+        )
 
 
 def _read_foreign(obj: Any, entry: EvidenceEntry) -> None:

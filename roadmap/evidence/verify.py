@@ -5,6 +5,7 @@ unlike `created`) were found when the store loaded it; this adds what needs the 
 measured must be on the history checked, and the tree must have been clean. Only evidence that declares a
 schema of ours promises those fields; another team's evidence is checked for nothing but parsing.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,8 +24,8 @@ _LINE = re.compile(r"\(line (\d+) column \d+")
 @dataclass(frozen=True)
 class EvidenceProblem:
     message: str
-    severity: str = "error"        # a dirty tree alone is a warning
-    line: int = 1                  # the line of result.json it is on, when known (JSON syntax errors)
+    severity: str = "error"  # a dirty tree alone is a warning
+    line: int = 1  # the line of result.json it is on, when known (JSON syntax errors)
 
 
 def checked(entry: EvidenceEntry) -> bool:
@@ -60,8 +61,10 @@ class RevHistory:
             out = run_git(self.root, "rev-list", "--end-of-options", self.rev)
         except GitError as exc:
             why = str(exc).splitlines()[0]
-            raise GitError(f"cannot read the history of {self.rev} to check the commits the evidence names ({why}); "
-                           f"run it in a clone that has {self.rev}, or commit first") from None
+            raise GitError(
+                f"cannot read the history of {self.rev} to check the commits the evidence names ({why}); "
+                f"run it in a clone that has {self.rev}, or commit first"
+            ) from None
         return tuple(out.decode().split())
 
     @property
@@ -85,11 +88,18 @@ def verify_entry(entry: EvidenceEntry, history: Callable[[], History], rev: str)
     if entry.declared is None:
         return problems
     if entry.commit and _SHA40.fullmatch(entry.commit) and not (hist := history()).contains(entry.commit):
-        problems.append(EvidenceProblem(f"commit {entry.commit[:12]} is not on the history of {hist.head[:9]} (not "
-                                        f"on {rev}'s history: measured on an unmerged or rewritten branch?)"))
+        problems.append(
+            EvidenceProblem(
+                f"commit {entry.commit[:12]} is not on the history of {hist.head[:9]} (not "
+                f"on {rev}'s history: measured on an unmerged or rewritten branch?)"
+            )
+        )
     if entry.dirty:
-        problems.append(EvidenceProblem("taken on a dirty tree (dirty: true): the measured code is not a commit",
-                                        severity="warning"))
+        problems.append(
+            EvidenceProblem(
+                "taken on a dirty tree (dirty: true): the measured code is not a commit", severity="warning"
+            )
+        )
     return problems
 
 

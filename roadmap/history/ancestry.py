@@ -6,6 +6,7 @@ is popped, every descendant that could paint it "reachable from base" has been p
 colour is final, and the walk stops as soon as nothing interesting is left in the queue. Exact for any
 commit dates (no clock-skew heuristics), and it touches only the news plus a thin frontier.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -14,7 +15,7 @@ from collections.abc import Mapping
 
 class Ancestry:
     def __init__(self, parents: Mapping[str, tuple[str, ...]]):
-        self.parents = parents               # every commit of the walk -> its parents (all in the walk)
+        self.parents = parents  # every commit of the walk -> its parents (all in the walk)
         self._gen: dict[str, int] | None = None
 
     def generations(self) -> dict[str, int]:
@@ -42,7 +43,7 @@ class Ancestry:
         uninteresting: dict[str, bool] = {head: False, base: True}
         heap = [(-gen[head], head), (-gen[base], base)]
         heapq.heapify(heap)
-        live = 0 if head == base else 1      # interesting commits waiting in the heap
+        live = 0 if head == base else 1  # interesting commits waiting in the heap
         if head == base:
             uninteresting[head] = True
         out: set[str] = set()

@@ -3,6 +3,7 @@
 The rules use it for a statement's as-of fallback (news = commits after the blamed commit). Lines not yet
 committed (working tree edits) come back with the null sha and the current time: they are "now".
 """
+
 from __future__ import annotations
 
 import re
@@ -19,9 +20,9 @@ _ONLY = re.compile(r"has only (\d+) lines?")
 
 
 class BlameLine(NamedTuple):
-    sha: str            # commit that last changed the line; NULL_SHA when not committed yet
-    author_time: int    # epoch seconds (now, for uncommitted lines)
-    commit_time: int    # epoch seconds (now, for uncommitted lines)
+    sha: str  # commit that last changed the line; NULL_SHA when not committed yet
+    author_time: int  # epoch seconds (now, for uncommitted lines)
+    commit_time: int  # epoch seconds (now, for uncommitted lines)
 
     @property
     def committed(self) -> bool:
@@ -43,8 +44,9 @@ def _ranges(line_ranges: Iterable[int | tuple[int, int]]) -> list[tuple[int, int
     return out
 
 
-def blame_lines(root: str | Path, rev: str | None, path: str,
-                line_ranges: Iterable[int | tuple[int, int]]) -> dict[int, BlameLine]:
+def blame_lines(
+    root: str | Path, rev: str | None, path: str, line_ranges: Iterable[int | tuple[int, int]]
+) -> dict[int, BlameLine]:
     """{line: BlameLine} for the given lines of `path`, in one git call.
 
     `rev=None` blames the working tree file (uncommitted lines are now); otherwise the file at `rev`
@@ -79,14 +81,18 @@ def _lines(spans: list[tuple[str, int, int, range]]) -> dict[int, BlameLine]:
     return result
 
 
-def blame_files(root: str | Path, rev: str | None, requests: Mapping[str, Iterable[int | tuple[int, int]]],
-                on_error: Callable[[GitError], dict[int, BlameLine]] | None = None) -> dict[str, dict[int, BlameLine]]:
+def blame_files(
+    root: str | Path,
+    rev: str | None,
+    requests: Mapping[str, Iterable[int | tuple[int, int]]],
+    on_error: Callable[[GitError], dict[int, BlameLine]] | None = None,
+) -> dict[str, dict[int, BlameLine]]:
     """blame_lines for several files, a few git processes at a time. A file git cannot blame raises its
     GitError, or gets `on_error(error)` as its result when that is given."""
     try:
         sha = resolve_rev(root, rev) if rev is not None else None
     except GitError:
-        sha = rev                       # each file reports the bad revision
+        sha = rev  # each file reports the bad revision
 
     def one(p: str, r: Iterable[int | tuple[int, int]]) -> dict[int, BlameLine]:
         try:

@@ -8,6 +8,7 @@ whose diff could not be read are cached as metadata only, so the next run tries 
 The file is one JSON document behind a header line carrying its sha256: a truncated, edited or otherwise
 invalid file is discarded and rebuilt, never trusted. Writes go to a temporary file renamed into place.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,7 +30,7 @@ class HistoryCache:
     commits: dict[str, Commit] = field(default_factory=dict)
     # sha -> (symbols this commit was scanned for, {symbol: net delta} for the ones that hit)
     scans: dict[str, tuple[frozenset[str], dict[str, int]]] = field(default_factory=dict)
-    state: str = "cold"        # cold (no file) | warm | corrupt (discarded) | disabled
+    state: str = "cold"  # cold (no file) | warm | corrupt (discarded) | disabled
     dirty: bool = False
 
     @classmethod
@@ -76,8 +77,12 @@ def _encode(commits: dict[str, Commit], scans: dict[str, tuple[frozenset[str], d
     for sha, (k, deltas) in scans.items():
         idx = ksets.setdefault(k, len(ksets))
         scan_rows[sha] = [idx, deltas]
-    doc = {"version": VERSION, "ksets": [sorted(k) for k in ksets],
-           "commits": [c.to_json() for c in commits.values()], "scans": scan_rows}
+    doc = {
+        "version": VERSION,
+        "ksets": [sorted(k) for k in ksets],
+        "commits": [c.to_json() for c in commits.values()],
+        "scans": scan_rows,
+    }
     return seal(MAGIC, VERSION, json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
 
 

@@ -1,4 +1,5 @@
 """One commit of HEAD's ancestry as the history rules see it: sha, parents, dates, message and trailers."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -9,16 +10,16 @@ from typing import Any
 
 @dataclass(frozen=True, eq=False)
 class Commit:
-    sha: str                          # 40 hex
-    parents: tuple[str, ...]          # real parents, first parent first (empty for a root commit)
-    author_date: str                  # strict ISO 8601 with the author's offset, e.g. 2026-07-27T10:00:00+02:00
-    author_time: int                  # epoch seconds
-    commit_date: str                  # strict ISO 8601 with the committer's offset
-    commit_time: int                  # epoch seconds
-    subject: str                      # first paragraph, lines joined by a space (git's %s)
-    body: str                         # the rest of the message (git's %b), trailers included, stripped
+    sha: str  # 40 hex
+    parents: tuple[str, ...]  # real parents, first parent first (empty for a root commit)
+    author_date: str  # strict ISO 8601 with the author's offset, e.g. 2026-07-27T10:00:00+02:00
+    author_time: int  # epoch seconds
+    commit_date: str  # strict ISO 8601 with the committer's offset
+    commit_time: int  # epoch seconds
+    subject: str  # first paragraph, lines joined by a space (git's %s)
+    body: str  # the rest of the message (git's %b), trailers included, stripped
     trailers: dict[str, list[str]] = field(default_factory=dict)  # as `git interpret-trailers` parses them
-    unknown: str | None = None        # why this commit's diff could not be read: its symbol hits are unknown
+    unknown: str | None = None  # why this commit's diff could not be read: its symbol hits are unknown
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Commit) and other.sha == self.sha
@@ -50,19 +51,39 @@ class Commit:
         return [v for name, vals in self.trailers.items() if name.lower() == k for v in vals]
 
     def to_json(self) -> list[Any]:
-        return [self.sha, list(self.parents), self.author_date, self.author_time, self.commit_date,
-                self.commit_time, self.subject, self.body, self.trailers]
+        return [
+            self.sha,
+            list(self.parents),
+            self.author_date,
+            self.author_time,
+            self.commit_date,
+            self.commit_time,
+            self.subject,
+            self.body,
+            self.trailers,
+        ]
 
     @classmethod
     def from_json(cls, row: list[Any]) -> "Commit":
         """Inverse of `to_json`; raises ValueError/TypeError on anything malformed (a corrupt cache)."""
         sha, parents, ad, at, cd, ct, subject, body, trailers = row
-        ok = (isinstance(sha, str) and len(sha) == 40 and isinstance(parents, list)
-              and all(isinstance(p, str) for p in parents) and isinstance(ad, str) and isinstance(cd, str)
-              and isinstance(at, int) and isinstance(ct, int) and isinstance(subject, str)
-              and isinstance(body, str) and isinstance(trailers, dict)
-              and all(isinstance(k, str) and isinstance(v, list) and all(isinstance(x, str) for x in v)
-                      for k, v in trailers.items()))
+        ok = (
+            isinstance(sha, str)
+            and len(sha) == 40
+            and isinstance(parents, list)
+            and all(isinstance(p, str) for p in parents)
+            and isinstance(ad, str)
+            and isinstance(cd, str)
+            and isinstance(at, int)
+            and isinstance(ct, int)
+            and isinstance(subject, str)
+            and isinstance(body, str)
+            and isinstance(trailers, dict)
+            and all(
+                isinstance(k, str) and isinstance(v, list) and all(isinstance(x, str) for x in v)
+                for k, v in trailers.items()
+            )
+        )
         if not ok:
             raise ValueError("malformed commit record")
         return cls(sha, tuple(parents), ad, at, cd, ct, subject, body, trailers)

@@ -5,6 +5,7 @@ Record text is data: anything taken from a record reaches git only as a list arg
 (never through a shell), or on stdin, and revisions must look like a sha or resolve with `git rev-parse --verify`.
 Every command runs with SAFE_CONFIG, so a repository's own config cannot make reading it run a program.
 """
+
 from __future__ import annotations
 
 import functools
@@ -23,11 +24,21 @@ from git.cmd import Git
 SHA_RE = re.compile(r"^[0-9a-f]{7,40}$")
 FULL_SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 # Settings that could make reading a repository run a program the repository chose.
-SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", "diff.external=", "-c", "core.pager=cat",
-               "-c", "log.showSignature=false", "-c", "core.quotepath=off")
+SAFE_CONFIG = (
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "diff.external=",
+    "-c",
+    "core.pager=cat",
+    "-c",
+    "log.showSignature=false",
+    "-c",
+    "core.quotepath=off",
+)
 # GitPython sets LC_ALL/LANGUAGE=C itself; an empty GIT_EXTERNAL_DIFF is git's "unset".
 ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "GIT_OPTIONAL_LOCKS": "0", "GIT_EXTERNAL_DIFF": ""}
-_OPEN_REPOS = 8       # repositories kept open (each may hold two `git cat-file` processes)
+_OPEN_REPOS = 8  # repositories kept open (each may hold two `git cat-file` processes)
 _REPOS: OrderedDict[str, gitpython.Repo] = OrderedDict()
 # GitPython's persistent `cat-file` processes serve one request at a time: blame runs in threads (blame.py).
 _LOCK = threading.RLock()
@@ -48,10 +59,11 @@ def repo(root: str | Path) -> gitpython.Repo:
         try:
             r = gitpython.Repo(key)
         except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError) as exc:
-            raise GitError(f"{root} is not a git repository ({type(exc).__name__}); run inside a git checkout") \
-                from None
+            raise GitError(
+                f"{root} is not a git repository ({type(exc).__name__}); run inside a git checkout"
+            ) from None
         opts = [v for k, v in zip(SAFE_CONFIG[::2], SAFE_CONFIG[1::2]) if k == "-c"]
-        r.git.set_persistent_git_options(c=opts)     # also the `cat-file --batch` processes GitPython keeps
+        r.git.set_persistent_git_options(c=opts)  # also the `cat-file --batch` processes GitPython keeps
         r.git.update_environment(**ENV)
         _REPOS[key] = r
         while len(_REPOS) > _OPEN_REPOS:
@@ -168,8 +180,7 @@ def resolve_rev(root: str | Path, rev: str) -> str:
         except (ValueError, gitpython.BadName, gitpython.BadObject, gitpython.GitCommandError, TypeError):
             sha = ""
     else:
-        code, out, _ = _run(root, ("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"),
-                            None)
+        code, out, _ = _run(root, ("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"), None)
         sha = out.decode().strip() if code == 0 else ""
     if not FULL_SHA_RE.match(sha):
         raise GitError(f"{rev!r} is not a commit in this repository; check `git log --oneline` for a valid revision")
@@ -199,8 +210,15 @@ def state_stamp(root: str | Path) -> str:
                 h.update(f"{d.name}/{e.name} {st.st_mtime_ns} {st.st_size}\n".encode("utf-8", "surrogateescape"))
         except OSError:
             h.update(f"{d.name}: unreadable\n".encode())
-    for f in (common / "objects" / "info" / "alternates", common / "shallow", common / "config",
-              own / "config.worktree", home / ".gitconfig", xdg / "git" / "config", Path("/etc/gitconfig")):
+    for f in (
+        common / "objects" / "info" / "alternates",
+        common / "shallow",
+        common / "config",
+        own / "config.worktree",
+        home / ".gitconfig",
+        xdg / "git" / "config",
+        Path("/etc/gitconfig"),
+    ):
         try:
             h.update(str(f).encode("utf-8", "surrogateescape") + b"\0" + f.read_bytes() + b"\0")
         except OSError:
@@ -245,8 +263,9 @@ def object_info(root: str | Path, name: str) -> tuple[str, int] | None:
     return _text(kind), int(size)
 
 
-def blame_spans(root: str | Path, rev: str | None, path: str,
-                spans: list[tuple[int, int]]) -> list[tuple[str, int, int, range]]:
+def blame_spans(
+    root: str | Path, rev: str | None, path: str, spans: list[tuple[int, int]]
+) -> list[tuple[str, int, int, range]]:
     """(sha, author time, commit time, final line numbers) for the lines `spans` names (1-based, inclusive), from
     one `git blame --incremental --no-textconv` through GitPython (`Repo.blame_incremental`); `rev=None` blames the
     working tree file. `rev` must be a full sha (resolve_rev). GitError with git's complaint when it fails."""
@@ -254,8 +273,9 @@ def blame_spans(root: str | Path, rev: str | None, path: str,
         raise GitError(f"{rev!r} is not a full commit sha")
     try:
         entries = repo(root).blame_incremental(rev, path, L=[f"{a},{b}" for a, b in spans], no_textconv=True)
-        return [(e.commit.hexsha, int(e.commit.authored_date), int(e.commit.committed_date), e.linenos)
-                for e in entries]
+        return [
+            (e.commit.hexsha, int(e.commit.authored_date), int(e.commit.committed_date), e.linenos) for e in entries
+        ]
     except gitpython.GitCommandError as exc:
         why = str(exc.stderr).strip().strip("'").strip() or f"exit {exc.status}"
         raise GitError(f"git blame: {why}") from None

@@ -13,6 +13,7 @@ for merges without -m; the commits of a merged branch carry the hits). Repositor
 run (`--no-textconv`), so a path with one is matched on its raw bytes where `git log -S` would use the
 converted text. A commit whose diff could not be read is listed in `unknown_commits`, never read as "no hit".
 """
+
 from __future__ import annotations
 
 import bisect
@@ -45,28 +46,36 @@ class AmbiguousShaError(GitError):
 
 @dataclass
 class HistoryStats:
-    total_commits: int = 0      # commits in the index
-    cached_commits: int = 0     # taken from the cache as they were
-    scanned_commits: int = 0    # read from `git log -p` this run (new, or rescanned for new symbols)
-    unknown_commits: int = 0    # diff could not be read
+    total_commits: int = 0  # commits in the index
+    cached_commits: int = 0  # taken from the cache as they were
+    scanned_commits: int = 0  # read from `git log -p` this run (new, or rescanned for new symbols)
+    unknown_commits: int = 0  # diff could not be read
     symbols: int = 0
-    cache: str = "disabled"     # cold | warm | corrupt | disabled
+    cache: str = "disabled"  # cold | warm | corrupt | disabled
     cache_path: str = ""
     seconds: float = 0.0
 
 
 class HistoryIndex:
-    def __init__(self, root: Path, head: str, commits: list[Commit], symbols: frozenset[str],
-                 hits: dict[str, list[tuple[Commit, int]]], complete: bool, stats: HistoryStats):
+    def __init__(
+        self,
+        root: Path,
+        head: str,
+        commits: list[Commit],
+        symbols: frozenset[str],
+        hits: dict[str, list[tuple[Commit, int]]],
+        complete: bool,
+        stats: HistoryStats,
+    ):
         self.root = root
         self.head = head
-        self.commits = commits                  # newest first in graph order: every commit before its parents
+        self.commits = commits  # newest first in graph order: every commit before its parents
         self._rank = {c.sha: len(commits) - i for i, c in enumerate(commits)}
         self.symbols = symbols
         self._hits = hits
         self._by_sha = {c.sha: c for c in commits}
         self._sorted = sorted(self._by_sha)
-        self._complete = complete               # every ancestor of head is in `commits`
+        self._complete = complete  # every ancestor of head is in `commits`
         self._words: dict[str, set[str]] | None = None
         self._mentioning: dict[tuple[str, bool], tuple[Commit, ...]] = {}
         self._after: dict[tuple[str, bool], tuple[Commit, ...]] = {}
@@ -75,9 +84,17 @@ class HistoryIndex:
 
     # ---------------------------------------------------------------- build
     @classmethod
-    def build(cls, root: str | Path, head_sha: str = "HEAD", symbols: Iterable[str] = (),
-              since: str | None = None, cache_dir: str | Path | None = None, pathspecs: Iterable[str] | None = None,
-              progress: Callable[[int, int], None] | None = None, use_cache: bool = True) -> "HistoryIndex":
+    def build(
+        cls,
+        root: str | Path,
+        head_sha: str = "HEAD",
+        symbols: Iterable[str] = (),
+        since: str | None = None,
+        cache_dir: str | Path | None = None,
+        pathspecs: Iterable[str] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        use_cache: bool = True,
+    ) -> "HistoryIndex":
         """Index HEAD's ancestry (or `since..head` for a sha, commits after a date for a date).
 
         `cache_dir` is the directory holding `.roadmap_cache/` (default: `root`); `use_cache=False` is
@@ -93,7 +110,7 @@ class HistoryIndex:
         key = hashlib.sha256(json.dumps(specs).encode()).hexdigest()[:12]
         cache = HistoryCache.open(Path(cache_dir) if cache_dir else root, key, enabled=use_cache)
         stats = HistoryStats(symbols=len(wanted), cache=cache.state, cache_path=str(cache.path))
-        covers: dict[int, bool] = {}     # per distinct symbol set (the cache shares one object per set)
+        covers: dict[int, bool] = {}  # per distinct symbol set (the cache shares one object per set)
         todo = [s for s in shas if s not in cache.scans or not _covers(covers, cache.scans[s][0], wanted)]
         if todo and not wanted:  # metadata only: no symbol asks for a diff
             for c in read_metadata(root, todo):
@@ -224,7 +241,7 @@ class HistoryIndex:
             known = self.by_sha(w) if re.fullmatch(r"[0-9a-fA-F]{4,40}", w) else None
             base = known.sha if known else resolve_rev(self.root, w)
             if self._complete and base in self._by_sha:
-                news = self._ancestry().range(self.head, base)   # in memory, no git process
+                news = self._ancestry().range(self.head, base)  # in memory, no git process
             else:
                 news = set(run_git(self.root, "rev-list", "--end-of-options", self.head, f"^{base}").decode().split())
             out = tuple(c for c in self.commits if c.sha in news)
@@ -236,7 +253,7 @@ class HistoryIndex:
         if not shas:
             return shas
         out = set(shas)
-        for c in reversed(self.commits):            # graph order: parents before children
+        for c in reversed(self.commits):  # graph order: parents before children
             if c.sha not in out and any(p in out for p in c.parents):
                 out.add(c.sha)
         return out
@@ -252,7 +269,7 @@ class HistoryIndex:
         if not tok:
             return []
         hit = self._mentioning.get((tok, ignore_case))
-        if hit is None:      # once per token: rules ask for the same row ids statement after statement
+        if hit is None:  # once per token: rules ask for the same row ids statement after statement
             hit = self._mentioning[(tok, ignore_case)] = tuple(self._mentioning_scan(tok, ignore_case))
         return list(hit)
 
@@ -297,8 +314,18 @@ def _text(c: Commit) -> str:
 
 
 def _with_unknown(c: Commit, why: str) -> Commit:
-    return Commit(c.sha, c.parents, c.author_date, c.author_time, c.commit_date, c.commit_time, c.subject,
-                  c.body, c.trailers, unknown=why)
+    return Commit(
+        c.sha,
+        c.parents,
+        c.author_date,
+        c.author_time,
+        c.commit_date,
+        c.commit_time,
+        c.subject,
+        c.body,
+        c.trailers,
+        unknown=why,
+    )
 
 
 def _is_ancestor(root: Path, sha: str, head: str) -> bool:
@@ -347,4 +374,5 @@ def _check_shallow(root: Path, shas: list[str]) -> None:
         raise ShallowHistoryError(
             f"{root} is a shallow clone: the history walk reaches its boundary{where}, so commits before it "
             "are unknown, not absent. Fix: `git fetch --unshallow` (in CI: check out with full history, "
-            "e.g. actions/checkout `fetch-depth: 0`)")
+            "e.g. actions/checkout `fetch-depth: 0`)"
+        )

@@ -8,6 +8,7 @@ Commits are fed explicitly (`--no-walk=unsorted --stdin`, in the caller's order)
 run reads only the commits its cache lacks, and a commit whose objects are missing can be skipped
 (marked unknown) while the rest of the walk goes on.
 """
+
 from __future__ import annotations
 
 import re
@@ -21,18 +22,39 @@ from roadmap.history.commit import Commit, parse_trailers, split_message
 from roadmap.history.git import GitError, object_info, popen_git, read_object
 from roadmap.history.pickaxe import SymbolMatcher
 
-FORMAT = ("%x00%x01%H%x1f%P%x1f%at%x1f%ct%x1f%aI%x1f%cI%x1f"
-          "%(trailers:only,unfold,separator=%x1e,key_value_separator=%x1d)%x1f%B%x00%x02")
+FORMAT = (
+    "%x00%x01%H%x1f%P%x1f%at%x1f%ct%x1f%aI%x1f%cI%x1f"
+    "%(trailers:only,unfold,separator=%x1e,key_value_separator=%x1d)%x1f%B%x00%x02"
+)
 # Pinned to git's built-in defaults so results match a plain `git log -S` and do not depend on user config:
 # rename detection on (a pure rename is not a -S hit), root commits diffed, no diff for merges.
-LOG_ARGS = ("-c", "diff.renames=true", "-c", "log.showRoot=true", "-c", "diff.relative=false",
-            "log", "--no-walk=unsorted", "--stdin", "-p", "-U0", "--full-index", "--no-color",
-            "--no-ext-diff", "--no-textconv", "--diff-merges=off", f"--format={FORMAT}")
-MAX_COMMIT_BYTES = 64 << 20   # changed-line bytes of one commit beyond which its hits are "unknown"
-MAX_BLOB_BYTES = 64 << 20     # binary blob size beyond which its pair is "unknown"
+LOG_ARGS = (
+    "-c",
+    "diff.renames=true",
+    "-c",
+    "log.showRoot=true",
+    "-c",
+    "diff.relative=false",
+    "log",
+    "--no-walk=unsorted",
+    "--stdin",
+    "-p",
+    "-U0",
+    "--full-index",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--diff-merges=off",
+    f"--format={FORMAT}",
+)
+MAX_COMMIT_BYTES = 64 << 20  # changed-line bytes of one commit beyond which its hits are "unknown"
+MAX_BLOB_BYTES = 64 << 20  # binary blob size beyond which its pair is "unknown"
 NULL_SHA = "0" * 40
-_MISSING = re.compile(r"unable to read|bad object|missing (blob|tree|commit|object)|corrupt|could not read|"
-                      r"invalid object|not a valid object|failed to read|unable to parse", re.I)
+_MISSING = re.compile(
+    r"unable to read|bad object|missing (blob|tree|commit|object)|corrupt|could not read|"
+    r"invalid object|not a valid object|failed to read|unable to parse",
+    re.I,
+)
 
 
 @dataclass
@@ -115,8 +137,14 @@ def _finish(cur: _Commit, matcher: SymbolMatcher, blobs: BlobCounter) -> Scanned
     return Scanned(commit, deltas)
 
 
-def _stream(root: str | Path, shas: list[str], matcher: SymbolMatcher, pathspecs: tuple[str, ...],
-            blobs: BlobCounter, state: dict[str, str | None]) -> Iterator[Scanned]:
+def _stream(
+    root: str | Path,
+    shas: list[str],
+    matcher: SymbolMatcher,
+    pathspecs: tuple[str, ...],
+    blobs: BlobCounter,
+    state: dict[str, str | None],
+) -> Iterator[Scanned]:
     """Yield each commit of `shas` as it completes; on git failure set state['error'] / state['partial']."""
     proc = popen_git(root, *LOG_ARGS, *(("--", *pathspecs) if pathspecs else ()), stdin=subprocess.PIPE)
     stdin, stdout, stderr = proc.stdin, proc.stdout, proc.stderr
@@ -200,8 +228,14 @@ def _stream(root: str | Path, shas: list[str], matcher: SymbolMatcher, pathspecs
         stderr.close()
 
 
-def scan_commits(root: str | Path, shas: list[str], matcher: SymbolMatcher, pathspecs: tuple[str, ...] = (),
-                 progress: Callable[[int, int], None] | None = None, max_unknown: int = 50) -> Iterator[Scanned]:
+def scan_commits(
+    root: str | Path,
+    shas: list[str],
+    matcher: SymbolMatcher,
+    pathspecs: tuple[str, ...] = (),
+    progress: Callable[[int, int], None] | None = None,
+    max_unknown: int = 50,
+) -> Iterator[Scanned]:
     """Stream `shas` (in order) through one `git log -p` and yield a Scanned per commit.
 
     A commit whose objects git cannot read is yielded with `unknown` set and the walk resumes after it;
@@ -258,8 +292,9 @@ def read_metadata(root: str | Path, shas: list[str]) -> list[Commit]:
     """Metadata only (no patches) for `shas`, in order: commits a pathspec-limited stream dropped."""
     if not shas:
         return []
-    proc = popen_git(root, "log", "--no-walk=unsorted", "--stdin", "--no-color", f"--format={FORMAT}",
-                     stdin=subprocess.PIPE)
+    proc = popen_git(
+        root, "log", "--no-walk=unsorted", "--stdin", "--no-color", f"--format={FORMAT}", stdin=subprocess.PIPE
+    )
     out, err = proc.communicate("".join(s + "\n" for s in shas).encode())
     if proc.returncode != 0:
         raise GitError(f"git log: {err.decode('utf-8', 'replace').strip()}")

@@ -3,6 +3,7 @@
 One `git log --diff-filter=DR -M --name-status` call over the linted revision's ancestry answers every
 missing path a lint run meets; it is built lazily, only when a referenced path is missing.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,13 +15,13 @@ from roadmap.history.git import GitError, is_shallow, run_git
 
 @dataclass(frozen=True)
 class PathFate:
-    path: str                 # the path as it was
-    kind: str                 # "deleted" | "renamed"
-    sha: str                  # the commit that deleted/renamed it
-    date: str                 # commit date, YYYY-MM-DD
+    path: str  # the path as it was
+    kind: str  # "deleted" | "renamed"
+    sha: str  # the commit that deleted/renamed it
+    date: str  # commit date, YYYY-MM-DD
     subject: str
-    to: str | None = None     # renamed: the path it ended up at after following later renames
-    to_exists: bool = False   # whether `to` exists at the linted revision
+    to: str | None = None  # renamed: the path it ended up at after following later renames
+    to_exists: bool = False  # whether `to` exists at the linted revision
 
     def describe(self) -> str:
         when = f"{self.sha[:9]} ({self.date}, {self.subject!r})"
@@ -45,15 +46,27 @@ class PathFates:
     def __init__(self, events: dict[str, _Event], exists: Callable[[str], bool], complete: bool):
         self._events = events
         self._exists = exists
-        self.complete = complete   # False for a shallow clone: an unknown fate is not "never existed"
-        self._under: dict[str, list[str]] | None = None   # directory -> the paths with events below it
+        self.complete = complete  # False for a shallow clone: an unknown fate is not "never existed"
+        self._under: dict[str, list[str]] | None = None  # directory -> the paths with events below it
 
     @classmethod
     def load(cls, root: str | Path, rev: str, exists: Callable[[str], bool]) -> "PathFates":
         """`exists(path) -> bool` says whether a path exists at the linted revision."""
         shallow = is_shallow(root)
-        out = run_git(root, "log", "--no-ext-diff", "--no-textconv", "--diff-filter=DR", "-M",
-                      "--name-status", "-z", "--format=%x1e%H%x1f%cs%x1f%s", "--end-of-options", rev, "--")
+        out = run_git(
+            root,
+            "log",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--diff-filter=DR",
+            "-M",
+            "--name-status",
+            "-z",
+            "--format=%x1e%H%x1f%cs%x1f%s",
+            "--end-of-options",
+            rev,
+            "--",
+        )
         return cls(_parse(out.decode("utf-8", "surrogateescape")), exists, complete=not shallow)
 
     def fate(self, path: str) -> PathFate | None:
@@ -78,7 +91,7 @@ class PathFates:
     def _dir_fate(self, path: str) -> PathFate | None:
         """A directory is gone when files under it were deleted/renamed; report the newest such event."""
         prefix = path + "/"
-        if self._under is None:    # built once: a lint asks for hundreds of missing paths
+        if self._under is None:  # built once: a lint asks for hundreds of missing paths
             self._under = {}
             for p in self._events:
                 parts = p.split("/")
@@ -89,7 +102,7 @@ class PathFates:
             return None
         p, ev = max(under, key=lambda pe: (pe[1].date, pe[0]))
         if ev.kind == "renamed" and ev.new:
-            rel = p[len(prefix):]
+            rel = p[len(prefix) :]
             if ev.new.endswith("/" + rel):
                 new_dir = ev.new[: -len(rel) - 1]
                 return PathFate(path, "renamed", ev.sha, ev.date, ev.subject, new_dir, self._exists(new_dir))

@@ -11,13 +11,14 @@ lets the regex engine skip to that byte, and each attempt walks one small trie. 
 counted exactly with `bytes.count`, whose leftmost non-overlapping count is git's (kwset) count, in the file
 pairs they occur in.
 """
+
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
 from typing import Any
 
-_Trie = dict[int, Any]   # byte -> subtrie; -1 -> True where a word ends
+_Trie = dict[int, Any]  # byte -> subtrie; -1 -> True where a word ends
 
 
 def _trie_pattern(words: list[bytes]) -> bytes:
@@ -54,8 +55,9 @@ class SymbolMatcher:
         by_first: dict[bytes, list[bytes]] = {}
         for w in words:
             by_first.setdefault(w[:1], []).append(w[1:])
-        self._rxs = [re.compile(re.escape(first) + _trie_pattern(rests), re.DOTALL)
-                     for first, rests in by_first.items()]
+        self._rxs = [
+            re.compile(re.escape(first) + _trie_pattern(rests), re.DOTALL) for first, rests in by_first.items()
+        ]
         # Symbols that are prefixes of a longer symbol: a match of the longer one implies them as candidates.
         self._prefixes: dict[bytes, list[bytes]] = {}
         for w in words:

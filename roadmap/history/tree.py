@@ -4,6 +4,7 @@ Nothing outside the work tree is read: a symlink is followed only while its targ
 (checked on the resolved path, roadmap/safefs.py), special files are never opened, and no file larger than
 `max_bytes` is read. `skipped(path)` says why a listed file was not read, for the finding that reports it.
 """
+
 from __future__ import annotations
 
 import os
@@ -89,7 +90,7 @@ class Tree:
             except Declined as exc:
                 return Skip(exc.kind, str(exc))
             except OSError:
-                return None     # unreadable for an ordinary reason: read_bytes says None, nothing to report
+                return None  # unreadable for an ordinary reason: read_bytes says None, nothing to report
             return None
         return self._resolve_at_rev(path)[1]
 
@@ -126,11 +127,12 @@ class Tree:
                 return None, Skip("special", "a symlink to a path that is not in the tree")
             mode, _, size = entry
             if mode == _GITLINK:
-                return None, None       # a submodule: git has no blob to read, as for a missing object
+                return None, None  # a submodule: git has no blob to read, as for a missing object
             if mode != _LINK:
                 if size > self.max_bytes:
-                    return None, Skip("size", f"{size} bytes, larger than the {size_text(self.max_bytes)} cap "
-                                              "(`max_file_bytes`)")
+                    return None, Skip(
+                        "size", f"{size} bytes, larger than the {size_text(self.max_bytes)} cap (`max_file_bytes`)"
+                    )
                 return path, None
             link = blob_at(self.root, self.rev or "HEAD", path, 4096)
             if link is None:

@@ -3,6 +3,7 @@
 A list item's span is its own paragraphs (markdown-it's item map also covers nested items and trailing blanks);
 a table row's cells share the row's line.
 """
+
 from __future__ import annotations
 
 import re
@@ -43,9 +44,9 @@ class Heading:
     level: int
     title: str
     line: int
-    row_id: str | None = None       # own title id, else the enclosing heading's
-    as_of: AsOf | None = None       # from the heading text or the paragraphs at the top of its section
-    preamble: bool = False          # the file's title heading: its as-of is the preamble's
+    row_id: str | None = None  # own title id, else the enclosing heading's
+    as_of: AsOf | None = None  # from the heading text or the paragraphs at the top of its section
+    preamble: bool = False  # the file's title heading: its as-of is the preamble's
 
 
 @dataclass(eq=False)
@@ -57,23 +58,23 @@ class Cell:
 @dataclass(eq=False)
 class TableBlock:
     headers: list[str]
-    rows: list[tuple[int, list[Cell]]]   # (1-based line, cells in header order)
+    rows: list[tuple[int, list[Cell]]]  # (1-based line, cells in header order)
 
 
 @dataclass(eq=False)
 class Block:
-    kind: str                       # "heading" | "paragraph" | "item" | "table"
+    kind: str  # "heading" | "paragraph" | "item" | "table"
     line: int
     end_line: int
-    order: int                      # document order of the opening token (items close after their children)
+    order: int  # document order of the opening token (items close after their children)
     headings: tuple[Heading, ...]
     inline: Inline = field(default_factory=lambda: Inline(text=""))
     raw: str = ""
     item_number: int | None = None
-    parent: "Block | None" = None   # enclosing list item, for nested items
+    parent: "Block | None" = None  # enclosing list item, for nested items
     table: TableBlock | None = None
     heading: Heading | None = None  # for kind == "heading": the section it opens
-    quote: int = 0                  # line of the enclosing blockquote's first line, 0 outside a blockquote
+    quote: int = 0  # line of the enclosing blockquote's first line, 0 outside a blockquote
 
 
 def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
@@ -81,8 +82,8 @@ def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
     blocks: list[Block] = []
     code_lines: set[int] = set()
     headings: list[Heading] = []
-    items: list[tuple[Block, int, list[tuple[Inline, list[int]]]]] = []   # (block, level, own paragraphs)
-    quotes: list[int] = []          # first lines of the open blockquotes, outermost first
+    items: list[tuple[Block, int, list[tuple[Inline, list[int]]]]] = []  # (block, level, own paragraphs)
+    quotes: list[int] = []  # first lines of the open blockquotes, outermost first
     order = 0
     i, n = 0, len(tokens)
     while i < n:
@@ -99,32 +100,53 @@ def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
                 headings.pop()
             inl = render(tokens[i + 1].children)
             h = Heading(level=level, title=inl.text.strip(), line=tok.map[0] + 1)
-            blocks.append(Block("heading", tok.map[0] + 1, tok.map[1], order, tuple(headings), inl,
-                                _raw(lines, tok.map), heading=h))
+            blocks.append(
+                Block(
+                    "heading", tok.map[0] + 1, tok.map[1], order, tuple(headings), inl, _raw(lines, tok.map), heading=h
+                )
+            )
             headings.append(h)
             i += 3
             continue
         if typ == "list_item_open" and tok.map:
             number = int(tok.info) if tok.info.isdigit() else None
             parent = items[-1][0] if items else None
-            block = Block("item", tok.map[0] + 1, tok.map[0] + 1, order, tuple(headings), item_number=number,
-                          parent=parent, quote=quotes[0] if quotes else 0)
+            block = Block(
+                "item",
+                tok.map[0] + 1,
+                tok.map[0] + 1,
+                order,
+                tuple(headings),
+                item_number=number,
+                parent=parent,
+                quote=quotes[0] if quotes else 0,
+            )
             items.append((block, tok.level, []))
         elif typ == "list_item_close" and items:
             block, _, paras = items.pop()
             if paras:
                 block.inline = join([p for p, _ in paras])
                 block.end_line = max(m[1] for _, m in paras)
-                block.raw = "\n".join(lines[block.line - 1:block.end_line])
+                block.raw = "\n".join(lines[block.line - 1 : block.end_line])
                 blocks.append(block)
         elif typ == "paragraph_open" and tok.map:
             inl = render(tokens[i + 1].children)
             if items and tok.level == items[-1][1] + 1:
                 items[-1][2].append((inl, tok.map))
             else:
-                blocks.append(Block("paragraph", tok.map[0] + 1, tok.map[1], order, tuple(headings), inl,
-                                    _raw(lines, tok.map), parent=items[-1][0] if items else None,
-                                    quote=quotes[0] if quotes else 0))
+                blocks.append(
+                    Block(
+                        "paragraph",
+                        tok.map[0] + 1,
+                        tok.map[1],
+                        order,
+                        tuple(headings),
+                        inl,
+                        _raw(lines, tok.map),
+                        parent=items[-1][0] if items else None,
+                        quote=quotes[0] if quotes else 0,
+                    )
+                )
             i += 3
             continue
         elif typ == "table_open" and tok.map:
@@ -137,8 +159,16 @@ def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
     return blocks, code_lines
 
 
-def _table(tokens: list[Token], i: int, open_tok: Token, lines: list[str], blocks: list[Block], order: int,
-           headings: tuple[Heading, ...], quote: int) -> int:
+def _table(
+    tokens: list[Token],
+    i: int,
+    open_tok: Token,
+    lines: list[str],
+    blocks: list[Block],
+    order: int,
+    headings: tuple[Heading, ...],
+    quote: int,
+) -> int:
     headers: list[str] = []
     rows: list[tuple[int, list[Cell]]] = []
     in_head = False
@@ -165,12 +195,13 @@ def _table(tokens: list[Token], i: int, open_tok: Token, lines: list[str], block
             else:
                 cells.append(Cell(inl, t.content))
         j += 1
-    assert open_tok.map is not None   # markdown-it maps every block token to its lines
+    assert open_tok.map is not None  # markdown-it maps every block token to its lines
     end = open_tok.map[1]
-    blocks.append(Block("table", open_tok.map[0] + 1, end, order, headings, table=TableBlock(headers, rows),
-                        quote=quote))
+    blocks.append(
+        Block("table", open_tok.map[0] + 1, end, order, headings, table=TableBlock(headers, rows), quote=quote)
+    )
     return j + 1
 
 
 def _raw(lines: list[str], span: list[int]) -> str:
-    return "\n".join(lines[span[0]:span[1]])
+    return "\n".join(lines[span[0] : span[1]])

@@ -8,6 +8,7 @@ Each entry is a sealed JSON file (see roadmap/cachedir.py) decoded field by fiel
 damaged or malformed entry is discarded and the file parsed again, never trusted. Entries not used for a
 while are pruned, oldest first, once there are many more than the records of a run.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 VERSION = 1
 MAGIC = b"roadmap-records-cache"
 SUBDIR = f"records-v{VERSION}"
-KEEP_MIN = 64          # entries always kept (other revisions, other configs); past this, unused ones go
+KEEP_MIN = 64  # entries always kept (other revisions, other configs); past this, unused ones go
 _ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.json")
 
 
@@ -51,7 +52,7 @@ def parser_fingerprint() -> str | None:
 
 def config_fingerprint(config: "Config") -> str:
     doc = asdict(config)
-    doc.pop("source", None)                 # where the config came from does not change a parse
+    doc.pop("source", None)  # where the config came from does not change a parse
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
@@ -84,7 +85,7 @@ class RecordCache:
             return None
         self.stats["hits"] += 1
         try:
-            os.utime(entry)                 # recently used: kept by `prune`
+            os.utime(entry)  # recently used: kept by `prune`
         except OSError:
             pass
         return rf
@@ -94,7 +95,7 @@ class RecordCache:
         try:
             write_atomic(self.dir / f"{key}.json", seal(MAGIC, VERSION, body))
         except OSError:
-            return                          # a read-only checkout still lints, just without the cache
+            return  # a read-only checkout still lints, just without the cache
         self.stats["written"] += 1
 
     def prune(self) -> None:
@@ -103,12 +104,15 @@ class RecordCache:
         if not is_plain(self.dir.parent, self.dir):
             return
         try:
-            entries = [(p.stat().st_mtime, p) for p in self.dir.glob("*.json")
-                       if p.stem not in self.used and _ENTRY_NAME.fullmatch(p.name) and _is_entry(p)]
+            entries = [
+                (p.stat().st_mtime, p)
+                for p in self.dir.glob("*.json")
+                if p.stem not in self.used and _ENTRY_NAME.fullmatch(p.name) and _is_entry(p)
+            ]
         except OSError:
             return
         keep = max(KEEP_MIN, 4 * len(self.used)) - len(self.used)
-        for _, p in sorted(entries, reverse=True)[max(0, keep):]:
+        for _, p in sorted(entries, reverse=True)[max(0, keep) :]:
             try:
                 p.unlink(missing_ok=True)
             except OSError:

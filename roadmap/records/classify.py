@@ -1,4 +1,5 @@
 """Is a statement a directive (asks for work), historical (never current), and what is it written as of?"""
+
 from __future__ import annotations
 
 import re
@@ -12,59 +13,170 @@ from roadmap.records.patterns import ISO_DATE
 if TYPE_CHECKING:
     from roadmap.config import Config
 
-_HIST_ANY = re.compile(r"\((?:historical|superseded|obsolete|outdated)\b[^)]*\)|\[(?:historical|superseded|obsolete)\]"
-                       r"|\bsuperseded by\b|\bformerly\b|\bno longer (?:current|applies|true|accurate)\b", re.I)
+_HIST_ANY = re.compile(
+    r"\((?:historical|superseded|obsolete|outdated)\b[^)]*\)|\[(?:historical|superseded|obsolete)\]"
+    r"|\bsuperseded by\b|\bformerly\b|\bno longer (?:current|applies|true|accurate)\b",
+    re.I,
+)
 _HIST_START = re.compile(
     r"^\W{0,3}(?:\[[xX]\]|✅|✔|☑|(?:historical|historically|superseded|obsolete|formerly|previously|was|were)\b"
     r"|(?:done|landed|closed|fixed|resolved|shipped|merged|completed)\b\s*(?:[:—–(-]|(?:in|by|as|on|at|via)\b))",
-    re.I)
+    re.I,
+)
 _HIST_KEYS = ("historical", "superseded", "obsolete", "outdated", "formerly", "no longer")
-_ASOF_KEYS = ("as of", "as at", "updated", "authored", "written", "snapshot", "reconciled", "checkpoint", "base",
-              "commit")
+_ASOF_KEYS = (
+    "as of",
+    "as at",
+    "updated",
+    "authored",
+    "written",
+    "snapshot",
+    "reconciled",
+    "checkpoint",
+    "base",
+    "commit",
+)
 _LEADING_DATE = re.compile(rf"^\W{{0,3}}({ISO_DATE})(?!\d)")
-_SHA_ASOF = re.compile(r"(?i:\b(?:base(?:\s+commit)?|based\s+on|as\s+of|as\s+at|authored\s+(?:from|at|on)|"
-                       r"written\s+(?:from|at|against)|at\s+commit|snapshot(?:\s+of)?)\s*[:=]?\s*"
-                       r"(?:(?:the\s+)?commit\s+)?)([0-9a-f]{7,40})(?![\w-])")
-_DATE_ASOF = re.compile(r"(?i:\b(?:as\s+of|as\s+at|(?:last\s+)?updated(?:\s+on)?|authored(?:\s+(?:from|on|at))?|"
-                        r"written(?:\s+(?:from|on|at))?|snapshot(?:\s+of)?|reconciled(?:\s+on)?|checkpoint(?:\s+of)?)"
-                        rf"\s*[:=]?\s*(?:the\s+)?)({ISO_DATE})(?!\d)")
-_NOT_PAST = frozenset({"need", "feed", "speed", "seed", "breed", "bleed", "embed", "shed", "proceed", "succeed",
-                       "exceed", "red", "bed", "wed", "bred", "fed", "led"})
-_IRREGULAR_PAST = frozenset({
-    "ran", "took", "found", "saw", "made", "wrote", "built", "began", "got", "did", "had", "was", "were", "kept",
-    "left", "lost", "sent", "spent", "won", "broke", "chose", "gave", "grew", "knew", "rose", "spoke", "threw",
-    "brought", "bought", "caught", "fought", "sought", "taught", "thought", "led", "held", "heard", "meant",
-    "shot", "stood", "struck", "understood", "fed", "became", "came", "went", "drew", "fell"})
+_SHA_ASOF = re.compile(
+    r"(?i:\b(?:base(?:\s+commit)?|based\s+on|as\s+of|as\s+at|authored\s+(?:from|at|on)|"
+    r"written\s+(?:from|at|against)|at\s+commit|snapshot(?:\s+of)?)\s*[:=]?\s*"
+    r"(?:(?:the\s+)?commit\s+)?)([0-9a-f]{7,40})(?![\w-])"
+)
+_DATE_ASOF = re.compile(
+    r"(?i:\b(?:as\s+of|as\s+at|(?:last\s+)?updated(?:\s+on)?|authored(?:\s+(?:from|on|at))?|"
+    r"written(?:\s+(?:from|on|at))?|snapshot(?:\s+of)?|reconciled(?:\s+on)?|checkpoint(?:\s+of)?)"
+    rf"\s*[:=]?\s*(?:the\s+)?)({ISO_DATE})(?!\d)"
+)
+_NOT_PAST = frozenset(
+    {
+        "need",
+        "feed",
+        "speed",
+        "seed",
+        "breed",
+        "bleed",
+        "embed",
+        "shed",
+        "proceed",
+        "succeed",
+        "exceed",
+        "red",
+        "bed",
+        "wed",
+        "bred",
+        "fed",
+        "led",
+    }
+)
+_IRREGULAR_PAST = frozenset(
+    {
+        "ran",
+        "took",
+        "found",
+        "saw",
+        "made",
+        "wrote",
+        "built",
+        "began",
+        "got",
+        "did",
+        "had",
+        "was",
+        "were",
+        "kept",
+        "left",
+        "lost",
+        "sent",
+        "spent",
+        "won",
+        "broke",
+        "chose",
+        "gave",
+        "grew",
+        "knew",
+        "rose",
+        "spoke",
+        "threw",
+        "brought",
+        "bought",
+        "caught",
+        "fought",
+        "sought",
+        "taught",
+        "thought",
+        "led",
+        "held",
+        "heard",
+        "meant",
+        "shot",
+        "stood",
+        "struck",
+        "understood",
+        "fed",
+        "became",
+        "came",
+        "went",
+        "drew",
+        "fell",
+    }
+)
 # What is left of a partly struck statement when the struck part was the work: how it ended
 # ("~~Port X~~ Landed; see abc123", "~~Rerun 4B~~ done 2026-07-28", "~~Fix Y~~ ✅").
 _STRUCK_OUTCOME = re.compile(
     r"(?:\[[xX]\]|✅|✔|☑|(?:done|landed|closed|fixed|resolved|shipped|merged|completed?|dropped|superseded|"
     r"obsolete|abandoned|cancell?ed|retired|reverted|removed|moot|rejected|wontfix|won't (?:do|fix)|"
-    r"not needed|no longer needed|n/a)(?![\w-]))", re.I)
+    r"not needed|no longer needed|n/a)(?![\w-]))",
+    re.I,
+)
 _EMPTY_VALUES = frozenset({"", "none", "n/a", "na", "nothing", "-", "—", "–", "tbd", "none.", "(none)", "nil"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
 # The column of a table that names a row's work (not its figures, owners, evidence or state).
-WORK_COLUMN = re.compile(r"capabilit|title|item|feature|task|descri|work|what|scope|deliverable|change|summary|goal|"
-                         r"outcome|name|area|topic|unit", re.I)
+WORK_COLUMN = re.compile(
+    r"capabilit|title|item|feature|task|descri|work|what|scope|deliverable|change|summary|goal|"
+    r"outcome|name|area|topic|unit",
+    re.I,
+)
 # State words of work not started yet: such a row, in a table with no column of next steps, asks for its work.
 # (A row in progress, partial or gating is tracked, not asked for: its progress is not its completion.)
-_TODO_STATES = frozenset({"todo", "to do", "to-do", "planned", "plan", "not started", "open", "new", "pending",
-                          "queued", "unstarted", "next", "ready", "proposed", "backlog"})
+_TODO_STATES = frozenset(
+    {
+        "todo",
+        "to do",
+        "to-do",
+        "planned",
+        "plan",
+        "not started",
+        "open",
+        "new",
+        "pending",
+        "queued",
+        "unstarted",
+        "next",
+        "ready",
+        "proposed",
+        "backlog",
+    }
+)
 # Sections of rules and process: their imperatives say how to work, not what work is left.
-_PROCESS_SECTION = re.compile(r"\b(?:protocol|polic(?:y|ies)|rules?|conventions?|guidelines?|workflow|how[- ]to|"
-                              r"procedures?|process|contract|discipline|etiquette|checklist for|template|"
-                              r"recommendations?|principles?|style|usage|examples?|troubleshooting|known issues|"
-                              r"common (?:issues|errors|problems)|gotchas|lessons|faq|pitfalls|"
-                              # a problem write-up's sections and a runbook's checks: how to look, not work to do
-                              r"verification(?: steps)?|verify|diagnos[ie]s|best practices|constraints|"
-                              r"investigation(?: areas)?|alternatives?(?: approaches)?|expected (?:solution|outcome|"
-                              r"behaviou?r|results?)|rollback|contingency|(?:future|target) state|root cause|"
-                              r"learnings|symptoms|problem statement|background|quick ?start|getting started|installation)\b", re.I)
+_PROCESS_SECTION = re.compile(
+    r"\b(?:protocol|polic(?:y|ies)|rules?|conventions?|guidelines?|workflow|how[- ]to|"
+    r"procedures?|process|contract|discipline|etiquette|checklist for|template|"
+    r"recommendations?|principles?|style|usage|examples?|troubleshooting|known issues|"
+    r"common (?:issues|errors|problems)|gotchas|lessons|faq|pitfalls|"
+    # a problem write-up's sections and a runbook's checks: how to look, not work to do
+    r"verification(?: steps)?|verify|diagnos[ie]s|best practices|constraints|"
+    r"investigation(?: areas)?|alternatives?(?: approaches)?|expected (?:solution|outcome|"
+    r"behaviou?r|results?)|rollback|contingency|(?:future|target) state|root cause|"
+    r"learnings|symptoms|problem statement|background|quick ?start|getting started|installation)\b",
+    re.I,
+)
 _BROAD_SECTIONS = frozenset({"plan", "remaining", "next up", "tasks", "next"})
 # Words that open a "Label: value" line (a locator or a field), never an imperative there.
-_LABELS = frozenset("file files path paths location locations component components module modules target targets "
-                    "scope source sources test tests status owner owners date branch commit commits pr link links "
-                    "reference references ref refs result results output input context impact severity".split())
+_LABELS = frozenset(
+    "file files path paths location locations component components module modules target targets "
+    "scope source sources test tests status owner owners date branch commit commits pr link links "
+    "reference references ref refs result results output input context impact severity".split()
+)
 _LABEL_TAIL = re.compile(r"(?:\s+[A-Za-z]+){0,3}[*_` ]*:")
 _OPEN_BOX = re.compile(r"^\s*\[ \]\s+(?=\S)")
 # A line that marks its own work done: a check mark, or DONE/COMPLETE(D) written in capitals.
@@ -88,24 +200,31 @@ class Classifier:
         self.columns = frozenset(_norm(c) for c in d.columns)
         self.verbs = frozenset(v.lower() for v in d.verbs)
         self.closed = frozenset(s.upper() for s in config.closed_states)
+
         def alternation(names: Iterable[str]) -> str:
             return "|".join(re.escape(s.lower()).replace(r"\-", "[- ]?").replace(r"\ ", "[- ]?") for s in names)
+
         # Names that mean a list of work wherever they appear in the heading path ("3. Punch-list"); the broad
         # ones ("Plan", "Remaining") only when they open the innermost heading, so a file titled "Completion
         # plan" does not make every item of it a directive.
         strong = [s for s in d.sections if s.lower() not in _BROAD_SECTIONS]
         broad = [s for s in d.sections if s.lower() in _BROAD_SECTIONS]
         self.section_re = re.compile(rf"(?<![\w])(?:{alternation(strong)})(?![\w])", re.I) if strong else None
-        self.broad_section_re = re.compile(rf"^\W*(?:§?\d+(?:\.\d+)*[.)]?\s+)?(?:the\s+)?(?:{alternation(broad)})(?![\w])",
-                                           re.I) if broad else None
+        self.broad_section_re = (
+            re.compile(rf"^\W*(?:§?\d+(?:\.\d+)*[.)]?\s+)?(?:the\s+)?(?:{alternation(broad)})(?![\w])", re.I)
+            if broad
+            else None
+        )
         phr = "|".join(re.escape(p) for p in sorted(d.phrases, key=len, reverse=True))
         self.phrase_re = re.compile(rf"(?<![\w])(?:{phr})(?!\w)") if phr else None
         idp = "|".join(f"(?:{p})" for p in (*config.id_patterns, *config.claim_patterns)) or r"(?!x)x"
         # What may precede the first real word of a directive: dates, ids, owners in parentheses, separators.
         self.lead_re = re.compile(rf"^(?:\s*(?:{ISO_DATE}|{idp}|\[ \]|\([^)]{{0,80}}\)|[:—–\-*•|,.>→]))*\s*")
         # A log entry's date, time and owner lead its title too: "- 2026-03-09 13:05Z (ibis) CLAIM-X: ...".
-        self.title_lead_re = re.compile(rf"^(?:\s*(?:§?\d+[a-z]?[.)]|{ISO_DATE}|\d{{1,2}}:\d\d(?::\d\d)?Z?|"
-                                        rf"\([^()]{{1,40}}\)|(?i:row|claim|item)\s|[\[(#:—–-]))*\s*")
+        self.title_lead_re = re.compile(
+            rf"^(?:\s*(?:§?\d+[a-z]?[.)]|{ISO_DATE}|\d{{1,2}}:\d\d(?::\d\d)?Z?|"
+            rf"\([^()]{{1,40}}\)|(?i:row|claim|item)\s|[\[(#:—–-]))*\s*"
+        )
 
     def is_directive_column(self, column: str | None) -> bool:
         if not column:
@@ -114,14 +233,16 @@ class Classifier:
         if hit is None:
             c = _norm(column)
             hit = self._col_cache[column] = c in self.columns or any(
-                c.startswith(k + " ") or c.endswith(" " + k) for k in self.columns)
+                c.startswith(k + " ") or c.endswith(" " + k) for k in self.columns
+            )
         return hit
 
     def in_directive_section(self, sections: tuple[str, ...]) -> bool:
         hit = self._sec_cache.get(sections)
         if hit is None:
             hit = (self.section_re is not None and any(self.section_re.search(s) for s in sections)) or bool(
-                sections and self.broad_section_re is not None and self.broad_section_re.match(sections[-1]))
+                sections and self.broad_section_re is not None and self.broad_section_re.match(sections[-1])
+            )
             self._sec_cache[sections] = hit
         return hit
 
@@ -131,34 +252,44 @@ class Classifier:
         if value in _EMPTY_VALUES or not value:
             return False
         words = value.split()
-        return value in _TODO_STATES or " ".join(words[:2]) in _TODO_STATES or words[0].strip("*_`.,;:()[]") in \
-            _TODO_STATES
+        return (
+            value in _TODO_STATES
+            or " ".join(words[:2]) in _TODO_STATES
+            or words[0].strip("*_`.,;:()[]") in _TODO_STATES
+        )
 
-    def classify(self, text: str, kind: str, column: str | None, sections: tuple[str, ...],
-                 all_struck: bool, struck: bool = False) -> Verdict:
+    def classify(
+        self,
+        text: str,
+        kind: str,
+        column: str | None,
+        sections: tuple[str, ...],
+        all_struck: bool,
+        struck: bool = False,
+    ) -> Verdict:
         """`text` has struck-through text removed; `struck`: some was, `all_struck`: all of it was."""
         if all_struck:
             return Verdict(False, True, None)
         if kind == "heading":
             return Verdict(False, _historical(text), None)
         if struck and (kind != "cell" or self.is_directive_column(column)) and self._struck_work(text):
-            return Verdict(False, True, None)   # "~~Port X~~ Landed; ...": the struck part was the work
+            return Verdict(False, True, None)  # "~~Port X~~ Landed; ...": the struck part was the work
         if _historical(text):
             return Verdict(False, True, None)
         if _DONE_IN_LINE.search(text):
             return Verdict(False, False, None)  # "Set up error alerts ✅ COMPLETE": the line says its work is done
         phrase = self.phrase_re.search(text) if self.phrase_re else None
         if phrase:
-            return Verdict(True, False, text[phrase.start():].strip())
+            return Verdict(True, False, text[phrase.start() :].strip())
         box = _OPEN_BOX.match(text)
-        if box:                                 # "- [ ] ...": an open task, whatever its wording
-            return Verdict(True, False, text[box.end():].strip() or None)
-        rest = text[_end(self.lead_re, text):]
+        if box:  # "- [ ] ...": an open task, whatever its wording
+            return Verdict(True, False, text[box.end() :].strip() or None)
+        rest = text[_end(self.lead_re, text) :]
         first = _WORD.match(rest)
         word = first.group(0).lower() if first else ""
         if _LEADING_DATE.match(text) and _is_past(word):
             return Verdict(False, True, None)  # a dated log entry in the past tense records what happened
-        if word in _LABELS and kind != "cell" and _LABEL_TAIL.match(rest[first.end():]):
+        if word in _LABELS and kind != "cell" and _LABEL_TAIL.match(rest[first.end() :]):
             return Verdict(False, False, None)  # "**File**: src/x.ts" names a place; "File" is no imperative here
         meaningful = _norm(text) not in _EMPTY_VALUES
         if not meaningful:
@@ -174,11 +305,11 @@ class Classifier:
     def _struck_work(self, text: str) -> bool:
         """Was the work struck through? What is left, past its ids, dates, notes in parentheses and a
         directive phrase ("Next:", "TODO"), is nothing, or says how the work ended ("Landed; ...")."""
-        rest = text[_end(self.lead_re, text):]
+        rest = text[_end(self.lead_re, text) :]
         phrase = self.phrase_re.match(rest) if self.phrase_re else None
         if phrase:
-            rest = rest[phrase.end():]
-            rest = rest[_end(self.lead_re, rest):]
+            rest = rest[phrase.end() :]
+            rest = rest[_end(self.lead_re, rest) :]
         return not any(ch.isalnum() for ch in rest) or _STRUCK_OUTCOME.match(rest) is not None
 
     def title_ids(self, text: str, config: "Config") -> tuple[str | None, str | None]:
@@ -207,7 +338,7 @@ def _title(text: str) -> str:
         i = text.find(sep)
         if 0 <= i < cut:
             cut = i
-    return text[:min(cut, 160)]
+    return text[: min(cut, 160)]
 
 
 def _is_past(word: str) -> bool:

@@ -6,6 +6,7 @@ record's statements, so decoded tables hold the very Statement objects of `Recor
 parsed ones do. The codecs are compiled once per class from `typing.get_type_hints`, so a new model field
 is picked up without touching this file.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -23,20 +24,41 @@ Encoder = Callable[[Any], Any]
 def encode_record(rf: RecordFile) -> list[Any]:
     index = {id(st): k for k, st in enumerate(rf.statements)}
     enc_st, enc_sup, enc_prob = _encoder(Statement), _encoder(Suppression), _encoder(Problem)
-    tables = [[t.path, t.line, t.end_line, list(t.section), list(t.headers),
-               [[index[id(st)] for st in row] for row in t.rows], t.id_column] for t in rf.tables]
-    return [rf.path, rf.text, [enc_st(st) for st in rf.statements], tables, [enc_sup(s) for s in rf.suppressions],
-            [enc_prob(p) for p in rf.problems], _encoder(AsOf)(rf.preamble_as_of) if rf.preamble_as_of else None]
+    tables = [
+        [
+            t.path,
+            t.line,
+            t.end_line,
+            list(t.section),
+            list(t.headers),
+            [[index[id(st)] for st in row] for row in t.rows],
+            t.id_column,
+        ]
+        for t in rf.tables
+    ]
+    return [
+        rf.path,
+        rf.text,
+        [enc_st(st) for st in rf.statements],
+        tables,
+        [enc_sup(s) for s in rf.suppressions],
+        [enc_prob(p) for p in rf.problems],
+        _encoder(AsOf)(rf.preamble_as_of) if rf.preamble_as_of else None,
+    ]
 
 
 def decode_record(doc: Any) -> RecordFile:
     """Inverse of `encode_record`; ValueError on anything malformed."""
     path, text, statements, tables, suppressions, problems, preamble = _fixed_list(doc, 7)
     stmts = _decoder(list[Statement])(statements)
-    out = RecordFile(path=_str(path), text=_str(text), statements=stmts,
-                     suppressions=_decoder(list[Suppression])(suppressions),
-                     problems=_decoder(list[Problem])(problems),
-                     preamble_as_of=_decoder(AsOf | None)(preamble))
+    out = RecordFile(
+        path=_str(path),
+        text=_str(text),
+        statements=stmts,
+        suppressions=_decoder(list[Suppression])(suppressions),
+        problems=_decoder(list[Problem])(problems),
+        preamble_as_of=_decoder(AsOf | None)(preamble),
+    )
     strs = _decoder(tuple[str, ...])
     opt_int = _decoder(int | None)
     for t in _list(tables):
@@ -49,8 +71,17 @@ def decode_record(doc: Any) -> RecordFile:
                     raise ValueError("table cell index out of range")
                 cells.append(stmts[k])
             body.append(tuple(cells))
-        out.tables.append(Table(path=_str(tpath), line=_int(line), end_line=_int(end_line), section=strs(section),
-                                headers=strs(headers), rows=tuple(body), id_column=opt_int(id_column)))
+        out.tables.append(
+            Table(
+                path=_str(tpath),
+                line=_int(line),
+                end_line=_int(end_line),
+                section=strs(section),
+                headers=strs(headers),
+                rows=tuple(body),
+                id_column=opt_int(id_column),
+            )
+        )
     return out
 
 
@@ -110,6 +141,7 @@ def _dataclass_decoder(cls: Any) -> Decoder:
         if type(v) is not list or len(v) != n:
             raise ValueError(f"malformed {cls.__name__}")
         return cls(*[dec(x) for dec, x in zip(parts, v)])
+
     return decode
 
 

@@ -3,6 +3,7 @@
 `6831.71 vs 6643.40 tok/s` gives two tok/s figures (a `/`- or `vs`-chain shares its unit); a table cell
 inherits unit and metric from its header (`Throughput (tok/s)` over `6831.71`).
 """
+
 from __future__ import annotations
 
 import re
@@ -10,16 +11,49 @@ import re
 from roadmap.records.model import Figure
 
 _UNITS = {  # as written (lower-cased) -> normalised
-    "tok/s": "tok/s", "toks/s": "tok/s", "token/s": "tok/s", "tokens/s": "tok/s", "tokens/sec": "tok/s",
-    "tok/sec": "tok/s", "req/s": "req/s", "reqs/s": "req/s", "request/s": "req/s", "requests/s": "req/s",
-    "tflop/s": "TFLOP/s", "tflops": "TFLOP/s", "gb/s": "GB/s", "gib/s": "GiB/s", "tb/s": "TB/s",
-    "ms/call": "ms/call", "ms/token": "ms/token", "ms/tok": "ms/token", "ms/step": "ms/step", "ms": "ms",
-    "us": "us", "µs": "us", "s": "s", "sec": "s", "secs": "s", "seconds": "s", "min": "min",
-    "gib": "GiB", "gb": "GB", "mib": "MiB", "mb": "MB", "%": "%", "x": "x", "×": "x",
-    "mb/s": "MB/s", "mib/s": "MiB/s", "kb/s": "KB/s", "kb": "KB", "kib": "KiB", "qps": "q/s",
+    "tok/s": "tok/s",
+    "toks/s": "tok/s",
+    "token/s": "tok/s",
+    "tokens/s": "tok/s",
+    "tokens/sec": "tok/s",
+    "tok/sec": "tok/s",
+    "req/s": "req/s",
+    "reqs/s": "req/s",
+    "request/s": "req/s",
+    "requests/s": "req/s",
+    "tflop/s": "TFLOP/s",
+    "tflops": "TFLOP/s",
+    "gb/s": "GB/s",
+    "gib/s": "GiB/s",
+    "tb/s": "TB/s",
+    "ms/call": "ms/call",
+    "ms/token": "ms/token",
+    "ms/tok": "ms/token",
+    "ms/step": "ms/step",
+    "ms": "ms",
+    "us": "us",
+    "µs": "us",
+    "s": "s",
+    "sec": "s",
+    "secs": "s",
+    "seconds": "s",
+    "min": "min",
+    "gib": "GiB",
+    "gb": "GB",
+    "mib": "MiB",
+    "mb": "MB",
+    "%": "%",
+    "x": "x",
+    "×": "x",
+    "mb/s": "MB/s",
+    "mib/s": "MiB/s",
+    "kb/s": "KB/s",
+    "kb": "KB",
+    "kib": "KiB",
+    "qps": "q/s",
 }
 _UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
-_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")   # digit-led candidates: a cheap scan; sign and context are checked after
+_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")  # digit-led candidates: a cheap scan; sign and context are checked after
 _STRICT = re.compile(r"(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d.]\d)")  # no "1.2.3" versions, no "12,5"
 # Matched only where a number ended (one position, not a scan), so the long alternation stays cheap.
 _UNIT_RE = re.compile(rf"(\s?)({_UNIT_ALT})(?![A-Za-z0-9/µ])", re.IGNORECASE)
@@ -27,11 +61,27 @@ _UNIT_RE = re.compile(rf"(\s?)({_UNIT_ALT})(?![A-Za-z0-9/µ])", re.IGNORECASE)
 _RATE_RE = re.compile(r"\s?([A-Za-z]{1,12}/s(?:ec)?|fps)(?![A-Za-z0-9/])", re.IGNORECASE)
 _RATE_ALIASES = {"img": "image", "imgs": "image", "sample": "sample", "smp": "sample", "row": "row", "op": "op"}
 _CHAIN_GAP = re.compile(r"^\s*(?:/|vs\.?|versus|->|→|to)\s*$", re.IGNORECASE)
-_BASES = {"throughput": "throughput", "ttft": "ttft", "tpot": "tpot", "itl": "itl", "latency": "latency",
-          "vram": "vram", "memory": "vram", "speedup": "speedup", "ratio": "ratio", "e2e": "latency",
-          # quality and efficiency figures teams quote without a unit ("real-time factor 0.231", "recall 0.947")
-          "factor": "factor", "rtf": "rtf", "wer": "wer", "cer": "cer", "recall": "recall", "accuracy": "accuracy",
-          "precision": "precision", "mfu": "mfu"}
+_BASES = {
+    "throughput": "throughput",
+    "ttft": "ttft",
+    "tpot": "tpot",
+    "itl": "itl",
+    "latency": "latency",
+    "vram": "vram",
+    "memory": "vram",
+    "speedup": "speedup",
+    "ratio": "ratio",
+    "e2e": "latency",
+    # quality and efficiency figures teams quote without a unit ("real-time factor 0.231", "recall 0.947")
+    "factor": "factor",
+    "rtf": "rtf",
+    "wer": "wer",
+    "cer": "cer",
+    "recall": "recall",
+    "accuracy": "accuracy",
+    "precision": "precision",
+    "mfu": "mfu",
+}
 _QUALS = {"output", "total", "prefill", "decode", "peak", "input"}
 _PCTS = {"p50", "p90", "p95", "p99", "median", "mean", "min", "max"}
 # Run on lower-cased text: a case-insensitive alternation is several times slower in `re`.
@@ -141,8 +191,13 @@ def single_figure(text: str) -> Figure | None:
         return None
     n = nums[0]
     value = float(n.num.replace(",", "") + n.frac)
-    return Figure(value=-value if n.sign in ("-", "−") else value, text=n.written, unit=n.unit, metric=None,
-                  start=len(text) - len(text.lstrip()))
+    return Figure(
+        value=-value if n.sign in ("-", "−") else value,
+        text=n.written,
+        unit=n.unit,
+        metric=None,
+        start=len(text) - len(text.lstrip()),
+    )
 
 
 def find_figures(text: str, header: str | None = None) -> list[Figure]:
@@ -153,8 +208,9 @@ def find_figures(text: str, header: str | None = None) -> list[Figure]:
     if not raw:
         return []
     # A `/`- or `vs`-chain shares the unit of its last member: "6831.71 vs 6643.40 tok/s".
-    chained = [i > 0 and _CHAIN_GAP.match(text[raw[i - 1].end:raw[i].start] or "x") is not None
-               for i in range(len(raw))]
+    chained = [
+        i > 0 and _CHAIN_GAP.match(text[raw[i - 1].end : raw[i].start] or "x") is not None for i in range(len(raw))
+    ]
     for i in range(len(raw) - 2, -1, -1):
         if raw[i].unit is None and raw[i + 1].unit is not None and chained[i + 1]:
             raw[i].unit = raw[i + 1].unit
@@ -189,6 +245,9 @@ def find_figures(text: str, header: str | None = None) -> list[Figure]:
         if unit is None and not (n.frac and metric):
             continue
         value = float(n.num.replace(",", "") + n.frac)
-        out.append(Figure(value=-value if n.sign in ("-", "−") else value, text=n.written, unit=unit,
-                          metric=metric, start=n.start))
+        out.append(
+            Figure(
+                value=-value if n.sign in ("-", "−") else value, text=n.written, unit=unit, metric=metric, start=n.start
+            )
+        )
     return out

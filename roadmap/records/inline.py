@@ -2,6 +2,7 @@
 
 Struck-through text (`~~old~~`) is dropped: it is history, never read as a current claim.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -11,11 +12,11 @@ from markdown_it.token import Token
 
 @dataclass
 class Inline:
-    text: str                                   # markup removed, struck text removed, breaks as spaces
-    code: list[tuple[int, int, str]] = field(default_factory=list)   # (start, end, content) of code spans in text
+    text: str  # markup removed, struck text removed, breaks as spaces
+    code: list[tuple[int, int, str]] = field(default_factory=list)  # (start, end, content) of code spans in text
     links: list[tuple[int, int, str]] = field(default_factory=list)  # (start, end, href) of link text in text
-    struck: bool = False                        # some text was struck through
-    visible: bool = False                       # some non-struck, non-blank content exists
+    struck: bool = False  # some text was struck through
+    visible: bool = False  # some non-struck, non-blank content exists
 
 
 _BREAKS = {"softbreak", "hardbreak"}

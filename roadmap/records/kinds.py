@@ -8,6 +8,7 @@ append-only or newest last/first, its name says so, or it is a dated entry in a 
 says how to work (skills/, workflows/, rules/ folders, AGENTS.md, CONTRIBUTING.md, *-guide.md). Anything else is
 `current`. Config `kinds` overrides all of this.
 """
+
 from __future__ import annotations
 
 import posixpath
@@ -21,47 +22,118 @@ from roadmap.records.state_words import leading_state
 if TYPE_CHECKING:
     from roadmap.config import Config
 
-_MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
-                                       "dec"), 1)}
+_MONTHS = {
+    m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)
+}
 _MON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-_LEAD_DATE = re.compile(rf"^\W{{0,6}}(?:({ISO_DATE})|(\d{{1,2}})\s+({_MON})\s+(\d{{4}})|({_MON})\s+(\d{{1,2}}),?\s+(\d{{4}})"
-                        r"|(20\d\d)(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?:\d{4})?\b)", re.I)
+_LEAD_DATE = re.compile(
+    rf"^\W{{0,6}}(?:({ISO_DATE})|(\d{{1,2}})\s+({_MON})\s+(\d{{4}})|({_MON})\s+(\d{{1,2}}),?\s+(\d{{4}})"
+    r"|(20\d\d)(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?:\d{4})?\b)",
+    re.I,
+)
 # Titles (and file names) of logs: the log word ends the title's main part ("State log (append; newest last)",
 # "Parity ledger"), as a noun ("Agent Log Formatting Instructions" and "How we log" are not logs).
-_LOG_TITLE = re.compile(r"(?<!\bwe )(?<!\bto )(?<!\byou )(?<!\bhow )\b(?:log|logs|journal|ledger|diary|changelog|"
-                        r"worklog|history|timeline)$|\bappend[- ]only\b|\(append\b", re.I)
+_LOG_TITLE = re.compile(
+    r"(?<!\bwe )(?<!\bto )(?<!\byou )(?<!\bhow )\b(?:log|logs|journal|ledger|diary|changelog|"
+    r"worklog|history|timeline)$|\bappend[- ]only\b|\(append\b",
+    re.I,
+)
 _TITLE_MAIN = re.compile(r"\s+[—–-]\s+|:\s|\s*\(|\s*\[")
 # A preamble that says this record is append-only (at the start of a clause: "the append-only ledger" is another one).
-_LOG_PREAMBLE = re.compile(r"(?:^|[.;:,!]\s+|\()\s*(?:append[- ]only\b|append;|(?:the )?newest (?:entr(?:y|ies) )?"
-                           r"(?:last|first|at the (?:top|bottom)|on top)\b|oldest first\b|reverse[- ]chronological\b)"
-                           r"|\bthis (?:file|log|document|doc|page|record|ledger|journal) is (?:an? )?append[- ]only\b"
-                           r"|\b(?:add|append) (?:new )?entries (?:at|to) the (?:top|bottom|end)\b", re.I)
-NEWEST_FIRST = re.compile(r"\bnewest (?:entr(?:y|ies) )?(?:first|at the top|on top)\b|\breverse[- ]chronological\b",
-                           re.I)
-_LOG_NAME = re.compile(r"(?:^|[-_.])(?:change-?log|work-?log|log|logs|journal|ledger|diary|history|timeline)"
-                       r"(?:[-_.]|$)", re.I)
-_LOG_DIRS = frozenset({"log", "logs", "journal", "journals", "history", "checkpoints", "handoffs", "sessions",
-                       "standups", "daily", "sync", "worklog"})
-_CLOSED_DIRS = frozenset({"completed", "complete", "done", "closed", "archive", "archived", "archives", ".archive",
-                          "old", "legacy", "deprecated", "attic", "retired", "obsolete", "superseded", "history"})
+_LOG_PREAMBLE = re.compile(
+    r"(?:^|[.;:,!]\s+|\()\s*(?:append[- ]only\b|append;|(?:the )?newest (?:entr(?:y|ies) )?"
+    r"(?:last|first|at the (?:top|bottom)|on top)\b|oldest first\b|reverse[- ]chronological\b)"
+    r"|\bthis (?:file|log|document|doc|page|record|ledger|journal) is (?:an? )?append[- ]only\b"
+    r"|\b(?:add|append) (?:new )?entries (?:at|to) the (?:top|bottom|end)\b",
+    re.I,
+)
+NEWEST_FIRST = re.compile(
+    r"\bnewest (?:entr(?:y|ies) )?(?:first|at the top|on top)\b|\breverse[- ]chronological\b", re.I
+)
+_LOG_NAME = re.compile(
+    r"(?:^|[-_.])(?:change-?log|work-?log|log|logs|journal|ledger|diary|history|timeline)"
+    r"(?:[-_.]|$)",
+    re.I,
+)
+_LOG_DIRS = frozenset(
+    {
+        "log",
+        "logs",
+        "journal",
+        "journals",
+        "history",
+        "checkpoints",
+        "handoffs",
+        "sessions",
+        "standups",
+        "daily",
+        "sync",
+        "worklog",
+    }
+)
+_CLOSED_DIRS = frozenset(
+    {
+        "completed",
+        "complete",
+        "done",
+        "closed",
+        "archive",
+        "archived",
+        "archives",
+        ".archive",
+        "old",
+        "legacy",
+        "deprecated",
+        "attic",
+        "retired",
+        "obsolete",
+        "superseded",
+        "history",
+    }
+)
 _TEMPLATE_DIRS = frozenset({"template", "templates", "_templates", ".templates"})
 # How-to records: their imperatives are instructions ("2. Run the tests"), not work that can land.
-_PROCESS_DIRS = frozenset({"skills", "workflows", "rules", "guides", "setup-guides", "playbooks", "runbooks", "howto",
-                           "how-to", "conventions", "codestyles", "protocols", "processes", "prompts"})
+_PROCESS_DIRS = frozenset(
+    {
+        "skills",
+        "workflows",
+        "rules",
+        "guides",
+        "setup-guides",
+        "playbooks",
+        "runbooks",
+        "howto",
+        "how-to",
+        "conventions",
+        "codestyles",
+        "protocols",
+        "processes",
+        "prompts",
+    }
+)
 # Reports are snapshots: what one was written to say on its date (its "next steps" included) nobody keeps current.
 _REPORT_DIRS = frozenset({"reports", "handoffs", "handovers", "reviews", "retros"})
-_PROCESS_NAME = re.compile(r"^(?:skill|agents|claude|gemini|copilot-instructions|contributing|workflow|protocols?|"
-                           r"process|conventions|guidelines|styleguide|style-guide|runbook|playbook|onboarding|"
-                           r"discipline)$|(?:^|[-_])(?:guide|guidelines|protocol|runbook|playbook|how-?to|prompts?)$", re.I)
-_CLOSED_TITLE = re.compile(r"^\s*[\[(](?:done|closed|complete[d]?|archived|superseded|obsolete)[\])]|"
-                           r"[\[(](?:done|closed|complete[d]?|archived|superseded|obsolete)[\])]\s*$|"
-                           r"\b(?:completion (?:summar(?:y|ies)|reports?)|retrospectives?|post-?mortems?)\b", re.I)
+_PROCESS_NAME = re.compile(
+    r"^(?:skill|agents|claude|gemini|copilot-instructions|contributing|workflow|protocols?|"
+    r"process|conventions|guidelines|styleguide|style-guide|runbook|playbook|onboarding|"
+    r"discipline)$|(?:^|[-_])(?:guide|guidelines|protocol|runbook|playbook|how-?to|prompts?)$",
+    re.I,
+)
+_CLOSED_TITLE = re.compile(
+    r"^\s*[\[(](?:done|closed|complete[d]?|archived|superseded|obsolete)[\])]|"
+    r"[\[(](?:done|closed|complete[d]?|archived|superseded|obsolete)[\])]\s*$|"
+    r"\b(?:completion (?:summar(?:y|ies)|reports?)|retrospectives?|post-?mortems?)\b",
+    re.I,
+)
 _STATUS_LINE = re.compile(r"^\W{0,4}(?:status|state)\W{0,4}[:=—–-]\s*(.*)$", re.I | re.S)
 _FRONT_STATUS = re.compile(r"^\s*(?:status|state)\s*:\s*['\"]?([^'\"#\n]*)", re.I)
 
 # Sections of a log that list what is live now.
-LIVE_SECTION = re.compile(r"\b(?:active|open|current|live|in[- ]flight|held|outstanding)\b.*\b(?:claims?|work|items?|"
-                           r"tasks?|rows?|hand-?offs?|owners?)\b|^(?:claims?|hand-?off queue)$", re.I)
+LIVE_SECTION = re.compile(
+    r"\b(?:active|open|current|live|in[- ]flight|held|outstanding)\b.*\b(?:claims?|work|items?|"
+    r"tasks?|rows?|hand-?offs?|owners?)\b|^(?:claims?|hand-?off queue)$",
+    re.I,
+)
 _NUMBERING = re.compile(r"^[\s#*_`>\[\]()]*(?:§\s*)?(?:\d+(?:\.\d+)*[.)]?|[A-Z][.)])?\s*")
 
 
@@ -89,8 +161,7 @@ def title_of(text: str) -> str:
     return _NUMBERING.sub("", text, count=1).strip(" *_`:").strip()
 
 
-def file_kind(path: str, blocks: list[Block], lines: list[str],
-              config: "Config") -> tuple[str, str, Block | None]:
+def file_kind(path: str, blocks: list[Block], lines: list[str], config: "Config") -> tuple[str, str, Block | None]:
     """(kind, why, the file's own status line block when that line decided the kind)."""
     configured = config.kind_of(path)
     if configured:
@@ -106,8 +177,13 @@ def file_kind(path: str, blocks: list[Block], lines: list[str],
     if front and leading_state(front, config.state_set) in closed_states:
         return "closed", f"its front matter says status: {front.strip()[:40]}", None
     title = next((b for b in blocks if b.kind == "heading"), None)
-    preamble = [b for b in blocks if not any(h.level >= 2 for h in b.headings) and b.kind != "heading"
-                and not (b.kind == "heading" and b.heading is not None and b.heading.level >= 2)][:12]
+    preamble = [
+        b
+        for b in blocks
+        if not any(h.level >= 2 for h in b.headings)
+        and b.kind != "heading"
+        and not (b.kind == "heading" and b.heading is not None and b.heading.level >= 2)
+    ][:12]
     status = _status_block(preamble, blocks)
     if status is not None:
         state = leading_state(_status_value(status.inline.text), config.state_set)
@@ -117,8 +193,11 @@ def file_kind(path: str, blocks: list[Block], lines: list[str],
     if title_text and _CLOSED_TITLE.search(title_text):
         return "closed", f"its title says the work is finished ('{title_text[:60]}')", None
     main = _TITLE_MAIN.split(title_text, maxsplit=1)[0].strip(" *_`.") if title_text else ""
-    if title_text and (_LOG_TITLE.search(main) or _LOG_TITLE.search(title_text) and "append" in title_text.lower()) \
-            and not LIVE_SECTION.search(title_text):
+    if (
+        title_text
+        and (_LOG_TITLE.search(main) or _LOG_TITLE.search(title_text) and "append" in title_text.lower())
+        and not LIVE_SECTION.search(title_text)
+    ):
         return "log", f"its title says it is a log ('{title_text[:60]}')", None
     for b in preamble:
         if b.kind == "paragraph" and _LOG_PREAMBLE.search(b.inline.text):
@@ -127,8 +206,11 @@ def file_kind(path: str, blocks: list[Block], lines: list[str],
         return "log", f"its name says it is a log ({parts[-1]})", None
     if (_REPORT_DIRS & set(dirs) or _REPORT_WORD.search(path)) and (_DATE_IN_NAME.search(path) or _dated(preamble)):
         return "closed", f"a dated report in {'/'.join(parts[:-1])}/: a snapshot of its day", None
-    if _LOG_DIRS & set(dirs) and (leading_date(stem.replace("_", "-")) or _dated(preamble)) and \
-            not _INDEX_NAME.match(stem):
+    if (
+        _LOG_DIRS & set(dirs)
+        and (leading_date(stem.replace("_", "-")) or _dated(preamble))
+        and not _INDEX_NAME.match(stem)
+    ):
         return "log", f"a dated entry of {'/'.join(parts[:-1])}/", None
     if _PROCESS_DIRS & set(dirs) or _PROCESS_NAME.search(stem):
         return "process", f"a how-to record ({parts[-1]}): its imperatives are instructions", None
@@ -136,10 +218,12 @@ def file_kind(path: str, blocks: list[Block], lines: list[str],
 
 
 _DATE_IN_NAME = re.compile(r"(?<!\d)(?:20\d{2}-?[01]\d-?[0-3]\d|\d{2}[01]\d[0-3]\d)(?!\d)")
-_REPORT_WORD = re.compile(r"(?:^|[/_.-])(?:reports?|handoffs?|handovers?|reviews?|retros?)(?=$|[/_.-])",
-                          re.I)
+_REPORT_WORD = re.compile(r"(?:^|[/_.-])(?:reports?|handoffs?|handovers?|reviews?|retros?)(?=$|[/_.-])", re.I)
 _INDEX_NAME = re.compile(r"^(?:readme|index|agents|claude)$", re.I)
-_DATE_LINE = re.compile(r"(?:^|\s)\W{0,4}(?:[A-Za-z]+\s)?(?:date|created|written|generated|when)\W{0,4}[:=—–-]\s*\**\s*\d{4}-\d{2}-\d{2}", re.I)
+_DATE_LINE = re.compile(
+    r"(?:^|\s)\W{0,4}(?:[A-Za-z]+\s)?(?:date|created|written|generated|when)\W{0,4}[:=—–-]\s*\**\s*\d{4}-\d{2}-\d{2}",
+    re.I,
+)
 
 
 def _dated(preamble: list[Block]) -> bool:

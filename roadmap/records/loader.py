@@ -1,4 +1,5 @@
 """Load every record file of a tree (working tree or `--at REV`) and index where ids are defined."""
+
 from __future__ import annotations
 
 import gc
@@ -30,15 +31,21 @@ _KIND_RANK = {"cell": 0, "heading": 1, "item": 2, "paragraph": 3}
 
 def record_paths(files: Iterable[str], config: Config) -> list[str]:
     """The repo-relative paths the `records` globs select, minus `exclude`, sorted."""
-    return sorted(p for p in files
-                  if any(glob_match(g, p) for g in config.records) and not any(glob_match(g, p) for g in config.exclude))
+    return sorted(
+        p
+        for p in files
+        if any(glob_match(g, p) for g in config.records) and not any(glob_match(g, p) for g in config.exclude)
+    )
 
 
 def load_records(tree: Files, config: Config, cache_dir: str | Path | None = None) -> list[RecordFile]:
     """Every record file of `tree`, parsed. With `cache_dir` (the directory holding `.roadmap_cache/`),
     parses are looked up by content first and stored after: unchanged files are not parsed again."""
-    cache = (record_cache.RecordCache(cache_dir, config)
-             if cache_dir is not None and record_cache.parser_fingerprint() else None)
+    cache = (
+        record_cache.RecordCache(cache_dir, config)
+        if cache_dir is not None and record_cache.parser_fingerprint()
+        else None
+    )
     out: list[RecordFile] = []
     with gc_paused():
         _load(tree, config, cache, out)
@@ -62,7 +69,7 @@ def gc_paused() -> Iterator[None]:
 
 
 def _load(tree: Files, config: Config, cache: record_cache.RecordCache | None, out: list[RecordFile]) -> None:
-    todo: list[tuple[int, Item]] = []            # parsed below, together: the misses of a cold run run in parallel
+    todo: list[tuple[int, Item]] = []  # parsed below, together: the misses of a cold run run in parallel
     for path in record_paths(tree.files, config):
         data = tree.read_bytes(path)
         if data is None:
@@ -72,7 +79,7 @@ def _load(tree: Files, config: Config, cache: record_cache.RecordCache | None, o
         rf = cache.get(key, path) if cache is not None else None
         if rf is None:
             todo.append((len(out), (path, data, key)))
-            rf = RecordFile(path=path, text="")      # a place held for the parse below
+            rf = RecordFile(path=path, text="")  # a place held for the parse below
         out.append(rf)
     for (i, _), rf in zip(todo, parse_many([item for _, item in todo], config, cache)):
         out[i] = rf
@@ -82,12 +89,18 @@ def _unread(path: str, skip: Skip | None) -> Problem:
     if skip is None:
         return Problem(path, 1, "record could not be read")
     if skip.kind == "outside":
-        return Problem(path, 1, f"record not read: {skip.reason} (roadmap never reads outside the repository). "
-                                "Replace the link with the file, or exclude it from the `records` globs", "info")
+        return Problem(
+            path,
+            1,
+            f"record not read: {skip.reason} (roadmap never reads outside the repository). "
+            "Replace the link with the file, or exclude it from the `records` globs",
+            "info",
+        )
     if skip.kind == "special":
         return Problem(path, 1, f"record not read: {skip.reason}. Exclude it from the `records` globs", "info")
-    return Problem(path, 1, f"record not read: {skip.reason}. Split the file, or raise `max_file_bytes` in "
-                            "[tool.roadmap]")
+    return Problem(
+        path, 1, f"record not read: {skip.reason}. Split the file, or raise `max_file_bytes` in [tool.roadmap]"
+    )
 
 
 def defined_ids(records: list[RecordFile], config: Config | None = None) -> dict[str, Statement]:
@@ -107,7 +120,10 @@ def defined_ids(records: list[RecordFile], config: Config | None = None) -> dict
     out = {k: v[1] for k, v in best.items()}
     for rf in records:
         stem = posixpath.splitext(posixpath.basename(rf.path))[0]
-        if stem not in out and rf.statements and any(
-                stem in st.mentions.claims or stem in st.mentions.ids for st in rf.statements[:3]):
+        if (
+            stem not in out
+            and rf.statements
+            and any(stem in st.mentions.claims or stem in st.mentions.ids for st in rf.statements[:3])
+        ):
             out[stem] = rf.statements[0]
     return dict(sorted(out.items()))

@@ -1,4 +1,5 @@
 """What a statement names: ids, claims, code symbols, env vars, shas, dates, figures, paths, evidence."""
+
 from __future__ import annotations
 
 import re
@@ -25,8 +26,11 @@ def ids_in(text: str, config: "Config") -> tuple[list[tuple[int, int, str]], lis
     if config.hyphenated_ids and _HYPHEN_TOKEN.search(text) is None:
         return [], []  # the default patterns need "X-Y"; most statements have none
     claims = [(m.start(), m.end(), m.group(0)) for m in config.claim_re.finditer(text)]
-    ids = [(m.start(), m.end(), m.group(0)) for m in config.id_re.finditer(text)
-           if m.group(0) not in config.state_set and not config.claim_re.fullmatch(m.group(0))]
+    ids = [
+        (m.start(), m.end(), m.group(0))
+        for m in config.id_re.finditer(text)
+        if m.group(0) not in config.state_set and not config.claim_re.fullmatch(m.group(0))
+    ]
     return ids, claims
 
 
@@ -38,11 +42,16 @@ def _classify_code(content: str, config: "Config") -> tuple[str, str] | None:
     env = P.FULL_ENV_RE.match(c)
     if env:
         return ("env", env.group(1))
-    if (P.FULL_SHA_RE.match(c) or config.id_re.fullmatch(c) or config.claim_re.fullmatch(c)
-            or P.DATE_RE.fullmatch(c) or is_figure(c)):
+    if (
+        P.FULL_SHA_RE.match(c)
+        or config.id_re.fullmatch(c)
+        or config.claim_re.fullmatch(c)
+        or P.DATE_RE.fullmatch(c)
+        or is_figure(c)
+    ):
         return None
     refs, _ = find_paths(c, [], [])
-    if refs and refs[0].text == c.rstrip(".,;:!?"):   # `src/x.py.`: a path and the sentence's full stop
+    if refs and refs[0].text == c.rstrip(".,;:!?"):  # `src/x.py.`: a path and the sentence's full stop
         return None
     if c.endswith("()"):
         c = c[:-2]
@@ -84,7 +93,7 @@ def extract(inline: Inline, config: "Config", record_path: str, header: str | No
         if ref is not None:
             if ref.line is not None:
                 symbol = link_symbol(text, s, e, inline.code)
-                if symbol and symbol != ref.path.rsplit("/", 1)[-1].split(".", 1)[0]:   # not the file's own name
+                if symbol and symbol != ref.path.rsplit("/", 1)[-1].split(".", 1)[0]:  # not the file's own name
                     ref = replace(ref, symbol=symbol)
             paths.append(ref)
             link_spans.append((s, e))
@@ -103,7 +112,7 @@ def extract(inline: Inline, config: "Config", record_path: str, header: str | No
     root = config.evidence.root.strip("/") + "/"
     for ref in paths:
         if ref.path.startswith(root):
-            evidence.append((0, 0, ref.path[len(root):].split("/", 1)[0]))
+            evidence.append((0, 0, ref.path[len(root) :].split("/", 1)[0]))
     envs = []
     if "_" in masked or "=" in masked:
         envs = [(m.start(), m.end(), m.group(1) or m.group(2)) for m in P.ENV_RE.finditer(masked)]

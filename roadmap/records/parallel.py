@@ -7,6 +7,7 @@ as a pickle on stdin, parses it, stores those entries in the records cache itsel
 back as a pickle on stdout, while this process parses the rest. The pickles pass only between these two
 processes of ours; anything going wrong with the second one falls back to parsing its share here.
 """
+
 from __future__ import annotations
 
 import gc
@@ -25,8 +26,8 @@ if TYPE_CHECKING:
     from roadmap.config import Config
     from roadmap.records.model import RecordFile
 
-MIN_PARALLEL_BYTES = 2 << 20   # below this, starting a process costs about what it would save
-WORKER_SHARE = 0.48            # of the bytes: a little under half, since the worker starts later
+MIN_PARALLEL_BYTES = 2 << 20  # below this, starting a process costs about what it would save
+WORKER_SHARE = 0.48  # of the bytes: a little under half, since the worker starts later
 
 Item = tuple[str, bytes, str]  # (path, bytes, cache key)
 
@@ -72,10 +73,15 @@ class _Worker:
         try:
             payload = pickle.dumps((items, config, cache), protocol=pickle.HIGHEST_PROTOCOL)
             env = dict(os.environ)
-            here = str(Path(__file__).resolve().parents[2])     # the directory holding the roadmap package
+            here = str(Path(__file__).resolve().parents[2])  # the directory holding the roadmap package
             env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH", "")) if p)
-            self.proc = subprocess.Popen([sys.executable, "-m", "roadmap.records.parallel"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "roadmap.records.parallel"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=env,
+            )
         except (OSError, pickle.PicklingError, TypeError, AttributeError):
             return
         self.feeder = threading.Thread(target=self._feed, args=(payload,), daemon=True)
@@ -125,7 +131,7 @@ def _parse_share(items: list[Item], config: "Config", cache: RecordCache | None)
 
 def _serve() -> None:
     """The worker: a pickled (items, config, cache) on stdin, a pickled (records, entries written) on stdout."""
-    gc.disable()       # a short-lived parser of acyclic objects: see gc_paused in roadmap/records/loader.py
+    gc.disable()  # a short-lived parser of acyclic objects: see gc_paused in roadmap/records/loader.py
     items, config, cache = pickle.loads(sys.stdin.buffer.read())
     before = cache.stats["written"] if cache is not None else 0
     records = _parse_share(items, config, cache)

@@ -1,4 +1,5 @@
 """One record file (bytes) -> RecordFile: statements with line spans, mentions, directive/historical, as-of."""
+
 from __future__ import annotations
 
 import re
@@ -18,7 +19,7 @@ from roadmap.records.suppressions import scan
 if TYPE_CHECKING:
     from roadmap.config import Config
 
-_OPEN_BOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")   # "- [ ] follow-up": still open under a finished item
+_OPEN_BOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")  # "- [ ] follow-up": still open under a finished item
 _DATE_COLUMN = re.compile(r"^(?:as[ -]of|(?:last[ -])?updated|date|checkpoint|base(?:[ -]commit)?|since)$", re.I)
 _CLASSIFIERS: dict[int, tuple["Config", Classifier]] = {}
 
@@ -61,8 +62,8 @@ class _Builder:
         self.config = config
         self.cls = classifier_for(config)
         self.front_as_of = front_as_of
-        self.item_rows: dict[int, str | None] = {}   # id(item block) -> its row id, for nested items
-        self.item_history: dict[int, bool] = {}      # id(item block) -> historical, for nested items
+        self.item_rows: dict[int, str | None] = {}  # id(item block) -> its row id, for nested items
+        self.item_history: dict[int, bool] = {}  # id(item block) -> historical, for nested items
         self.struct = structure.Structure()
 
     def build(self, blocks: list[Block]) -> None:
@@ -116,13 +117,18 @@ class _Builder:
         text, raw = self._capped(b.line, "statement", inl.text.strip(), b.raw)
         inl = Inline(text=text, code=inl.code, links=inl.links, struck=inl.struck, visible=inl.visible)
         sections = tuple(h.title for h in b.headings)
-        verdict = self.cls.classify(text, b.kind, None, sections, all_struck=inl.struck and not inl.visible,
-                                    struck=inl.struck)
+        verdict = self.cls.classify(
+            text, b.kind, None, sections, all_struck=inl.struck and not inl.visible, struck=inl.struck
+        )
         if self.struct.kind == "process" and verdict.directive:
-            verdict = Verdict(False, verdict.historical, None)   # an instruction of a how-to, not work
+            verdict = Verdict(False, verdict.historical, None)  # an instruction of a how-to, not work
         why = self._history(b) or ("" if verdict.directive else self.struct.unless_asked.get(id(b), ""))
-        if why or (b.parent is not None and self.item_history.get(id(b.parent)) and not _OPEN_BOX.match(b.raw)
-                   and not structure.HANDOFF.search(text)):
+        if why or (
+            b.parent is not None
+            and self.item_history.get(id(b.parent))
+            and not _OPEN_BOX.match(b.raw)
+            and not structure.HANDOFF.search(text)
+        ):
             why = why or "under a finished or historical item"
             verdict = Verdict(False, True, None)
         if b.kind == "item":
@@ -139,15 +145,29 @@ class _Builder:
         if b.kind == "item":
             self.item_rows[id(b)] = row_id
         own = as_of_in(text, leading_date=True)
-        self.rf.statements.append(Statement(
-            path=self.rf.path, line=b.line, end_line=b.end_line, kind=b.kind, text=text, raw=raw,
-            section=sections, row_id=row_id, item_number=b.item_number,
-            mentions=self._placed(extract(inl, self.config, self.rf.path),
-                                  [(n, 0, len(self.lines[n - 1])) for n in range(b.line, b.end_line + 1)
-                                   if n <= len(self.lines)]),
-            directive=verdict.directive,
-            historical=verdict.historical, as_of=self._resolve_as_of(own, b.headings), defines=defines,
-            directive_text=verdict.directive_text, history=why))
+        self.rf.statements.append(
+            Statement(
+                path=self.rf.path,
+                line=b.line,
+                end_line=b.end_line,
+                kind=b.kind,
+                text=text,
+                raw=raw,
+                section=sections,
+                row_id=row_id,
+                item_number=b.item_number,
+                mentions=self._placed(
+                    extract(inl, self.config, self.rf.path),
+                    [(n, 0, len(self.lines[n - 1])) for n in range(b.line, b.end_line + 1) if n <= len(self.lines)],
+                ),
+                directive=verdict.directive,
+                historical=verdict.historical,
+                as_of=self._resolve_as_of(own, b.headings),
+                defines=defines,
+                directive_text=verdict.directive_text,
+                history=why,
+            )
+        )
 
     def _table(self, b: Block) -> None:
         tb = b.table
@@ -166,23 +186,36 @@ class _Builder:
         state_col = next((k for k, h in enumerate(tb.headers) if h.strip().lower() in state_cols), None)
         work_col = None
         if state_col is not None and not any(self.cls.is_directive_column(h) for h in tb.headers):
-            work_col = next((k for k, h in enumerate(tb.headers) if k not in id_cols and k != state_col
-                             and WORK_COLUMN.search(h)), None)
+            work_col = next(
+                (k for k, h in enumerate(tb.headers) if k not in id_cols and k != state_col and WORK_COLUMN.search(h)),
+                None,
+            )
         for index, (line, cells) in enumerate(tb.rows):
             row_id, define_col = self._row_id(tb.headers, cells, id_cols)
-            row_as_of = next((a for k in date_cols if k < len(cells)
-                              for a in [_cell_as_of(cells[k].inline.text)] if a), None)
-            open_row = (work_col is not None and state_col is not None and state_col < len(cells)
-                        and self.cls.is_open_state(cells[state_col].inline.text))
+            row_as_of = next(
+                (a for k in date_cols if k < len(cells) for a in [_cell_as_of(cells[k].inline.text)] if a), None
+            )
+            open_row = (
+                work_col is not None
+                and state_col is not None
+                and state_col < len(cells)
+                and self.cls.is_open_state(cells[state_col].inline.text)
+            )
             stmts = []
-            spans: list[tuple[int, int]] | None = None     # the row's cell spans, split only when a cell has a path
+            spans: list[tuple[int, int]] | None = None  # the row's cell spans, split only when a cell has a path
             for k, cell in enumerate(cells):
                 header = tb.headers[k] if k < len(tb.headers) else ""
                 text, raw = self._capped(line, f"cell `{header}`", cell.inline.text.strip(), cell.raw)
-                inl = Inline(text=text, code=cell.inline.code, links=cell.inline.links, struck=cell.inline.struck,
-                             visible=cell.inline.visible)
-                verdict = self.cls.classify(text, "cell", header, sections,
-                                            all_struck=inl.struck and not inl.visible, struck=inl.struck)
+                inl = Inline(
+                    text=text,
+                    code=cell.inline.code,
+                    links=cell.inline.links,
+                    struck=cell.inline.struck,
+                    visible=cell.inline.visible,
+                )
+                verdict = self.cls.classify(
+                    text, "cell", header, sections, all_struck=inl.struck and not inl.visible, struck=inl.struck
+                )
                 if open_row and k == work_col and not verdict.historical and text:
                     verdict = Verdict(True, False, text)
                 if self.struct.kind == "process" and verdict.directive:
@@ -197,18 +230,38 @@ class _Builder:
                         spans = cell_spans(self.lines[line - 1]) if line <= len(self.lines) else []
                     mentions = self._placed(mentions, [(line, *spans[k])] if k < len(spans) else [])
                 st = Statement(
-                    path=self.rf.path, line=line, end_line=line, kind="cell", text=text, raw=raw, section=sections,
-                    row_id=row_id or section_row, column=header, table_row=index,
+                    path=self.rf.path,
+                    line=line,
+                    end_line=line,
+                    kind="cell",
+                    text=text,
+                    raw=raw,
+                    section=sections,
+                    row_id=row_id or section_row,
+                    column=header,
+                    table_row=index,
                     mentions=mentions,
                     directive=verdict.directive,
-                    historical=verdict.historical, as_of=self._resolve_as_of(own, b.headings, row_as_of),
-                    defines=row_id if k == define_col else None, directive_text=verdict.directive_text,
-                    history=why_cell)
+                    historical=verdict.historical,
+                    as_of=self._resolve_as_of(own, b.headings, row_as_of),
+                    defines=row_id if k == define_col else None,
+                    directive_text=verdict.directive_text,
+                    history=why_cell,
+                )
                 stmts.append(st)
                 self.rf.statements.append(st)
             rows.append(tuple(stmts))
-        self.rf.tables.append(Table(path=self.rf.path, line=b.line, end_line=b.end_line, section=sections,
-                                    headers=tuple(tb.headers), rows=tuple(rows), id_column=id_col))
+        self.rf.tables.append(
+            Table(
+                path=self.rf.path,
+                line=b.line,
+                end_line=b.end_line,
+                section=sections,
+                headers=tuple(tb.headers),
+                rows=tuple(rows),
+                id_column=id_col,
+            )
+        )
 
     def _row_id(self, headers: list[str], cells: list[Cell], id_cols: list[int]) -> tuple[str | None, int | None]:
         """(row id, index of the cell that defines it): the first id in an id-named column (ID/Row/Key/...),
@@ -245,7 +298,7 @@ class _Builder:
         longest = max(len(text), len(raw))
         if longest > source.MAX_TEXT:
             self.rf.problems.append(source.cap_problem(self.rf.path, line, what, longest))
-        return text[:source.MAX_TEXT], raw[:source.MAX_TEXT]
+        return text[: source.MAX_TEXT], raw[: source.MAX_TEXT]
 
 
 def _first_id(text: str, config: "Config", leading: bool) -> str | None:

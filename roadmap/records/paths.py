@@ -3,6 +3,7 @@
 Text references are repo-relative as written; markdown link targets are relative to the record file (markdown's
 own rule), so they are resolved against the record's directory.
 """
+
 from __future__ import annotations
 
 import posixpath
@@ -12,16 +13,39 @@ from urllib.parse import unquote
 from roadmap.records.model import PathRef
 
 # Extensions a bare name without a slash must carry to be read as a file (a slash path needs any extension).
-_EXTS = ("md|mdx|rst|txt|py|pyi|ipynb|cpp|cc|cxx|c|h|hpp|hh|cu|cuh|rs|go|java|kt|ts|tsx|js|jsx|json|jsonl|yaml|yml|"
-         "toml|sh|bash|cfg|ini|csv|tsv|html|css|cmake|proto|sql|lock|safetensors|gguf|png|svg|pdf|jpg|log|ptx|mlir")
-_DIR_ROOTS = {"src", "docs", "tests", "test", "engine", "roadmap", "agents", "tools", "include", "lib", "scripts",
-              "specs", "bench", "benchmarks", "csrc", "vllm", "configs", "examples", "python", "kernels"}
+_EXTS = (
+    "md|mdx|rst|txt|py|pyi|ipynb|cpp|cc|cxx|c|h|hpp|hh|cu|cuh|rs|go|java|kt|ts|tsx|js|jsx|json|jsonl|yaml|yml|"
+    "toml|sh|bash|cfg|ini|csv|tsv|html|css|cmake|proto|sql|lock|safetensors|gguf|png|svg|pdf|jpg|log|ptx|mlir"
+)
+_DIR_ROOTS = {
+    "src",
+    "docs",
+    "tests",
+    "test",
+    "engine",
+    "roadmap",
+    "agents",
+    "tools",
+    "include",
+    "lib",
+    "scripts",
+    "specs",
+    "bench",
+    "benchmarks",
+    "csrc",
+    "vllm",
+    "configs",
+    "examples",
+    "python",
+    "kernels",
+}
 # A path segment never ends with a dot: `See src/x.py.` names src/x.py (the dot ends the sentence).
 _SEG = r"[\w@+-](?:[\w.@+-]*[\w@+-])?"
 PATH_RE = re.compile(
     rf"(?<![\w/.:@#-])(?P<path>(?:\.{{1,2}}/)*(?:\.?{_SEG}/)+(?:{_SEG})?|{_SEG}\.(?:{_EXTS}))"
     r"(?P<loc>:L?(?P<l1>\d+)(?:[-–]L?(?P<l2>\d+))?|#L(?P<h1>\d+)(?:[-–]L?(?P<h2>\d+))?"
-    r"|::(?P<sym>[A-Za-z_]\w*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?)?(?![\w/])")
+    r"|::(?P<sym>[A-Za-z_]\w*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?)?(?![\w/])"
+)
 _DOT_EXT = re.compile(rf"\.(?:{_EXTS})(?![\w])")
 _HAS_EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,9}$")
 _DOMAIN = re.compile(r"^(?:www\.)?[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|ai|co|edu|gov|app|hf)$")
@@ -61,8 +85,9 @@ def _clean(path: str) -> str:
     return path.rstrip("/") or path
 
 
-def find_paths(text: str, code: list[tuple[int, int, str]], skip: list[tuple[int, int]]
-               ) -> tuple[list[PathRef], list[tuple[int, int]]]:
+def find_paths(
+    text: str, code: list[tuple[int, int, str]], skip: list[tuple[int, int]]
+) -> tuple[list[PathRef], list[tuple[int, int]]]:
     """Path refs written in `text` (not inside `skip` spans, e.g. link texts) and the spans they cover."""
     refs: list[PathRef] = []
     spans: list[tuple[int, int]] = []
@@ -78,9 +103,16 @@ def find_paths(text: str, code: list[tuple[int, int, str]], skip: list[tuple[int
         symbol = m.group("sym")
         if line and symbol is None:
             symbol = _symbol_beside(text, m.start(), m.end(), code)
-        refs.append(PathRef(path=_clean(path), line=int(line) if line else None,
-                            end_line=int(end) if end else (int(line) if line else None),
-                            symbol=symbol, text=m.group(0), form=form))
+        refs.append(
+            PathRef(
+                path=_clean(path),
+                line=int(line) if line else None,
+                end_line=int(end) if end else (int(line) if line else None),
+                symbol=symbol,
+                text=m.group(0),
+                form=form,
+            )
+        )
         spans.append((m.start(), m.end()))
     return refs, spans
 
@@ -97,10 +129,10 @@ def _symbol_beside(text: str, start: int, end: int, code: list[tuple[int, int, s
 
 def _symbol_before(text: str, start: int, code: list[tuple[int, int, str]]) -> tuple[str | None, bool]:
     # Walk back over "(", "in"/"at" and spaces, then take the identifier that ends there (no regex backtracking).
-    before = text[max(0, start - 120):start].rstrip().rstrip("([").rstrip()
+    before = text[max(0, start - 120) : start].rstrip().rstrip("([").rstrip()
     for word in (" in", " at"):
         if before.endswith(word):
-            before = before[:-len(word)].rstrip()
+            before = before[: -len(word)].rstrip()
     if before.endswith("()"):
         before = before[:-2]
     i = len(before)
@@ -108,13 +140,13 @@ def _symbol_before(text: str, start: int, code: list[tuple[int, int, str]]) -> t
         i -= 1
     sym = before[i:].strip(":.")
     if i > 0 and before[i - 1] in "-/$%…":
-        return None, False   # `-tp`, `--flag`, `a/b`, `702f4814…c276`: the tail of something else, not a symbol
+        return None, False  # `-tp`, `--flag`, `a/b`, `702f4814…c276`: the tail of something else, not a symbol
     if sym and (sym[0].isalpha() or sym[0] == "_") and _IDENT.fullmatch(sym) and _named(sym):
         abs_start = max(0, start - 120) + i
         abs_end = abs_start + len(sym)
         in_code = any(s <= abs_start and abs_end <= e for s, e, _ in code)
         if not in_code and any(s <= abs_start < e for s, e, _ in code):
-            return None, False   # `static_assert`s: a code span with a word's ending glued on
+            return None, False  # `static_assert`s: a code span with a word's ending glued on
         if _codeish(sym, in_code):
             return sym, in_code
     return None, False
@@ -136,12 +168,16 @@ def _symbol_after(text: str, end: int, code: list[tuple[int, int, str]]) -> str 
 
 
 # `class Platform`, `fn shift`: the declaration keyword is not the symbol.
-_DECL = re.compile(r"^(?:(?:pub(?:\(crate\))?|static|inline|virtual|const|async|export)\s+)*"
-                   r"(?:class|struct|enum|union|fn|def|func|function|type|trait|impl|interface|namespace|macro)\s+")
+_DECL = re.compile(
+    r"^(?:(?:pub(?:\(crate\))?|static|inline|virtual|const|async|export)\s+)*"
+    r"(?:class|struct|enum|union|fn|def|func|function|type|trait|impl|interface|namespace|macro)\s+"
+)
 # Literals and keywords are not symbols one can find again: `false` (cuda.cpp:37).
-_NOT_NAMES = frozenset("""true false null nullptr none None True False NULL self this return static const void int
+_NOT_NAMES = frozenset(
+    """true false null nullptr none None True False NULL self this return static const void int
 auto bool char float double class struct enum def fn if else for while typeid sizeof decltype alignof new delete
-operator template typename""".split())
+operator template typename""".split()
+)
 
 
 def _named(sym: str) -> bool:
@@ -156,10 +192,10 @@ def link_symbol(text: str, start: int, end: int, code: list[tuple[int, int, str]
     Not a symbol beside it: cells of links (`[ops.h:518](...), [ops.cpp:1466](...)`) sit between other names."""
     inner = [c for s, e, c in code if start <= s and e <= end]
     if len(inner) != 1:
-        return None      # plain link text (`[the loop](a.rs#L5)`, `[dtype.cpp](dtype.cpp#L32)`) names no symbol
+        return None  # plain link text (`[the loop](a.rs#L5)`, `[dtype.cpp](dtype.cpp#L32)`) names no symbol
     label = re.sub(r"\(.*\)$", "", _DECL.sub("", inner[0].strip())).strip()
     if _DOT_EXT.search(label):
-        return None      # a file name in code (`dtype.cpp`), not a symbol in it
+        return None  # a file name in code (`dtype.cpp`), not a symbol in it
     if _IDENT.fullmatch(label) and _named(label) and _codeish(label, True):
         return label
     return None
@@ -181,5 +217,4 @@ def link_ref(href: str, link_text: str, record_path: str) -> PathRef | None:
     fm = _FRAGMENT.match(frag)
     line = int(fm.group(1)) if fm else None
     end = int(fm.group(2)) if fm and fm.group(2) else line
-    return PathRef(path=_clean(path), line=line, end_line=end, symbol=None,
-                   text=f"[{link_text}]({href})", form="link")
+    return PathRef(path=_clean(path), line=line, end_line=end, symbol=None, text=f"[{link_text}]({href})", form="link")

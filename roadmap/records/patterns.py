@@ -1,4 +1,5 @@
 """Regexes shared by the record parser, compiled once (parsing 60k lines must take seconds, not minutes)."""
+
 from __future__ import annotations
 
 import re
@@ -24,8 +25,11 @@ DIGIT_RE = re.compile(r"\d")
 
 def find_shas(text: str) -> list[tuple[int, int, str]]:
     """(start, end, sha) for every commit-looking hex token: 7..40 lower-case hex with a digit and a letter."""
-    return [(m.start(), m.end(), m.group(0)) for m in SHA_RE.finditer(text)
-            if not m.group(0).isdigit() and not m.group(0).isalpha()]
+    return [
+        (m.start(), m.end(), m.group(0))
+        for m in SHA_RE.finditer(text)
+        if not m.group(0).isdigit() and not m.group(0).isalpha()
+    ]
 
 
 def find_evidence(text: str) -> list[tuple[int, int, str]]:
@@ -37,13 +41,13 @@ def find_evidence(text: str) -> list[tuple[int, int, str]]:
         if not valid_compact_date(m.group(0)) or (e < n and text[e].isdigit()):
             continue
         start, end = s, e
-        if e + 1 < n and text[e] == "-" and text[e + 1].isalnum():        # date first
+        if e + 1 < n and text[e] == "-" and text[e + 1].isalnum():  # date first
             end = e + 1
             while end < n and text[end] in _EV_CHARS and text[end] != "/":
                 end += 1
             while text[end - 1] in ".-_":
                 end -= 1
-        elif s >= 2 and text[s - 1] == "-" and text[s - 2].isalnum():      # date last
+        elif s >= 2 and text[s - 1] == "-" and text[s - 2].isalnum():  # date last
             if e < n and (text[e].isalnum() or text[e] in "_-"):
                 continue
             start = s - 1

@@ -6,6 +6,7 @@ covers (a table cell: its own cell span only), as the same token the parser matc
 path or number (`src/a.py:3` is not the start of `src/a.py:30`). Two equal references claim two spans.
 A reference not found that way (markup inside it, an escaped character) keeps no span and gets no fix.
 """
+
 from __future__ import annotations
 
 import re
@@ -13,15 +14,15 @@ from dataclasses import replace
 
 from roadmap.records.model import PathRef
 
-_PIPE = re.compile(r"(?<!\\)\|")     # markdown-it splits a row on a pipe not right after a backslash
-Region = tuple[int, int, int]     # (1-based line, start column, end column) of source text a statement covers
+_PIPE = re.compile(r"(?<!\\)\|")  # markdown-it splits a row on a pipe not right after a backslash
+Region = tuple[int, int, int]  # (1-based line, start column, end column) of source text a statement covers
 
 
-def _joins_before(c: str) -> bool:   # records/paths.py PATH_RE's lookbehind: [\w/.:@#-]
+def _joins_before(c: str) -> bool:  # records/paths.py PATH_RE's lookbehind: [\w/.:@#-]
     return c.isalnum() or c in "_/.:@#-"
 
 
-def _joins_after(c: str) -> bool:    # and its lookahead: [\w/]
+def _joins_after(c: str) -> bool:  # and its lookahead: [\w/]
     return c.isalnum() or c in "_/"
 
 
@@ -49,8 +50,9 @@ def _find(text: str, link: bool, lines: list[str], regions: list[Region], taken:
         while pos >= 0:
             stop = pos + len(text)
             free = not any(n == line_no and pos < e and s < stop for n, s, e in taken)
-            bounded = link or ((pos == 0 or not _joins_before(line[pos - 1]))
-                               and (stop >= len(line) or not _joins_after(line[stop])))
+            bounded = link or (
+                (pos == 0 or not _joins_before(line[pos - 1])) and (stop >= len(line) or not _joins_after(line[stop]))
+            )
             if free and bounded:
                 return line_no, pos, stop
             pos = line.find(text, pos + 1, end)

@@ -6,14 +6,29 @@ GATING. Words are normalised to upper case with hyphens (`in progress`, `In-Prog
 IN-PROGRESS). `leading_word` returns the label a state position starts with even when no vocabulary knows it,
 so a caller can say so instead of ignoring it.
 """
+
 from __future__ import annotations
 
 import re
 
 # Status emoji a team writes instead of a word.
-EMOJI = {"✅": "DONE", "✔️": "DONE", "✔": "DONE", "☑️": "DONE", "☑": "DONE", "🚧": "IN-PROGRESS",
-         "⏳": "IN-PROGRESS", "🔄": "IN-PROGRESS", "⏸️": "PAUSED", "⏸": "PAUSED", "🛑": "BLOCKED", "⛔": "BLOCKED",
-         "☐": "OPEN", "⬜": "OPEN", "🔲": "OPEN"}
+EMOJI = {
+    "✅": "DONE",
+    "✔️": "DONE",
+    "✔": "DONE",
+    "☑️": "DONE",
+    "☑": "DONE",
+    "🚧": "IN-PROGRESS",
+    "⏳": "IN-PROGRESS",
+    "🔄": "IN-PROGRESS",
+    "⏸️": "PAUSED",
+    "⏸": "PAUSED",
+    "🛑": "BLOCKED",
+    "⛔": "BLOCKED",
+    "☐": "OPEN",
+    "⬜": "OPEN",
+    "🔲": "OPEN",
+}
 _ALIASES = {"WONT-FIX": "WONTFIX", "WONT-DO": "WONTFIX", "WORK-IN-PROGRESS": "WIP"}
 # Markup and punctuation that may wrap a state (`**DONE**`, `` `READY` ``, `[WIP]`, `*done*`).
 _WRAP = " \t*_`[]()<>\"'~|:"
@@ -22,8 +37,11 @@ _TOKEN = r"[A-Za-z][A-Za-z'’]*(?:[-_][A-Za-z][A-Za-z'’]*)*"
 _LABEL = re.compile(rf"({_TOKEN})(?:[ ]({_TOKEN}))?")
 # What may follow a state label that is the whole label of its cell or line: nothing, a separator, a date,
 # an owner, or a preposition that starts a note ("done since 2026-07-25", "blocked on the kernel release").
-_LABEL_END = re.compile(r"\s*(?:$|[(\[:;,.—–/|!]|-\s|@|\d{4}-\d\d-\d\d|(?:since|on|at|as|by|in|for|until|after|"
-                        r"with|pending|from|via|per|until|—)\b)", re.I)
+_LABEL_END = re.compile(
+    r"\s*(?:$|[(\[:;,.—–/|!]|-\s|@|\d{4}-\d\d-\d\d|(?:since|on|at|as|by|in|for|until|after|"
+    r"with|pending|from|via|per|until|—)\b)",
+    re.I,
+)
 
 
 def norm(word: str) -> str:
@@ -62,8 +80,8 @@ def leading_word(text: str, words: int = 2) -> str | None:
     m = _LABEL.match(rest)
     if not m:
         return None
-    if _LABEL_END.match(rest[m.end(1):].lstrip("*_`~")):
+    if _LABEL_END.match(rest[m.end(1) :].lstrip("*_`~")):
         return norm(m.group(1))
-    if words > 1 and m.group(2) and _LABEL_END.match(rest[m.end(2):].lstrip("*_`~")):
+    if words > 1 and m.group(2) and _LABEL_END.match(rest[m.end(2) :].lstrip("*_`~")):
         return norm(f"{m.group(1)} {m.group(2)}")
     return None

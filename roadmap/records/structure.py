@@ -12,6 +12,7 @@ process record gives instructions, not directives. Inside any file, some blocks 
 In a log everything is history but its preamble (the standing header under the title), its live sections
 (Active claims, Handoff queue) and what its newest entry asks for.
 """
+
 from __future__ import annotations
 
 import re
@@ -27,8 +28,10 @@ if TYPE_CHECKING:
     from roadmap.config import Config
 
 # Sections titled as history, or as how another project works (matched on the title without its numbering).
-_DONE_NOUNS = r"(?:\s+(?:items?|work|tasks?|rows?|claims?|issues?|questions?|milestones?|deliverables?|phases?|" \
-              r"specs?|plans?|so far|this (?:week|sprint|cycle)))?\s*(?:\(.*\))?$"
+_DONE_NOUNS = (
+    r"(?:\s+(?:items?|work|tasks?|rows?|claims?|issues?|questions?|milestones?|deliverables?|phases?|"
+    r"specs?|plans?|so far|this (?:week|sprint|cycle)))?\s*(?:\(.*\))?$"
+)
 _HISTORY_SECTION = re.compile(
     r"^(?:(?:project |status |version |release )?history\b|archived?\b|archives\b|superseded\b|deprecated\b"
     rf"|obsolete\b|retired\b|(?:closed|done|completed?|finished|resolved|shipped|landed){_DONE_NOUNS}"
@@ -36,27 +39,43 @@ _HISTORY_SECTION = re.compile(
     r"|retrospective\b|post-?mortem\b|lessons learned\b|previous (?:attempts?|plans?|approach|design|work)\b"
     r"|old (?:plans?|notes|design)\b|past (?:work|plans?|notes|entries|decisions)\b|prior (?:art|work|attempts?)\b"
     r"|(?:our |the |starting |initial )?baseline\b)",
-    re.I)
+    re.I,
+)
 # Sections that are a log: their dated entries follow the log rules (the newest is current).
-_LOG_SECTION = re.compile(r"^(?:(?:change |decision |work |activity |session |progress |status |state |hand-?off )?"
-                          r"(?:log|changelog|journal|diary|timeline|worklog)s?|changes|updates)\b", re.I)
-_UPSTREAM_SECTION = re.compile(r"^(?:the |complete |full )?upstream\b|^how (?:upstream|vllm|llama\.cpp|pytorch|the "
-                               r"reference|the original) |\bupstream (?:chain|grounding|anatomy|inventory|semantics|"
-                               r"behaviou?r|reference|design|implementation|source|code|pins?|walk-?through)\b", re.I)
-_OURS = re.compile(r"\b(?:ours?|we|port(?:ed|ing)?|local|vs\.?|versus|sync|diff|gap|delta|parity|deviations?|"
-                   r"compat\w*|drop-in)\b", re.I)
+_LOG_SECTION = re.compile(
+    r"^(?:(?:change |decision |work |activity |session |progress |status |state |hand-?off )?"
+    r"(?:log|changelog|journal|diary|timeline|worklog)s?|changes|updates)\b",
+    re.I,
+)
+_UPSTREAM_SECTION = re.compile(
+    r"^(?:the |complete |full )?upstream\b|^how (?:upstream|vllm|llama\.cpp|pytorch|the "
+    r"reference|the original) |\bupstream (?:chain|grounding|anatomy|inventory|semantics|"
+    r"behaviou?r|reference|design|implementation|source|code|pins?|walk-?through)\b",
+    re.I,
+)
+_OURS = re.compile(
+    r"\b(?:ours?|we|port(?:ed|ing)?|local|vs\.?|versus|sync|diff|gap|delta|parity|deviations?|"
+    r"compat\w*|drop-in)\b",
+    re.I,
+)
 # A hand-off: a directive addressed to whoever comes next, which stays open until someone takes it.
-HANDOFF = re.compile(r"\bnext (?:owner|agent|person|session|assignee|maintainer|shift)s? (?:must|should|needs? to|has "
-                     r"to|to)\b|\bwhoever (?:picks|takes) (?:this|it) up\b|^\W*hand-?off\s*:", re.I)
-_QUOTE_INTRO = re.compile(r"\b(?:upstream|verbatim|quot(?:e|ed|es|ing)|excerpt|original(?:ly)?|relocated|reads|says|"
-                          r"wrote|writes|documentation of)\b[^.]*:\s*$|\bverbatim\b", re.I)
+HANDOFF = re.compile(
+    r"\bnext (?:owner|agent|person|session|assignee|maintainer|shift)s? (?:must|should|needs? to|has "
+    r"to|to)\b|\bwhoever (?:picks|takes) (?:this|it) up\b|^\W*hand-?off\s*:",
+    re.I,
+)
+_QUOTE_INTRO = re.compile(
+    r"\b(?:upstream|verbatim|quot(?:e|ed|es|ing)|excerpt|original(?:ly)?|relocated|reads|says|"
+    r"wrote|writes|documentation of)\b[^.]*:\s*$|\bverbatim\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
 class Structure:
-    kind: str = "current"               # the file's kind (config KINDS)
-    why: str = ""                       # how the kind was decided, for messages
-    history: dict[int, str] = field(default_factory=dict)   # id(block) -> why its statements are history
+    kind: str = "current"  # the file's kind (config KINDS)
+    why: str = ""  # how the kind was decided, for messages
+    history: dict[int, str] = field(default_factory=dict)  # id(block) -> why its statements are history
     live: frozenset[int] = frozenset()  # id(block): a hand-off that stays current inside a history entry
     unless_asked: dict[int, str] = field(default_factory=dict)  # history unless it asks for work (a log's newest entry)
 
@@ -73,7 +92,7 @@ class _Entry:
 def history_section(title: str) -> str | None:
     """Why a section with this title is history (or another project's workings), else None."""
     t = title_of(title)
-    t = re.sub(r"^[^\w(\[]+", "", t)   # leading emoji
+    t = re.sub(r"^[^\w(\[]+", "", t)  # leading emoji
     if _HISTORY_SECTION.match(t):
         return f"section '{t[:60]}' records history"
     if _UPSTREAM_SECTION.search(t) and not _OURS.search(t):
@@ -112,12 +131,17 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
         for e in run:
             if e is newest:
                 current.update(id(b) for b in e.blocks)
-                if in_log:   # a log's newest entry still records what happened; only what it asks for is open
-                    unless_asked.update((id(b), f"the newest entry ({e.date}) of a log") for b in e.blocks
-                                        if id(b) not in history)
+                if in_log:  # a log's newest entry still records what happened; only what it asks for is open
+                    unless_asked.update(
+                        (id(b), f"the newest entry ({e.date}) of a log") for b in e.blocks if id(b) not in history
+                    )
                 continue
-            later = [o for o in run if o is not e and (o.date, -o.order if newest_first else o.order)
-                     > (e.date, -e.order if newest_first else e.order)]
+            later = [
+                o
+                for o in run
+                if o is not e
+                and (o.date, -o.order if newest_first else o.order) > (e.date, -e.order if newest_first else e.order)
+            ]
             open_subject = bool(e.subjects) and not any(e.subjects & o.subjects for o in later)
             for b in e.blocks:
                 if id(b) in history:
@@ -126,7 +150,7 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
                     live.add(id(b))
                 else:
                     history[id(b)] = f"an older dated entry ({e.date}) in a sequence of entries"
-    sectioned = any(not h.preamble for b in blocks for h in b.headings)   # a log of sections has a header above them
+    sectioned = any(not h.preamble for b in blocks for h in b.headings)  # a log of sections has a header above them
     for b in blocks:
         if id(b) in history or id(b) in current or id(b) in live:
             continue
@@ -168,7 +192,7 @@ def _quoted_lines(blocks: list[Block]) -> set[int]:
         seen.add(b.quote)
         if _QUOTE_INTRO.search(previous.strip()) or _QUOTE_INTRO.search(b.inline.text[:120]):
             out.add(b.quote)
-        previous = ""     # the intro introduces the quote right after it, not the next one
+        previous = ""  # the intro introduces the quote right after it, not the next one
     return out
 
 
@@ -199,8 +223,9 @@ def _runs(blocks: list[Block], is_log: bool, config: "Config") -> list[list[_Ent
         if date is None:
             continue
         key = (b.kind, id(b.headings[-1]) if b.headings else 0)
-        groups.setdefault(key, []).append(_Entry(date, [b, *children.get(id(b), [])], _subjects(b.inline.text, config),
-                                                 index[id(b)]))
+        groups.setdefault(key, []).append(
+            _Entry(date, [b, *children.get(id(b), [])], _subjects(b.inline.text, config), index[id(b)])
+        )
     for g in groups.values():
         first = g[0].blocks[0]
         in_log = is_log or any(_log_section(h.title) for h in first.headings)
@@ -218,10 +243,12 @@ def _heading_runs(blocks: list[Block], is_log: bool, config: "Config") -> list[l
         if date is None:
             continue
         level = b.heading.level
-        end = next((j for j, h in heads[n + 1:] if h.heading is not None and h.heading.level <= level), len(blocks))
+        end = next((j for j, h in heads[n + 1 :] if h.heading is not None and h.heading.level <= level), len(blocks))
         # a log's entries are one sequence even where a stray heading splits them; elsewhere, siblings only
         parent = 0 if is_log or not b.headings else id(b.headings[-1])
         groups.setdefault((parent, level), []).append(_Entry(date, blocks[k:end], _subjects(b.inline.text, config), k))
-    return [g for g in groups.values()
-            if len(g) >= (1 if is_log or any(_log_section(h.title) for h in g[0].blocks[0].headings) else 2)]
-
+    return [
+        g
+        for g in groups.values()
+        if len(g) >= (1 if is_log or any(_log_section(h.title) for h in g[0].blocks[0].headings) else 2)
+    ]

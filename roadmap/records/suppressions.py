@@ -1,4 +1,5 @@
 """Suppression comments: `<!-- roadmap: disable-next-line RL201 -- reason -->`, `disable`, `enable`, `disable-file`."""
+
 from __future__ import annotations
 
 import re
@@ -31,16 +32,25 @@ def _parse(path: str, lineno: int, body: str, lines: list[str]) -> tuple[Suppres
     words = spec.split()
     action = words[0] if words else ""
     if action not in _ACTIONS:
-        return None, Problem(path, lineno, f"unknown suppression action {action!r}; write one of "
-                                           f"{', '.join(_ACTIONS)}, e.g. `<!-- roadmap: disable-next-line RL201 -- why -->`")
+        return None, Problem(
+            path,
+            lineno,
+            f"unknown suppression action {action!r}; write one of "
+            f"{', '.join(_ACTIONS)}, e.g. `<!-- roadmap: disable-next-line RL201 -- why -->`",
+        )
     codes = tuple(c for w in words[1:] for c in w.split(",") if c)
     bad = [c for c in codes if not _CODE.match(c)]
     if bad:
-        return None, Problem(path, lineno, f"suppression names {', '.join(map(repr, bad))}, which is not a rule code "
-                                           f"or prefix; write codes like RL201 or RL2, separated by spaces")
+        return None, Problem(
+            path,
+            lineno,
+            f"suppression names {', '.join(map(repr, bad))}, which is not a rule code "
+            f"or prefix; write codes like RL201 or RL2, separated by spaces",
+        )
     target = _next_content_line(lines, lineno) if action == "disable-next-line" else None
-    return Suppression(path=path, line=lineno, action=action, codes=codes, reason=reason.strip(),
-                       target_line=target), None
+    return Suppression(
+        path=path, line=lineno, action=action, codes=codes, reason=reason.strip(), target_line=target
+    ), None
 
 
 def _next_content_line(lines: list[str], lineno: int) -> int | None:

@@ -4,6 +4,7 @@ ruff's `--output-format` names: `full` (grouped by file, with related surfaces, 
 its older name), `concise` (one `path:line:col: CODE message` line per finding), `json`, `sarif`, `github`
 (workflow commands), `markdown` (a job summary).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
@@ -14,16 +15,22 @@ if TYPE_CHECKING:
     from roadmap.lint import LintResult
 
 FORMATS = OUTPUT_FORMATS
-HUMAN = ("full", "text", "concise")     # the formats with a summary line (--quiet drops it) and colour
+HUMAN = ("full", "text", "concise")  # the formats with a summary line (--quiet drops it) and colour
 
 
 def renderer(fmt: str) -> Callable[..., str]:
     """`render(result, color=False[, quiet=False]) -> str` for `fmt`, one of FORMATS (quiet: HUMAN formats)."""
     from roadmap.render import concise, github, json, markdown, sarif, text
 
-    table: dict[str, Callable[..., str]] = {"full": text.render, "text": text.render, "concise": concise.render,
-                                            "json": json.render, "sarif": sarif.render, "github": github.render,
-                                            "markdown": markdown.render}
+    table: dict[str, Callable[..., str]] = {
+        "full": text.render,
+        "text": text.render,
+        "concise": concise.render,
+        "json": json.render,
+        "sarif": sarif.render,
+        "github": github.render,
+        "markdown": markdown.render,
+    }
     if fmt not in table:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     return table[fmt]

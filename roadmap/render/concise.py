@@ -3,6 +3,7 @@
 Editors and `grep` read it; `[*]` marks a finding `--fix` can fix. The column is 1: a finding is about a line.
 Then a summary line, unless `quiet`.
 """
+
 from __future__ import annotations
 
 import io
@@ -27,15 +28,17 @@ def render(result: LintResult, color: bool = False, quiet: bool = False) -> str:
         line.append(" ")
         line.append(f.code, style=STYLES[f.severity])
         line.append(" [*] " if f.edits else " ")
-        line.append(" ".join(f.message.split()))     # one line per finding, whatever the message holds
+        line.append(" ".join(f.message.split()))  # one line per finding, whatever the message holds
         console.print(line)
     if not quiet:
         s = result.summary()
         if result.findings:
             fixable = sum(1 for f in result.findings if f.edits)
-            console.print(f"Found {plural(len(result.findings), 'finding')} ({plural(s['error'], 'error')}, "
-                          f"{plural(s['warning'], 'warning')}, {plural(s['info'], 'info')})."
-                          + (f"\n[*] {fixable} fixable with `roadmap lint --fix`." if fixable else ""))
+            console.print(
+                f"Found {plural(len(result.findings), 'finding')} ({plural(s['error'], 'error')}, "
+                f"{plural(s['warning'], 'warning')}, {plural(s['info'], 'info')})."
+                + (f"\n[*] {fixable} fixable with `roadmap lint --fix`." if fixable else "")
+            )
         else:
             console.print(f"No findings in {plural(result.records, 'record file')}.")
     return buf.getvalue()

@@ -1,4 +1,5 @@
 """`--format github`: GitHub Actions workflow commands, one annotation per finding."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -21,6 +22,8 @@ def render(result: "LintResult", color: bool = False) -> str:
     lines = []
     for f in result.findings:
         message = f.message + (f" (fix: {f.fix})" if f.fix else "")
-        lines.append(f"::{LEVELS[f.severity]} file={_prop(f.path)},line={f.line},endLine={f.end_line},"
-                     f"title={_prop(f'{f.code} {f.name}')}::{_data(message)}")
+        lines.append(
+            f"::{LEVELS[f.severity]} file={_prop(f.path)},line={f.line},endLine={f.end_line},"
+            f"title={_prop(f'{f.code} {f.name}')}::{_data(message)}"
+        )
     return "".join(line + "\n" for line in lines)

@@ -1,5 +1,6 @@
 """`--format json`: the machine-readable contract (schema_version 1: findings with code, location, related
 locations, evidence, fix and fingerprint, and a summary per severity), sorted, no timestamps, byte-stable."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any

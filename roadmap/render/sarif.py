@@ -4,6 +4,7 @@ Repo-relative `artifactLocation.uri` with `uriBaseId: %SRCROOT%`, `region.startL
 text from the rule docstrings, `partialFingerprints` (content-based, stable across line moves) and
 `relatedLocations` for the other surfaces of the same finding.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -60,8 +61,9 @@ def result_entry(f: "Finding", index: dict[str, int]) -> dict[str, Any]:
     if f.code in index:
         entry["ruleIndex"] = index[f.code]
     if f.related:
-        entry["relatedLocations"] = [dict(_location(r.path, r.line), id=i, message={"text": r.message})
-                                     for i, r in enumerate(f.related, 1)]
+        entry["relatedLocations"] = [
+            dict(_location(r.path, r.line), id=i, message={"text": r.message}) for i, r in enumerate(f.related, 1)
+        ]
     if f.record_id:
         entry["properties"] = {"recordId": f.record_id}
     return entry
@@ -71,8 +73,14 @@ def document(result: "LintResult") -> dict[str, Any]:
     rules = all_rules()
     index = {r.code: i for i, r in enumerate(rules)}
     run: dict[str, Any] = {
-        "tool": {"driver": {"name": "roadmap", "version": roadmap.__version__, "semanticVersion": roadmap.__version__,
-                            "rules": [rule_descriptor(r) for r in rules]}},
+        "tool": {
+            "driver": {
+                "name": "roadmap",
+                "version": roadmap.__version__,
+                "semanticVersion": roadmap.__version__,
+                "rules": [rule_descriptor(r) for r in rules],
+            }
+        },
         "columnKind": "unicodeCodePoints",
         "results": [result_entry(f, index) for f in result.findings],
     }

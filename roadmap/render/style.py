@@ -1,4 +1,5 @@
 """What the human formats (full, concise) share: severity styles, the rich console, plurals."""
+
 from __future__ import annotations
 
 import io
@@ -10,8 +11,17 @@ STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 def console(buf: io.StringIO, color: bool) -> Console:
     # soft_wrap: never break a line at the console width (output is read by people and by grep alike)
-    return Console(file=buf, force_terminal=color, no_color=not color, color_system="standard" if color else None,
-                   highlight=False, markup=False, emoji=False, soft_wrap=True, width=200)
+    return Console(
+        file=buf,
+        force_terminal=color,
+        no_color=not color,
+        color_system="standard" if color else None,
+        highlight=False,
+        markup=False,
+        emoji=False,
+        soft_wrap=True,
+        width=200,
+    )
 
 
 def plural(n: int, word: str) -> str:

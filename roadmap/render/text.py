@@ -1,5 +1,6 @@
 """`--output-format full` (default; `text` is its older name): findings grouped by file, with their related
 surfaces, evidence and fix; rich styling on a terminal, plain text otherwise. `quiet`: no summary line."""
+
 from __future__ import annotations
 
 import io
@@ -14,6 +15,7 @@ from roadmap.render.style import plural as _plural
 
 if TYPE_CHECKING:
     from roadmap.lint import LintResult
+
 
 def render(result: LintResult, color: bool = False, quiet: bool = False) -> str:
     buf = io.StringIO()
@@ -33,8 +35,12 @@ def render(result: LintResult, color: bool = False, quiet: bool = False) -> str:
                 console.print(Text(f"{'':>16}also: {r.path}:{r.line}  {r.message}", style="dim"))
             for e in f.evidence:
                 if e.get("kind") == "commit":
-                    console.print(Text(f"{'':>16}commit {str(e.get('sha', ''))[:9]} {e.get('date', '')} "
-                                       f"{e.get('subject', '')}", style="dim"))
+                    console.print(
+                        Text(
+                            f"{'':>16}commit {str(e.get('sha', ''))[:9]} {e.get('date', '')} {e.get('subject', '')}",
+                            style="dim",
+                        )
+                    )
                 elif e.get("kind") == "evidence":
                     console.print(Text(f"{'':>16}evidence {e.get('path', '')} {e.get('date', '')}", style="dim"))
             if f.fix:
@@ -47,8 +53,9 @@ def render(result: LintResult, color: bool = False, quiet: bool = False) -> str:
     s = result.summary()
     if result.findings:
         summary = Text(f"Found {_plural(len(result.findings), 'finding')}: ", style="bold")
-        summary.append(f"{_plural(s['error'], 'error')}, {_plural(s['warning'], 'warning')}, "
-                       f"{_plural(s['info'], 'info')}")
+        summary.append(
+            f"{_plural(s['error'], 'error')}, {_plural(s['warning'], 'warning')}, {_plural(s['info'], 'info')}"
+        )
         fixable = sum(1 for f in result.findings if f.edits)
         if fixable:
             summary.append(f" ({fixable} fixable with --fix)")

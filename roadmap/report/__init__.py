@@ -1,4 +1,5 @@
 """`roadmap report`: the coordination report (docs/report.md), built from the facts and findings of `roadmap lint`."""
+
 from __future__ import annotations
 
 from roadmap.report.build import build_report

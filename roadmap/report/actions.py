@@ -6,6 +6,7 @@
 Errors and warnings only (info findings are counted, not listed); `n` is the reconciliation's number in the
 report, so the summary links to the full entry below it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,10 +18,10 @@ ACT_ON = ("error", "warning")
 
 @dataclass(frozen=True)
 class ActionGroup:
-    key: str                        # a row id, a claim id, or a record file
-    kind: str                       # "row" | "claim" | "file"
-    state: str | None               # the row's state, when the records give it one
-    items: tuple[tuple[int, Reconciliation], ...]   # (number in the report, reconciliation), as listed there
+    key: str  # a row id, a claim id, or a record file
+    kind: str  # "row" | "claim" | "file"
+    state: str | None  # the row's state, when the records give it one
+    items: tuple[tuple[int, Reconciliation], ...]  # (number in the report, reconciliation), as listed there
 
     @property
     def errors(self) -> int:
@@ -44,8 +45,10 @@ def act_on(report: Report) -> list[ActionGroup]:
         else:
             key = ("file", r.surfaces[0].path if r.surfaces else "?")
         grouped.setdefault(key, []).append((n, r))
-    groups = [ActionGroup(key, kind, states.get(key) if kind == "row" else None, tuple(items))
-              for (kind, key), items in grouped.items()]
+    groups = [
+        ActionGroup(key, kind, states.get(key) if kind == "row" else None, tuple(items))
+        for (kind, key), items in grouped.items()
+    ]
     return sorted(groups, key=lambda g: (-g.errors, -g.warnings, g.kind == "file", g.key))
 
 

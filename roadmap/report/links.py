@@ -8,6 +8,7 @@ Paths are relative to where the report is written (`base` leads from its directo
 so the links work in a checkout and in a published copy of the tree; `#L12` is the line anchor GitHub's
 file view understands and a browser ignores on a local file.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,9 +22,9 @@ _SCHEMES = ("https://", "http://")
 
 @dataclass(frozen=True)
 class Links:
-    base: str = ""                  # from the report's directory to the repository's root ("" or ending in "/")
-    commit_url: str = ""            # config `commit_url`, with {sha}
-    in_tree: bool = False           # the report is a file inside the work tree: Markdown links its paths too
+    base: str = ""  # from the report's directory to the repository's root ("" or ending in "/")
+    commit_url: str = ""  # config `commit_url`, with {sha}
+    in_tree: bool = False  # the report is a file inside the work tree: Markdown links its paths too
 
     def path(self, path: str, line: int | None = None) -> str:
         href = self.base + quote(path, safe="/")
@@ -37,7 +38,7 @@ class Links:
     def commit(self, sha: str) -> str | None:
         if not self.commit_url or not sha or not self.commit_url.startswith(_SCHEMES):
             return None
-        if any(c in self.commit_url for c in '<>"\' \n\\'):   # it must stay one link destination in HTML and Markdown
+        if any(c in self.commit_url for c in "<>\"' \n\\"):  # it must stay one link destination in HTML and Markdown
             return None
         return self.commit_url.replace("{sha}", quote(sha, safe=""))
 

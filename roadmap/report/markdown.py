@@ -5,6 +5,7 @@ roadmap/markup.py (`_t` as text, `code` spans), so no record can inject HTML, a 
 summary; only this module's own words are markup. The only links are the report's own (roadmap/report/links.py):
 paths when the report is a file inside the work tree, commits when `commit_url` is configured.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -55,9 +56,11 @@ def _act_on(report: Report, refs: _Refs) -> list[str]:
     out += ["| Row, claim or file | Errors | Warnings | What to do |", "|---|---|---|---|"]
     for g in groups:
         key = _t(g.key) + (f" ({_t(g.state)})" if g.state else "") + ("" if g.kind == "row" else f" ({g.kind})")
-        items = [f"{r.severity} #{n} {r.code} {r.name}: {_t(t.clip(r.title))}"
-                 + (f" ({refs.at(r.surfaces[0].path, r.surfaces[0].line)})" if r.surfaces else "")
-                 for n, r in g.items]
+        items = [
+            f"{r.severity} #{n} {r.code} {r.name}: {_t(t.clip(r.title))}"
+            + (f" ({refs.at(r.surfaces[0].path, r.surfaces[0].line)})" if r.surfaces else "")
+            for n, r in g.items
+        ]
         out.append(f"| {key} | {g.errors} | {g.warnings} | {'<br>'.join(items)} |")
     return out + [""]
 
@@ -70,7 +73,7 @@ def _rows(report: Report, refs: _Refs) -> list[str]:
     out += ["| Row | State | Evidence series, newest first |", "|---|---|---|"]
     for r in report.rows:
         state = f"{_t(r.state)} ({refs.at(r.path, r.line)}{'' if r.canonical else ', not canonical'})"
-        lines = [_t(t.row_evidence(series[name])) for name in r.series[:t.MAX_ROW_SERIES]]
+        lines = [_t(t.row_evidence(series[name])) for name in r.series[: t.MAX_ROW_SERIES]]
         if len(r.series) > t.MAX_ROW_SERIES:
             lines.append(f"and {len(r.series) - t.MAX_ROW_SERIES} more (see Evidence series)")
         out.append(f"| {_t(r.row_id)} | {state} | {'<br>'.join(lines) or '—'} |")
@@ -85,8 +88,10 @@ def _series(report: Report, refs: _Refs) -> list[str]:
     for s in report.series:
         p = t.newest_figure(s)
         row = _t(s.latest.row) if s.latest.row else "—"
-        out.append(f"| {_t(s.name)} | {row} | {len(s.points)} | {refs.at(p.path, shown=p.name)} | "
-                   f"{t.tok_s(p.tok_s)} | {_t(t.ratio(p))} | {_t(t.trend(s))} |")
+        out.append(
+            f"| {_t(s.name)} | {row} | {len(s.points)} | {refs.at(p.path, shown=p.name)} | "
+            f"{t.tok_s(p.tok_s)} | {_t(t.ratio(p))} | {_t(t.trend(s))} |"
+        )
     return out + [""]
 
 
@@ -98,8 +103,10 @@ def _directives(report: Report, refs: _Refs) -> list[str]:
     for d in sorted(report.directives, key=lambda d: (d.verdict == "current", d.path, d.line)):
         verdict = d.verdict + (f" ({', '.join(d.codes)})" if d.codes else "")
         age = t.days(d.age_days) + (f" since {d.as_of}" if d.as_of else "")
-        out.append(f"| {_t(verdict)} | {_t(age)} | {_t(d.row_id) if d.row_id else '—'} | "
-                   f"{refs.at(d.path, d.line)} {_t(d.where)} | {_t(d.text)} |")
+        out.append(
+            f"| {_t(verdict)} | {_t(age)} | {_t(d.row_id) if d.row_id else '—'} | "
+            f"{refs.at(d.path, d.line)} {_t(d.where)} | {_t(d.text)} |"
+        )
     return out + [""]
 
 
@@ -110,8 +117,7 @@ def _claims(report: Report, refs: _Refs) -> list[str]:
     out += [f"| Claim | Status | Idle (TTL {report.claims_ttl_days} days) | Where |", "|---|---|---|---|"]
     for c in report.claims:
         idle = t.days(c.idle_days) + (f" since {c.since}" if c.since else "")
-        out.append(f"| {_t(c.claim_id)} | {_t(c.status)} | {_t(idle)} | {refs.at(c.path, c.line)} "
-                   f"({_t(c.section)}) |")
+        out.append(f"| {_t(c.claim_id)} | {_t(c.status)} | {_t(idle)} | {refs.at(c.path, c.line)} ({_t(c.section)}) |")
     return out + [""]
 
 

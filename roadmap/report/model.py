@@ -2,6 +2,7 @@
 
 Built from a LintResult by `roadmap.report.build`; renderers never read records or facts themselves.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -12,18 +13,20 @@ class Point:
     """One evidence entry of a series: its date and headline figures (None where it states none)."""
 
     date: str | None
-    name: str                       # the evidence dir/file name
-    path: str                       # repo-relative
-    tok_s: float | None = None      # metrics.output_tok_per_s.median (ours)
-    peer_ratio: float | None = None # the first peer's `ratio` (ours / peer), when present
-    peer_complete: bool | None = None  # that peer's `complete` flag (False: it was stopped early; the ratio is not comparable)
+    name: str  # the evidence dir/file name
+    path: str  # repo-relative
+    tok_s: float | None = None  # metrics.output_tok_per_s.median (ours)
+    peer_ratio: float | None = None  # the first peer's `ratio` (ours / peer), when present
+    peer_complete: bool | None = (
+        None  # that peer's `complete` flag (False: it was stopped early; the ratio is not comparable)
+    )
     row: str | None = None
 
 
 @dataclass(frozen=True)
 class Series:
     name: str
-    points: tuple[Point, ...]       # oldest first
+    points: tuple[Point, ...]  # oldest first
 
     @property
     def latest(self) -> Point:
@@ -38,10 +41,10 @@ class Series:
 class RowInfo:
     row_id: str
     state: str
-    path: str                       # where the state comes from (the canonical file when it has the row)
+    path: str  # where the state comes from (the canonical file when it has the row)
     line: int
     canonical: bool
-    series: tuple[str, ...] = ()    # evidence series that name this row, newest entry first
+    series: tuple[str, ...] = ()  # evidence series that name this row, newest entry first
 
 
 @dataclass(frozen=True)
@@ -49,13 +52,13 @@ class DirectiveInfo:
     row_id: str | None
     path: str
     line: int
-    where: str                      # "Punch-list item 14", "the 'Remaining' cell of RM-HISTORY", ...
+    where: str  # "Punch-list item 14", "the 'Remaining' cell of RM-HISTORY", ...
     text: str
-    as_of: str | None               # YYYY-MM-DD the statement is as of (named, or git blame)
-    as_of_source: str               # how the as-of point was found
-    age_days: int | None            # days from as_of to the head commit's date
-    verdict: str                    # "stale" | "row closed" | "current"
-    codes: tuple[str, ...] = ()     # finding codes behind a non-current verdict
+    as_of: str | None  # YYYY-MM-DD the statement is as of (named, or git blame)
+    as_of_source: str  # how the as-of point was found
+    age_days: int | None  # days from as_of to the head commit's date
+    verdict: str  # "stale" | "row closed" | "current"
+    codes: tuple[str, ...] = ()  # finding codes behind a non-current verdict
 
 
 @dataclass(frozen=True)
@@ -64,9 +67,9 @@ class ClaimInfo:
     path: str
     line: int
     section: str
-    since: str | None               # newest date the claim names, else its as-of date
+    since: str | None  # newest date the claim names, else its as-of date
     idle_days: int | None
-    status: str                     # "active" | "idle past TTL" | "closed, still listed"
+    status: str  # "active" | "idle past TTL" | "closed, still listed"
     text: str = ""
 
 
@@ -74,7 +77,7 @@ class ClaimInfo:
 class Surface:
     path: str
     line: int
-    note: str                       # what the finding or the related location says about it
+    note: str  # what the finding or the related location says about it
 
 
 @dataclass(frozen=True)
@@ -87,8 +90,8 @@ class Reconciliation:
     title: str
     record_id: str | None
     surfaces: tuple[Surface, ...]
-    commits: tuple[tuple[str, str, str], ...]    # (sha, date, subject)
-    evidence: tuple[tuple[str, str], ...]       # (path, date)
+    commits: tuple[tuple[str, str, str], ...]  # (sha, date, subject)
+    evidence: tuple[tuple[str, str], ...]  # (path, date)
     fix: str
     fingerprint: str
 
@@ -105,8 +108,8 @@ class Report:
     reconciliations: list[Reconciliation] = field(default_factory=list)
     summary: dict[str, int] = field(default_factory=dict)
     claims_ttl_days: int = 14
-    closed_states: tuple[str, ...] = ()              # config `closed_states`: how a row's state is coloured
-    notes: list[str] = field(default_factory=list)   # what could not be computed, and why
+    closed_states: tuple[str, ...] = ()  # config `closed_states`: how a row's state is coloured
+    notes: list[str] = field(default_factory=list)  # what could not be computed, and why
 
     def series_by_name(self) -> dict[str, Series]:
         return {s.name: s for s in self.series}

@@ -4,6 +4,7 @@ Hand-made (no matplotlib: roadmap stays light) and deterministic (fixed size, co
 placed by date, so a month between two runs is wider than a day; a series with an undated entry falls back to
 one step per entry and says so on its axis.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,28 +13,28 @@ from datetime import date
 from roadmap.report.model import Series
 
 WIDTH, HEIGHT = 460, 210
-LEFT, RIGHT, TOP, BOTTOM = 70, 24, 14, 52   # margins (px): tick labels and the two axis titles fit inside
-INSET = 10                                   # px between the frame and the first and last dots
+LEFT, RIGHT, TOP, BOTTOM = 70, 24, 14, 52  # margins (px): tick labels and the two axis titles fit inside
+INSET = 10  # px between the frame and the first and last dots
 Y_TITLE = "output tok/s (median)"
 
 
 @dataclass(frozen=True)
 class Tick:
-    pos: float                      # x or y in px
+    pos: float  # x or y in px
     label: str
-    anchor: str = "end"             # SVG text-anchor: y labels end at the axis; x labels start, middle or end
+    anchor: str = "end"  # SVG text-anchor: y labels end at the axis; x labels start, middle or end
 
 
 @dataclass(frozen=True)
 class Dot:
     x: float
     y: float
-    tip: str                        # "20260805-tp-demo (2026-08-05): 1100.25 tok/s"
+    tip: str  # "20260805-tp-demo (2026-08-05): 1100.25 tok/s"
 
 
 @dataclass(frozen=True)
 class TrendPlot:
-    label: str                      # what a screen reader says
+    label: str  # what a screen reader says
     x_title: str
     dots: tuple[Dot, ...]
     x_ticks: tuple[Tick, ...]
@@ -70,18 +71,19 @@ def trend_plot(series: Series) -> TrendPlot | None:
     x0, x1 = xs[0], xs[-1]
     values = [p.tok_s or 0.0 for p in pts]
     lo, hi = min(values), max(values)
-    pad = (hi - lo) * 0.1 or max(abs(hi) * 0.05, 1.0)   # a flat series still gets a visible band
+    pad = (hi - lo) * 0.1 or max(abs(hi) * 0.05, 1.0)  # a flat series still gets a visible band
     lo, hi = lo - pad, hi + pad
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
-    def x_of(x: float) -> float:   # an inset, so the first and last dots sit inside the frame
+    def x_of(x: float) -> float:  # an inset, so the first and last dots sit inside the frame
         return round(LEFT + INSET + (plot_w - 2 * INSET) * (x - x0) / (x1 - x0), 1)
 
     def y_of(v: float) -> float:
         return round(TOP + plot_h * (hi - v) / (hi - lo), 1)
 
-    dots = tuple(Dot(x_of(x), y_of(v), f"{p.name} ({p.date or 'undated'}): {v:.2f} tok/s")
-                 for x, v, p in zip(xs, values, pts))
+    dots = tuple(
+        Dot(x_of(x), y_of(v), f"{p.name} ({p.date or 'undated'}): {v:.2f} tok/s") for x, v, p in zip(xs, values, pts)
+    )
     y_ticks = tuple(Tick(y_of(v), f"{v:,.2f}") for v in (hi - pad, (hi + lo) / 2, lo + pad))
     if dated:
         marks = [(xs[0], pts[0].date or ""), (xs[-1], pts[-1].date or "")]
@@ -91,9 +93,13 @@ def trend_plot(series: Series) -> TrendPlot | None:
         x_title = "evidence date"
     else:
         marks = [(xs[0], "entry 1"), (xs[-1], f"entry {len(xs)}")]
-        x_title = ("evidence entry (all on one day)" if all(d is not None for d in days)
-                   else "evidence entry (not all entries are dated)")
+        x_title = (
+            "evidence entry (all on one day)"
+            if all(d is not None for d in days)
+            else "evidence entry (not all entries are dated)"
+        )
     anchors = ["start"] + ["middle"] * (len(marks) - 2) + ["end"]
     x_ticks = tuple(Tick(x_of(x), label, anchor) for (x, label), anchor in zip(marks, anchors))
-    return TrendPlot(label=f"{series.name}: {Y_TITLE} by {x_title}", x_title=x_title, dots=dots,
-                     x_ticks=x_ticks, y_ticks=y_ticks)
+    return TrendPlot(
+        label=f"{series.name}: {Y_TITLE} by {x_title}", x_title=x_title, dots=dots, x_ticks=x_ticks, y_ticks=y_ticks
+    )

@@ -1,4 +1,5 @@
 """Wording shared by the Markdown and HTML reports: figures, trends, ages (one place, so both read the same)."""
+
 from __future__ import annotations
 
 from roadmap.report.model import Point, Report, Series
@@ -13,13 +14,15 @@ def tok_s(v: float | None) -> str:
 def ratio(p: Point) -> str:
     if p.peer_ratio is None:
         return "—"
-    return f"{p.peer_ratio:g}x" + (" (the peer was stopped early: not a comparable ratio)" if p.peer_complete is False else "")
+    return f"{p.peer_ratio:g}x" + (
+        " (the peer was stopped early: not a comparable ratio)" if p.peer_complete is False else ""
+    )
 
 
 def clip(s: str, n: int = 200) -> str:
     """One line of at most `n` characters (the summary points at the full text below it)."""
     flat = " ".join(s.split())
-    return flat if len(flat) <= n else flat[:n - 1].rstrip() + "…"
+    return flat if len(flat) <= n else flat[: n - 1].rstrip() + "…"
 
 
 def days(n: int | None) -> str:
@@ -43,7 +46,7 @@ def trend(series: Series) -> str:
         text = f"… {text}"
     if len(pts) >= 2:
         text += f", {change(pts[0].tok_s or 0.0, pts[-1].tok_s or 0.0)} over {len(pts)} entries"
-    if len(pts) < len(series.points):   # foreign evidence (no result.json) states no figure to plot
+    if len(pts) < len(series.points):  # foreign evidence (no result.json) states no figure to plot
         text += f" ({len(pts)} of {len(series.points)} entries state a tok/s figure)"
     return text
 
@@ -97,6 +100,8 @@ def title(report: Report) -> str:
 def summary(report: Report) -> str:
     s = report.summary
     stale = sum(1 for d in report.directives if d.verdict != "current")
-    return (f"{len(report.rows)} rows, {len(report.series)} evidence series, {len(report.directives)} open "
-            f"directives ({stale} stale), {len(report.claims)} claims listed active; findings: {s.get('error', 0)} "
-            f"errors, {s.get('warning', 0)} warnings, {s.get('info', 0)} info across {report.records} record files.")
+    return (
+        f"{len(report.rows)} rows, {len(report.series)} evidence series, {len(report.directives)} open "
+        f"directives ({stale} stale), {len(report.claims)} claims listed active; findings: {s.get('error', 0)} "
+        f"errors, {s.get('warning', 0)} warnings, {s.get('info', 0)} info across {report.records} record files."
+    )

@@ -15,6 +15,7 @@
 Weights are drawn with a larger spread than transformers' default (std 0.02) and norm weights are randomised, so
 logits differ clearly between tokens and a mis-loaded norm or projection cannot hide inside the tolerance.
 """
+
 from __future__ import annotations
 
 import sysconfig
@@ -26,12 +27,25 @@ import torch
 
 from engine.kernels.attention_metadata import AttentionMetadata, kv_cache_shape
 
-TINY = dict(vocab_size=1000, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-            num_key_value_heads=2, max_position_embeddings=512, rms_norm_eps=1e-6, initializer_range=0.15,
-            bos_token_id=1, eos_token_id=2, pad_token_id=0)
+TINY = dict(
+    vocab_size=1000,
+    hidden_size=64,
+    intermediate_size=128,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    max_position_embeddings=512,
+    rms_norm_eps=1e-6,
+    initializer_range=0.15,
+    bos_token_id=1,
+    eos_token_id=2,
+    pad_token_id=0,
+)
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
-CHATML = ("{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + "
-          "'<|im_end|>' + '\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}")
+CHATML = (
+    "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + "
+    "'<|im_end|>' + '\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
 
 
 class PagedRunner:
@@ -68,7 +82,11 @@ class PagedRunner:
             seq_lens=torch.tensor(seq_lens, dtype=torch.int32),
             block_tables=torch.tensor(tables, dtype=torch.int32),
             slot_mapping=torch.tensor(slots, dtype=torch.int64),
-            max_seqlen_q=max(q_lens), max_seqlen_k=max(seq_lens), q_lens_cpu=q_lens, seq_lens_cpu=seq_lens)
+            max_seqlen_q=max(q_lens),
+            max_seqlen_k=max(seq_lens),
+            q_lens_cpu=q_lens,
+            seq_lens_cpu=seq_lens,
+        )
         hidden = self.model(torch.tensor(ids), torch.tensor(positions), attn, self.kv_caches)
         return self.model.compute_logits(hidden)
 
@@ -80,13 +98,18 @@ def pytest_configure(config: pytest.Config) -> None:
 def _tiny_tokenizer() -> object:
     """A byte-level BPE of 1000 ids, trained on Python's own stdlib sources (deterministic, offline)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     corpus = [(stdlib / f).read_text(encoding="utf-8") for f in ("textwrap.py", "string.py", "argparse.py")]
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=TINY["vocab_size"], special_tokens=SPECIALS, show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=TINY["vocab_size"],
+        special_tokens=SPECIALS,
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     tok.train_from_iterator(corpus, trainer)
     return tok
 
@@ -94,12 +117,19 @@ def _tiny_tokenizer() -> object:
 def _save_tiny(root: Path, arch: str) -> Path:
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast, Qwen3Config, Qwen3ForCausalLM
+
     torch.manual_seed(0 if arch == "qwen3" else 1)
     if arch == "qwen3":
         model = Qwen3ForCausalLM(Qwen3Config(**TINY, head_dim=32, tie_word_embeddings=False, rope_theta=10000.0))
     else:
-        rope = {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
-                "high_freq_factor": 4.0, "original_max_position_embeddings": 64}
+        rope = {
+            "rope_type": "llama3",
+            "rope_theta": 500000.0,
+            "factor": 8.0,
+            "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0,
+            "original_max_position_embeddings": 64,
+        }
         model = LlamaForCausalLM(LlamaConfig(**TINY, tie_word_embeddings=True, rope_parameters=rope))
     with torch.no_grad():
         for name, p in model.named_parameters():
@@ -107,8 +137,13 @@ def _save_tiny(root: Path, arch: str) -> Path:
                 p.uniform_(0.5, 1.5)
     out = root / f"tiny-{arch}"
     model.save_pretrained(out)
-    tok = PreTrainedTokenizerFast(tokenizer_object=_tiny_tokenizer(), bos_token="<|im_start|>",
-                                  eos_token="<|im_end|>", pad_token="<|endoftext|>", chat_template=CHATML)
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=_tiny_tokenizer(),
+        bos_token="<|im_start|>",
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        chat_template=CHATML,
+    )
     tok.save_pretrained(out)
     return out
 
@@ -127,6 +162,7 @@ def tiny_llama_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def smollm2_gguf_path() -> Path:
     from engine.errors import EngineError
     from engine.model import default_model_path
+
     try:
         return Path(default_model_path())
     except EngineError as e:
@@ -136,6 +172,7 @@ def smollm2_gguf_path() -> Path:
 @pytest.fixture(scope="session")
 def smollm2_loaded(smollm2_gguf_path: Path) -> object:
     from engine.model import load_model
+
     return load_model(str(smollm2_gguf_path), dtype="float32", device="cpu")
 
 
@@ -147,8 +184,10 @@ def paged_runner() -> type:
 @pytest.fixture(scope="session")
 def smollm2_transformers(smollm2_gguf_path: Path) -> torch.nn.Module:
     from transformers import AutoModelForCausalLM
-    return AutoModelForCausalLM.from_pretrained(smollm2_gguf_path.parent, gguf_file=smollm2_gguf_path.name,
-                                                dtype=torch.float32).eval()
+
+    return AutoModelForCausalLM.from_pretrained(
+        smollm2_gguf_path.parent, gguf_file=smollm2_gguf_path.name, dtype=torch.float32
+    ).eval()
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ plus every Triton launch (the interpreter's own bookkeeping ops inside a launch 
 Count under no_grad, not inference_mode: in inference mode a dtype cast (aten._to_copy) never reaches the Python
 dispatcher, so casts would go uncounted.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -29,7 +30,7 @@ class LaunchCounter(TorchDispatchMode):
     def total(self) -> int:
         return sum(self.by_name.values())
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):   # noqa: ANN001, ANN204 - torch's hook
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204 - torch's hook
         name = func.overloadpacket.__name__
         if not self._in_triton and not func.is_view and name not in _ALLOCATIONS:
             self.by_name[f"aten.{name}"] += 1
@@ -37,16 +38,18 @@ class LaunchCounter(TorchDispatchMode):
 
     def __enter__(self) -> LaunchCounter:
         from triton.runtime.interpreter import InterpretedFunction
+
         original = InterpretedFunction.run
         counter = self
 
-        def run(fn, *args, **kwargs):   # noqa: ANN001, ANN002, ANN003, ANN202
+        def run(fn, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
             counter.by_name[fn.__name__] += 1
             counter._in_triton += 1
             try:
                 return original(fn, *args, **kwargs)
             finally:
                 counter._in_triton -= 1
+
         self._patch = (InterpretedFunction, original)
         InterpretedFunction.run = run
         return super().__enter__()

@@ -1,5 +1,6 @@
 """Shared by the sampler tests (torch path and the fused Triton kernel): batches, the exact distribution, and a
 chi-square check whose threshold comes from the sample size, so a fixed seed list can never flake."""
+
 from __future__ import annotations
 
 import math
@@ -9,34 +10,62 @@ import torch
 
 from engine.worker.sampler import SamplingTensors
 
-OFF = 1 << 40   # a top-k no vocabulary reaches (the batch builder uses int64 max)
+OFF = 1 << 40  # a top-k no vocabulary reaches (the batch builder uses int64 max)
 
 
-def tensors(n: int, temperature: float | Sequence[float] = 1.0, top_k: int | Sequence[int] | None = None,
-            top_p: float | Sequence[float] = 1.0, seeds: Sequence[int] | torch.Tensor | None = None,
-            positions: Sequence[int] | torch.Tensor | None = None) -> SamplingTensors:
+def tensors(
+    n: int,
+    temperature: float | Sequence[float] = 1.0,
+    top_k: int | Sequence[int] | None = None,
+    top_p: float | Sequence[float] = 1.0,
+    seeds: Sequence[int] | torch.Tensor | None = None,
+    positions: Sequence[int] | torch.Tensor | None = None,
+) -> SamplingTensors:
     """SamplingTensors for n rows, the host flags derived as the batch builder derives them."""
     temp = torch.as_tensor(temperature, dtype=torch.float32).expand(n).clone()
-    k = torch.full((n,), OFF, dtype=torch.int64) if top_k is None else \
-        torch.as_tensor(top_k, dtype=torch.int64).expand(n).clone()
+    k = (
+        torch.full((n,), OFF, dtype=torch.int64)
+        if top_k is None
+        else torch.as_tensor(top_k, dtype=torch.int64).expand(n).clone()
+    )
     p = torch.as_tensor(top_p, dtype=torch.float32).expand(n).clone()
     seeds = torch.arange(n) if seeds is None else torch.as_tensor(seeds, dtype=torch.int64)
-    positions = torch.zeros(n, dtype=torch.int64) if positions is None else torch.as_tensor(positions,
-                                                                                             dtype=torch.int64)
-    return SamplingTensors(temp, k, p, seeds, positions, bool((temp == 0).all()), bool((temp == 0).any()),
-                           bool((k < OFF).any()), bool((p < 1).any()))
+    positions = (
+        torch.zeros(n, dtype=torch.int64) if positions is None else torch.as_tensor(positions, dtype=torch.int64)
+    )
+    return SamplingTensors(
+        temp,
+        k,
+        p,
+        seeds,
+        positions,
+        bool((temp == 0).all()),
+        bool((temp == 0).any()),
+        bool((k < OFF).any()),
+        bool((p < 1).any()),
+    )
 
 
 def rows(t: SamplingTensors, index: Sequence[int] | torch.Tensor) -> SamplingTensors:
     """The same requests in another batch: a subset or permutation of t's rows (host flags re-derived)."""
     index = torch.as_tensor(index, dtype=torch.int64)
     temp, k, p = t.temperature[index], t.top_k[index], t.top_p[index]
-    return SamplingTensors(temp, k, p, t.seeds[index], t.positions[index], bool((temp == 0).all()),
-                           bool((temp == 0).any()), bool((k < OFF).any()), bool((p < 1).any()))
+    return SamplingTensors(
+        temp,
+        k,
+        p,
+        t.seeds[index],
+        t.positions[index],
+        bool((temp == 0).all()),
+        bool((temp == 0).any()),
+        bool((k < OFF).any()),
+        bool((p < 1).any()),
+    )
 
 
-def exact_distribution(logits: Sequence[float], temperature: float, top_k: int | None = None,
-                       top_p: float = 1.0) -> list[float]:
+def exact_distribution(
+    logits: Sequence[float], temperature: float, top_k: int | None = None, top_p: float = 1.0
+) -> list[float]:
     """The distribution a sampled token must follow, in float64 and plain Python (no code shared with the
     sampler): top-k keeps the logits >= the k-th largest; top-p keeps, of those, each logit whose strictly
     larger kept tokens hold less than top_p of the renormalised mass; softmax(x / T) over what is left."""

@@ -4,6 +4,7 @@
 
 runs `body` inside aiohttp's TestServer/TestClient on a fresh event loop; the engine thread stops on exit.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -23,14 +24,21 @@ from engine.provenance.commit import Provenance
 MODEL = "tiny"
 
 
-def serve(core: EngineCore, body: Callable[[TestClient, AsyncEngine], Awaitable[Any]],
-          max_queued_requests: int = 8, model: str = MODEL, provenance: Provenance | None = None,
-          **app_options: Any) -> Any:
+def serve(
+    core: EngineCore,
+    body: Callable[[TestClient, AsyncEngine], Awaitable[Any]],
+    max_queued_requests: int = 8,
+    model: str = MODEL,
+    provenance: Provenance | None = None,
+    **app_options: Any,
+) -> Any:
     """app_options: create_app's keywords (api_key, allowed_origins, allowed_hosts, chat_template, ...)."""
+
     async def main() -> Any:
         engine = AsyncEngine(core, max_queued_requests)
         async with TestClient(TestServer(create_app(engine, model, provenance, **app_options))) as client:
             return await body(client, engine)
+
     return asyncio.run(main())
 
 
@@ -40,7 +48,7 @@ async def sse_events(resp) -> list[Any]:
     async for raw in resp.content:
         line = raw.decode().rstrip("\n")
         if line.startswith("data: "):
-            data = line[len("data: "):]
+            data = line[len("data: ") :]
             events.append(data if data == "[DONE]" else json.loads(data))
         else:
             assert line == "", f"unexpected SSE line {line!r}"

@@ -1,4 +1,5 @@
 """EngineArgs: each setting declared once, reaching every CLI and LLM(); EngineConfig resolved once and frozen."""
+
 from __future__ import annotations
 
 import argparse
@@ -38,12 +39,29 @@ def test_every_setting_is_a_flag_of_every_command(command: tuple[str, ...]) -> N
 
 def test_bench_flags_reach_the_engine_args() -> None:
     from engine.bench import ours
-    args = build_parser().parse_args(["bench", "throughput", "--block-size", "32", "--no-enable-prefix-caching",
-                                      "--num-blocks", "64", "--max-num-seqs", "8"])
+
+    args = build_parser().parse_args(
+        [
+            "bench",
+            "throughput",
+            "--block-size",
+            "32",
+            "--no-enable-prefix-caching",
+            "--num-blocks",
+            "64",
+            "--max-num-seqs",
+            "8",
+        ]
+    )
     engine_args = ours.engine_args(args, torch.device("cpu"))
-    assert (engine_args.block_size, engine_args.enable_prefix_caching, engine_args.num_blocks,
-            engine_args.max_num_seqs, engine_args.device) == (32, False, 64, 8, "cpu")
-    assert (engine_args.model, engine_args.load_format) == ("Qwen3-0.6B", "dummy")   # the bench's own defaults
+    assert (
+        engine_args.block_size,
+        engine_args.enable_prefix_caching,
+        engine_args.num_blocks,
+        engine_args.max_num_seqs,
+        engine_args.device,
+    ) == (32, False, 64, 8, "cpu")
+    assert (engine_args.model, engine_args.load_format) == ("Qwen3-0.6B", "dummy")  # the bench's own defaults
 
 
 def test_cli_defaults_are_the_settings_defaults() -> None:
@@ -53,8 +71,10 @@ def test_cli_defaults_are_the_settings_defaults() -> None:
 
 def test_an_unknown_llm_keyword_names_the_nearest_setting() -> None:
     from engine.llm import LLM
-    with pytest.raises(TypeError, match="LLM\\(\\) got an unexpected keyword argument 'max_num_seq'; "
-                                        "did you mean 'max_num_seqs'\\?"):
+
+    with pytest.raises(
+        TypeError, match="LLM\\(\\) got an unexpected keyword argument 'max_num_seq'; did you mean 'max_num_seqs'\\?"
+    ):
         LLM("/no/such/model", max_num_seq=4)
     with pytest.raises(TypeError, match="'colour'; the settings are: model, load_format"):
         LLM("/no/such/model", colour="blue")
@@ -72,21 +92,29 @@ def test_settings_are_checked_one_by_one_in_one_line() -> None:
 
 
 def test_the_config_is_resolved_once_and_frozen() -> None:
-    config = EngineArgs(device="cpu", max_num_seqs=4).create_engine_config(dtype=torch.float32,
-                                                                            max_position_embeddings=512)
-    assert (config.device, config.dtype, config.max_model_len, config.max_num_seqs) == \
-        (torch.device("cpu"), torch.float32, 512, 4)
+    config = EngineArgs(device="cpu", max_num_seqs=4).create_engine_config(
+        dtype=torch.float32, max_position_embeddings=512
+    )
+    assert (config.device, config.dtype, config.max_model_len, config.max_num_seqs) == (
+        torch.device("cpu"),
+        torch.float32,
+        512,
+        4,
+    )
     with pytest.raises(dataclasses.FrozenInstanceError):
-        config.max_model_len = 16   # type: ignore[misc]
-    shorter = EngineArgs(device="cpu", max_model_len=64).create_engine_config(dtype=torch.float32,
-                                                                              max_position_embeddings=512)
+        config.max_model_len = 16  # type: ignore[misc]
+    shorter = EngineArgs(device="cpu", max_model_len=64).create_engine_config(
+        dtype=torch.float32, max_position_embeddings=512
+    )
     assert shorter.max_model_len == 64
     with pytest.raises(EngineError, match="max_model_len=1024 exceeds the model's max_position_embeddings=512"):
-        EngineArgs(device="cpu", max_model_len=1024).create_engine_config(dtype=torch.float32,
-                                                                          max_position_embeddings=512)
+        EngineArgs(device="cpu", max_model_len=1024).create_engine_config(
+            dtype=torch.float32, max_position_embeddings=512
+        )
     with pytest.raises(EngineError, match="without chunked prefill"):
         EngineArgs(device="cpu", enable_chunked_prefill=False, max_num_batched_tokens=256).create_engine_config(
-            dtype=torch.float32, max_position_embeddings=512)
+            dtype=torch.float32, max_position_embeddings=512
+        )
 
 
 def test_one_dtype_table() -> None:
@@ -100,6 +128,7 @@ def test_one_dtype_table() -> None:
 
 def test_the_engine_resolves_from_the_model(tiny_qwen3_dir: Path) -> None:
     from engine.llm import LLM
+
     llm = LLM(str(tiny_qwen3_dir), device="cpu", dtype="bf16", max_num_seqs=2)
-    assert llm.config.dtype is torch.bfloat16 and llm.config.max_model_len == 512   # the model's context
+    assert llm.config.dtype is torch.bfloat16 and llm.config.max_model_len == 512  # the model's context
     assert next(llm.engine_core.loaded.model.parameters()).dtype is torch.bfloat16

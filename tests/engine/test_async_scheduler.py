@@ -4,6 +4,7 @@ The fake runner "samples" a token that is a pure function of (request, position)
 model is, so a run one step deep (synchronous) and a run two steps deep (async: step N+1 scheduled before step N's
 tokens are known) must produce the same tokens and finish reasons, whatever the preemptions, chunks and prefix hits.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -18,19 +19,27 @@ from engine.core.scheduler import Scheduler
 from engine.sampling_params import SamplingParams
 
 EOS = 2
-Token = Callable[[str, int], int]   # (request id, position of the sampled token) -> token id
+Token = Callable[[str, int], int]  # (request id, position of the sampled token) -> token id
 
 
 def make_scheduler(**kw) -> Scheduler:
-    args = dict(max_num_seqs=8, max_num_batched_tokens=64, max_model_len=64, num_blocks=64, block_size=4,
-                enable_prefix_caching=True, enable_chunked_prefill=True)
+    args = dict(
+        max_num_seqs=8,
+        max_num_batched_tokens=64,
+        max_model_len=64,
+        num_blocks=64,
+        block_size=4,
+        enable_prefix_caching=True,
+        enable_chunked_prefill=True,
+    )
     args.update(kw)
     return Scheduler(**args)
 
 
 def req(rid: str, n: int, max_tokens: int | None = 4, first: int = 100, **sp) -> Request:
-    return Request(rid, list(range(first, first + n)), SamplingParams(max_tokens=max_tokens, **sp),
-                   eos_token_ids=frozenset({EOS}))
+    return Request(
+        rid, list(range(first, first + n)), SamplingParams(max_tokens=max_tokens, **sp), eos_token_ids=frozenset({EOS})
+    )
 
 
 def plain(rid: str, pos: int) -> int:
@@ -44,7 +53,7 @@ class FakeEngine:
     def __init__(self, s: Scheduler, depth: int, token: Token = plain) -> None:
         self.s, self.depth, self.token = s, depth, token
         self.in_flight: deque[tuple[SchedulerOutput, ModelRunnerOutput]] = deque()
-        self.sampled: dict[str, int] = {}   # request id -> tokens the runner produced for it
+        self.sampled: dict[str, int] = {}  # request id -> tokens the runner produced for it
         self.outputs: list[SchedulerOutput] = []
 
     def launch(self) -> SchedulerOutput:
@@ -52,8 +61,9 @@ class FakeEngine:
         out = self.s.schedule()
         self.outputs.append(out)
         # The rows that sample are the ones this schedule gave a placeholder.
-        ids = [rid for rid in out.num_scheduled_tokens
-               if self.s.requests[rid].num_output_placeholders > before.get(rid, 0)]
+        ids = [
+            rid for rid in out.num_scheduled_tokens if self.s.requests[rid].num_output_placeholders > before.get(rid, 0)
+        ]
         for rid in ids:
             self.sampled[rid] = self.sampled.get(rid, 0) + 1
         result = ModelRunnerOutput(ids, [self.token(rid, self.s.requests[rid].num_computed_tokens) for rid in ids])
@@ -74,7 +84,7 @@ class FakeEngine:
     def run(self, max_steps: int = 2000) -> None:
         for _ in range(max_steps):
             if not self.s.has_unfinished_requests():
-                while self.in_flight:   # what is left only holds tokens to drop
+                while self.in_flight:  # what is left only holds tokens to drop
                     self.process()
                 return
             self.step()
@@ -92,10 +102,10 @@ def test_a_decoding_request_is_scheduled_again_before_its_token_arrives() -> Non
     s.add_request(a)
     e = FakeEngine(s, depth=2)
     assert e.step() == [] and a.num_output_placeholders == 1 and a.num_computed_tokens == 5
-    second = e.launch()                           # prefill's token unknown on the host: its position goes anyway
+    second = e.launch()  # prefill's token unknown on the host: its position goes anyway
     assert second.num_scheduled_tokens == {"a": 1} and [c.req_id for c in second.scheduled_cached_reqs] == ["a"]
     assert a.num_output_placeholders == 2 and a.num_computed_tokens == 6 and a.num_tokens == 5
-    e.process()                                    # the prefill's token arrives
+    e.process()  # the prefill's token arrives
     assert a.output_token_ids == [1000 + 5] and a.num_output_placeholders == 1
 
 
@@ -111,11 +121,11 @@ def test_a_late_stop_drops_the_extra_token_and_frees_everything() -> None:
     while not finished:
         finished = e.step()
     assert finished == [a] and a.finish_reason == "stop" and a.output_token_ids == [1005, 1006, EOS]
-    assert e.sampled["a"] == 4 and len(e.in_flight) == 1   # the step after the EOS already ran: its token is dropped
+    assert e.sampled["a"] == 4 and len(e.in_flight) == 1  # the step after the EOS already ran: its token is dropped
     e.process()
     assert a.output_token_ids == [1005, 1006, EOS]
     assert_clean(s)
-    assert e.launch().finished_req_ids == {"a"}    # the runner hears of it in the next step
+    assert e.launch().finished_req_ids == {"a"}  # the runner hears of it in the next step
 
 
 def test_tokens_in_flight_at_max_tokens_are_not_scheduled_again() -> None:
@@ -126,7 +136,7 @@ def test_tokens_in_flight_at_max_tokens_are_not_scheduled_again() -> None:
     e = FakeEngine(s, depth=2)
     e.run()
     assert a.output_token_ids == [1005] and b.output_token_ids == [1003, 1004, 1005]
-    assert e.sampled == {"a": 1, "b": 3}           # not one token computed past max_tokens
+    assert e.sampled == {"a": 1, "b": 3}  # not one token computed past max_tokens
     assert_clean(s)
 
 
@@ -137,7 +147,7 @@ def test_tokens_in_flight_at_the_context_length_are_not_scheduled_again() -> Non
     e = FakeEngine(s, depth=2)
     e.run()
     assert a.num_tokens == 10 and a.finish_reason == "length" and e.sampled["a"] == 2
-    assert sum(o.num_scheduled_tokens.get("a", 0) for o in e.outputs) == 9   # positions 0..8: none past the context
+    assert sum(o.num_scheduled_tokens.get("a", 0) for o in e.outputs) == 9  # positions 0..8: none past the context
     assert_clean(s)
 
 
@@ -155,10 +165,10 @@ def test_a_token_in_flight_when_its_request_is_preempted_is_kept() -> None:
             break
         e.process()
     assert out.preempted_req_ids == {"b"} and b.status is RequestStatus.PREEMPTED
-    assert b.num_output_placeholders == 1 and b.num_computed_tokens == 0   # its last token is still in flight
+    assert b.num_output_placeholders == 1 and b.num_computed_tokens == 0  # its last token is still in flight
     known = list(b.output_token_ids)
     e.process()
-    assert b.output_token_ids == known + [1000 + len(b.prompt_token_ids) + len(known)]   # kept, not recomputed
+    assert b.output_token_ids == known + [1000 + len(b.prompt_token_ids) + len(known)]  # kept, not recomputed
     assert b.num_output_placeholders == 0
     e.run()
     assert a.output_token_ids == [1000 + p for p in range(12, 24)] and a.finish_reason == "length"
@@ -172,12 +182,12 @@ def test_a_late_token_never_reaches_a_new_request_under_the_same_id() -> None:
     s.add_request(old)
     e = FakeEngine(s, depth=2)
     e.step()
-    e.step()                                       # x decoding, one step in flight
-    e.launch()                                     # and a second
+    e.step()  # x decoding, one step in flight
+    e.launch()  # and a second
     s.abort_requests(["x"])
     new = req("x", 6, max_tokens=2, first=500)
     s.add_request(new)
-    e.process()                                    # x's old tokens arrive: dropped
+    e.process()  # x's old tokens arrive: dropped
     e.run()
     assert new.output_token_ids == [1006, 1007] and new.finish_reason == "length"
     assert_clean(s)
@@ -199,13 +209,15 @@ def test_sync_never_holds_more_than_one_token_in_flight() -> None:
 def workloads(draw: st.DrawFn) -> dict:
     n = draw(st.integers(1, 7))
     prompts = [draw(st.integers(1, 30)) for _ in range(n)]
-    shared = draw(st.booleans())                       # a common prefix: prefix-cache hits
+    shared = draw(st.booleans())  # a common prefix: prefix-cache hits
     return {
-        "prompts": [list(range(100, 100 + p)) if shared else list(range(100 * (i + 1), 100 * (i + 1) + p))
-                    for i, p in enumerate(prompts)],
+        "prompts": [
+            list(range(100, 100 + p)) if shared else list(range(100 * (i + 1), 100 * (i + 1) + p))
+            for i, p in enumerate(prompts)
+        ],
         "max_tokens": [draw(st.one_of(st.none(), st.integers(1, 12))) for _ in range(n)],
-        "stop_at": [draw(st.one_of(st.none(), st.integers(1, 40))) for _ in range(n)],   # EOS at this position
-        "stop_ids": [draw(st.booleans()) for _ in range(n)],                              # or a stop token id
+        "stop_at": [draw(st.one_of(st.none(), st.integers(1, 40))) for _ in range(n)],  # EOS at this position
+        "stop_ids": [draw(st.booleans()) for _ in range(n)],  # or a stop token id
         "ignore_eos": [draw(st.booleans()) for _ in range(n)],
         "budget": draw(st.sampled_from([8, 16, 64])),
         "num_blocks": draw(st.sampled_from([12, 16, 64])),
@@ -217,10 +229,15 @@ def workloads(draw: st.DrawFn) -> dict:
 
 
 def run_workload(w: dict, depth: int) -> tuple[dict, FakeEngine]:
-    budget = w["budget"] if w["chunked"] else 64   # unchunked, a whole prompt must fit in one step
-    s = make_scheduler(max_num_seqs=w["max_num_seqs"], max_num_batched_tokens=budget, max_model_len=48,
-                       num_blocks=w["num_blocks"], enable_prefix_caching=w["prefix_caching"],
-                       enable_chunked_prefill=w["chunked"])
+    budget = w["budget"] if w["chunked"] else 64  # unchunked, a whole prompt must fit in one step
+    s = make_scheduler(
+        max_num_seqs=w["max_num_seqs"],
+        max_num_batched_tokens=budget,
+        max_model_len=48,
+        num_blocks=w["num_blocks"],
+        enable_prefix_caching=w["prefix_caching"],
+        enable_chunked_prefill=w["chunked"],
+    )
     stop_at = {str(i): p for i, p in enumerate(w["stop_at"]) if p is not None}
 
     def token(rid: str, pos: int) -> int:
@@ -229,13 +246,16 @@ def run_workload(w: dict, depth: int) -> tuple[dict, FakeEngine]:
 
     reqs = []
     for i, (p, m) in enumerate(zip(w["prompts"], w["max_tokens"])):
-        r = Request(str(i), p, SamplingParams(max_tokens=m, ignore_eos=w["ignore_eos"][i],
-                                              stop_token_ids=[9] if w["stop_ids"][i] else []),
-                    eos_token_ids=frozenset({EOS}))
+        r = Request(
+            str(i),
+            p,
+            SamplingParams(max_tokens=m, ignore_eos=w["ignore_eos"][i], stop_token_ids=[9] if w["stop_ids"][i] else []),
+            eos_token_ids=frozenset({EOS}),
+        )
         s.add_request(r)
         reqs.append(r)
     e = FakeEngine(s, depth, token)
-    aborts = {str(i): k for i, k in w["aborts"]}   # abort once the request has this many output tokens
+    aborts = {str(i): k for i, k in w["aborts"]}  # abort once the request has this many output tokens
     for _ in range(3000):
         if not s.has_unfinished_requests():
             break
@@ -257,9 +277,9 @@ def test_two_steps_deep_gives_what_one_step_deep_gives(w: dict) -> None:
     sync, _ = run_workload(w, depth=1)
     async_, e = run_workload(w, depth=2)
     for rid, (tokens, reason, stop_reason) in async_.items():
-        if "abort" in (reason, sync[rid][1]):   # the host saw a different number of tokens when it aborted
+        if "abort" in (reason, sync[rid][1]):  # the host saw a different number of tokens when it aborted
             shorter, longer = sorted((tokens, sync[rid][0]), key=len)
-            assert longer[:len(shorter)] == shorter
+            assert longer[: len(shorter)] == shorter
         else:
             assert (tokens, reason, stop_reason) == sync[rid]
         dropped = e.sampled.get(rid, 0) - len(tokens)

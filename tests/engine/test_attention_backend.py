@@ -1,4 +1,5 @@
 """Choosing the attention kernels: names, fallbacks, one-line errors, and the flags that carry the choice."""
+
 from __future__ import annotations
 
 import argparse
@@ -34,7 +35,7 @@ def test_auto_never_picks_the_interpreter(monkeypatch: pytest.MonkeyPatch) -> No
 def test_triton_on_cpu_without_the_interpreter_is_one_clear_error(no_interpreter: None) -> None:
     with pytest.raises(EngineError, match=r"attention_backend='triton' cannot run: .*CUDA device.*TRITON_INTERPRET=1"):
         select("triton", CPU)
-    with pytest.raises(EngineError, match="TRITON_INTERPRET=1"):   # before the model loads: it does not exist
+    with pytest.raises(EngineError, match="TRITON_INTERPRET=1"):  # before the model loads: it does not exist
         EngineCore.from_args(EngineArgs(model="/no/such/model", device="cpu", attention_backend="triton"))
 
 
@@ -56,6 +57,7 @@ def test_triton_under_the_interpreter_gives_the_triton_kernels(monkeypatch: pyte
     kernels = select("triton", CPU, head_dim=64, block_size=16)
     assert kernels.name == "triton" and backends.TRITON.name == "triton"
     from engine.kernels import triton_attention
+
     assert kernels.paged_attention is triton_attention.paged_attention
     assert kernels.write_kv is triton_attention.write_kv
 
@@ -70,9 +72,11 @@ def test_kernels_built_for_the_interpreter_never_run_on_cuda(monkeypatch: pytest
         select("triton", cuda, head_dim=64, block_size=16)
 
 
-def test_generate_cli_reports_triton_on_cpu_in_one_line(no_interpreter: None,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_generate_cli_reports_triton_on_cpu_in_one_line(
+    no_interpreter: None, capsys: pytest.CaptureFixture[str]
+) -> None:
     from engine.cli import main
+
     assert main(["generate", "hi", "--device", "cpu", "--attention-backend", "triton"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("engine: error: attention_backend='triton' cannot run")
@@ -82,6 +86,7 @@ def test_bench_flag_reaches_the_engine_and_the_reproduce_command() -> None:
     from engine.bench import cli as bench_cli
     from engine.bench import ours
     from engine.bench.command import command_line
+
     parser = argparse.ArgumentParser(prog="engine")
     sub = parser.add_subparsers(dest="command")
     bench_cli.add_parser(sub)
@@ -99,6 +104,6 @@ def test_bench_flag_reaches_the_engine_and_the_reproduce_command() -> None:
 
 def test_result_settings_record_the_backend_and_what_auto_resolved_to(tiny_qwen3_dir) -> None:
     from engine.bench import ours
-    _, settings = ours.build_llm(EngineArgs(model=str(tiny_qwen3_dir), device="cpu", max_model_len=64,
-                                            max_num_seqs=4))
+
+    _, settings = ours.build_llm(EngineArgs(model=str(tiny_qwen3_dir), device="cpu", max_model_len=64, max_num_seqs=4))
     assert settings["attention_backend"] == "auto" and settings["attention_kernels"] == "torch"

@@ -1,4 +1,5 @@
 """Evidence provenance, directory rules, the reproduce command, and rendering from result.json alone."""
+
 from __future__ import annotations
 
 import argparse
@@ -43,13 +44,13 @@ def test_bad_or_missing_commit_asks_for_one(tmp_path: Path) -> None:
     with pytest.raises(EngineError, match="40-hex"):
         resolve_commit("HEAD~1", None, tmp_path)
     with pytest.raises(EngineError, match="--commit"):
-        resolve_commit(None, None, tmp_path)   # no repository here
+        resolve_commit(None, None, tmp_path)  # no repository here
 
 
 def test_commit_and_dirty_from_git(repo: Path) -> None:
     head = _git(repo, "rev-parse", "HEAD")
     assert resolve_commit(None, None, repo) == (head, False)
-    assert resolve_commit(head[:10], None, repo) == (head, False)   # a prefix resolves where git can
+    assert resolve_commit(head[:10], None, repo) == (head, False)  # a prefix resolves where git can
     (repo / "engine" / "x.py").write_text("x = 2\n")
     assert resolve_commit(None, None, repo) == (head, True)
     assert resolve_commit(None, False, repo) == (head, False)
@@ -85,27 +86,62 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
 
 def test_reproduce_command_names_every_setting_that_matters() -> None:
     top, tp = _parser()
-    args = top.parse_args(["bench", "throughput", "--model", "Qwen3-4B", "--repeat", "3", "--peer",
-                           "transformers-cb", "--peer-timeout", "200", "--no-enforce-eager", "--commit", SHA,
-                           "--dirty", "--output-dir", "/tmp/somewhere", "--result-only"])
+    args = top.parse_args(
+        [
+            "bench",
+            "throughput",
+            "--model",
+            "Qwen3-4B",
+            "--repeat",
+            "3",
+            "--peer",
+            "transformers-cb",
+            "--peer-timeout",
+            "200",
+            "--no-enforce-eager",
+            "--commit",
+            SHA,
+            "--dirty",
+            "--output-dir",
+            "/tmp/somewhere",
+            "--result-only",
+        ]
+    )
     cmd = command_line("throughput", tp, args)
     assert cmd.startswith("engine bench throughput --model Qwen3-4B --load-format dummy --dtype auto --seed 0")
-    for part in ("--no-enforce-eager", "--dataset-name nano", "--repeat 3", "--peer transformers-cb",
-                 "--peer-timeout 200.0", f"--commit {SHA}", "--dirty"):
+    for part in (
+        "--no-enforce-eager",
+        "--dataset-name nano",
+        "--repeat 3",
+        "--peer transformers-cb",
+        "--peer-timeout 200.0",
+        f"--commit {SHA}",
+        "--dirty",
+    ):
         assert part in cmd
-    assert "--output-dir" not in cmd and "--result-only" not in cmd   # where it went is not what was measured
-    assert top.parse_args(["bench", *cmd.split()[2:]]).repeat == 3       # and it parses back
+    assert "--output-dir" not in cmd and "--result-only" not in cmd  # where it went is not what was measured
+    assert top.parse_args(["bench", *cmd.split()[2:]]).repeat == 3  # and it parses back
 
 
 def _result(subject: dict, peers: list | None = None) -> dict:
     runs = [run_metrics([RequestTiming(0.0, [0.1, 0.12, 0.15], 8)], 0.2, None)]
-    return assemble(series="throughput-x", row="ENG-BENCH", created="2026-01-02T03:04:05Z", commit=SHA,
-                    dirty=False, command="engine bench throughput --model m", machine={"gpu": None, "gpu_count": 0},
-                    model={"name": "m", "load_format": "dummy", "dtype": "float32", "config": {}},
-                    workload={"name": "nano", "num_requests": 1, "prompt_tokens": 8, "output_tokens": 3, "seed": 0},
-                    engine={}, runs=runs, metrics=aggregate(runs),
-                    roofline={"output_tok_per_s_bound": 100.0, "fraction": 0.15, "ceilings": {}},
-                    peers=peers or [], subject=subject)
+    return assemble(
+        series="throughput-x",
+        row="ENG-BENCH",
+        created="2026-01-02T03:04:05Z",
+        commit=SHA,
+        dirty=False,
+        command="engine bench throughput --model m",
+        machine={"gpu": None, "gpu_count": 0},
+        model={"name": "m", "load_format": "dummy", "dtype": "float32", "config": {}},
+        workload={"name": "nano", "num_requests": 1, "prompt_tokens": 8, "output_tokens": 3, "seed": 0},
+        engine={},
+        runs=runs,
+        metrics=aggregate(runs),
+        roofline={"output_tok_per_s_bound": 100.0, "fraction": 0.15, "ceilings": {}},
+        peers=peers or [],
+        subject=subject,
+    )
 
 
 def test_render_from_result_json_alone(tmp_path: Path) -> None:
@@ -119,14 +155,21 @@ def test_render_from_result_json_alone(tmp_path: Path) -> None:
 
 
 def test_peer_evidence_is_cited_and_checked(tmp_path: Path) -> None:
-    evidence.write(tmp_path / "peer", _result({"kind": "peer", "name": "transformers-cb", "version": "5.17.0",
-                                               "complete": False}), result_only=True)
+    evidence.write(
+        tmp_path / "peer",
+        _result({"kind": "peer", "name": "transformers-cb", "version": "5.17.0", "complete": False}),
+        result_only=True,
+    )
     entry = evidence.peer_entry_from(tmp_path / "peer")
-    assert (entry["name"], entry["version"], entry["complete"], entry["evidence"]) == \
-        ("transformers-cb", "5.17.0", False, "peer")
+    assert (entry["name"], entry["version"], entry["complete"], entry["evidence"]) == (
+        "transformers-cb",
+        "5.17.0",
+        False,
+        "peer",
+    )
     work, model = _result({})["workload"], {"name": "m", "dtype": "float32", "load_format": "dummy"}
     check_peer_matches(entry, work, model, "peer")
-    check_peer_matches(entry, work, {**model, "name": "org/M"}, "peer")   # the same model through its hub path
+    check_peer_matches(entry, work, {**model, "name": "org/M"}, "peer")  # the same model through its hub path
     with pytest.raises(BenchError, match="dtype"):
         check_peer_matches(entry, work, {**model, "dtype": "bfloat16"}, "peer")
     with pytest.raises(BenchError, match="output_tokens"):

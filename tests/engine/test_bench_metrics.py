@@ -1,4 +1,5 @@
 """Metrics from synthetic per-token timestamps, every figure worked out by hand below."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,9 +24,9 @@ def test_quantile_interpolates_linearly() -> None:
 def test_run_metrics_by_hand() -> None:
     m = run_metrics(TIMINGS, elapsed_s=0.5, peak_vram_bytes=3 * 2**30)
     assert m["output_tokens"] == 7 and m["prompt_tokens"] == 60
-    assert m["output_tok_per_s"] == pytest.approx(14.0)          # 7 / 0.5
-    assert m["total_tok_per_s"] == pytest.approx(134.0)          # (7 + 60) / 0.5
-    assert m["requests_per_s"] == pytest.approx(6.0)             # 3 / 0.5
+    assert m["output_tok_per_s"] == pytest.approx(14.0)  # 7 / 0.5
+    assert m["total_tok_per_s"] == pytest.approx(134.0)  # (7 + 60) / 0.5
+    assert m["requests_per_s"] == pytest.approx(6.0)  # 3 / 0.5
     # TTFT [100, 200, 300]: p50 200; p90 at rank 1.8 -> 280; p99 at 1.98 -> 298
     assert m["ttft_ms"] == pytest.approx({"p50": 200.0, "p90": 280.0, "p99": 298.0, "mean": 200.0})
     # ITL [10, 20, 30, 40]: p50 at rank 1.5 -> 25; p90 at 2.7 -> 37; p99 at 2.97 -> 39.7
@@ -44,7 +45,7 @@ def test_cut_short_requests_count_tokens_not_completions() -> None:
 
 
 def test_aggregate_keeps_spread_and_medians() -> None:
-    runs = [run_metrics(TIMINGS, e, None) for e in (0.07, 0.035, 0.0175)]   # 100, 200, 400 tok/s
+    runs = [run_metrics(TIMINGS, e, None) for e in (0.07, 0.035, 0.0175)]  # 100, 200, 400 tok/s
     agg = aggregate(runs)
     assert agg["output_tok_per_s"] == pytest.approx({"median": 200.0, "min": 100.0, "max": 400.0})
     assert agg["total_tok_per_s"] == pytest.approx(67 / 0.035, rel=1e-4)

@@ -1,4 +1,5 @@
 """The benchmark workloads: nano-vllm's bench.py draws, exactly."""
+
 from __future__ import annotations
 
 import random

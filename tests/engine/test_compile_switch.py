@@ -4,6 +4,7 @@ attention custom ops against the plain Triton calls, and that the whole decoder 
 Nothing here runs Inductor (its C++ build takes a minute per model on CPU, and the choice between the two paths is
 made on the GPU): Dynamo's "eager" backend traces the same graph and runs it without compiling.
 """
+
 from __future__ import annotations
 
 import os
@@ -20,6 +21,7 @@ try:
 
     from engine.kernels import backends, compile_ops, layer_reference, triton_attention
     from engine.kernels.triton_unified import _unified_kernel
+
     LOOP_PROBLEM = interpreter_loop_problem()
 finally:
     if _saved is None:
@@ -30,8 +32,9 @@ finally:
 from test_fused_step import decode_step, tiny_model  # noqa: E402
 
 if type(_unified_kernel).__name__ != "InterpretedFunction":
-    pytest.skip("the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process",
-                allow_module_level=True)
+    pytest.skip(
+        "the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process", allow_module_level=True
+    )
 pytestmark = pytest.mark.skipif(LOOP_PROBLEM is not None, reason=str(LOOP_PROBLEM))
 CPU = torch.device("cpu")
 
@@ -53,7 +56,7 @@ def test_switch_is_off_by_default_and_swaps_the_triton_backend_only(monkeypatch:
     assert compiled.layers.rms_norm is layer_reference.rms_norm
     assert compiled.layers.silu_and_mul is layer_reference.silu_and_mul
     assert compiled.layers.rope_write_kv.keywords == {"write_kv": compile_ops.write_kv}
-    assert backends.select("torch", CPU) is backends.REFERENCE   # the CPU path never compiles
+    assert backends.select("torch", CPU) is backends.REFERENCE  # the CPU path never compiles
     assert backends.select("auto", CPU) is backends.REFERENCE
 
 
@@ -68,7 +71,7 @@ def test_custom_ops_equal_the_triton_calls(tmp_path: Path) -> None:
     compile_ops.write_kv(k, v, got_cache, attn.slot_mapping)
     assert torch.equal(got_cache, want_cache)
     for split in (False, True):
-        attn.static_launch = attn.static_split_kv = split   # the graph flags pass through the op
+        attn.static_launch = attn.static_split_kv = split  # the graph flags pass through the op
         want = triton_attention.paged_attention(q, got_cache, attn, 0.125)
         assert torch.equal(compile_ops.paged_attention(q, got_cache, attn, 0.125), want)
 
@@ -78,7 +81,7 @@ def test_set_attention_kernels_wraps_the_decoder_lazily(tmp_path: Path, monkeypa
     model = tiny_model(tmp_path, "qwen3", "float32")
     model.set_attention_kernels(backends.select("triton", CPU, head_dim=64, block_size=16))
     assert model._compiled_forward is not None
-    assert all(not name.startswith("_compiled") for name, _ in model.named_modules())   # no duplicate weights
+    assert all(not name.startswith("_compiled") for name, _ in model.named_modules())  # no duplicate weights
     model.set_attention_kernels(backends.REFERENCE)
     assert model._compiled_forward is None
 

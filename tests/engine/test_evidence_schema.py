@@ -1,5 +1,6 @@
 """What the engine's evidence writer writes follows docs/evidence-schema.json, the contract roadmap verifies
 (RL501, `roadmap evidence verify`): checked here with jsonschema against the file itself, not through roadmap."""
+
 from __future__ import annotations
 
 import json
@@ -31,14 +32,31 @@ def _runs(n: int) -> list[dict[str, Any]]:
 
 def _result(subject: dict[str, Any], peers: list[dict[str, Any]], roofline: dict[str, Any] | None) -> dict[str, Any]:
     runs = _runs(3)
-    return assemble(series="throughput-x", row="ENG-BENCH", created="2026-01-02T03:04:05Z", commit=SHA,
-                    dirty=False, command="engine bench throughput --model m",
-                    machine={"gpu": None, "gpu_count": 0, "driver": None, "cuda": None, "torch": "2.13",
-                             "triton": None, "python": "3.11"},
-                    model={"name": "m", "load_format": "dummy", "dtype": "float32", "config": {}},
-                    workload={"name": "nano", "num_requests": 2, "prompt_tokens": 8, "output_tokens": 13, "seed": 0},
-                    engine={"block_size": 16}, runs=runs, metrics=aggregate(runs), roofline=roofline,
-                    peers=peers, subject=subject)
+    return assemble(
+        series="throughput-x",
+        row="ENG-BENCH",
+        created="2026-01-02T03:04:05Z",
+        commit=SHA,
+        dirty=False,
+        command="engine bench throughput --model m",
+        machine={
+            "gpu": None,
+            "gpu_count": 0,
+            "driver": None,
+            "cuda": None,
+            "torch": "2.13",
+            "triton": None,
+            "python": "3.11",
+        },
+        model={"name": "m", "load_format": "dummy", "dtype": "float32", "config": {}},
+        workload={"name": "nano", "num_requests": 2, "prompt_tokens": 8, "output_tokens": 13, "seed": 0},
+        engine={"block_size": 16},
+        runs=runs,
+        metrics=aggregate(runs),
+        roofline=roofline,
+        peers=peers,
+        subject=subject,
+    )
 
 
 def _written(tmp_path: Path, name: str, result: dict[str, Any]) -> dict[str, Any]:
@@ -52,12 +70,16 @@ def _errors(validator: Draft202012Validator, doc: dict[str, Any]) -> list[str]:
 
 
 def test_ours_with_a_cited_peer_follows_the_schema(tmp_path: Path, validator: Draft202012Validator) -> None:
-    peer_doc = _written(tmp_path, "peer", _result({"kind": "peer", "name": "transformers-cb", "version": "5.17.0",
-                                                   "complete": False}, [], None))
+    peer_doc = _written(
+        tmp_path,
+        "peer",
+        _result({"kind": "peer", "name": "transformers-cb", "version": "5.17.0", "complete": False}, [], None),
+    )
     assert _errors(validator, peer_doc) == []
     entry = evidence.peer_entry_from(tmp_path / "peer")
-    ours = _result({"kind": "ours", "name": "engine"}, [entry],
-                   {"output_tok_per_s_bound": 100.0, "fraction": 0.15, "ceilings": {}})
+    ours = _result(
+        {"kind": "ours", "name": "engine"}, [entry], {"output_tok_per_s_bound": 100.0, "fraction": 0.15, "ceilings": {}}
+    )
     entry["ratio"] = ratio(ours["metrics"]["output_tok_per_s"]["median"], entry["metrics"])
     doc = _written(tmp_path, "ours", ours)
     assert doc["peers"][0]["ratio"] is not None

@@ -1,5 +1,6 @@
 """ENGINE_FUSED_OPS=0: the Triton attention with the layer ops as their torch references, the eager-ops column of
 tools/device_async.py's ablation; the same forward as the fused ops, to float32 rounding."""
+
 from __future__ import annotations
 
 import os
@@ -16,6 +17,7 @@ try:
 
     from engine.kernels import backends, layer_reference, triton_attention
     from engine.kernels.triton_unified import _unified_kernel
+
     LOOP_PROBLEM = interpreter_loop_problem()
 finally:
     if _saved is None:
@@ -26,8 +28,9 @@ finally:
 from test_fused_step import decode_step, tiny_model  # noqa: E402
 
 if type(_unified_kernel).__name__ != "InterpretedFunction":
-    pytest.skip("the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process",
-                allow_module_level=True)
+    pytest.skip(
+        "the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process", allow_module_level=True
+    )
 pytestmark = pytest.mark.skipif(LOOP_PROBLEM is not None, reason=str(LOOP_PROBLEM))
 CPU = torch.device("cpu")
 

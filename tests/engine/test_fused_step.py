@@ -5,6 +5,7 @@ A decoder layer's floor with cuBLAS GEMMs is 9 launches: add + RMSNorm, QKV GEMM
 attention, O GEMM, add + RMSNorm, gate_up GEMM, SiLU * up, down GEMM; plus the embedding and the final norm per
 step. In bfloat16 none of them is a dtype cast or a copy.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,6 +23,7 @@ try:
 
     from engine.kernels import backends, triton_attention
     from engine.kernels.triton_unified import _unified_kernel
+
     LOOP_PROBLEM = interpreter_loop_problem()
 finally:
     if _saved is None:
@@ -37,13 +39,26 @@ from engine.model.mlp import GatedMLP  # noqa: E402
 from engine.model.rms_norm import RMSNorm  # noqa: E402
 
 if type(_unified_kernel).__name__ != "InterpretedFunction":
-    pytest.skip("the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process",
-                allow_module_level=True)
+    pytest.skip(
+        "the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process", allow_module_level=True
+    )
 pytestmark = pytest.mark.skipif(LOOP_PROBLEM is not None, reason=str(LOOP_PROBLEM))
 
-TINY = dict(vocab_size=512, hidden_size=128, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
-            num_key_value_heads=2, head_dim=64, max_position_embeddings=256, rms_norm_eps=1e-6, rope_theta=10000.0,
-            tie_word_embeddings=False, bos_token_id=1, eos_token_id=2)
+TINY = dict(
+    vocab_size=512,
+    hidden_size=128,
+    intermediate_size=96,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    head_dim=64,
+    max_position_embeddings=256,
+    rms_norm_eps=1e-6,
+    rope_theta=10000.0,
+    tie_word_embeddings=False,
+    bos_token_id=1,
+    eos_token_id=2,
+)
 LAUNCHES_PER_LAYER = 9
 
 
@@ -58,6 +73,7 @@ def tiny_model(tmp_path: Path, arch: str, dtype: str):
     path.write_text(json.dumps(dict(TINY, architectures=[cls], model_type=arch, torch_dtype=dtype)))
     model = load_model(str(path), load_format="dummy", dtype=dtype).model
     from engine.model.dummy import initialize_dummy_weights
+
     initialize_dummy_weights(model, seed=3, low=-0.2, high=0.2)
     return model
 
@@ -75,8 +91,9 @@ def decode_step(model, seq_lens: list[int], block_size: int = 16):
     last = lens.long() - 1
     slots = tables[torch.arange(len(seq_lens)), last // block_size].long() * block_size + last % block_size
     n = len(seq_lens)
-    attn = AttentionMetadata(torch.arange(n + 1, dtype=torch.int32), lens, tables, slots, 1, max(seq_lens),
-                             [1] * n, list(seq_lens))
+    attn = AttentionMetadata(
+        torch.arange(n + 1, dtype=torch.int32), lens, tables, slots, 1, max(seq_lens), [1] * n, list(seq_lens)
+    )
     input_ids = torch.randint(3, TINY["vocab_size"], (n,), generator=g)
     return input_ids, last, attn, caches
 
@@ -106,8 +123,8 @@ def test_decode_step_launches_nine_kernels_a_layer_and_casts_nothing(tmp_path: P
     assert hidden.dtype == torch.bfloat16
     assert launches.total == LAUNCHES_PER_LAYER * layers + 2, dict(launches.by_name)
     assert launches.by_name["aten.embedding"] == 1
-    gemms = sum(launches.by_name[f"aten.{op}"] for op in ("linear", "mm", "addmm"))   # CPU keeps aten.linear
-    assert gemms == 4 * layers                                                           # QKV, O, gate_up, down
+    gemms = sum(launches.by_name[f"aten.{op}"] for op in ("linear", "mm", "addmm"))  # CPU keeps aten.linear
+    assert gemms == 4 * layers  # QKV, O, gate_up, down
     assert launches.by_name["_rms_norm_kernel"] == 2 * layers + 1
     assert launches.by_name["_rope_kv_kernel"] == launches.by_name["_silu_and_mul_kernel"] == layers
     assert launches.by_name["_unified_kernel"] == layers

@@ -1,4 +1,5 @@
 """KV cache manager and block pool: chained hashes, ref counts, LRU reuse, rollback of unwritten blocks."""
+
 from __future__ import annotations
 
 from engine.core.block_pool import BlockPool
@@ -16,7 +17,9 @@ def test_block_hashes_are_chained():
     h_b = hash_block_tokens(None, [9, 9, 9, 9])
     # The same block of tokens after different prefixes hashes differently.
     assert hash_block_tokens(h_a, [5, 6, 7, 8]) != hash_block_tokens(h_b, [5, 6, 7, 8])
-    assert hash_block_tokens(h_a, [5, 6, 7, 8]) == hash_block_tokens(hash_block_tokens(None, [1, 2, 3, 4]), [5, 6, 7, 8])
+    assert hash_block_tokens(h_a, [5, 6, 7, 8]) == hash_block_tokens(
+        hash_block_tokens(None, [1, 2, 3, 4]), [5, 6, 7, 8]
+    )
 
 
 def test_same_block_after_a_different_prefix_is_not_a_hit():
@@ -59,8 +62,8 @@ def test_hits_on_free_blocks_count_against_the_free_pool():
     kv = KVCacheManager(num_blocks=4, block_size=4)
     a = r("a", list(range(9)))
     kv.allocate_slots(a, 9)
-    kv.free(a)                                    # 3 blocks free, 2 of them cached
-    b = r("b", list(range(9)) + list(range(50, 57)))   # 2 hit blocks + 8 new tokens = 2 more blocks
+    kv.free(a)  # 3 blocks free, 2 of them cached
+    b = r("b", list(range(9)) + list(range(50, 57)))  # 2 hit blocks + 8 new tokens = 2 more blocks
     hits, n = kv.get_computed_blocks(b)
     assert n == 8
     assert kv.allocate_slots(b, b.num_tokens - n, hits) is not None
@@ -70,7 +73,7 @@ def test_hits_on_free_blocks_count_against_the_free_pool():
     c = r("c", list(range(9)) + list(range(60, 71)))
     hits, n = kv.get_computed_blocks(c)
     assert n == 8 and kv.allocate_slots(c, c.num_tokens - n, hits) is None
-    d = r("d", list(range(9)) + list(range(60, 67)))   # 2 hits + 2 new = exactly the 4 blocks of the pool
+    d = r("d", list(range(9)) + list(range(60, 67)))  # 2 hits + 2 new = exactly the 4 blocks of the pool
     hits, n = kv.get_computed_blocks(d)
     assert kv.allocate_slots(d, d.num_tokens - n, hits) is not None and kv.num_free_blocks == 0
 
@@ -78,8 +81,8 @@ def test_hits_on_free_blocks_count_against_the_free_pool():
 def test_free_uncaches_blocks_whose_kv_was_never_written():
     kv = KVCacheManager(num_blocks=8, block_size=4)
     a = r("a", list(range(12)))
-    kv.allocate_slots(a, 12)              # registers 3 full blocks for KV written "this step"
-    kv.free(a, num_valid_tokens=4)        # ... but it was preempted before the step ran
+    kv.allocate_slots(a, 12)  # registers 3 full blocks for KV written "this step"
+    kv.free(a, num_valid_tokens=4)  # ... but it was preempted before the step ran
     assert kv.pool.num_cached_blocks == 1
     assert kv.get_computed_blocks(r("b", list(range(12)) + [99]))[1] == 4
 

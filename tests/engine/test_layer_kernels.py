@@ -6,6 +6,7 @@ None of these kernels loops, so an interpreter that cannot run tensor loop bound
 the kernels round where the references round, so almost every element is bit-identical; the rest differ by one
 unit in the last place, from float32 sums taken in another order.
 """
+
 from __future__ import annotations
 
 import os
@@ -29,8 +30,9 @@ from triton_interp import round_bf16_to_nearest_even  # noqa: E402
 from engine.kernels.attention_metadata import kv_cache_shape  # noqa: E402
 
 if type(triton_norm._rms_norm_kernel).__name__ != "InterpretedFunction":
-    pytest.skip("the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process",
-                allow_module_level=True)
+    pytest.skip(
+        "the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process", allow_module_level=True
+    )
 
 DTYPES = [torch.float32, torch.bfloat16]
 
@@ -38,7 +40,7 @@ DTYPES = [torch.float32, torch.bfloat16]
 @pytest.fixture(autouse=True)
 def interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    round_bf16_to_nearest_even(monkeypatch)   # as a GPU rounds (the interpreter truncates)
+    round_bf16_to_nearest_even(monkeypatch)  # as a GPU rounds (the interpreter truncates)
 
 
 def assert_matches(got: torch.Tensor, want: torch.Tensor) -> None:
@@ -47,7 +49,7 @@ def assert_matches(got: torch.Tensor, want: torch.Tensor) -> None:
     if got.dtype == torch.float32:
         torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
         return
-    torch.testing.assert_close(got.float(), want.float(), atol=1e-6, rtol=2 ** -7)
+    torch.testing.assert_close(got.float(), want.float(), atol=1e-6, rtol=2**-7)
     identical = (got == want).float().mean().item()
     assert identical >= 0.98, f"only {identical:.1%} bit-identical: the kernel rounds elsewhere than torch"
 
@@ -55,8 +57,8 @@ def assert_matches(got: torch.Tensor, want: torch.Tensor) -> None:
 def strided(t: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     """The same values as a view with a wider row stride (a slice of a larger buffer), as a GEMM output may be."""
     wide = torch.randn(t.shape[0], t.shape[1] + 13, generator=g).to(t.dtype)
-    wide[:, 5:5 + t.shape[1]] = t
-    return wide[:, 5:5 + t.shape[1]]
+    wide[:, 5 : 5 + t.shape[1]] = t
+    return wide[:, 5 : 5 + t.shape[1]]
 
 
 # ---- residual add + RMSNorm --------------------------------------------------------------------------------
@@ -70,14 +72,14 @@ def test_rms_norm_with_and_without_residual(dtype: torch.dtype, n_cols: int, lay
     weight = torch.empty(n_cols).uniform_(0.5, 1.5, generator=g).to(dtype)
     if layout == "strided":
         x, residual = strided(x, g), strided(residual, g)
-    elif layout == "transposed":   # column stride != 1
+    elif layout == "transposed":  # column stride != 1
         x, residual = x.t().contiguous().t(), residual.t().contiguous().t()
     for res in (None, residual):
         out, new_res = triton_norm.rms_norm(x, weight, 1e-6, res)
         want_out, want_res = layer_reference.rms_norm(x, weight, 1e-6, res)
         assert_matches(out, want_out)
-        assert torch.equal(new_res, want_res)   # the sum rounds once, the same way
-    assert triton_norm.rms_norm(x, weight, 1e-6)[1] is x   # first layer: x itself is the residual stream
+        assert torch.equal(new_res, want_res)  # the sum rounds once, the same way
+    assert triton_norm.rms_norm(x, weight, 1e-6)[1] is x  # first layer: x itself is the residual stream
 
 
 def test_rms_norm_edge_cases() -> None:
@@ -96,11 +98,11 @@ def rope_case(num_heads: int, num_kv_heads: int, head_dim: int, dtype: torch.dty
     positions = torch.randint(0, max_pos, (num_tokens,), generator=g)
     inv_freq = 1.0 / (10000 ** (torch.arange(0, head_dim, 2).float() / head_dim))
     freqs = torch.outer(torch.arange(max_pos, dtype=torch.float32), inv_freq)
-    cos_sin = torch.cat((freqs.cos(), freqs.sin()), dim=-1)                      # [max_pos, D]
+    cos_sin = torch.cat((freqs.cos(), freqs.sin()), dim=-1)  # [max_pos, D]
     q_w = torch.empty(head_dim).uniform_(0.5, 1.5, generator=g).to(dtype)
     k_w = torch.empty(head_dim).uniform_(0.5, 1.5, generator=g).to(dtype)
     cache = torch.randn(kv_cache_shape(4, 16, num_kv_heads, head_dim), generator=g).to(dtype)
-    slots = torch.tensor([9, -1, 40, 3, -1, 63, 17])                             # -1: padding rows
+    slots = torch.tensor([9, -1, 40, 3, -1, 63, 17])  # -1: padding rows
     return qkv, positions, cos_sin, q_w, k_w, cache, slots
 
 
@@ -108,8 +110,9 @@ def rope_case(num_heads: int, num_kv_heads: int, head_dim: int, dtype: torch.dty
 @pytest.mark.parametrize("heads", [(4, 2), (6, 3), (2, 2)], ids=["gqa2", "odd-heads", "mha"])
 @pytest.mark.parametrize("qk_norm", [True, False], ids=["qwen3", "llama"])
 @pytest.mark.parametrize("layout", ["contiguous", "strided"])
-def test_rope_write_kv_matches_reference(dtype: torch.dtype, heads: tuple[int, int], qk_norm: bool,
-                                         layout: str) -> None:
+def test_rope_write_kv_matches_reference(
+    dtype: torch.dtype, heads: tuple[int, int], qk_norm: bool, layout: str
+) -> None:
     qkv, positions, cos_sin, q_w, k_w, cache, slots = rope_case(*heads, 32, dtype)
     if layout == "strided":
         qkv = strided(qkv, torch.Generator().manual_seed(1))
@@ -121,22 +124,24 @@ def test_rope_write_kv_matches_reference(dtype: torch.dtype, heads: tuple[int, i
     assert got.is_contiguous()
     written = torch.zeros(cache.shape[1] * cache.shape[2], dtype=torch.bool)
     written[slots[slots >= 0]] = True
-    flat_got, flat_want = got_cache.flatten(1, 2), want_cache.flatten(1, 2)   # [2, slots, Hkv, D]
-    assert torch.equal(flat_got[:, ~written], cache.flatten(1, 2)[:, ~written])   # padding rows wrote nothing
+    flat_got, flat_want = got_cache.flatten(1, 2), want_cache.flatten(1, 2)  # [2, slots, Hkv, D]
+    assert torch.equal(flat_got[:, ~written], cache.flatten(1, 2)[:, ~written])  # padding rows wrote nothing
     assert_matches(flat_got[:, written], flat_want[:, written])
-    assert torch.equal(flat_got[1, written], flat_want[1, written])               # V is copied, never rounded
+    assert torch.equal(flat_got[1, written], flat_want[1, written])  # V is copied, never rounded
 
 
 def test_rope_write_kv_head_dim_128_and_no_real_rows() -> None:
     qkv, positions, cos_sin, q_w, k_w, cache, slots = rope_case(4, 2, 128, torch.float32, seed=3)
     got_cache = cache.clone()
-    got = triton_rope_kv.rope_write_kv(qkv, positions, cos_sin, q_w, k_w, 1e-6, 4, 2, got_cache,
-                                       torch.full_like(slots, -1))
+    got = triton_rope_kv.rope_write_kv(
+        qkv, positions, cos_sin, q_w, k_w, 1e-6, 4, 2, got_cache, torch.full_like(slots, -1)
+    )
     want = layer_reference.qk_norm_rope(qkv, positions, cos_sin, q_w, k_w, 1e-6, 4, 2)[0]
     assert_matches(got, want)
     assert torch.equal(got_cache, cache)
-    assert triton_rope_kv.rope_write_kv(qkv[:0], positions[:0], cos_sin, q_w, k_w, 1e-6, 4, 2, cache,
-                                        slots[:0]).shape == (0, 4, 128)
+    assert triton_rope_kv.rope_write_kv(
+        qkv[:0], positions[:0], cos_sin, q_w, k_w, 1e-6, 4, 2, cache, slots[:0]
+    ).shape == (0, 4, 128)
     with pytest.raises(ValueError, match="does not hold 4 q and 1 k/v heads"):
         triton_rope_kv.rope_write_kv(qkv, positions, cos_sin, q_w, k_w, 1e-6, 4, 1, cache, slots)
 

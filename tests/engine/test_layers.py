@@ -1,5 +1,6 @@
 """The engine's structure, checked: imports flow one way with no cycles (pyproject.toml's import-linter contracts)
 and the strictly typed modules pass mypy --strict (pyproject.toml's [tool.mypy] overrides)."""
+
 from __future__ import annotations
 
 import os
@@ -27,12 +28,24 @@ def _env() -> dict[str, str]:
 
 
 def test_engine_imports_flow_down_the_layers_without_cycles() -> None:
-    proc = subprocess.run([_tool("lint-imports"), "--no-cache", "--contract", "engine-layers", "--contract",
-                           "engine-acyclic"], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [_tool("lint-imports"), "--no-cache", "--contract", "engine-layers", "--contract", "engine-acyclic"],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_strict_modules_pass_mypy(tmp_path: Path) -> None:
-    proc = subprocess.run([_tool("mypy"), "--cache-dir", str(tmp_path), *STRICT], cwd=ROOT, env=_env(),
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [_tool("mypy"), "--cache-dir", str(tmp_path), *STRICT],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -1,4 +1,5 @@
 """--load-format dummy: seeded random weights from a config, no weights or tokenizer needed."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,7 +16,9 @@ def test_dummy_weights_are_deterministic_per_seed(tiny_qwen3_dir: Path) -> None:
     c = load_model(str(tiny_qwen3_dir), load_format="dummy", dtype="float32", seed=8)
     sa, sb, sc = (m.model.state_dict() for m in (a, b, c))
     assert all(torch.equal(sa[k], sb[k]) for k in sa)
-    assert not torch.equal(sa["model.layers.0.self_attn.qkv_proj.weight"], sc["model.layers.0.self_attn.qkv_proj.weight"])
+    assert not torch.equal(
+        sa["model.layers.0.self_attn.qkv_proj.weight"], sc["model.layers.0.self_attn.qkv_proj.weight"]
+    )
     assert a.tokenizer is None and a.name == "tiny-qwen3"
 
 

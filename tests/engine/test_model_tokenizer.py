@@ -1,4 +1,5 @@
 """Tokenizer wrapper: streaming detokenisation, chat templates, errors."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,8 +10,11 @@ import tokenizers
 from engine.errors import EngineError
 from engine.model import Tokenizer, load_model
 
-STREAM_TEXTS = ["Emoji 🤖🚀 and CJK 日本語 split into byte pieces.", "  two spaces, then\n\nnewlines\tand tabs",
-                "plain ascii words only"]
+STREAM_TEXTS = [
+    "Emoji 🤖🚀 and CJK 日本語 split into byte pieces.",
+    "  two spaces, then\n\nnewlines\tand tabs",
+    "plain ascii words only",
+]
 
 
 @pytest.mark.parametrize("text", STREAM_TEXTS)
@@ -42,15 +46,24 @@ def test_stream_skips_special_tokens(smollm2_loaded) -> None:
 
 def test_chat_template_sees_special_tokens_and_extra_arguments() -> None:
     backend = tokenizers.Tokenizer(tokenizers.models.BPE())
-    template = ("{{ bos_token }}{% for m in messages %}[{{ m.role }}]{{ m.content | tojson }}{% endfor %}"
-                "{% if add_generation_prompt %}[assistant]{% endif %}{% if enable_thinking is false %}/no{% endif %}"
-                "{% if messages | length > 2 %}{{ raise_exception('too long') }}{% endif %}")
-    tok = Tokenizer(backend, name="t", eos_token_ids=[3], chat_template=template,
-                    special_tokens={"bos_token": "<s>", "eos_token": None})
-    chat = [{"role": "user", "content": "say \"hi\""}]
+    template = (
+        "{{ bos_token }}{% for m in messages %}[{{ m.role }}]{{ m.content | tojson }}{% endfor %}"
+        "{% if add_generation_prompt %}[assistant]{% endif %}{% if enable_thinking is false %}/no{% endif %}"
+        "{% if messages | length > 2 %}{{ raise_exception('too long') }}{% endif %}"
+    )
+    tok = Tokenizer(
+        backend,
+        name="t",
+        eos_token_ids=[3],
+        chat_template=template,
+        special_tokens={"bos_token": "<s>", "eos_token": None},
+    )
+    chat = [{"role": "user", "content": 'say "hi"'}]
     assert tok.apply_chat_template(chat) == '<s>[user]"say \\"hi\\""[assistant]'
-    assert tok.apply_chat_template(chat, add_generation_prompt=False, enable_thinking=False) == \
-        '<s>[user]"say \\"hi\\""/no'
+    assert (
+        tok.apply_chat_template(chat, add_generation_prompt=False, enable_thinking=False)
+        == '<s>[user]"say \\"hi\\""/no'
+    )
     with pytest.raises(EngineError, match=r"chat template of t failed: too long"):
         tok.apply_chat_template(chat * 3)
 

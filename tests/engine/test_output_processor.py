@@ -1,5 +1,6 @@
 """OutputProcessor: deltas step by step for a stream, stop strings held back and cut, and offline token-id requests
 left alone until they finish."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -36,12 +37,15 @@ def test_a_stream_gets_every_step_and_a_stop_string_cuts_it(tok: Tokenizer) -> N
         texts += [d.text for d in out.deltas]
         finished += out.finished
         if out.reqs_to_abort:
-            assert out.reqs_to_abort == ["r"] and not req.status.finished   # the caller aborts it in the core
+            assert out.reqs_to_abort == ["r"] and not req.status.finished  # the caller aborts it in the core
             break
     assert "".join(texts) == "hello world" and texts[-1] != ""
     (final,) = finished
-    assert (final.outputs[0].text, final.outputs[0].finish_reason, final.outputs[0].stop_reason) == \
-        ("hello world", "stop", ", and")
+    assert (final.outputs[0].text, final.outputs[0].finish_reason, final.outputs[0].stop_reason) == (
+        "hello world",
+        "stop",
+        ", and",
+    )
     assert not proc.has_unfinished_requests()
 
 
@@ -51,7 +55,7 @@ def test_offline_token_id_requests_wait_for_their_end() -> None:
     proc.add_request(req)
     assert not proc.wants_every_step
     _step(req, 7, 8)
-    assert proc.process_outputs(["r"]).deltas == []          # nothing to decode or match: left alone
+    assert proc.process_outputs(["r"]).deltas == []  # nothing to decode or match: left alone
     _step(req, 9)
     req.status = RequestStatus.FINISHED_LENGTH
     out = proc.process_outputs(["r"])
@@ -65,7 +69,7 @@ def test_offline_requests_with_text_are_followed_every_step(tok: Tokenizer) -> N
     proc = OutputProcessor(tok, stream=False)
     proc.add_request(Request("a", [1], SamplingParams(detokenize=False)))
     assert not proc.wants_every_step
-    proc.add_request(Request("b", [1], SamplingParams()))   # decoded: step by step, as the server does
+    proc.add_request(Request("b", [1], SamplingParams()))  # decoded: step by step, as the server does
     assert proc.wants_every_step
     proc.abort_request("b")
     assert not proc.wants_every_step

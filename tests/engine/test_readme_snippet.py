@@ -1,5 +1,6 @@
 """The README's Python snippet runs as written with the embedded model and answers the question (issue 12: it used
 to call generate() on the instruct model and printed '')."""
+
 from __future__ import annotations
 
 import contextlib

@@ -1,5 +1,6 @@
 """Sampler (the torch path, also the fused kernel's oracle): exact greedy, seeded draws independent of the batch,
 top-k/top-p cuts, and the exact renormalised distribution."""
+
 from __future__ import annotations
 
 import pytest
@@ -44,29 +45,43 @@ def test_greedy_ties_take_the_first_index():
 
 def test_seeded_rows_do_not_depend_on_batch_neighbours_or_row_index():
     x = logits(5)
-    t = tensors(5, temperature=[1.0, 0.5, 2.0, 1.0, 0.8], top_k=[OFF, 7, 3, OFF, 20],
-                top_p=[1.0, 0.9, 1.0, 0.6, 0.95], seeds=[11, 12, 13, 14, 15], positions=[3, 4, 5, 6, 7])
+    t = tensors(
+        5,
+        temperature=[1.0, 0.5, 2.0, 1.0, 0.8],
+        top_k=[OFF, 7, 3, OFF, 20],
+        top_p=[1.0, 0.9, 1.0, 0.6, 0.95],
+        seeds=[11, 12, 13, 14, 15],
+        positions=[3, 4, 5, 6, 7],
+    )
     full = Sampler()(x, t)
-    assert torch.equal(full, Sampler()(x, t))                                  # same seeds, same tokens
+    assert torch.equal(full, Sampler()(x, t))  # same seeds, same tokens
     for i in range(5):
-        assert Sampler()(x[i:i + 1], rows(t, [i]))[0] == full[i]               # alone
+        assert Sampler()(x[i : i + 1], rows(t, [i]))[0] == full[i]  # alone
     order = torch.tensor([3, 0, 4, 2, 1])
-    assert torch.equal(Sampler()(x[order], rows(t, order)), full[order])       # another row index
+    assert torch.equal(Sampler()(x[order], rows(t, order)), full[order])  # another row index
 
 
 def test_noise_depends_on_seed_and_position():
     a = exponential_noise(torch.tensor([1, 1, 2]), torch.tensor([0, 1, 0]), 1000)
     assert not torch.equal(a[0], a[1]) and not torch.equal(a[0], a[2])
-    assert (a > 0).all() and abs(a.mean().item() - 1.0) < 0.1   # Exp(1) has mean 1
+    assert (a > 0).all() and abs(a.mean().item() - 1.0) < 0.1  # Exp(1) has mean 1
 
 
-@pytest.mark.parametrize(("temperature", "top_k", "top_p"), [
-    (1.0, None, 1.0), (0.6, None, 1.0), (1.0, 4, 1.0), (1.0, None, 0.8), (0.7, 6, 0.75), (1.5, 3, 0.9)],
-    ids=["temperature", "cold", "top-k", "top-p", "top-k+top-p", "hot+top-k+top-p"])
+@pytest.mark.parametrize(
+    ("temperature", "top_k", "top_p"),
+    [(1.0, None, 1.0), (0.6, None, 1.0), (1.0, 4, 1.0), (1.0, None, 0.8), (0.7, 6, 0.75), (1.5, 3, 0.9)],
+    ids=["temperature", "cold", "top-k", "top-p", "top-k+top-p", "hot+top-k+top-p"],
+)
 def test_draws_follow_the_exact_renormalised_distribution(temperature: float, top_k: int | None, top_p: float):
     x = torch.tensor(CASE).expand(DRAWS, len(CASE)).contiguous()
-    t = tensors(DRAWS, temperature=temperature, top_k=top_k, top_p=top_p, seeds=torch.arange(DRAWS) * 7919,
-                positions=torch.arange(DRAWS) % 97)
+    t = tensors(
+        DRAWS,
+        temperature=temperature,
+        top_k=top_k,
+        top_p=top_p,
+        seeds=torch.arange(DRAWS) * 7919,
+        positions=torch.arange(DRAWS) % 97,
+    )
     ok, why = chi_square_ok(Sampler()(x, t), exact_distribution(CASE, temperature, top_k, top_p))
     assert ok, why
 
@@ -77,7 +92,7 @@ def test_top_p_keeps_the_smallest_nucleus_and_ties_together():
     assert top_k_top_p_mask(x, one, None, torch.tensor([0.75])).tolist() == [[True, True, False, False]]
     assert top_k_top_p_mask(x, one, None, torch.tensor([0.85])).tolist() == [[True, True, True, False]]
     assert top_k_top_p_mask(x, one, torch.tensor([3]), None).tolist() == [[True, True, True, False]]
-    ties = torch.tensor([[2.0, 1.0, 1.0, 1.0, 0.0]])                            # tokens 1..3 share one logit
+    ties = torch.tensor([[2.0, 1.0, 1.0, 1.0, 0.0]])  # tokens 1..3 share one logit
     assert top_k_top_p_mask(ties, one, torch.tensor([2]), None).tolist() == [[True, True, True, True, False]]
     assert top_k_top_p_mask(ties, one, None, torch.tensor([0.5])).tolist() == [[True, True, True, True, False]]
 
@@ -89,7 +104,7 @@ def test_edge_cases_of_the_cuts():
     assert torch.equal(Sampler()(x, tensors(64, temperature=1.0, top_k=1, seeds=seeds)), greedy)
     assert torch.equal(Sampler()(x, tensors(64, temperature=1.0, top_p=1e-6, seeds=seeds)), greedy)
     plain = Sampler()(x, tensors(64, temperature=0.9, seeds=seeds))
-    assert torch.equal(Sampler()(x, tensors(64, temperature=0.9, top_k=V, seeds=seeds)), plain)       # k = V
+    assert torch.equal(Sampler()(x, tensors(64, temperature=0.9, top_k=V, seeds=seeds)), plain)  # k = V
     assert torch.equal(Sampler()(x, tensors(64, temperature=0.9, top_k=10 * V, seeds=seeds)), plain)  # k > V
     p_one = tensors(64, temperature=0.9, top_k=[2] + [OFF] * 63, top_p=[0.5] + [1.0] * 63, seeds=seeds)  # p = 1
     assert torch.equal(Sampler()(x, p_one)[1:], plain[1:])
@@ -111,11 +126,11 @@ def test_minus_infinity_logits_are_never_drawn():
 def test_extreme_temperatures():
     tied = torch.tensor([1.0, 3.0, 2.0, 3.0, -1.0]).expand(2000, 5).contiguous()
     cold = Sampler()(tied, tensors(2000, temperature=1e-30, seeds=torch.arange(2000)))
-    assert set(cold.tolist()) == {1, 3}                                    # the tied maxima, each half the time
+    assert set(cold.tolist()) == {1, 3}  # the tied maxima, each half the time
     ok, why = chi_square_ok(cold, [0.0, 0.5, 0.0, 0.5, 0.0])
     assert ok, why
     hot = Sampler()(tied, tensors(2000, temperature=1e30, seeds=torch.arange(2000)))
-    ok, why = chi_square_ok(hot, [0.2] * 5)                                # uniform
+    ok, why = chi_square_ok(hot, [0.2] * 5)  # uniform
     assert ok, why
 
 
@@ -126,4 +141,4 @@ def test_the_fused_kernel_is_on_unless_switched_off(monkeypatch: pytest.MonkeyPa
     assert not fused_enabled() and not Sampler().fused
     x = logits(4)
     t = tensors(4, temperature=0.8, top_k=5)
-    assert torch.equal(Sampler(fused=True)(x, t), sample_reference(x, t))     # CPU tensors take the torch path
+    assert torch.equal(Sampler(fused=True)(x, t), sample_reference(x, t))  # CPU tensors take the torch path

@@ -1,6 +1,7 @@
 """engine serve under stress: hang-ups free KV blocks, a full queue answers 503 at once, an engine failure is a 500
 for the requests it hit while the server keeps serving, shutdown ends every stream, and text deltas never split a
 multi-byte character."""
+
 from __future__ import annotations
 
 import asyncio
@@ -23,8 +24,15 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 @pytest.fixture(scope="module")
 def core(tiny_qwen3_dir: Path) -> EngineCore:
-    return LLM(str(tiny_qwen3_dir), device="cpu", max_num_seqs=2, max_model_len=64, block_size=4,
-               max_num_batched_tokens=32, enable_prefix_caching=False).engine_core
+    return LLM(
+        str(tiny_qwen3_dir),
+        device="cpu",
+        max_num_seqs=2,
+        max_model_len=64,
+        block_size=4,
+        max_num_batched_tokens=32,
+        enable_prefix_caching=False,
+    ).engine_core
 
 
 def test_a_streaming_client_that_hangs_up_is_aborted_and_its_blocks_freed(core: EngineCore) -> None:
@@ -32,8 +40,8 @@ def test_a_streaming_client_that_hangs_up_is_aborted_and_its_blocks_freed(core: 
         resp = await client.post("/v1/completions", json={**LONG, "stream": True})
         first = await resp.content.readline()
         assert first.startswith(b"data: ")
-        assert core.scheduler.kv.num_free_blocks < core.num_blocks   # it holds blocks now
-        resp.close()   # hang up mid-stream
+        assert core.scheduler.kv.num_free_blocks < core.num_blocks  # it holds blocks now
+        resp.close()  # hang up mid-stream
         await wait_until(lambda: engine.stats.num_aborted == 1 and engine_idle(core))
         assert engine.num_in_flight == 0
 
@@ -72,13 +80,20 @@ def test_a_full_queue_answers_503_at_once_and_recovers(core: EngineCore) -> None
 
 
 def test_a_step_that_fails_once_is_retried_and_every_request_finishes(core: EngineCore) -> None:
-    ref = LLM.from_engine_core(core).generate({"prompt_token_ids": LONG["prompt"]},
-                                              SamplingParams(temperature=0, max_tokens=20, ignore_eos=True),
-                                              use_tqdm=False)[0].outputs[0].token_ids
+    ref = (
+        LLM.from_engine_core(core)
+        .generate(
+            {"prompt_token_ids": LONG["prompt"]},
+            SamplingParams(temperature=0, max_tokens=20, ignore_eos=True),
+            use_tqdm=False,
+        )[0]
+        .outputs[0]
+        .token_ids
+    )
     original = core.runner.execute_model
     failed = []
 
-    def fails_once(sched):   # the first step that runs both requests fails
+    def fails_once(sched):  # the first step that runs both requests fails
         if not failed and len(sched.num_scheduled_tokens) == 2:
             failed.append(sched)
             raise RuntimeError("injected device fault")
@@ -90,7 +105,8 @@ def test_a_step_that_fails_once_is_retried_and_every_request_finishes(core: Engi
         try:
             plain, streamed = await asyncio.gather(
                 client.post("/v1/completions", json={**LONG, "max_tokens": 20}),
-                client.post("/v1/completions", json={**LONG, "max_tokens": 20, "stream": True}))
+                client.post("/v1/completions", json={**LONG, "max_tokens": 20, "stream": True}),
+            )
             return plain.status, await plain.json(), await sse_events(streamed), engine.stats.num_errors
         finally:
             core.runner.execute_model = original
@@ -123,10 +139,11 @@ def test_a_poisoned_request_fails_alone_while_a_stream_completes(core: EngineCor
         core.runner.execute_model = poisoned
         try:
             streamed = await client.post("/v1/completions", json={**LONG, "max_tokens": 30, "stream": True})
-            first = await streamed.content.readline()   # the stream runs before the poison arrives
+            first = await streamed.content.readline()  # the stream runs before the poison arrives
             bad, other = await asyncio.gather(
                 client.post("/v1/completions", json={**LONG, "prompt": [5, POISON, 6], "max_tokens": 5}),
-                client.post("/v1/completions", json={**LONG, "prompt": [21, 22], "max_tokens": 6}))
+                client.post("/v1/completions", json={**LONG, "prompt": [21, 22], "max_tokens": 6}),
+            )
             rest = await sse_events(streamed)
             return first, bad.status, await bad.json(), other.status, await other.json(), rest
         finally:
@@ -136,8 +153,8 @@ def test_a_poisoned_request_fails_alone_while_a_stream_completes(core: EngineCor
     assert bad_status == 500 and "kernel fault on a poisoned row" in bad["error"]["message"]
     assert other_status == 200 and other["usage"]["completion_tokens"] == 6
     assert rest[-1] == "[DONE]" and rest[-2]["choices"][0]["finish_reason"] == "length"
-    assert first.startswith(b"data: ") and len(rest) - 1 + 1 == 30   # every token of the stream arrived
-    assert steps_with_poison[-1] == 1   # the last failure was the poisoned request alone
+    assert first.startswith(b"data: ") and len(rest) - 1 + 1 == 30  # every token of the stream arrived
+    assert steps_with_poison[-1] == 1  # the last failure was the poisoned request alone
     assert engine_idle(core)
 
 
@@ -162,17 +179,18 @@ def test_text_deltas_never_split_a_multibyte_character(core: EngineCore) -> None
     tok = core.tokenizer
     text = "naïve café → 日本語 🙂 done"
     script = tok.encode(text, add_special_tokens=False)
-    assert len(script) > len(text.split())   # the byte-level vocabulary splits the characters across tokens
+    assert len(script) > len(text.split())  # the byte-level vocabulary splits the characters across tokens
     original = core.runner.execute_model
 
-    def scripted(sched):   # the engine "samples" the script, so the detokeniser sees real UTF-8 splits
+    def scripted(sched):  # the engine "samples" the script, so the detokeniser sees real UTF-8 splits
         handle = original(sched)
         get_output = handle.get_output
 
-        def scripted_output():   # read when the step's tokens reach the host, in step order
+        def scripted_output():  # read when the step's tokens reach the host, in step order
             out = get_output()
             out.sampled_token_ids = [script[len(core.scheduler.requests[rid].output_token_ids)] for rid in out.req_ids]
             return out
+
         handle.get_output = scripted_output
         return handle
 
@@ -188,4 +206,4 @@ def test_text_deltas_never_split_a_multibyte_character(core: EngineCore) -> None
     deltas = [c["choices"][0]["text"] for c in chunks]
     # A chunk per token, or fewer: outputs a slow reader had not taken yet travel together.
     assert "".join(deltas) == text and 1 < len(chunks) <= len(script)
-    assert not any("\ufffd" in d for d in deltas) and "" in deltas   # some chunks waited for a character's last byte
+    assert not any("\ufffd" in d for d in deltas) and "" in deltas  # some chunks waited for a character's last byte

@@ -1,6 +1,7 @@
 """`engine bench serve --output-dir` against an in-process `engine serve` (the embedded SmolLM2 GGUF, CPU): GET
 /v1/engine says what the server runs, the evidence directory passes roadmap's validator, and a server started
 without --commit is refused in one line."""
+
 from __future__ import annotations
 
 import asyncio
@@ -25,16 +26,20 @@ SERVER = "engine serve --device cpu --max-num-seqs 4 --commit " + SHA
 
 @pytest.fixture(scope="module")
 def core(smollm2_loaded) -> EngineCore:
-    return EngineCore.from_args(EngineArgs(device="cpu", max_num_seqs=4, max_model_len=256, block_size=16,
-                                   max_num_batched_tokens=256), loaded=smollm2_loaded)
+    return EngineCore.from_args(
+        EngineArgs(device="cpu", max_num_seqs=4, max_model_len=256, block_size=16, max_num_batched_tokens=256),
+        loaded=smollm2_loaded,
+    )
 
 
 def _bench(argv: list[str]):
     """`engine bench serve` as a whole command in a thread (it runs its own event loop) against the test server."""
+
     async def go(client, engine):
         url = str(client.make_url("")).rstrip("/")
         full = ["bench", "serve", "--base-url", url, "--disable-tqdm", *argv]
         return await asyncio.get_running_loop().run_in_executor(None, main, full)
+
     return go
 
 
@@ -43,11 +48,9 @@ def test_engine_card_reports_what_the_server_runs(core: EngineCore) -> None:
         resp = await client.get("/v1/engine")
         return resp.status, await resp.json()
 
-    status, info = serve(core, go, model="smollm2", max_queued_requests=5,
-                         provenance=Provenance(SHA, True, SERVER))
+    status, info = serve(core, go, model="smollm2", max_queued_requests=5, provenance=Provenance(SHA, True, SERVER))
     assert status == 200
-    assert (info["commit"], info["dirty"], info["command"], info["served_model_name"]) == (SHA, True, SERVER,
-                                                                                          "smollm2")
+    assert (info["commit"], info["dirty"], info["command"], info["served_model_name"]) == (SHA, True, SERVER, "smollm2")
     e = info["engine"]
     assert (e["max_num_seqs"], e["max_model_len"], e["block_size"], e["max_num_batched_tokens"]) == (4, 256, 16, 256)
     assert e["num_blocks"] == core.num_blocks and e["max_queued_requests"] == 5 and e["device"] == "cpu"
@@ -59,12 +62,27 @@ def test_engine_card_reports_what_the_server_runs(core: EngineCore) -> None:
 
 
 def test_evidence_dir_is_written_and_validates(core: EngineCore, tmp_path: Path) -> None:
-    argv = ["--num-prompts", "3", "--random-input-len", "6", "--random-output-len", "3", "--max-concurrency", "2",
-            "--output-dir", str(tmp_path), "--repeat", "2", "--row", "ENG-SERVE", "--series", "serve-test"]
+    argv = [
+        "--num-prompts",
+        "3",
+        "--random-input-len",
+        "6",
+        "--random-output-len",
+        "3",
+        "--max-concurrency",
+        "2",
+        "--output-dir",
+        str(tmp_path),
+        "--repeat",
+        "2",
+        "--row",
+        "ENG-SERVE",
+        "--series",
+        "serve-test",
+    ]
     assert serve(core, _bench(argv), model="smollm2", provenance=Provenance(SHA, False, SERVER)) == 0
     [d] = list(tmp_path.iterdir())
-    assert d.name.endswith("-serve-test") and {p.name for p in d.iterdir()} == {"result.json", "summary.md",
-                                                                                 "plot.png"}
+    assert d.name.endswith("-serve-test") and {p.name for p in d.iterdir()} == {"result.json", "summary.md", "plot.png"}
     r = json.loads((d / "result.json").read_text())
     assert validate_result(r) == []
     assert (r["commit"], r["dirty"], r["row"], r["series"]) == (SHA, False, "ENG-SERVE", "serve-test")
@@ -89,22 +107,29 @@ def test_roadmap_evidence_verify_accepts_it(core: EngineCore, tmp_path: Path, ca
     subprocess.run([*git, "add", "README.md"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "init"], check=True)
     head = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
-    argv = ["--num-prompts", "2", "--random-input-len", "4", "--random-output-len", "2",
-            "--output-dir", str(repo / "docs" / "bench-evidence")]
+    argv = [
+        "--num-prompts",
+        "2",
+        "--random-input-len",
+        "4",
+        "--random-output-len",
+        "2",
+        "--output-dir",
+        str(repo / "docs" / "bench-evidence"),
+    ]
     assert serve(core, _bench(argv), model="smollm2", provenance=Provenance(head, False, SERVER)) == 0
     [d] = list((repo / "docs" / "bench-evidence").iterdir())
-    assert "-serve-random2-4-2-s0-smollm2" in d.name and d.name.endswith("-rinf-cnone-cpu")   # the default series
+    assert "-serve-random2-4-2-s0-smollm2" in d.name and d.name.endswith("-rinf-cnone-cpu")  # the default series
     capsys.readouterr()
     assert roadmap_main(["evidence", "verify", "--path", str(repo)]) == 0, capsys.readouterr()
 
 
 def test_a_server_without_commit_is_refused_in_one_line(core: EngineCore, tmp_path: Path, capsys) -> None:
-    argv = ["--num-prompts", "1", "--random-input-len", "4", "--random-output-len", "1", "--output-dir",
-            str(tmp_path)]
+    argv = ["--num-prompts", "1", "--random-input-len", "4", "--random-output-len", "1", "--output-dir", str(tmp_path)]
     assert serve(core, _bench(argv), model="smollm2") == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "was started without --commit" in err and "--commit $(git rev-parse HEAD)" in err
-    assert list(tmp_path.iterdir()) == [] and not core.has_unfinished_requests()   # refused before any request
+    assert list(tmp_path.iterdir()) == [] and not core.has_unfinished_requests()  # refused before any request
 
 
 def test_evidence_flags_without_output_dir_are_refused(capsys) -> None:
@@ -112,10 +137,13 @@ def test_evidence_flags_without_output_dir_are_refused(capsys) -> None:
     assert "pass --output-dir DIR too" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv, says", [
-    (["--commit", "not-a-sha"], "is not a 40-hex commit sha"),
-    (["--dirty"], "pass --commit SHA with it"),
-])
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["--commit", "not-a-sha"], "is not a 40-hex commit sha"),
+        (["--dirty"], "pass --commit SHA with it"),
+    ],
+)
 def test_engine_serve_refuses_bad_provenance_before_loading(argv: list[str], says: str, capsys) -> None:
     assert main(["serve", "--load-format", "dummy", "--model", "Qwen3-0.6B", *argv]) == 2
     err = capsys.readouterr().err

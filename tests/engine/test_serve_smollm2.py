@@ -1,5 +1,6 @@
 """engine serve with the embedded SmolLM2 GGUF: the chat template path answers like LLM.chat, and `engine bench serve`
 against an in-process server measures every request completely."""
+
 from __future__ import annotations
 
 import asyncio
@@ -22,8 +23,10 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 @pytest.fixture(scope="module")
 def core(smollm2_loaded) -> EngineCore:
-    return EngineCore.from_args(EngineArgs(device="cpu", max_num_seqs=4, max_model_len=256, block_size=16,
-                                   max_num_batched_tokens=256), loaded=smollm2_loaded)
+    return EngineCore.from_args(
+        EngineArgs(device="cpu", max_num_seqs=4, max_model_len=256, block_size=16, max_num_batched_tokens=256),
+        loaded=smollm2_loaded,
+    )
 
 
 def test_chat_with_the_embedded_model(core: EngineCore) -> None:
@@ -46,14 +49,30 @@ def test_chat_with_the_embedded_model(core: EngineCore) -> None:
 def test_bench_serve_measures_every_request(core: EngineCore) -> None:
     async def go(client, engine):
         url = str(client.make_url("")).rstrip("/")
-        args = build_parser().parse_args([
-            "bench", "serve", "--base-url", url, "--num-prompts", "5", "--random-input-len", "8",
-            "--random-output-len", "4", "--max-concurrency", "2", "--request-rate", "100", "--disable-tqdm"])
+        args = build_parser().parse_args(
+            [
+                "bench",
+                "serve",
+                "--base-url",
+                url,
+                "--num-prompts",
+                "5",
+                "--random-input-len",
+                "8",
+                "--random-output-len",
+                "4",
+                "--max-concurrency",
+                "2",
+                "--request-rate",
+                "100",
+                "--disable-tqdm",
+            ]
+        )
         return await benchmark(args), engine.stats.max_batch_requests
 
     result, max_batch = serve(core, go, model="smollm2")
     assert result["completed"] == 5 and result["failed"] == 0 and result["model"] == "smollm2"
-    assert max_batch <= 2   # --max-concurrency held
+    assert max_batch <= 2  # --max-concurrency held
     m = result["metrics"]
     assert m["prompt_tokens"] == 5 * 8 and m["output_tokens"] == 5 * 4
     assert m["output_tok_per_s"] == pytest.approx(20 / result["duration_s"], rel=1e-3)
@@ -67,7 +86,7 @@ def test_bench_serve_measures_every_request(core: EngineCore) -> None:
 
 
 def test_bench_serve_saves_json_and_says_when_no_server(tmp_path: Path, capsys) -> None:
-    with socket.socket() as s:   # a port nothing listens on
+    with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     rc = main(["bench", "serve", "--port", str(port), "--num-prompts", "1", "--disable-tqdm"])
@@ -79,11 +98,27 @@ def test_bench_serve_saves_json_and_says_when_no_server(tmp_path: Path, capsys) 
 
 def test_bench_serve_cli_writes_the_result(core: EngineCore, tmp_path: Path) -> None:
     """The whole command in a thread against a live server: table on stdout, the JSON with --save-result."""
+
     async def go(client, engine):
         url = str(client.make_url("")).rstrip("/")
-        argv = ["bench", "serve", "--base-url", url, "--num-prompts", "2", "--random-input-len", "4",
-                "--random-output-len", "2", "--save-result", "--result-dir", str(tmp_path), "--result-filename",
-                "r.json", "--disable-tqdm"]
+        argv = [
+            "bench",
+            "serve",
+            "--base-url",
+            url,
+            "--num-prompts",
+            "2",
+            "--random-input-len",
+            "4",
+            "--random-output-len",
+            "2",
+            "--save-result",
+            "--result-dir",
+            str(tmp_path),
+            "--result-filename",
+            "r.json",
+            "--disable-tqdm",
+        ]
         return await asyncio.get_running_loop().run_in_executor(None, main, argv)
 
     assert serve(core, go, model="smollm2") == 0

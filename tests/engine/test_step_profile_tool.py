@@ -1,4 +1,5 @@
 """tools/device_step_profile.py runs on CPU (--tiny): the H200 measurement script itself is checked without a GPU."""
+
 from __future__ import annotations
 
 import json
@@ -17,9 +18,25 @@ def test_step_profile_tiny_smoke(tmp_path: Path) -> None:
     out = tmp_path / "profile.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("ENGINE_COMPILE", None)
-    subprocess.run([sys.executable, str(ROOT / "tools" / "device_step_profile.py"), "--tiny", "--batches", "1", "3",
-                    "--steps", "1", "--out", str(out)], check=True, env=env, cwd=ROOT, timeout=300,
-                   capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tools" / "device_step_profile.py"),
+            "--tiny",
+            "--batches",
+            "1",
+            "3",
+            "--steps",
+            "1",
+            "--out",
+            str(out),
+        ],
+        check=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+        capture_output=True,
+    )
     result = json.loads(out.read_text())
     assert result["device"] == "cpu" and [r["batch"] for r in result["runs"]] == [1, 3]
     for run in result["runs"]:
@@ -27,5 +44,5 @@ def test_step_profile_tiny_smoke(tmp_path: Path) -> None:
         assert run["graph_mode"] == "replay" and run["attention_kernels"] == "triton"
         assert run["graph_steps"] == 2 * run["steps"]
         assert run["step_ms"] > 0 and 0 < run["bound_ms"] and run["step_weight_bytes"] > 0
-        kv_bytes_per_token = 2 * 2 * 2 * 64 * 4   # layers x (K, V) x KV heads x head_dim x float32
+        kv_bytes_per_token = 2 * 2 * 2 * 64 * 4  # layers x (K, V) x KV heads x head_dim x float32
         assert run["step_kv_bytes"] == run["batch"] * run["context_tokens_per_row"] * kv_bytes_per_token

@@ -4,6 +4,7 @@
 this module sets it before importing them, puts the environment back afterwards, and sets it again around each of
 its tests (launches read it too). Shapes stay tiny: every program runs in Python here.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,6 +23,7 @@ try:
     triton = pytest.importorskip("triton", reason="triton is not installed")
     from engine.kernels import reference, triton_attention
     from engine.kernels.triton_unified import _unified_kernel
+
     LOOP_PROBLEM = interpreter_loop_problem()
 finally:
     if _saved is None:
@@ -32,8 +34,9 @@ finally:
 from engine.kernels.attention_metadata import AttentionMetadata, kv_cache_shape  # noqa: E402
 
 if type(_unified_kernel).__name__ != "InterpretedFunction":
-    pytest.skip("the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process",
-                allow_module_level=True)
+    pytest.skip(
+        "the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process", allow_module_level=True
+    )
 
 # The GPU compiles these loops fine; only an old interpreter cannot run them (write_kv has no loop).
 runs_attention = pytest.mark.skipif(LOOP_PROBLEM is not None, reason=str(LOOP_PROBLEM))
@@ -51,17 +54,27 @@ def bf16_dot(monkeypatch: pytest.MonkeyPatch) -> None:
     """triton 3.9's interpreter runs tl.dot on bfloat16 operands as their raw uint16 bits (np.matmul of the
     storage); a GPU has no such problem. Upcast them first so the rest of the bf16 path is still tested here."""
     from triton.runtime import interpreter
+
     original = interpreter.InterpreterBuilder.create_dot
 
-    def create_dot(self, a, b, d, *args):   # noqa: ANN001, ANN002, ANN202 - triton's own signature
+    def create_dot(self, a, b, d, *args):  # noqa: ANN001, ANN002, ANN202 - triton's own signature
         if a.dtype.scalar == triton.language.bfloat16:
             a, b = self.cast_impl(a, triton.language.float32), self.cast_impl(b, triton.language.float32)
         return original(self, a, b, d, *args)
+
     monkeypatch.setattr(interpreter.InterpreterBuilder, "create_dot", create_dot)
 
 
-def make_batch(q_lens: list[int], seq_lens: list[int], num_heads: int, num_kv_heads: int, head_dim: int,
-               block_size: int = 16, dtype: torch.dtype = torch.float32, seed: int = 0):
+def make_batch(
+    q_lens: list[int],
+    seq_lens: list[int],
+    num_heads: int,
+    num_kv_heads: int,
+    head_dim: int,
+    block_size: int = 16,
+    dtype: torch.dtype = torch.float32,
+    seed: int = 0,
+):
     """A step's (q, cache, metadata): every sequence's K/V written into shuffled blocks; block tables padded
     with -1 past each sequence's last block (plus one spare column that must never be read)."""
     g = torch.Generator().manual_seed(seed)
@@ -76,9 +89,16 @@ def make_batch(q_lens: list[int], seq_lens: list[int], num_heads: int, num_kv_he
     cu = [0]
     for n in q_lens:
         cu.append(cu[-1] + n)
-    attn = AttentionMetadata(torch.tensor(cu, dtype=torch.int32), torch.tensor(seq_lens, dtype=torch.int32),
-                             torch.tensor(tables, dtype=torch.int32), torch.tensor(new_slots, dtype=torch.int64),
-                             max(q_lens), max(seq_lens), list(q_lens), list(seq_lens))
+    attn = AttentionMetadata(
+        torch.tensor(cu, dtype=torch.int32),
+        torch.tensor(seq_lens, dtype=torch.int32),
+        torch.tensor(tables, dtype=torch.int32),
+        torch.tensor(new_slots, dtype=torch.int64),
+        max(q_lens),
+        max(seq_lens),
+        list(q_lens),
+        list(seq_lens),
+    )
     q = torch.randn(cu[-1], num_heads, head_dim, generator=g).to(dtype)
     return q, cache, attn
 
@@ -88,7 +108,7 @@ def reference_out(q: torch.Tensor, cache: torch.Tensor, attn: AttentionMetadata)
     return reference.paged_attention(q.float(), cache.float(), attn, q.shape[-1] ** -0.5)
 
 
-GQA_HEADS = [(2, 2), (4, 2), (8, 2)]          # (Hq, Hkv): group sizes 1, 2, 4
+GQA_HEADS = [(2, 2), (4, 2), (8, 2)]  # (Hq, Hkv): group sizes 1, 2, 4
 DECODE = ([1, 1, 1, 1, 1], [1, 16, 32, 45, 7])  # lengths 1, exact block multiples, and ragged
 
 
@@ -98,11 +118,11 @@ DECODE = ([1, 1, 1, 1, 1], [1, 16, 32, 45, 7])  # lengths 1, exact block multipl
 @pytest.mark.parametrize("heads", GQA_HEADS, ids=lambda h: f"gqa{h[0] // h[1]}")
 def test_decode_batch_matches_reference(heads: tuple[int, int], head_dim: int, split_kv: bool) -> None:
     q, cache, attn = make_batch(*DECODE, *heads, head_dim)
-    out = triton_attention.paged_attention(q, cache, attn, head_dim ** -0.5, split_kv=split_kv)
+    out = triton_attention.paged_attention(q, cache, attn, head_dim**-0.5, split_kv=split_kv)
     torch.testing.assert_close(out, reference_out(q, cache, attn), atol=1e-4, rtol=0)
 
 
-MIXED = {   # prefill chunks over cached context, fresh prefills and decode rows, interleaved
+MIXED = {  # prefill chunks over cached context, fresh prefills and decode rows, interleaved
     "chunks+decode": ([1, 5, 1, 20, 3], [17, 5, 33, 50, 40]),
     "long-chunk": ([37, 1], [70, 2]),
 }
@@ -112,10 +132,11 @@ MIXED = {   # prefill chunks over cached context, fresh prefills and decode rows
 @pytest.mark.parametrize("case", MIXED.values(), ids=MIXED.keys())
 @pytest.mark.parametrize("head_dim", [64, 128])
 @pytest.mark.parametrize("heads", GQA_HEADS, ids=lambda h: f"gqa{h[0] // h[1]}")
-def test_mixed_batch_matches_reference(heads: tuple[int, int], head_dim: int,
-                                       case: tuple[list[int], list[int]]) -> None:
+def test_mixed_batch_matches_reference(
+    heads: tuple[int, int], head_dim: int, case: tuple[list[int], list[int]]
+) -> None:
     q, cache, attn = make_batch(*case, *heads, head_dim)
-    out = triton_attention.paged_attention(q, cache, attn, head_dim ** -0.5)
+    out = triton_attention.paged_attention(q, cache, attn, head_dim**-0.5)
     torch.testing.assert_close(out, reference_out(q, cache, attn), atol=1e-4, rtol=0)
 
 
@@ -154,6 +175,7 @@ def test_no_host_reads_on_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None
 
     def forbidden(*_: object) -> None:
         raise AssertionError("host synchronisation on the fast path")
+
     monkeypatch.setattr(torch.Tensor, "item", forbidden)
     monkeypatch.setattr(torch.Tensor, "tolist", forbidden)
     out = triton_attention.paged_attention(q, cache, attn, 0.125)
@@ -163,15 +185,22 @@ def test_no_host_reads_on_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None
 
 def test_split_kv_is_chosen_for_few_long_decode_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     from engine.kernels import decode_split
-    monkeypatch.setattr(decode_split, "num_sms", lambda device: 132)   # an H200's SM count
-    meta = AttentionMetadata(torch.tensor([0, 1, 2], dtype=torch.int32), torch.tensor([900, 2000]),
-                             torch.zeros(2, 1, dtype=torch.int32), torch.zeros(2, dtype=torch.int64), 1, 2000)
+
+    monkeypatch.setattr(decode_split, "num_sms", lambda device: 132)  # an H200's SM count
+    meta = AttentionMetadata(
+        torch.tensor([0, 1, 2], dtype=torch.int32),
+        torch.tensor([900, 2000]),
+        torch.zeros(2, 1, dtype=torch.int32),
+        torch.zeros(2, dtype=torch.int64),
+        1,
+        2000,
+    )
     assert triton_attention.use_split_kv(meta, 8, torch.device("cpu"))
-    assert not triton_attention.use_split_kv(meta, 200, torch.device("cpu"))   # the plain grid fills the GPU
+    assert not triton_attention.use_split_kv(meta, 200, torch.device("cpu"))  # the plain grid fills the GPU
     meta.max_seqlen_k = 100
-    assert not triton_attention.use_split_kv(meta, 8, torch.device("cpu"))     # too short to split
+    assert not triton_attention.use_split_kv(meta, 8, torch.device("cpu"))  # too short to split
     meta.max_seqlen_q, meta.max_seqlen_k = 3, 2000
-    assert not triton_attention.use_split_kv(meta, 8, torch.device("cpu"))     # not decode-only
+    assert not triton_attention.use_split_kv(meta, 8, torch.device("cpu"))  # not decode-only
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
@@ -180,13 +209,13 @@ def test_write_kv_matches_reference_and_skips_padding(dtype: torch.dtype) -> Non
     # A packed projection in the cache dtype (as the model runs): k and v are strided views into it.
     qkv = torch.randn(6, 4 + 2 + 2, 64, generator=g).to(dtype)
     k, v = qkv[:, 4:6], qkv[:, 6:8]
-    slots = torch.tensor([9, -1, 40, 3, -1, 63])                 # -1: padded rows (vLLM's PAD_SLOT_ID)
+    slots = torch.tensor([9, -1, 40, 3, -1, 63])  # -1: padded rows (vLLM's PAD_SLOT_ID)
     start = torch.randn(kv_cache_shape(4, 16, 2, 64), generator=g).to(dtype)
     want, got = start.clone(), start.clone()
     reference.write_kv(k, v, want, slots)
     triton_attention.write_kv(k, v, got, slots)
     assert torch.equal(got, want)
-    triton_attention.write_kv(k[:2], v[:2], got, torch.tensor([-1, -1]))   # nothing real: cache unchanged
+    triton_attention.write_kv(k[:2], v[:2], got, torch.tensor([-1, -1]))  # nothing real: cache unchanged
     assert torch.equal(got, want)
 
 
@@ -202,10 +231,24 @@ def test_unsupported_shapes_are_clear_errors() -> None:
 
 
 # ---- end to end ---------------------------------------------------------------------------------------------
-TINY_QWEN3 = dict(architectures=["Qwen3ForCausalLM"], model_type="qwen3", vocab_size=512, hidden_size=128,
-                  intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                  head_dim=64, max_position_embeddings=256, rms_norm_eps=1e-6, rope_theta=10000.0,
-                  tie_word_embeddings=False, torch_dtype="float32", bos_token_id=1, eos_token_id=2)
+TINY_QWEN3 = dict(
+    architectures=["Qwen3ForCausalLM"],
+    model_type="qwen3",
+    vocab_size=512,
+    hidden_size=128,
+    intermediate_size=128,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    head_dim=64,
+    max_position_embeddings=256,
+    rms_norm_eps=1e-6,
+    rope_theta=10000.0,
+    tie_word_embeddings=False,
+    torch_dtype="float32",
+    bos_token_id=1,
+    eos_token_id=2,
+)
 
 
 def _generate(config_path: Path, backend: str) -> list[list[int]]:
@@ -215,11 +258,21 @@ def _generate(config_path: Path, backend: str) -> list[list[int]]:
     from engine.model import load_model
     from engine.model.dummy import initialize_dummy_weights
     from engine.sampling_params import SamplingParams
+
     loaded = load_model(str(config_path), load_format="dummy", dtype="float32")
-    initialize_dummy_weights(loaded.model, seed=3, low=-0.2, high=0.2)   # a real spread: no near-tied logits
-    cfg = EngineArgs(model=str(config_path), load_format="dummy", device="cpu", dtype="float32", block_size=16,
-                       max_model_len=96, max_num_seqs=4, max_num_batched_tokens=24, num_blocks=24,
-                       attention_backend=backend)
+    initialize_dummy_weights(loaded.model, seed=3, low=-0.2, high=0.2)  # a real spread: no near-tied logits
+    cfg = EngineArgs(
+        model=str(config_path),
+        load_format="dummy",
+        device="cpu",
+        dtype="float32",
+        block_size=16,
+        max_model_len=96,
+        max_num_seqs=4,
+        max_num_batched_tokens=24,
+        num_blocks=24,
+        attention_backend=backend,
+    )
     llm = LLM.from_engine_core(EngineCore.from_args(cfg, loaded=loaded))
     kernels = llm.engine_core.runner.attention_kernels
     assert kernels.name == backend and all(layer.self_attn.kernels is kernels for layer in loaded.model.model.layers)

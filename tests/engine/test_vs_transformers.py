@@ -6,6 +6,7 @@ KV pool so small that requests are preempted and recomputed. Greedy tokens must 
 `generate(do_sample=False)`, and the logits of every sampled position must match transformers' forward, with async
 scheduling (two steps in flight, tokens one step late) and without it: so the two are token-identical too.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -34,7 +35,7 @@ SETTINGS = {
 def make_prompts() -> list[list[int]]:
     gen = torch.Generator().manual_seed(7)
     prompts = [torch.randint(3, 1000, (n,), generator=gen).tolist() for n in LENGTHS]
-    for i in (5, 6, 7):                      # a shared system-prompt-like prefix
+    for i in (5, 6, 7):  # a shared system-prompt-like prefix
         prompts[i][:24] = prompts[8][:24]
     return prompts
 
@@ -42,18 +43,25 @@ def make_prompts() -> list[list[int]]:
 class Reference:
     def __init__(self, path: Path) -> None:
         from transformers import AutoModelForCausalLM
+
         self.hf = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
-        self.hf.generation_config.eos_token_id = None   # the engine runs with ignore_eos
+        self.hf.generation_config.eos_token_id = None  # the engine runs with ignore_eos
         self.loaded = load_model(str(path), dtype="float32")
         self.prompts = make_prompts()
         self.tokens = [self._generate(p, n) for p, n in zip(self.prompts, MAX_NEW)]
-        self.logits = [self._logits(p + t[:-1])[len(p) - 1:] for p, t in zip(self.prompts, self.tokens)]
+        self.logits = [self._logits(p + t[:-1])[len(p) - 1 :] for p, t in zip(self.prompts, self.tokens)]
 
     @torch.no_grad()
     def _generate(self, prompt: list[int], n: int) -> list[int]:
-        out = self.hf.generate(torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
-                               max_new_tokens=n, min_new_tokens=n, do_sample=False, pad_token_id=0)
-        return out[0, len(prompt):].tolist()
+        out = self.hf.generate(
+            torch.tensor([prompt]),
+            attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
+            max_new_tokens=n,
+            min_new_tokens=n,
+            do_sample=False,
+            pad_token_id=0,
+        )
+        return out[0, len(prompt) :].tolist()
 
     @torch.no_grad()
     def _logits(self, tokens: list[int]) -> torch.Tensor:
@@ -69,8 +77,9 @@ def ref(request: pytest.FixtureRequest) -> Reference:
 
 
 def build(ref: Reference, keep_logits: bool = False, **settings) -> EngineCore:
-    cfg = EngineArgs(model="tiny", device="cpu", dtype="float32", block_size=4, max_model_len=80,
-                       max_num_seqs=16, **settings)
+    cfg = EngineArgs(
+        model="tiny", device="cpu", dtype="float32", block_size=4, max_model_len=80, max_num_seqs=16, **settings
+    )
     return EngineCore.from_args(cfg, loaded=ref.loaded, keep_logits=keep_logits)
 
 
@@ -116,29 +125,43 @@ def test_same_seed_same_tokens_regardless_of_batch(ref: Reference, async_schedul
     llm = LLM.from_engine_core(build(ref, max_num_batched_tokens=16, async_scheduling=async_scheduling))
     sp = SamplingParams(temperature=0.9, top_k=50, top_p=0.9, seed=1234, max_tokens=12, ignore_eos=True)
     alone = llm.generate({"prompt_token_ids": ref.prompts[4]}, sp, use_tqdm=False)[0].outputs[0].token_ids
-    batch = llm.generate([{"prompt_token_ids": p} for p in ref.prompts],
-                         [sp if i == 4 else SamplingParams(temperature=1.0, max_tokens=8) for i in range(9)],
-                         use_tqdm=False)
+    batch = llm.generate(
+        [{"prompt_token_ids": p} for p in ref.prompts],
+        [sp if i == 4 else SamplingParams(temperature=1.0, max_tokens=8) for i in range(9)],
+        use_tqdm=False,
+    )
     assert batch[4].outputs[0].token_ids == alone
     other_seed = SamplingParams(temperature=0.9, top_k=50, top_p=0.9, seed=99, max_tokens=12, ignore_eos=True)
-    assert llm.generate({"prompt_token_ids": ref.prompts[4]}, other_seed, use_tqdm=False)[0].outputs[0].token_ids != alone
+    assert (
+        llm.generate({"prompt_token_ids": ref.prompts[4]}, other_seed, use_tqdm=False)[0].outputs[0].token_ids != alone
+    )
 
 
 @pytest.mark.slow
 def test_embedded_smollm2_gguf_matches_transformers_on_the_same_file(smollm2_gguf_path: Path) -> None:
     from transformers import AutoModelForCausalLM
+
     llm = LLM(str(smollm2_gguf_path), device="cpu", dtype="float32", max_num_seqs=4, max_model_len=256)
     tok = llm.get_tokenizer()
     questions = ["What is the capital of France?", "Name three colors.", "What is 2 + 2? Answer with a number."]
-    prompts = [tok.encode(tok.apply_chat_template([{"role": "user", "content": q}]), add_special_tokens=False)
-               for q in questions]
+    prompts = [
+        tok.encode(tok.apply_chat_template([{"role": "user", "content": q}]), add_special_tokens=False)
+        for q in questions
+    ]
     outs = llm.generate([{"prompt_token_ids": p} for p in prompts], greedy(16), use_tqdm=False)
-    hf = AutoModelForCausalLM.from_pretrained(smollm2_gguf_path.parent, gguf_file=smollm2_gguf_path.name,
-                                              dtype=torch.float32).eval()
+    hf = AutoModelForCausalLM.from_pretrained(
+        smollm2_gguf_path.parent, gguf_file=smollm2_gguf_path.name, dtype=torch.float32
+    ).eval()
     for prompt, out in zip(prompts, outs):
         with torch.no_grad():
-            ref = hf.generate(torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
-                              max_new_tokens=16, min_new_tokens=16, do_sample=False, eos_token_id=None,
-                              pad_token_id=0)
-        assert out.outputs[0].token_ids == ref[0, len(prompt):].tolist()
+            ref = hf.generate(
+                torch.tensor([prompt]),
+                attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
+                max_new_tokens=16,
+                min_new_tokens=16,
+                do_sample=False,
+                eos_token_id=None,
+                pad_token_id=0,
+            )
+        assert out.outputs[0].token_ids == ref[0, len(prompt) :].tolist()
     assert "Paris" in tok.decode(outs[0].outputs[0].token_ids)

@@ -10,6 +10,7 @@
 Dates are ISO dates or datetimes (UTC when no offset is given) and set both author and committer dates,
 so history-based rules see exactly the timeline a test describes.
 """
+
 from __future__ import annotations
 
 import os
@@ -20,8 +21,12 @@ from typing import Callable
 
 import pytest
 
-IDENTITY = {"GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
-            "GIT_COMMITTER_NAME": "Test Author", "GIT_COMMITTER_EMAIL": "author@example.com"}
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.com",
+    "GIT_COMMITTER_NAME": "Test Author",
+    "GIT_COMMITTER_EMAIL": "author@example.com",
+}
 
 
 def git_date(date: str) -> str:
@@ -49,8 +54,9 @@ class GitRepo:
         env.update(IDENTITY)
         if date is not None:
             env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = git_date(date)
-        proc = subprocess.run(["git", "-C", str(self.path), *args], input=input, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.run(
+            ["git", "-C", str(self.path), *args], input=input, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
         if proc.returncode != 0:
             raise RuntimeError(f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace')}")
         return proc.stdout.decode("utf-8", "replace").strip()
@@ -73,8 +79,9 @@ class GitRepo:
             else:
                 target.write_text(content, encoding="utf-8")
 
-    def commit(self, files: dict[str, str | bytes | None], message: str, date: str = "2026-01-01",
-               branch: str | None = None) -> str:
+    def commit(
+        self, files: dict[str, str | bytes | None], message: str, date: str = "2026-01-01", branch: str | None = None
+    ) -> str:
         """Write `files` (None deletes), commit them with `date`, return the new sha.
 
         With `branch`, the commit lands on that branch (created from the current HEAD when new) and the
@@ -119,8 +126,14 @@ class GitRepo:
         return self.git("rev-parse", "--verify", f"{ref}^{{commit}}")
 
     def has_commits(self) -> bool:
-        return subprocess.run(["git", "-C", str(self.path), "rev-parse", "--verify", "-q", "HEAD"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+        return (
+            subprocess.run(
+                ["git", "-C", str(self.path), "rev-parse", "--verify", "-q", "HEAD"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            ).returncode
+            == 0
+        )
 
     def read(self, name: str) -> str:
         return (self.path / name).read_text(encoding="utf-8")
@@ -163,8 +176,9 @@ def build_fixture(repo: GitRepo, fixture_dir: Path, date: str = "2026-08-01") ->
             for old, new in (step.get("rename") or {}).items():
                 (repo.path / new).parent.mkdir(parents=True, exist_ok=True)
                 repo.git("mv", "--", old, new)
-            shas[name] = repo.commit(step.get("files") or {}, step["message"], str(step["date"]),
-                                     branch=step.get("branch"))
+            shas[name] = repo.commit(
+                step.get("files") or {}, step["message"], str(step["date"]), branch=step.get("branch")
+            )
     files: dict[str, str | bytes | None] = {}
     for f in sorted(fixture_dir.rglob("*")):
         if f.is_file() and f != setup:

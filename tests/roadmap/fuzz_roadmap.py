@@ -7,6 +7,7 @@ escapes, code spans, undecodable bytes, a BOM, CRLF, path references that are pr
 JSON evidence (valid documents, then deep nesting, huge integers, non-finite numbers, truncation, noise); and
 small git histories whose commits move the symbols a record points at, with dates that may run backwards.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,19 +22,82 @@ from roadmap.findings import Edit
 from roadmap.records.model import RecordFile
 
 IDS = ["ROW-A1", "ROW-B2", "ENG-TP", "RM-SAFETY", "CLAIM-X-1"]
-PATHS = ["src/a.py", "src/b.py", "src/my file.py", "docs/x.md", "agents/r.md", "src/gone.py", "../out.py",
-         "/etc/passwd", "docs/bench-evidence/20260727-tp"]
-ODD = ["\u2028", "\u2029", "\x0c", "\x85", "\x1c", "\x1d", "\x1e", "\r", "\t", "\0", "|", "\\|", "`", "``",
-       "~~", "**", "_", "<br>", "&lt;img src=x onerror=1&gt;", "<b>", "\\", "[", "]", "(", ")", "é", "🚀", "שלום",
-       "<!-- roadmap: disable-next-line RL303 -- why -->", "<!-- roadmap: disable RL3", "-->"]
-WORDS = ["Port", "Rerun", "the", "runner", "Next:", "TODO", "as of 2026-07-05", "6831.71 tok/s", "1.03x",
-         "deadbeefcafe", "20260727-tp", "DONE", "OPEN", "superseded", "Must", "FooBarMirror", "`--flag-x`",
-         "VT_MIRROR=0", "2026-07-27", "was"]
+PATHS = [
+    "src/a.py",
+    "src/b.py",
+    "src/my file.py",
+    "docs/x.md",
+    "agents/r.md",
+    "src/gone.py",
+    "../out.py",
+    "/etc/passwd",
+    "docs/bench-evidence/20260727-tp",
+]
+ODD = [
+    "\u2028",
+    "\u2029",
+    "\x0c",
+    "\x85",
+    "\x1c",
+    "\x1d",
+    "\x1e",
+    "\r",
+    "\t",
+    "\0",
+    "|",
+    "\\|",
+    "`",
+    "``",
+    "~~",
+    "**",
+    "_",
+    "<br>",
+    "&lt;img src=x onerror=1&gt;",
+    "<b>",
+    "\\",
+    "[",
+    "]",
+    "(",
+    ")",
+    "é",
+    "🚀",
+    "שלום",
+    "<!-- roadmap: disable-next-line RL303 -- why -->",
+    "<!-- roadmap: disable RL3",
+    "-->",
+]
+WORDS = [
+    "Port",
+    "Rerun",
+    "the",
+    "runner",
+    "Next:",
+    "TODO",
+    "as of 2026-07-05",
+    "6831.71 tok/s",
+    "1.03x",
+    "deadbeefcafe",
+    "20260727-tp",
+    "DONE",
+    "OPEN",
+    "superseded",
+    "Must",
+    "FooBarMirror",
+    "`--flag-x`",
+    "VT_MIRROR=0",
+    "2026-07-27",
+    "was",
+]
 
 path_text = st.sampled_from(PATHS)
-loc = st.one_of(st.just(""), st.integers(0, 45).map(lambda n: f":{n}"),
-                st.tuples(st.integers(1, 45), st.integers(1, 45)).map(lambda t: f":{t[0]}-{t[1]}"),
-                st.integers(1, 45).map(lambda n: f"#L{n}"), st.just("::foo"), st.just("::Cls.baz"))
+loc = st.one_of(
+    st.just(""),
+    st.integers(0, 45).map(lambda n: f":{n}"),
+    st.tuples(st.integers(1, 45), st.integers(1, 45)).map(lambda t: f":{t[0]}-{t[1]}"),
+    st.integers(1, 45).map(lambda n: f"#L{n}"),
+    st.just("::foo"),
+    st.just("::Cls.baz"),
+)
 
 
 @st.composite
@@ -49,16 +113,18 @@ def reference(draw: Any) -> str:
     return ref
 
 
-piece = st.one_of(st.sampled_from(WORDS), st.sampled_from(IDS), reference(), st.sampled_from(ODD),
-                  st.text(max_size=6))
+piece = st.one_of(st.sampled_from(WORDS), st.sampled_from(IDS), reference(), st.sampled_from(ODD), st.text(max_size=6))
 inline = st.lists(piece, max_size=10).map(lambda parts: " ".join(parts))
 cell = inline.map(lambda s: s.replace("\n", " "))
 
 
 @st.composite
 def table(draw: Any) -> str:
-    headers = draw(st.lists(st.sampled_from(["ID", "State", "Remaining", "Where", "Notes", "Next"]),
-                            min_size=1, max_size=4, unique=True))
+    headers = draw(
+        st.lists(
+            st.sampled_from(["ID", "State", "Remaining", "Where", "Notes", "Next"]), min_size=1, max_size=4, unique=True
+        )
+    )
     rows = draw(st.lists(st.lists(cell, min_size=0, max_size=len(headers) + 1), max_size=5))
     out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     out += ["| " + " | ".join(r) + " |" for r in rows]
@@ -68,8 +134,9 @@ def table(draw: Any) -> str:
 block = st.one_of(
     st.tuples(st.integers(1, 4), inline).map(lambda t: "#" * t[0] + " " + t[1]),
     inline,
-    st.lists(st.tuples(st.sampled_from(["- ", "1. ", "  - ", "* ", "    - ", "14) "]), inline), min_size=1,
-             max_size=4).map(lambda items: "\n".join(p + s for p, s in items)),
+    st.lists(
+        st.tuples(st.sampled_from(["- ", "1. ", "  - ", "* ", "    - ", "14) "]), inline), min_size=1, max_size=4
+    ).map(lambda items: "\n".join(p + s for p, s in items)),
     table(),
     inline.map(lambda s: f"```\n{s}\n```"),
     st.just("---\nas_of: 2026-07-05\nbase: " + "a" * 40 + "\n---"),
@@ -94,26 +161,39 @@ def record_bytes(draw: Any) -> bytes:
 json_value = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
-    max_leaves=20)
+    max_leaves=20,
+)
 
 
 @st.composite
 def evidence_json(draw: Any) -> bytes:
-    base = {"schema": "evident.bench/1", "series": draw(st.text(max_size=10)), "row": draw(st.sampled_from(IDS)),
-            "created": draw(st.sampled_from(["2026-07-27T10:00:00Z", "2026-13-45", "x"])),
-            "commit": draw(st.sampled_from(["0" * 40, "f" * 40, "zz"])), "dirty": draw(st.booleans()),
-            "metrics": {"output_tok_per_s": {"median": draw(json_value), "min": 1.0, "max": 2.0}},
-            "extra": draw(json_value)}
+    base = {
+        "schema": "evident.bench/1",
+        "series": draw(st.text(max_size=10)),
+        "row": draw(st.sampled_from(IDS)),
+        "created": draw(st.sampled_from(["2026-07-27T10:00:00Z", "2026-13-45", "x"])),
+        "commit": draw(st.sampled_from(["0" * 40, "f" * 40, "zz"])),
+        "dirty": draw(st.booleans()),
+        "metrics": {"output_tok_per_s": {"median": draw(json_value), "min": 1.0, "max": 2.0}},
+        "extra": draw(json_value),
+    }
     text = json.dumps(base)
     mutation = draw(st.integers(0, 7))
     if mutation == 0:
         depth = draw(st.integers(60, 100_000))
         text = text.replace('"extra": ', '"extra": ' + "[" * depth, 1)[:-1] + "]" * depth + "}"
     elif mutation == 1:
-        text = text.replace('"min": 1.0', '"min": ' + draw(st.sampled_from(
-            ["1" + "0" * 5000, "1e400", "-1e999", "NaN", "Infinity", "-Infinity", "9" * 70, "1" + "0" * 400])))
+        text = text.replace(
+            '"min": 1.0',
+            '"min": '
+            + draw(
+                st.sampled_from(
+                    ["1" + "0" * 5000, "1e400", "-1e999", "NaN", "Infinity", "-Infinity", "9" * 70, "1" + "0" * 400]
+                )
+            ),
+        )
     elif mutation == 2:
-        text = text[:draw(st.integers(0, len(text)))]
+        text = text[: draw(st.integers(0, len(text)))]
     elif mutation == 3:
         text = draw(st.text(max_size=40))
     data = text.encode()
@@ -155,7 +235,7 @@ def check_record(data: bytes, rf: RecordFile) -> None:
                 continue
             assert ref.start_col is not None and ref.end_col is not None
             assert st_.line <= ref.record_line <= st_.end_line
-            assert parsed[ref.record_line - 1][ref.start_col:ref.end_col] == ref.text, (ref, st_.raw)
+            assert parsed[ref.record_line - 1][ref.start_col : ref.end_col] == ref.text, (ref, st_.raw)
     for p in rf.problems:
         assert 1 <= p.line <= n + 1
 
@@ -166,7 +246,7 @@ _LINE_NO = re.compile(r"(:|#L)(\d+)")
 def repointed(text: str) -> str | None:
     """The reference with its first line number moved by 7 (what RL303's fix does), or None without one."""
     m = _LINE_NO.search(text)
-    return None if m is None else text[:m.start(2)] + str(int(m.group(2)) + 7) + text[m.end(2):]
+    return None if m is None else text[: m.start(2)] + str(int(m.group(2)) + 7) + text[m.end(2) :]
 
 
 def edit_one_reference(data: bytes, rf: RecordFile, pick: int) -> tuple[str, Edit, str] | None:
@@ -184,7 +264,7 @@ def edit_one_reference(data: bytes, rf: RecordFile, pick: int) -> tuple[str, Edi
     after, applied, skipped = apply_edits(before, [edit])
     raw_line = source_lines(data)[ref.record_line - 1]
     col = ref.start_col
-    if raw_line[col:col + len(ref.text)] != ref.text:
+    if raw_line[col : col + len(ref.text)] != ref.text:
         # only the characters the parser normalises ("\r" -> " ", "\0" -> U+FFFD, bad byte -> U+FFFD) may differ
         assert skipped == [edit] and after == before
         return None
@@ -195,5 +275,5 @@ def edit_one_reference(data: bytes, rf: RecordFile, pick: int) -> tuple[str, Edi
     assert changed == [ref.record_line - 1]
     bom = 1 if before.startswith("\ufeff") and ref.record_line == 1 else 0
     line_b, line_a = b_lines[ref.record_line - 1], a_lines[ref.record_line - 1]
-    assert line_a == line_b[:col + bom] + new + line_b[col + bom + len(ref.text):]
+    assert line_a == line_b[: col + bom] + new + line_b[col + bom + len(ref.text) :]
     return before, edit, after

@@ -15,6 +15,7 @@ returns the shas of its key commits. What it holds at HEAD:
   (4) the 8B latency rerun has no newer evidence; (5) TOKENIZER and DOCS directives have no news at all;
 - the last commit adds a benchmark-record row whose figure its cited evidence does not contain.
 """
+
 from __future__ import annotations
 
 import json
@@ -60,31 +61,63 @@ def _message(name: str) -> str:
 def _summary(date: str, ours: float, peer: float, mirror: str, note: str = "") -> str:
     ratio = ours / peer
     verdict = "PASS" if ratio >= 1.0 else "FAIL"
-    return (f"# local-bf16-4b, {date}\n\nRow: {ROW}\nSeries: local-bf16-4b (Qwen3-4B, BF16, nano workload, "
-            f"local workstation)\nDevice mirror: {mirror}\n\n| engine | output tok/s (median of 3) |\n|---|---|\n"
-            f"| ours | {ours:.2f} |\n| peer | {peer:.2f} |\n\nRatio {ratio:.4f}x, {verdict} against parity.\n"
-            + (f"\n{note}\n" if note else ""))
+    return (
+        f"# local-bf16-4b, {date}\n\nRow: {ROW}\nSeries: local-bf16-4b (Qwen3-4B, BF16, nano workload, "
+        f"local workstation)\nDevice mirror: {mirror}\n\n| engine | output tok/s (median of 3) |\n|---|---|\n"
+        f"| ours | {ours:.2f} |\n| peer | {peer:.2f} |\n\nRatio {ratio:.4f}x, {verdict} against parity.\n"
+        + (f"\n{note}\n" if note else "")
+    )
 
 
 def _result_json(commit: str, ours: float, peer: float) -> str:
     """A full `evident.bench/1` result for the 2026-08-07 entry (the one the canonical row cites)."""
     runs = [ours - 20.55, ours, ours + 11.03]
-    return json.dumps({
-        "schema": "evident.bench/1", "series": "local-bf16-4b", "row": ROW,
-        "created": "2026-08-07T16:40:00Z", "commit": commit, "dirty": False,
-        "command": "vllm-bench throughput --model qwen3-4b --dtype bfloat16 --workload nano --repeat 3",
-        "machine": {"gpu": "RTX PRO 6000 (sm120)", "gpu_count": 1, "driver": "580.65", "cuda": "13.0",
-                    "torch": "2.11.0", "triton": "3.6.0", "python": "3.11.9"},
-        "model": {"name": "Qwen3-4B", "load_format": "safetensors", "dtype": "bfloat16", "config": "qwen3-4b"},
-        "workload": {"name": "nano", "num_requests": 256, "prompt_tokens": 142827, "output_tokens": 133966,
-                     "seed": 0},
-        "engine": {"async_scheduling": True, "device_mirror": True, "enforce_eager": False},
-        "runs": [{"output_tok_per_s": r} for r in runs],
-        "metrics": {"output_tok_per_s": {"median": ours, "min": runs[0], "max": runs[2]}},
-        "roofline": {"output_tok_per_s_bound": 9120.0, "fraction": round(ours / 9120.0, 4)},
-        "peers": [{"name": "peer", "version": "0.11.2", "settings": {"dtype": "bfloat16"},
-                   "metrics": {"output_tok_per_s": {"median": peer}}, "ratio": round(ours / peer, 4)}],
-    }, indent=2, sort_keys=True) + "\n"
+    return (
+        json.dumps(
+            {
+                "schema": "evident.bench/1",
+                "series": "local-bf16-4b",
+                "row": ROW,
+                "created": "2026-08-07T16:40:00Z",
+                "commit": commit,
+                "dirty": False,
+                "command": "vllm-bench throughput --model qwen3-4b --dtype bfloat16 --workload nano --repeat 3",
+                "machine": {
+                    "gpu": "RTX PRO 6000 (sm120)",
+                    "gpu_count": 1,
+                    "driver": "580.65",
+                    "cuda": "13.0",
+                    "torch": "2.11.0",
+                    "triton": "3.6.0",
+                    "python": "3.11.9",
+                },
+                "model": {"name": "Qwen3-4B", "load_format": "safetensors", "dtype": "bfloat16", "config": "qwen3-4b"},
+                "workload": {
+                    "name": "nano",
+                    "num_requests": 256,
+                    "prompt_tokens": 142827,
+                    "output_tokens": 133966,
+                    "seed": 0,
+                },
+                "engine": {"async_scheduling": True, "device_mirror": True, "enforce_eager": False},
+                "runs": [{"output_tok_per_s": r} for r in runs],
+                "metrics": {"output_tok_per_s": {"median": ours, "min": runs[0], "max": runs[2]}},
+                "roofline": {"output_tok_per_s_bound": 9120.0, "fraction": round(ours / 9120.0, 4)},
+                "peers": [
+                    {
+                        "name": "peer",
+                        "version": "0.11.2",
+                        "settings": {"dtype": "bfloat16"},
+                        "metrics": {"output_tok_per_s": {"median": peer}},
+                        "ratio": round(ours / peer, 4),
+                    }
+                ],
+            },
+            indent=2,
+            sort_keys=True,
+        )
+        + "\n"
+    )
 
 
 class _Repo:
@@ -95,8 +128,9 @@ class _Repo:
         env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
         if date:
             env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-        out = subprocess.run(["git", "-C", str(self.path), *args], env=env, check=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out = subprocess.run(
+            ["git", "-C", str(self.path), *args], env=env, check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
         return out.stdout.decode().strip()
 
     def write(self, files: dict[str, str]) -> None:
@@ -124,72 +158,131 @@ def build_seed_repo(path: str | Path) -> dict[str, str]:
     path.mkdir(parents=True)
     r = _Repo(path)
     r.git("init", "-q", "-b", "main")
-    for key, value in (("user.name", "Seed Builder"), ("user.email", "seed@example.invalid"),
-                       ("commit.gpgsign", "false")):
+    for key, value in (
+        ("user.name", "Seed Builder"),
+        ("user.email", "seed@example.invalid"),
+        ("commit.gpgsign", "false"),
+    ):
         r.git("config", key, value)
     s: dict[str, str] = {}
 
-    s["init"] = r.commit("2026-07-12T09:00:00", "chore: import the runner, the records and the nano smoke entry\n\n"
-                         "Row: ROAD-V1-A1-SCHED", {
-        RUNNER: runner_cpp(0), ROADMAP: _record("roadmap@0712.md"), BENCH: _record("benchmark-record@0712.md"),
-        COORD: _record("coordination@0712.md"),
-        "README.md": "# vt\n\nA local inference runtime and the records that steer it (`.agents/`).\n",
-        "tools/README.md": "# tools\n\nConverters and dump helpers for weights.\n",
-        f"{EVIDENCE}/20260712-nano-qwen3-0.6b/summary.md":
-            "# nano-qwen3-0.6b, 2026-07-12\n\nRow: ROAD-V1-A1-SCHED\n\nOutput 11234.50 tok/s (median of 3).\n"})
-    s["runner_default"] = r.commit("2026-07-17T10:00:00", "feat(engine): async runner on by default\n\n"
-                                   "VT_ASYNC_RUNNER now defaults to 1; set it to 0 for the synchronous runner.\n\n"
-                                   "Row: ENG-ASYNC-SCHED", {RUNNER: runner_cpp(1)})
-    s["bench_8b"] = r.commit("2026-07-19T15:00:00", "bench(perf): qwen3 8B latency series, chunked prefill on\n\n"
-                             "Row: ROAD-V1-C4-8B-LATENCY", {
-        f"{EVIDENCE}/qwen3-8b-latency-20260719/summary.md":
-            "# qwen3-8b-latency, 2026-07-19\n\nRow: ROAD-V1-C4-8B-LATENCY\nChunked prefill: on\n\n"
-            "p50 TTFT 612 ms, p99 TTFT 2140 ms, TPOT p50 21.4 ms.\n"})
-    s["checkpoint"] = r.commit("2026-07-25T18:00:00", "docs(records): CLAIM-LOCAL-BF16-H32-AOT checkpoint\n\n"
-                               f"Row: {ROW}", {
-        ROADMAP: _record("roadmap@0725.md"), BENCH: _record("benchmark-record@0725.md"),
-        COORD: _record("coordination@0725.md"),
-        f"{EVIDENCE}/20260725-local-bf16-4b/summary.md": _summary("2026-07-25", 5769.99, 5849.80, "n/a",
-                                                                 "Ours min of 3: 5660.70 tok/s.")})
-    s["spec"] = r.commit("2026-07-26T11:00:00", "docs(records): v1 completion plan from the 2026-07-25 checkpoint",
-                         {SPEC: _record("spec-roadmap-v1-completion@0726.md")})
+    s["init"] = r.commit(
+        "2026-07-12T09:00:00",
+        "chore: import the runner, the records and the nano smoke entry\n\nRow: ROAD-V1-A1-SCHED",
+        {
+            RUNNER: runner_cpp(0),
+            ROADMAP: _record("roadmap@0712.md"),
+            BENCH: _record("benchmark-record@0712.md"),
+            COORD: _record("coordination@0712.md"),
+            "README.md": "# vt\n\nA local inference runtime and the records that steer it (`.agents/`).\n",
+            "tools/README.md": "# tools\n\nConverters and dump helpers for weights.\n",
+            f"{EVIDENCE}/20260712-nano-qwen3-0.6b/summary.md": "# nano-qwen3-0.6b, 2026-07-12\n\nRow: ROAD-V1-A1-SCHED\n\nOutput 11234.50 tok/s (median of 3).\n",
+        },
+    )
+    s["runner_default"] = r.commit(
+        "2026-07-17T10:00:00",
+        "feat(engine): async runner on by default\n\n"
+        "VT_ASYNC_RUNNER now defaults to 1; set it to 0 for the synchronous runner.\n\n"
+        "Row: ENG-ASYNC-SCHED",
+        {RUNNER: runner_cpp(1)},
+    )
+    s["bench_8b"] = r.commit(
+        "2026-07-19T15:00:00",
+        "bench(perf): qwen3 8B latency series, chunked prefill on\n\nRow: ROAD-V1-C4-8B-LATENCY",
+        {
+            f"{EVIDENCE}/qwen3-8b-latency-20260719/summary.md": "# qwen3-8b-latency, 2026-07-19\n\nRow: ROAD-V1-C4-8B-LATENCY\nChunked prefill: on\n\n"
+            "p50 TTFT 612 ms, p99 TTFT 2140 ms, TPOT p50 21.4 ms.\n"
+        },
+    )
+    s["checkpoint"] = r.commit(
+        "2026-07-25T18:00:00",
+        f"docs(records): CLAIM-LOCAL-BF16-H32-AOT checkpoint\n\nRow: {ROW}",
+        {
+            ROADMAP: _record("roadmap@0725.md"),
+            BENCH: _record("benchmark-record@0725.md"),
+            COORD: _record("coordination@0725.md"),
+            f"{EVIDENCE}/20260725-local-bf16-4b/summary.md": _summary(
+                "2026-07-25", 5769.99, 5849.80, "n/a", "Ours min of 3: 5660.70 tok/s."
+            ),
+        },
+    )
+    s["spec"] = r.commit(
+        "2026-07-26T11:00:00",
+        "docs(records): v1 completion plan from the 2026-07-25 checkpoint",
+        {SPEC: _record("spec-roadmap-v1-completion@0726.md")},
+    )
     s["landing"] = r.commit("2026-07-27T11:00:00", _message("landing.txt"), {RUNNER: runner_cpp(2)})
     for (rel, date, ours, peer, mirror), key in zip(RERUNS[:3], ("rerun_0727", "rerun_0728", "rerun_0729")):
-        s[key] = r.commit(f"{date}T20:00:00", f"bench(perf): local-bf16-4b entry for {date}\n\nRow: {ROW}",
-                          {f"{EVIDENCE}/{rel}": _summary(date, ours, peer, mirror)})
+        s[key] = r.commit(
+            f"{date}T20:00:00",
+            f"bench(perf): local-bf16-4b entry for {date}\n\nRow: {ROW}",
+            {f"{EVIDENCE}/{rel}": _summary(date, ours, peer, mirror)},
+        )
     # (1) work done only on a branch that never merges: not history.
     r.git("checkout", "-q", "-b", "wip/prefix-evictor")
-    s["unmerged"] = r.commit("2026-08-02T09:00:00", _message("unmerged.txt"), {
-        "src/vllm/v1/core/prefix_evictor.cpp":
-            "// LRU eviction of unreferenced cached prefix blocks.\nclass PrefixBlockEvictor {\n public:\n"
-            "  void touch(int block);\n  int evict();\n};\n"})
+    s["unmerged"] = r.commit(
+        "2026-08-02T09:00:00",
+        _message("unmerged.txt"),
+        {
+            "src/vllm/v1/core/prefix_evictor.cpp": "// LRU eviction of unreferenced cached prefix blocks.\nclass PrefixBlockEvictor {\n public:\n"
+            "  void touch(int block);\n  int evict();\n};\n"
+        },
+    )
     r.git("checkout", "-q", "main")
     # (3) the GGUF directive's words, in a commit about something else.
-    s["unrelated"] = r.commit("2026-08-01T10:00:00", _message("unrelated.txt"), {
-        "tools/README.md": "# tools\n\nConverters and dump helpers for weights.\n\n## GGUF Q4_K\n\n"
-                           "Q4_K packs 256-weight super-blocks with six-bit scales and mins.\n"})
+    s["unrelated"] = r.commit(
+        "2026-08-01T10:00:00",
+        _message("unrelated.txt"),
+        {
+            "tools/README.md": "# tools\n\nConverters and dump helpers for weights.\n\n## GGUF Q4_K\n\n"
+            "Q4_K packs 256-weight super-blocks with six-bit scales and mins.\n"
+        },
+    )
     rel, date, ours, peer, mirror = RERUNS[3]
-    s["rerun_0803"] = r.commit(f"{date}T20:00:00", f"bench(perf): local-bf16-4b entry for {date}\n\nRow: {ROW}",
-                               {f"{EVIDENCE}/{rel}": _summary(date, ours, peer, mirror)})
+    s["rerun_0803"] = r.commit(
+        f"{date}T20:00:00",
+        f"bench(perf): local-bf16-4b entry for {date}\n\nRow: {ROW}",
+        {f"{EVIDENCE}/{rel}": _summary(date, ours, peer, mirror)},
+    )
     # The default flip arrives through a merged branch: a merged branch is history.
     r.git("checkout", "-q", "-b", "serve-async-llm", s["landing"])
     s["flip"] = r.commit("2026-08-05T10:00:00", _message("flip.txt"), {RUNNER: runner_cpp(3)})
     r.git("checkout", "-q", "main")
-    r.git("merge", "-q", "--no-ff", "-m", "Merge pull request #31 from serve-async-llm\n\nRow: SERVE-ASYNC-LLM",
-          "serve-async-llm", date="2026-08-05T12:00:00+00:00")
+    r.git(
+        "merge",
+        "-q",
+        "--no-ff",
+        "-m",
+        "Merge pull request #31 from serve-async-llm\n\nRow: SERVE-ASYNC-LLM",
+        "serve-async-llm",
+        date="2026-08-05T12:00:00+00:00",
+    )
     s["merge"] = r.git("rev-parse", "HEAD")
     rel, date, ours, peer, mirror = RERUNS[4]
-    s["rerun_0805"] = r.commit(f"{date}T20:00:00", f"bench(perf): local-bf16-4b entry for {date}\n\nRow: {ROW}",
-                               {f"{EVIDENCE}/{rel}": _summary(date, ours, peer, mirror)})
+    s["rerun_0805"] = r.commit(
+        f"{date}T20:00:00",
+        f"bench(perf): local-bf16-4b entry for {date}\n\nRow: {ROW}",
+        {f"{EVIDENCE}/{rel}": _summary(date, ours, peer, mirror)},
+    )
     rel, date, ours, peer, mirror = RERUNS[5]
-    s["row2a"] = r.commit("2026-08-07T17:00:00", "docs(records): row 2a records the three-repetition 4B result\n\n"
-                          f"Row: {ROW}", {
-        f"{EVIDENCE}/{rel}": _summary(date, ours, peer, mirror),
-        f"{EVIDENCE}/20260807-local-bf16-4b/result.json": _result_json(s["merge"], ours, peer),
-        ROADMAP: _record("roadmap@0807.md"),
-        CAMPAIGN: _record("campaign-sm120-qwen35-pareto.md")})
-    s["partial_fix"] = r.commit("2026-08-08T10:00:00", "docs(records): note the superseded ratio in the v1 plan",
-                                {SPEC: _record("spec-roadmap-v1-completion@0808.md")})
-    s["record_0809"] = r.commit("2026-08-09T10:00:00", "docs(records): benchmark record row for the decode mirror",
-                                {BENCH: _record("benchmark-record@0809.md")})
+    s["row2a"] = r.commit(
+        "2026-08-07T17:00:00",
+        f"docs(records): row 2a records the three-repetition 4B result\n\nRow: {ROW}",
+        {
+            f"{EVIDENCE}/{rel}": _summary(date, ours, peer, mirror),
+            f"{EVIDENCE}/20260807-local-bf16-4b/result.json": _result_json(s["merge"], ours, peer),
+            ROADMAP: _record("roadmap@0807.md"),
+            CAMPAIGN: _record("campaign-sm120-qwen35-pareto.md"),
+        },
+    )
+    s["partial_fix"] = r.commit(
+        "2026-08-08T10:00:00",
+        "docs(records): note the superseded ratio in the v1 plan",
+        {SPEC: _record("spec-roadmap-v1-completion@0808.md")},
+    )
+    s["record_0809"] = r.commit(
+        "2026-08-09T10:00:00",
+        "docs(records): benchmark record row for the decode mirror",
+        {BENCH: _record("benchmark-record@0809.md")},
+    )
     return s

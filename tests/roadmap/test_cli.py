@@ -1,4 +1,5 @@
 """The `roadmap` command line: exit codes, formats, selection, errors as one line (never a traceback)."""
+
 from __future__ import annotations
 
 import json
@@ -28,13 +29,22 @@ def lines_repo(fixture_repo):
 def test_python_dash_m_roadmap_help_teaches_with_examples():
     proc = subprocess.run([sys.executable, "-m", "roadmap", "lint", "--help"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0
-    for text in ("--select", "--fail-on", "--since", "--at", "--baseline", "examples:", "roadmap lint --output-format sarif",
-                 "disable-next-line", "exit status"):
+    for text in (
+        "--select",
+        "--fail-on",
+        "--since",
+        "--at",
+        "--baseline",
+        "examples:",
+        "roadmap lint --output-format sarif",
+        "disable-next-line",
+        "exit status",
+    ):
         assert text in proc.stdout
 
 
 def test_exit_codes_follow_fail_on(capsys, lines_repo, monkeypatch):
-    monkeypatch.chdir(lines_repo.path / "agents")      # default PATH: the repository containing cwd
+    monkeypatch.chdir(lines_repo.path / "agents")  # default PATH: the repository containing cwd
     code, out, _ = run(capsys, "lint")
     assert code == 1 and "RL302" in out and "agents/specs/refs.md" in out
     assert run(capsys, "lint", "--fail-on", "never")[0] == 0
@@ -61,16 +71,19 @@ def test_path_argument_limits_the_report_to_those_records(capsys, lines_repo):
     assert {f["path"] for f in json.loads(out)["findings"]} == {"agents/other.md"}
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["lint", "--at", "no-such-rev"], "is not a commit in this repository"),
-    (["lint", "--at=--upload-pack=evil"], "looks like an option"),
-    (["lint", "--since", "deadbeef"], "is not a commit in this repository"),
-    (["lint", "--select", "XX9"], "no rule matches 'XX9'"),
-    (["lint", "--baseline", "missing.json"], "--write-baseline"),
-    (["lint", "--config", "nope.yaml"], "config file not found"),
-    (["lint", "--fix", "--at", "HEAD"], "drop one of them"),
-    (["rule", "RL999"], "no rule 'RL999'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["lint", "--at", "no-such-rev"], "is not a commit in this repository"),
+        (["lint", "--at=--upload-pack=evil"], "looks like an option"),
+        (["lint", "--since", "deadbeef"], "is not a commit in this repository"),
+        (["lint", "--select", "XX9"], "no rule matches 'XX9'"),
+        (["lint", "--baseline", "missing.json"], "--write-baseline"),
+        (["lint", "--config", "nope.yaml"], "config file not found"),
+        (["lint", "--fix", "--at", "HEAD"], "drop one of them"),
+        (["rule", "RL999"], "no rule 'RL999'"),
+    ],
+)
 def test_usage_errors_are_one_line_and_exit_2(capsys, lines_repo, monkeypatch, argv, message):
     monkeypatch.chdir(lines_repo.path)
     code, out, err = run(capsys, *argv)
@@ -110,14 +123,20 @@ def test_rule_lists_and_explains(capsys):
 
 
 def test_no_colour_when_not_a_tty(lines_repo):
-    proc = subprocess.run([sys.executable, "-m", "roadmap", "lint", str(lines_repo.path)], cwd=ROOT,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "roadmap", "lint", str(lines_repo.path)], cwd=ROOT, capture_output=True, text=True
+    )
     assert proc.returncode == 1 and "\x1b[" not in proc.stdout and "RL302" in proc.stdout
 
 
 def test_github_format_in_a_subprocess(lines_repo):
-    proc = subprocess.run([sys.executable, "-m", "roadmap", "lint", str(lines_repo.path), "--format", "github"],
-                          cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "roadmap", "lint", str(lines_repo.path), "--format", "github"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 1
     assert proc.stdout.splitlines()[0].startswith(
-        "::error file=agents/specs/refs.md,line=6,endLine=6,title=RL302 line-out-of-range::")
+        "::error file=agents/specs/refs.md,line=6,endLine=6,title=RL302 line-out-of-range::"
+    )

@@ -1,4 +1,5 @@
 """`roadmap evidence list|verify`: thin wiring over roadmap.evidence plus the commit/dirty checks."""
+
 from __future__ import annotations
 
 import json
@@ -11,26 +12,40 @@ ROOT = "docs/bench-evidence"
 
 
 def result(commit: str, dirty: bool = False, median: float = 6831.71) -> str:
-    return json.dumps({
-        "schema": "evident.bench/1", "series": "throughput-nano-qwen3-0.6b", "row": "ENG-BENCH",
-        "created": "2026-07-27T10:00:00Z", "commit": commit, "dirty": dirty, "command": "engine bench throughput",
-        "machine": {"gpu": "H200", "gpu_count": 1}, "model": {"name": "qwen3-0.6b"}, "workload": {"name": "nano"},
-        "engine": {"block_size": 16}, "runs": [{"output_tok_per_s": median}],
-        "metrics": {"output_tok_per_s": {"median": median, "min": median - 1, "max": median + 1}},
-    })
+    return json.dumps(
+        {
+            "schema": "evident.bench/1",
+            "series": "throughput-nano-qwen3-0.6b",
+            "row": "ENG-BENCH",
+            "created": "2026-07-27T10:00:00Z",
+            "commit": commit,
+            "dirty": dirty,
+            "command": "engine bench throughput",
+            "machine": {"gpu": "H200", "gpu_count": 1},
+            "model": {"name": "qwen3-0.6b"},
+            "workload": {"name": "nano"},
+            "engine": {"block_size": 16},
+            "runs": [{"output_tok_per_s": median}],
+            "metrics": {"output_tok_per_s": {"median": median, "min": median - 1, "max": median + 1}},
+        }
+    )
 
 
 @pytest.fixture
 def evidence_repo(git_repo):
     repo = git_repo()
     code = repo.commit({"engine/x.py": "X = 1\n"}, "feat(engine): x", "2026-07-26")
-    repo.commit({
-        f"{ROOT}/20260727-throughput-nano-qwen3-0.6b/result.json": result(code),
-        f"{ROOT}/20260728-throughput-nano-qwen3-0.6b/result.json": result("f" * 40, median=6900.0),
-        f"{ROOT}/20260729-throughput-nano-qwen3-0.6b/result.json": result(code, dirty=True),
-        f"{ROOT}/20260730-broken/result.json": "{not json",
-        f"{ROOT}/local-bf16-4b-20260803/summary.md": "# 4B rerun\n\nRow: ROAD-V1-C2\n",
-    }, "bench: evidence", "2026-07-31")
+    repo.commit(
+        {
+            f"{ROOT}/20260727-throughput-nano-qwen3-0.6b/result.json": result(code),
+            f"{ROOT}/20260728-throughput-nano-qwen3-0.6b/result.json": result("f" * 40, median=6900.0),
+            f"{ROOT}/20260729-throughput-nano-qwen3-0.6b/result.json": result(code, dirty=True),
+            f"{ROOT}/20260730-broken/result.json": "{not json",
+            f"{ROOT}/local-bf16-4b-20260803/summary.md": "# 4B rerun\n\nRow: ROAD-V1-C2\n",
+        },
+        "bench: evidence",
+        "2026-07-31",
+    )
     return repo
 
 
@@ -46,8 +61,12 @@ def test_list_shows_every_entry_oldest_first(capsys, evidence_repo, monkeypatch)
     lines = out.splitlines()
     assert code == 0 and lines[-1] == f"5 evidence entries under {ROOT}/"
     assert [l.split()[1] for l in lines[:-1]] == [
-        "20260727-throughput-nano-qwen3-0.6b", "20260728-throughput-nano-qwen3-0.6b",
-        "20260729-throughput-nano-qwen3-0.6b", "20260730-broken", "local-bf16-4b-20260803"]
+        "20260727-throughput-nano-qwen3-0.6b",
+        "20260728-throughput-nano-qwen3-0.6b",
+        "20260729-throughput-nano-qwen3-0.6b",
+        "20260730-broken",
+        "local-bf16-4b-20260803",
+    ]
     assert "6831.71 tok/s" in lines[0]
     code, out, _ = run(capsys, "evidence", "list", "--series", "throughput-nano-qwen3-0.6b", "--format", "json")
     assert [e["date"] for e in json.loads(out)] == ["2026-07-27", "2026-07-28", "2026-07-29"]

@@ -1,4 +1,5 @@
 """`--diff` shows the safe fixes and changes nothing; `--fix` rewrites only the lines its Edits name."""
+
 from __future__ import annotations
 
 from roadmap.cli import main
@@ -28,13 +29,13 @@ def test_diff_then_fix_round_trip(capsys, fixture_repo, tmp_path):
     assert f"--- a/{RECORD}".encode() in out and f"+++ b/{RECORD}".encode() in out
     assert b"-- `GPUModelRunner::async_device_mirror()` (src/runner.cpp:10-15)" in out
     assert b"+- `GPUModelRunner::async_device_mirror()` (src/runner.cpp:35-40)" in out
-    assert b"caf\xe9" in out                     # undecodable bytes shown as they are on disk
+    assert b"caf\xe9" in out  # undecodable bytes shown as they are on disk
     assert path.read_bytes() == original, "--diff must not write"
-    repo.git("apply", "--check", str(patch))      # the diff is a patch git accepts
+    repo.git("apply", "--check", str(patch))  # the diff is a patch git accepts
 
     code, out, err = run(capsys, "lint", str(repo.path), "--fix", "--select", "RL303")
     assert "fixed 3 finding(s) in 1 file(s)" in err
-    assert code == 0          # what is left (ambiguous/absent anchors) are warnings
+    assert code == 0  # what is left (ambiguous/absent anchors) are warnings
     after = path.read_bytes()
     before_lines, after_lines = original.split(b"\r\n"), after.split(b"\r\n")
     changed = [i for i, (a, b) in enumerate(zip(before_lines, after_lines)) if a != b]
@@ -50,8 +51,16 @@ def test_diff_then_fix_round_trip(capsys, fixture_repo, tmp_path):
 
 def test_stale_edit_is_skipped_not_guessed(tmp_path):
     (tmp_path / "a.md").write_text("one\nsrc/x.py:3\n")
-    f = Finding(code="RL303", name="anchor-drifted", severity="warning", message="m", path="a.md", line=2,
-                end_line=2, edits=[Edit("a.md", 2, 0, "src/x.py:10", "src/x.py:20")])
+    f = Finding(
+        code="RL303",
+        name="anchor-drifted",
+        severity="warning",
+        message="m",
+        path="a.md",
+        line=2,
+        end_line=2,
+        edits=[Edit("a.md", 2, 0, "src/x.py:10", "src/x.py:20")],
+    )
     plan = plan_fixes(tmp_path, [f])
     assert plan.files == [] and plan.fixed == [] and plan.skipped == f.edits
 
@@ -78,4 +87,4 @@ def test_fix_rewrites_our_reference_and_never_another_projects(capsys, fixture_r
     changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
     assert changed == [6, 12] and after[6] == before[6].replace("pager.go:12-14", "pager.go:21-23")
     assert "`src/pager.c:1900-1950`" in after[6]
-    assert after[12] == before[12].replace("pager.go#L12-L14", "pager.go#L21-L23")   # a link: its target only
+    assert after[12] == before[12].replace("pager.go#L12-L14", "pager.go#L21-L23")  # a link: its target only

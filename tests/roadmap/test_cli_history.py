@@ -1,4 +1,5 @@
 """--at, --since, baselines, shallow clones and the lazy history hook."""
+
 from __future__ import annotations
 
 import json
@@ -11,7 +12,7 @@ from roadmap.cli import main
 from roadmap.lint import LintOptions, lint
 
 RECORD = "agents/notes.md"
-SOURCE = "".join(f"line_{n} = {n}\n" for n in range(1, 11))    # 10 lines
+SOURCE = "".join(f"line_{n} = {n}\n" for n in range(1, 11))  # 10 lines
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -28,7 +29,9 @@ def codes_lines(out: str) -> list[tuple[str, int]]:
 def timeline(git_repo):
     """A: record refs src/a.py:9 (fine, 10 lines). B: src/a.py shrinks to 5 lines (ref now stale)."""
     repo = git_repo()
-    a = repo.commit({"src/a.py": SOURCE, RECORD: "# Notes\n\n- Setting at `src/a.py:9`.\n"}, "docs: notes", "2026-07-01")
+    a = repo.commit(
+        {"src/a.py": SOURCE, RECORD: "# Notes\n\n- Setting at `src/a.py:9`.\n"}, "docs: notes", "2026-07-01"
+    )
     b = repo.commit({"src/a.py": SOURCE[: SOURCE.index("line_6")]}, "refactor: shrink a.py", "2026-07-05")
     return repo, a, b
 
@@ -51,7 +54,10 @@ def test_since_reports_only_lines_changed_since(capsys, timeline):
     assert codes_lines(out) == [("RL302", 1), ("RL302", 3), ("RL302", 4), ("RL302", 5)]
     code, out, _ = run(capsys, "lint", str(repo.path), "--format", "json", "--since", b)
     assert [(f["path"], f["line"]) for f in json.loads(out)["findings"]] == [
-        ("agents/new.md", 1), (RECORD, 4), (RECORD, 5)]
+        ("agents/new.md", 1),
+        (RECORD, 4),
+        (RECORD, 5),
+    ]
     code, out, _ = run(capsys, "lint", str(repo.path), "--format", "json", "--since", "HEAD")
     assert [(f["path"], f["line"]) for f in json.loads(out)["findings"]] == [("agents/new.md", 1), (RECORD, 5)]
 
@@ -63,7 +69,9 @@ def test_baseline_hides_known_findings_even_when_lines_move(capsys, timeline, tm
     assert code == 0 and "wrote 1 finding(s)" in err
     assert json.loads(baseline.read_text())["findings"][0]["code"] == "RL302"
     assert run(capsys, "lint", str(repo.path), "--baseline", str(baseline))[0] == 0
-    repo.write({RECORD: "# Notes\n\nIntro paragraph.\n\n" + repo.read(RECORD).split("\n", 2)[2] + "- New `src/a.py:6`.\n"})
+    repo.write(
+        {RECORD: "# Notes\n\nIntro paragraph.\n\n" + repo.read(RECORD).split("\n", 2)[2] + "- New `src/a.py:6`.\n"}
+    )
     code, out, err = run(capsys, "lint", str(repo.path), "--baseline", str(baseline), "--format", "json")
     assert code == 1 and codes_lines(out) == [("RL302", 6)] and "1 finding(s) hidden by baseline" in err
 
@@ -101,7 +109,7 @@ def test_history_is_lazy_and_a_shallow_clone_is_exit_2_when_a_rule_needs_it(caps
 
     monkeypatch.setitem(RULES, "RL199", Rule("RL199", "needs-history", "error", "x", needs_history))
     result = lint(repo.path, LintOptions(ignore=("RL199",)))
-    assert result.context.history is None and not asked      # deselected: history never built
+    assert result.context.history is None and not asked  # deselected: history never built
     result = lint(repo.path, LintOptions(select=("RL199",)))
     assert result.context.history is not None and asked
     clone = _shallow_clone(repo, tmp_path)

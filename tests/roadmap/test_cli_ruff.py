@@ -1,6 +1,7 @@
 """The command line a ruff user expects: the cwd never narrows a run, PATHs narrow the report, named files are
 linted even outside the globs (unless --force-exclude), no record file is exit 2, --output-format with concise,
 --quiet, --exit-zero, --color, and select/extend-select/ignore/per-file-ignores in the config."""
+
 from __future__ import annotations
 
 import json
@@ -9,16 +10,22 @@ import pytest
 
 from roadmap.cli import main
 
-SRC = "def a():\n    return 1\n"                    # 2 lines: any reference past line 2 is RL302
+SRC = "def a():\n    return 1\n"  # 2 lines: any reference past line 2 is RL302
 
 
 @pytest.fixture
 def repo(git_repo):
     r = git_repo()
-    r.commit({"src/short.py": SRC,
-              "agents/plan.md": "# Plan\n\nSee `src/short.py:99`.\n",
-              "agents/sub/notes.md": "# Notes\n\nSee `src/short.py:50`.\n",
-              "notes/outside.md": "# Outside\n\nSee `src/short.py:77`.\n"}, "init", "2026-07-01")
+    r.commit(
+        {
+            "src/short.py": SRC,
+            "agents/plan.md": "# Plan\n\nSee `src/short.py:99`.\n",
+            "agents/sub/notes.md": "# Notes\n\nSee `src/short.py:50`.\n",
+            "notes/outside.md": "# Outside\n\nSee `src/short.py:77`.\n",
+        },
+        "init",
+        "2026-07-01",
+    )
     return r
 
 
@@ -37,7 +44,7 @@ def test_from_a_subdirectory_the_whole_repository_is_linted(capsys, repo, monkey
     code, out, _ = run(capsys, "lint", "--output-format", "concise", "--quiet")
     assert code == 1
     assert [ln.split(" RL302 ")[0] for ln in lines(out)] == ["agents/plan.md:3:1:", "agents/sub/notes.md:3:1:"]
-    monkeypatch.chdir(repo.path / "agents" / "sub")      # the cwd is inside the records: still not narrowed
+    monkeypatch.chdir(repo.path / "agents" / "sub")  # the cwd is inside the records: still not narrowed
     assert len(lines(run(capsys, "lint", "--output-format", "concise", "-q")[1])) == 2
 
 
@@ -60,8 +67,9 @@ def test_force_exclude_reports_only_record_files_among_those_named(capsys, repo,
     monkeypatch.chdir(repo.path)
     code, out, err = run(capsys, "lint", "--force-exclude", "notes/outside.md", "--output-format", "json")
     assert (code, out) == (0, "") and "no record file among the named paths" in err
-    code, out, _ = run(capsys, "lint", "--force-exclude", "notes/outside.md", "agents/plan.md", "--output-format",
-                       "json")
+    code, out, _ = run(
+        capsys, "lint", "--force-exclude", "notes/outside.md", "agents/plan.md", "--output-format", "json"
+    )
     assert code == 1 and {f["path"] for f in json.loads(out)["findings"]} == {"agents/plan.md"}
 
 
@@ -76,13 +84,19 @@ def test_no_record_file_is_exit_2_with_the_config_hint(capsys, git_repo, monkeyp
 
 
 def test_config_is_found_upward_from_the_cwd(capsys, repo, monkeypatch):
-    repo.commit({"agents/pyproject.toml": "[project]\nname = 'x'\n",      # a pyproject.toml without the table
-                 "pyproject.toml": "[tool.roadmap]\nignore = ['RL302']\n"}, "config", "2026-07-02")
+    repo.commit(
+        {
+            "agents/pyproject.toml": "[project]\nname = 'x'\n",  # a pyproject.toml without the table
+            "pyproject.toml": "[tool.roadmap]\nignore = ['RL302']\n",
+        },
+        "config",
+        "2026-07-02",
+    )
     monkeypatch.chdir(repo.path / "agents" / "sub")
     assert run(capsys, "lint")[0] == 0
     (repo.path / "agents" / "roadmap.yaml").write_text("select: [RL3]\n")  # nearer the cwd: wins
     assert run(capsys, "lint")[0] == 1
-    monkeypatch.chdir(repo.path)                                           # not on the way up from the root
+    monkeypatch.chdir(repo.path)  # not on the way up from the root
     assert run(capsys, "lint")[0] == 0
 
 
@@ -94,7 +108,7 @@ def test_concise_quiet_and_exit_zero(capsys, repo, monkeypatch):
     assert out.splitlines()[-1] == "Found 2 findings (2 errors, 0 warnings, 0 info)."
     code, out, _ = run(capsys, "lint", "--format", "concise", "--quiet", "--exit-zero")
     assert code == 0 and len(out.splitlines()) == 2
-    code, out, _ = run(capsys, "lint", "--quiet")                          # full: the groups, no summary line
+    code, out, _ = run(capsys, "lint", "--quiet")  # full: the groups, no summary line
     assert code == 1 and "Found" not in out and "agents/plan.md" in out
 
 
@@ -103,10 +117,16 @@ def test_exit_zero_still_reports_usage_errors(capsys, repo, monkeypatch):
     assert run(capsys, "lint", "--exit-zero", "--select", "XX1")[0] == 2
 
 
-@pytest.mark.parametrize("flag, env, coloured", [
-    ("always", {}, True), ("never", {"FORCE_COLOR": "1"}, False), ("auto", {}, False),
-    ("auto", {"FORCE_COLOR": "1"}, True), ("auto", {"FORCE_COLOR": "1", "NO_COLOR": "1"}, False),
-])
+@pytest.mark.parametrize(
+    "flag, env, coloured",
+    [
+        ("always", {}, True),
+        ("never", {"FORCE_COLOR": "1"}, False),
+        ("auto", {}, False),
+        ("auto", {"FORCE_COLOR": "1"}, True),
+        ("auto", {"FORCE_COLOR": "1", "NO_COLOR": "1"}, False),
+    ],
+)
 def test_color(capsys, repo, monkeypatch, flag, env, coloured):
     monkeypatch.chdir(repo.path)
     for k in ("NO_COLOR", "FORCE_COLOR"):
@@ -131,15 +151,18 @@ def test_output_format_from_config(capsys, repo, monkeypatch):
     assert json.loads(run(capsys, "lint", "--output-format", "json")[1])["summary"]["error"] == 2
 
 
-@pytest.mark.parametrize("config, argv, expected", [
-    ("ignore = ['RL3']", [], set()),
-    ("select = ['RL303']", [], set()),
-    ("select = ['RL303']\nextend-select = ['RL302']", [], {"agents/plan.md", "agents/sub/notes.md"}),
-    ("ignore = ['RL3']", ["--extend-select", "RL302"], {"agents/plan.md", "agents/sub/notes.md"}),
-    ("ignore = ['RL3']", ["--select", "RL302"], {"agents/plan.md", "agents/sub/notes.md"}),
-    ("per-file-ignores = { 'agents/sub/*.md' = ['RL30'] }", [], {"agents/plan.md"}),
-    ("[tool.roadmap.per-file-ignores]\n'agents/**/*.md' = 'RL302'", [], set()),
-])
+@pytest.mark.parametrize(
+    "config, argv, expected",
+    [
+        ("ignore = ['RL3']", [], set()),
+        ("select = ['RL303']", [], set()),
+        ("select = ['RL303']\nextend-select = ['RL302']", [], {"agents/plan.md", "agents/sub/notes.md"}),
+        ("ignore = ['RL3']", ["--extend-select", "RL302"], {"agents/plan.md", "agents/sub/notes.md"}),
+        ("ignore = ['RL3']", ["--select", "RL302"], {"agents/plan.md", "agents/sub/notes.md"}),
+        ("per-file-ignores = { 'agents/sub/*.md' = ['RL30'] }", [], {"agents/plan.md"}),
+        ("[tool.roadmap.per-file-ignores]\n'agents/**/*.md' = 'RL302'", [], set()),
+    ],
+)
 def test_selection_in_config_and_on_the_command_line(capsys, repo, monkeypatch, config, argv, expected):
     head = "" if config.startswith("[") else "[tool.roadmap]\n"
     repo.write({"pyproject.toml": head + config + "\n"})
@@ -148,14 +171,17 @@ def test_selection_in_config_and_on_the_command_line(capsys, repo, monkeypatch, 
     assert {f["path"] for f in json.loads(out)["findings"]} == expected, err
 
 
-@pytest.mark.parametrize("config, message", [
-    ("select = ['RL3O2']", "`select` lists 'RL3O2', not a rule code prefix"),
-    ("ignore = ['XY9']", "`ignore` names 'XY9', which no rule code starts with"),
-    ("per-file-ignores = ['RL3']", "`per_file_ignores` must be a table of glob = [code prefixes]"),
-    ("per-file-ignores = { 'a.md' = 3 }", "entry 'a.md' must be a list of code prefixes"),
-    ("commit_url = 'https://example.com/c/'", "`commit_url` must be an http(s) URL with {sha}"),
-    ("output-format = 'pretty'", "`output_format` must be one of full, concise"),
-])
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        ("select = ['RL3O2']", "`select` lists 'RL3O2', not a rule code prefix"),
+        ("ignore = ['XY9']", "`ignore` names 'XY9', which no rule code starts with"),
+        ("per-file-ignores = ['RL3']", "`per_file_ignores` must be a table of glob = [code prefixes]"),
+        ("per-file-ignores = { 'a.md' = 3 }", "entry 'a.md' must be a list of code prefixes"),
+        ("commit_url = 'https://example.com/c/'", "`commit_url` must be an http(s) URL with {sha}"),
+        ("output-format = 'pretty'", "`output_format` must be one of full, concise"),
+    ],
+)
 def test_selection_mistakes_name_the_file_and_the_fix(capsys, repo, monkeypatch, config, message):
     repo.write({"pyproject.toml": f"[tool.roadmap]\n{config}\n"})
     monkeypatch.chdir(repo.path)

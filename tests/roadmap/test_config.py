@@ -1,4 +1,5 @@
 """Config: defaults need no file; pyproject/yaml are read key by key; mistakes name the file, the key and the fix."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -29,7 +30,9 @@ def test_pyproject_without_tool_roadmap_is_defaults(tmp_path: Path) -> None:
 
 
 def test_pyproject_tool_roadmap(tmp_path: Path) -> None:
-    write(tmp_path / "pyproject.toml", """
+    write(
+        tmp_path / "pyproject.toml",
+        """
 [tool.roadmap]
 records = ["records/*.md"]
 exclude = ["records/old-*.md"]
@@ -42,7 +45,8 @@ columns = ["Todo next"]
 [tool.roadmap.evidence]
 root = "bench"
 naming = "date-last"
-""")
+""",
+    )
     cfg = load_config(tmp_path)
     assert cfg.records == ("records/*.md",) and cfg.exclude == ("records/old-*.md",)
     assert cfg.claims_ttl_days == 7 and cfg.fail_on == "warning"
@@ -65,18 +69,21 @@ def test_explicit_config_file(tmp_path: Path) -> None:
     assert load_config(tmp_path, path).id_patterns == ("RI-[0-9]+",)
 
 
-@pytest.mark.parametrize("text,key,hint", [
-    ("[tool.roadmap]\nrecrods = ['a']\n", "recrods", "records"),
-    ("[tool.roadmap]\nrecords = 'a'\nfail_on = 'fatal'\n", "fail_on", "error, warning, info"),
-    ("[tool.roadmap]\nclaims_ttl_days = 'two weeks'\n", "claims_ttl_days", "non-negative integer"),
-    ("[tool.roadmap]\nrecords = [1, 2]\n", "records", "list of strings"),
-    ("[tool.roadmap.evidence]\nroot = 'x'\nnamng = 'any'\n", "evidence.namng", "evidence.naming"),
-    ("[tool.roadmap]\nevidence = 'docs'\n", "evidence", "table of keys"),
-    ("[tool.roadmap]\nid_patterns = ['ROAD-(']\n", "id_patterns", "invalid regex"),
-    ("[tool.roadmap.evidence]\nnaming = 'sideways'\n", "evidence.naming", "date-first"),
-    ("[tool.roadmap]\nkinds = 'log'\n", "kinds", "glob = kind"),
-    ("[tool.roadmap.kinds]\n'.agents/state.md' = 'diary'\n", 'kinds.".agents/state.md"', "current, log, closed"),
-])
+@pytest.mark.parametrize(
+    "text,key,hint",
+    [
+        ("[tool.roadmap]\nrecrods = ['a']\n", "recrods", "records"),
+        ("[tool.roadmap]\nrecords = 'a'\nfail_on = 'fatal'\n", "fail_on", "error, warning, info"),
+        ("[tool.roadmap]\nclaims_ttl_days = 'two weeks'\n", "claims_ttl_days", "non-negative integer"),
+        ("[tool.roadmap]\nrecords = [1, 2]\n", "records", "list of strings"),
+        ("[tool.roadmap.evidence]\nroot = 'x'\nnamng = 'any'\n", "evidence.namng", "evidence.naming"),
+        ("[tool.roadmap]\nevidence = 'docs'\n", "evidence", "table of keys"),
+        ("[tool.roadmap]\nid_patterns = ['ROAD-(']\n", "id_patterns", "invalid regex"),
+        ("[tool.roadmap.evidence]\nnaming = 'sideways'\n", "evidence.naming", "date-first"),
+        ("[tool.roadmap]\nkinds = 'log'\n", "kinds", "glob = kind"),
+        ("[tool.roadmap.kinds]\n'.agents/state.md' = 'diary'\n", 'kinds.".agents/state.md"', "current, log, closed"),
+    ],
+)
 def test_bad_key_names_file_key_and_fix(tmp_path: Path, text: str, key: str, hint: str) -> None:
     write(tmp_path / "pyproject.toml", text)
     with pytest.raises(ConfigError) as err:
@@ -112,10 +119,21 @@ def test_yaml_top_level_must_be_a_mapping(tmp_path: Path) -> None:
         load_config(tmp_path)
 
 
-@pytest.mark.parametrize("token,is_id", [
-    ("ROAD-V1-C2-LOCAL-BF16", True), ("ENG-ASYNC-SCHED", True), ("SERVE-ASYNC-LLM", True), ("RM-RECORDS", True),
-    ("ROW-2A", True), ("BF16", False), ("UTF-8", False), ("HTTP-429", False), ("2A-ROW", False), ("Road-A-B", False),
-])
+@pytest.mark.parametrize(
+    "token,is_id",
+    [
+        ("ROAD-V1-C2-LOCAL-BF16", True),
+        ("ENG-ASYNC-SCHED", True),
+        ("SERVE-ASYNC-LLM", True),
+        ("RM-RECORDS", True),
+        ("ROW-2A", True),
+        ("BF16", False),
+        ("UTF-8", False),
+        ("HTTP-429", False),
+        ("2A-ROW", False),
+        ("Road-A-B", False),
+    ],
+)
 def test_default_id_pattern(token: str, is_id: bool) -> None:
     assert bool(Config().id_re.fullmatch(token)) is is_id
 
@@ -129,17 +147,25 @@ def test_fast_default_regexes_match_the_generic_whole_token_form() -> None:
     from roadmap.config import _whole_token
 
     cfg = Config()
-    text = ("ROAD-A-B xROAD-A-B ROAD-A-B_x .ROAD-A-B -ROAD-A-B ROAD-A-B- (ROAD-V1-C2) UTF-8 CLAIM-X-1 aCLAIM-X "
-            "row/ENG-X `RM-RECORDS` CLAIM-Y.md")
+    text = (
+        "ROAD-A-B xROAD-A-B ROAD-A-B_x .ROAD-A-B -ROAD-A-B ROAD-A-B- (ROAD-V1-C2) UTF-8 CLAIM-X-1 aCLAIM-X "
+        "row/ENG-X `RM-RECORDS` CLAIM-Y.md"
+    )
     for fast, patterns in ((cfg.id_re, cfg.id_patterns), (cfg.claim_re, cfg.claim_patterns)):
         generic = _whole_token(patterns)
         assert [m.span() for m in fast.finditer(text)] == [m.span() for m in generic.finditer(text)]
 
 
-@pytest.mark.parametrize("pattern,path,ok", [
-    ("agents/**/*.md", "agents/roadmap.md", True), ("agents/**/*.md", "agents/a/b/c.md", True),
-    ("agents/**/*.md", "agentsx/roadmap.md", False), (".agents/specs/roadmap-*.md", ".agents/specs/roadmap-v1.md", True),
-    (".agents/*.md", ".agents/specs/x.md", False), ("./agents/*.md", "agents/x.md", True),
-])
+@pytest.mark.parametrize(
+    "pattern,path,ok",
+    [
+        ("agents/**/*.md", "agents/roadmap.md", True),
+        ("agents/**/*.md", "agents/a/b/c.md", True),
+        ("agents/**/*.md", "agentsx/roadmap.md", False),
+        (".agents/specs/roadmap-*.md", ".agents/specs/roadmap-v1.md", True),
+        (".agents/*.md", ".agents/specs/x.md", False),
+        ("./agents/*.md", "agents/x.md", True),
+    ],
+)
 def test_glob_match(pattern: str, path: str, ok: bool) -> None:
     assert glob_match(pattern, path) is ok

@@ -1,6 +1,7 @@
 """Where the flags live (analysis/default_flips.py `_where`): what `git grep -F -I -o` reports, path by path,
 though git is only asked which files name a flag. Overlapping flags, a flag inside a longer one, a binary file,
 a symlink, a record and a file changed in the working tree are the cases -o decides."""
+
 from __future__ import annotations
 
 import os
@@ -12,7 +13,7 @@ from roadmap.history.tree import Tree
 
 FLAGS = ["Q4_K", "Q4_K_M", "aa", "aaa", "ab", "abc", "bc", "--fast-path", "USE_X"]
 FILES: dict[str, str | bytes] = {
-    "src/quant.c": "int x = Q4_K_M; // Q4_K\nconst char *s = \"aaaa\";\n",
+    "src/quant.c": 'int x = Q4_K_M; // Q4_K\nconst char *s = "aaaa";\n',
     "src/words.py": "xabcx\nabcd bc\n--fast-path=False\n",
     "src/only_inner.py": "Q4_K_MX\n",
     "src/blob.bin": b"\x00\x01USE_X\x00",
@@ -22,12 +23,21 @@ FILES: dict[str, str | bytes] = {
 
 
 def _git_o(repo, rev: str | None) -> dict[str, set[str]]:
-    args = ["grep", "-F", "-I", "-o", "--no-color", *[a for f in FLAGS for a in ("-e", f)], *([rev] if rev else []),
-            "--", "."]
+    args = [
+        "grep",
+        "-F",
+        "-I",
+        "-o",
+        "--no-color",
+        *[a for f in FLAGS for a in ("-e", f)],
+        *([rev] if rev else []),
+        "--",
+        ".",
+    ]
     out: dict[str, set[str]] = {}
     for line in repo.git(*args).splitlines():
         if rev and line.startswith(rev + ":"):
-            line = line[len(rev) + 1:]
+            line = line[len(rev) + 1 :]
         path, _, hit = line.rpartition(":")
         if not path.endswith(".md"):
             out.setdefault(path, set()).add(hit)
@@ -39,15 +49,16 @@ def test_where_equals_git_grep_o_in_the_working_tree_and_at_a_revision(git_repo)
     sha = repo.commit(dict(FILES), "feat: flags", "2026-07-01")
     os.symlink("quant.c", repo.path / "src" / "link.c")
     repo.git("add", "src/link.c")
-    repo.write({"src/words.py": "abc only\n"})              # the working tree differs from the commit
+    repo.write({"src/words.py": "abc only\n"})  # the working tree differs from the commit
     for rev in (None, sha):
         ctx = LintContext(root=repo.path, config=Config(), records=[], tree=Tree(repo.path, rev=rev), head=sha)
         got = _where(ctx, FLAGS)
         assert got == _git_o(repo, rev)
         assert "Q4_K" in got["src/quant.c"] and got["src/only_inner.py"] == {"Q4_K_M"}
         assert "src/blob.bin" not in got and "src/link.c" not in got and "docs/notes.md" not in got
-    assert _where(LintContext(root=repo.path, config=Config(), records=[], tree=Tree(repo.path), head=sha),
-                  FLAGS)["src/words.py"] == {"abc"}
+    assert _where(LintContext(root=repo.path, config=Config(), records=[], tree=Tree(repo.path), head=sha), FLAGS)[
+        "src/words.py"
+    ] == {"abc"}
 
 
 def test_flag_finder_finds_what_an_alternation_longest_first_finds():

@@ -1,5 +1,6 @@
 """Exit codes, one per outcome (roadmap/exits.py): 0 nothing at or above --fail-on, 1 findings, 2 the user's
 mistake (usage, config, git), 3 a bug of ours; CI can tell findings from a run that checked nothing."""
+
 from __future__ import annotations
 
 import subprocess
@@ -38,8 +39,8 @@ def test_0_when_nothing_reaches_fail_on_and_1_when_something_does(capsys, lines_
 def test_fail_on_never_is_accepted_in_config_as_on_the_cli(capsys, lines_repo):
     (lines_repo.path / "roadmap.yaml").write_text("records: ['agents/**/*.md']\nfail_on: never\n")
     code, out, _ = run(capsys, "lint", str(lines_repo.path))
-    assert code == 0 and "RL302" in out                      # reported, and the run still passes
-    assert run(capsys, "lint", str(lines_repo.path), "--fail-on", "error")[0] == 1   # the CLI wins
+    assert code == 0 and "RL302" in out  # reported, and the run still passes
+    assert run(capsys, "lint", str(lines_repo.path), "--fail-on", "error")[0] == 1  # the CLI wins
 
 
 def test_2_for_a_usage_config_or_git_error(capsys, lines_repo, tmp_path):
@@ -78,8 +79,7 @@ def test_3_for_any_unexpected_exception(capsys, lines_repo, monkeypatch):
 
 
 def test_exit_codes_are_documented_in_help_and_readme():
-    proc = subprocess.run([sys.executable, "-m", "roadmap", "lint", "--help"], cwd=ROOT, capture_output=True,
-                          text=True)
+    proc = subprocess.run([sys.executable, "-m", "roadmap", "lint", "--help"], cwd=ROOT, capture_output=True, text=True)
     assert " ".join(exits.HELP.split()) in " ".join(proc.stdout.split())
     [line] = [l for l in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if l.startswith("Exit codes:")]
     for code in ("0 ", "1 ", "2 ", "3 "):

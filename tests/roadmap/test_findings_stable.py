@@ -7,6 +7,7 @@ change that is meant to change findings regenerates it:
 
     ROADMAP_UPDATE_SNAPSHOT=1 .venv/bin/python -m pytest tests/roadmap/test_findings_stable.py
 """
+
 from __future__ import annotations
 
 import json
@@ -24,16 +25,29 @@ from seed_repo import build_seed_repo
 
 SNAPSHOT = Path(__file__).parent / "fixtures" / "seed" / "findings.json"
 # (label, --at commit key of build_seed_repo or None for the working tree, --select)
-RUNS = [("head", None, ()), ("at-spec", "spec", ()), ("at-landing", "landing", ()),
-        ("at-rerun_0803", "rerun_0803", ()), ("at-merge", "merge", ()), ("head-RL3", None, ("RL3",))]
+RUNS = [
+    ("head", None, ()),
+    ("at-spec", "spec", ()),
+    ("at-landing", "landing", ()),
+    ("at-rerun_0803", "rerun_0803", ()),
+    ("at-merge", "merge", ()),
+    ("head-RL3", None, ("RL3",)),
+]
 
 
 def _doc(result: Any) -> dict[str, Any]:
     """Every field a finding reports, and the JSON output byte for byte (key order included)."""
-    return {"json": render(result, "json"), "head": result.head, "records": result.records, "statements": result.statements,
-            "suppressed": result.suppressed,
-            "findings": [{**f.to_json(), "edits": [[e.path, e.line, e.old, e.new] for e in f.edits]}
-                         for f in sorted(result.findings, key=lambda f: f.sort_key())]}
+    return {
+        "json": render(result, "json"),
+        "head": result.head,
+        "records": result.records,
+        "statements": result.statements,
+        "suppressed": result.suppressed,
+        "findings": [
+            {**f.to_json(), "edits": [[e.path, e.line, e.old, e.new] for e in f.edits]}
+            for f in sorted(result.findings, key=lambda f: f.sort_key())
+        ],
+    }
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +56,9 @@ def seed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]
     return root, build_seed_repo(root)
 
 
-def _all_runs(root: Path, shas: dict[str, str], use_cache: bool, run_cache: bool = False,
-              from_cache: bool = False) -> dict[str, Any]:
+def _all_runs(
+    root: Path, shas: dict[str, str], use_cache: bool, run_cache: bool = False, from_cache: bool = False
+) -> dict[str, Any]:
     out = {}
     for label, at, select in RUNS:
         opts = LintOptions(use_cache=use_cache, at=shas[at] if at else None, select=select, run_cache=run_cache)

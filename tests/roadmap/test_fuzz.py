@@ -5,6 +5,7 @@ The regular suite runs a few hundred examples in all; ROADMAP_FUZZ_SCALE multipl
 slow run, tools/fuzz_roadmap.py, uses 25: more than 10,000 examples). ROADMAP_FUZZ_REPORT=FILE writes the
 number of examples each test ran to FILE as JSON.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import GitRepo
-from fuzz_roadmap import (IDS, check_record, edit_one_reference, evidence_json, finite_and_bounded, inline,
-                          record_bytes)
+from fuzz_roadmap import IDS, check_record, edit_one_reference, evidence_json, finite_and_bounded, inline, record_bytes
 from roadmap import safejson
 from roadmap.config import Config
 from roadmap.evidence.store import EvidenceEntry, _read_result
@@ -38,8 +38,9 @@ SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too
 
 
 def examples(n: int) -> settings:
-    return settings(max_examples=max(1, int(n * SCALE)), deadline=None, suppress_health_check=SLOW,
-                    derandomize=SCALE == 1)       # the regular suite is reproducible; the slow run explores
+    return settings(
+        max_examples=max(1, int(n * SCALE)), deadline=None, suppress_health_check=SLOW, derandomize=SCALE == 1
+    )  # the regular suite is reproducible; the slow run explores
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -77,8 +78,10 @@ def test_fuzz_a_fix_changes_only_its_span_and_only_its_reference(data, pick):
     # The edited reference now reads `new`; every other reference on the line is still there (equal ones are
     # one mention, so `old` may remain when it was written twice) and none appeared.
     old, new = texts(rf), texts(again)
-    assert edit.new in new and old - {edit.old} <= new and new - {edit.new} <= old, \
-        (edit, before.split("\n")[edit.line - 1])
+    assert edit.new in new and old - {edit.old} <= new and new - {edit.new} <= old, (
+        edit,
+        before.split("\n")[edit.line - 1],
+    )
 
 
 # ---------------------------------------------------------------- JSON evidence
@@ -103,9 +106,10 @@ def test_fuzz_evidence_json_is_a_finding_or_bounded_data(data):
         def skipped(self, path: str) -> None:
             return None
 
-    entry = EvidenceEntry(path="ev", name="20260727-tp", kind="dir", date="2026-07-27", slug="tp", series="tp",
-                          files=("ev/result.json",))
-    _read_result(OneFile(), "ev/result.json", entry, None)     # type: ignore[arg-type]
+    entry = EvidenceEntry(
+        path="ev", name="20260727-tp", kind="dir", date="2026-07-27", slug="tp", series="tp", files=("ev/result.json",)
+    )
+    _read_result(OneFile(), "ev/result.json", entry, None)  # type: ignore[arg-type]
     for problem in verify_entry(entry, lambda: _NoHistory(), "HEAD"):
         assert problem.line >= 1 and problem.message
 
@@ -136,20 +140,37 @@ def source(positions: dict[str, int]) -> str:
 @st.composite
 def histories(draw):
     """Commits of (symbol -> line in src/a.py, commit date); the record cites the first commit's lines."""
+
     def positions():
         return st.lists(st.integers(1, N_LINES), min_size=3, max_size=3, unique=True).map(
-            lambda ns: dict(zip(SYMBOLS, ns)))
+            lambda ns: dict(zip(SYMBOLS, ns))
+        )
+
     dates = st.sampled_from(["2026-06-01", "2026-07-01", "2026-07-05", "2026-07-10", "2026-07-20"])
     commits = draw(st.lists(st.tuples(positions(), dates), min_size=1, max_size=3))
     first = commits[0][0]
-    cites = draw(st.lists(st.tuples(st.sampled_from(SYMBOLS), st.sampled_from(["colon", "range", "hash", "twice"]),
-                                    st.sampled_from(["item", "cell", "para"]), inline), min_size=1, max_size=5))
+    cites = draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(SYMBOLS),
+                st.sampled_from(["colon", "range", "hash", "twice"]),
+                st.sampled_from(["item", "cell", "para"]),
+                inline,
+            ),
+            min_size=1,
+            max_size=5,
+        )
+    )
     lines = ["# Plan", ""]
     rows = []
     for sym, form, where, noise in cites:
         n = first[sym]
-        ref = {"colon": f"`{sym}` (src/a.py:{n})", "range": f"`{sym}` (src/a.py:{n}-{n + 2})",
-               "hash": f"`{sym}` (src/a.py#L{n})", "twice": f"`{sym}` (src/a.py:{n}) and `{sym}` (src/a.py:{n})"}[form]
+        ref = {
+            "colon": f"`{sym}` (src/a.py:{n})",
+            "range": f"`{sym}` (src/a.py:{n}-{n + 2})",
+            "hash": f"`{sym}` (src/a.py#L{n})",
+            "twice": f"`{sym}` (src/a.py:{n}) and `{sym}` (src/a.py:{n})",
+        }[form]
         noise = noise.replace("\n", " ").replace("|", "/")
         if where == "cell":
             rows.append(f"| {IDS[len(rows) % len(IDS)]} | OPEN | {ref} {noise} |")
@@ -190,9 +211,9 @@ def test_fuzz_histories_lint_and_fix_to_a_fixed_point(history, use_cache):
         before = _text(repo)
         outcome = fix_to_fixed_point(repo.path, options, result, CFG.max_file_bytes)
         assert outcome.not_converged == [] and outcome.passes < MAX_PASSES
-        assert plan_fixes(repo.path, outcome.result.findings).files == []       # nothing left that applies
+        assert plan_fixes(repo.path, outcome.result.findings).files == []  # nothing left that applies
         replay = before
-        for written in outcome.written:                                       # only the written spans changed
+        for written in outcome.written:  # only the written spans changed
             replay, applied, skipped = apply_edits(replay, written.get("agents/r.md", []))
             assert not skipped
         assert _text(repo) == replay

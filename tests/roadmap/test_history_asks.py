@@ -1,6 +1,7 @@
 """The history index counts what the selected rules ask about, nothing more: RL101 asks for the distinctive symbols
 its directives name; a rule that is not selected, a statement that is not a directive and struck-through text ask
 for nothing."""
+
 from __future__ import annotations
 
 from roadmap.analysis.context import history_symbols

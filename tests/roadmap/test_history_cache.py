@@ -1,4 +1,5 @@
 """The sha-keyed cache: reuse, incremental commits and symbols, corruption, --no-cache, stays out of git status."""
+
 from __future__ import annotations
 
 import json
@@ -28,7 +29,7 @@ def test_second_build_scans_nothing(repo):
     assert (warm.stats.cache, warm.stats.scanned_commits, warm.stats.cached_commits) == ("warm", 0, 3)
     assert hits(warm) == hits(cold)
     assert warm.by_sha(repo.rev("HEAD~2")).trailers == {"Row": ["R-1"]}
-    assert repo.git("status", "--porcelain") == ""          # .roadmap_cache/ ignores itself
+    assert repo.git("status", "--porcelain") == ""  # .roadmap_cache/ ignores itself
     assert (repo.path / ".roadmap_cache" / ".gitignore").read_text().strip().endswith("*")
 
 
@@ -38,10 +39,10 @@ def test_new_commits_and_new_symbols_are_scanned_incrementally(repo):
     idx = HistoryIndex.build(repo.path, "HEAD", ["alpha"])
     assert idx.stats.scanned_commits == 1
     assert [c.subject for c in idx.symbol_hits("alpha")] == ["fix: drop alpha", "feat: alpha"]
-    idx = HistoryIndex.build(repo.path, "HEAD", ["alpha", "gamma"])   # a symbol the cache was not scanned for
+    idx = HistoryIndex.build(repo.path, "HEAD", ["alpha", "gamma"])  # a symbol the cache was not scanned for
     assert idx.stats.scanned_commits == 4
     assert [c.subject for c in idx.symbol_hits("gamma")] == ["feat: gamma"]
-    assert HistoryIndex.build(repo.path, "HEAD", ["gamma"]).stats.scanned_commits == 0   # a subset: cached
+    assert HistoryIndex.build(repo.path, "HEAD", ["gamma"]).stats.scanned_commits == 0  # a subset: cached
     assert HistoryIndex.build(repo.path, "HEAD", ["alpha", "gamma"]).stats.scanned_commits == 0
 
 
@@ -63,6 +64,7 @@ def test_corrupt_cache_is_rebuilt_not_trusted(repo, damage):
         head = raw.split(b"\n", 1)[0]
         body = json.dumps({"version": 1, "ksets": [], "commits": [[1, 2]], "scans": {}}).encode()
         import hashlib
+
         path.write_bytes(head.rsplit(b" ", 1)[0] + b" " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
     idx = HistoryIndex.build(repo.path, "HEAD", ["alpha", "beta"])
     assert idx.stats.cache == "corrupt" and idx.stats.scanned_commits == 3

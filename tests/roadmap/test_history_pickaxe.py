@@ -1,4 +1,5 @@
 """The history index's symbol hits equal `git log -S<symbol> --format=%H` exactly, on a repo of tricky cases."""
+
 from __future__ import annotations
 
 import subprocess
@@ -8,13 +9,30 @@ import pytest
 from roadmap.history.index import HistoryIndex
 from roadmap.history.pickaxe import SymbolMatcher
 
-SYMBOLS = ["foo", "bar()", "a.b(", "--flag", "x*", "ab", "bc", "Async", "AsyncDevice", "aa", "café",
-           "sideSym", "ghostSym", "binSym", "ENV_VAR", "never_there"]
+SYMBOLS = [
+    "foo",
+    "bar()",
+    "a.b(",
+    "--flag",
+    "x*",
+    "ab",
+    "bc",
+    "Async",
+    "AsyncDevice",
+    "aa",
+    "café",
+    "sideSym",
+    "ghostSym",
+    "binSym",
+    "ENV_VAR",
+    "never_there",
+]
 
 
 def git_s(path, sym: str) -> list[str]:
-    out = subprocess.run(["git", "-C", str(path), "log", f"-S{sym}", "--format=%H", "HEAD"],
-                         capture_output=True, check=True).stdout.decode()
+    out = subprocess.run(
+        ["git", "-C", str(path), "log", f"-S{sym}", "--format=%H", "HEAD"], capture_output=True, check=True
+    ).stdout.decode()
     return out.split()
 
 
@@ -57,13 +75,14 @@ def test_tricky_cases_named(tricky, tmp_path):
     r, sha = tricky
     idx = HistoryIndex.build(r.path, "HEAD", SYMBOLS, cache_dir=tmp_path / "c")
     foo = {c.sha for c in idx.symbol_hits("foo")}
-    assert sha["move_within"] not in foo                      # moved within a file: count unchanged
+    assert sha["move_within"] not in foo  # moved within a file: count unchanged
     assert sha["move_between"] in foo and idx.delta("foo", sha["move_between"]) == 0  # git: per file pair
-    assert sha["rename"] not in foo                           # pure rename: rename detection pairs it
+    assert sha["rename"] not in foo  # pure rename: rename detection pairs it
     assert idx.delta("foo", sha["count_in_line"]) == 1
     assert idx.delta("bar()", sha["remove"]) == -1
     assert idx.symbol_hits("a.b(")[0].sha == sha["meta"] and sha["meta_decoy"] not in {
-        c.sha for c in idx.symbol_hits("a.b(")}
+        c.sha for c in idx.symbol_hits("a.b(")
+    }
     assert [c.sha for c in idx.symbol_hits("x*")] == [sha["meta"]]
     assert sha["overlap"] in {c.sha for c in idx.symbol_hits("ab")} & {c.sha for c in idx.symbol_hits("bc")}
     assert {c.sha for c in idx.symbol_hits("Async")} == {c.sha for c in idx.symbol_hits("AsyncDevice")}
@@ -80,11 +99,11 @@ def test_tricky_cases_named(tricky, tmp_path):
 def test_merged_branch_counts_unmerged_never_appears(tricky, tmp_path):
     r, sha = tricky
     idx = HistoryIndex.build(r.path, "HEAD", SYMBOLS, cache_dir=tmp_path / "c")
-    assert [c.sha for c in idx.symbol_hits("sideSym")] == [sha["side"]]   # the merge itself is no hit
+    assert [c.sha for c in idx.symbol_hits("sideSym")] == [sha["side"]]  # the merge itself is no hit
     assert idx.by_sha(sha["merge"]).is_merge
     assert idx.symbol_hits("ghostSym") == [] and not idx.contains(sha["ghost"])
     assert idx.contains(sha["side"]) and idx.contains(sha["side"][:10])
-    assert [c.sha for c in idx.commits] == r.git("rev-list", "--topo-order", "HEAD").split()   # graph order
+    assert [c.sha for c in idx.commits] == r.git("rev-list", "--topo-order", "HEAD").split()  # graph order
 
 
 def test_unknown_symbol_is_a_clear_error(tricky, tmp_path):
@@ -99,4 +118,4 @@ def test_matcher_finds_overlapping_and_prefix_symbols():
     assert m.candidates(b"zabcdz") >= {b"ab", b"bc", b"abc", b"abcd"}
     assert m.candidates(b"xzy") == set()
     assert m.deltas([(b"ab ab", b"ab")]) == {"ab": 1}
-    assert m.deltas([(b"x.y", b""), (b"", b"x.y")]) == {"x.y": 0}   # moved between files: a hit, net 0
+    assert m.deltas([(b"x.y", b""), (b"", b"x.y")]) == {"x.y": 0}  # moved between files: a hit, net 0

@@ -1,4 +1,5 @@
 """Tree: files of the working tree or of a revision; an empty blob is empty bytes, a missing one is None."""
+
 from __future__ import annotations
 
 from roadmap.history.tree import Tree
@@ -14,7 +15,7 @@ def test_empty_blob_at_a_revision_is_empty_bytes_not_missing(git_repo) -> None:
     assert at.read_bytes("agents/full.md") == b"- Port it.\n"
     assert at.read_bytes("agents/absent.md") is None
     now = Tree(repo.path)
-    assert now.read_bytes("agents/empty.md") is None          # deleted since
+    assert now.read_bytes("agents/empty.md") is None  # deleted since
     assert now.read_bytes("agents/full.md") == b"- Port it.\n"
 
 

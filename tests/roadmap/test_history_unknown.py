@@ -1,4 +1,5 @@
 """Shallow clones and missing objects are reported as unknown history, never read as "no hit"."""
+
 from __future__ import annotations
 
 import subprocess
@@ -22,14 +23,15 @@ def test_shallow_clone_raises_with_the_fix(repo, tmp_path):
     with pytest.raises(ShallowHistoryError, match="git fetch --unshallow"):
         HistoryIndex.build(dst, "HEAD", ["sym_0"], cache_dir=tmp_path / "c")
     # A walk that stays inside the fetched commits is fine.
-    base = subprocess.run(["git", "-C", str(dst), "rev-parse", "HEAD~1"], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    base = subprocess.run(
+        ["git", "-C", str(dst), "rev-parse", "HEAD~1"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     idx = HistoryIndex.build(dst, "HEAD", ["sym_5"], since=base, cache_dir=tmp_path / "c")
     assert [c.subject for c in idx.symbol_hits("sym_5")] == ["feat: step 5"]
 
 
 def test_missing_blob_marks_commits_unknown_and_is_retried(repo, tmp_path):
-    blob = repo.git("rev-parse", "HEAD~3:a.txt")             # written by step 2, replaced by step 3
+    blob = repo.git("rev-parse", "HEAD~3:a.txt")  # written by step 2, replaced by step 3
     (repo.path / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
     idx = HistoryIndex.build(repo.path, "HEAD", ["sym_2", "sym_4", "keep"])
     unknown = [c.subject for c in idx.unknown_commits]
@@ -39,7 +41,7 @@ def test_missing_blob_marks_commits_unknown_and_is_retried(repo, tmp_path):
     assert [c.subject for c in idx.symbol_hits("keep")] == ["feat: step 0"]
     assert idx.stats.unknown_commits == 2 and len(idx.commits) == 6
     again = HistoryIndex.build(repo.path, "HEAD", ["sym_2", "sym_4", "keep"])
-    assert again.stats.scanned_commits == 2 and len(again.unknown_commits) == 2   # tried again, not trusted
+    assert again.stats.scanned_commits == 2 and len(again.unknown_commits) == 2  # tried again, not trusted
 
 
 def test_missing_binary_blob_is_unknown(git_repo):

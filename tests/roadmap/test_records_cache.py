@@ -1,5 +1,6 @@
 """The parsed-records cache: exact round trip, unchanged files not re-parsed, damaged entries rebuilt (never
 trusted), keys that follow the content and the config, --no-cache, and a cache that stays out of git."""
+
 from __future__ import annotations
 
 import json
@@ -37,7 +38,7 @@ def test_round_trip_is_exact_and_tables_share_the_statements(path, data):
 
 def test_round_trip_keeps_odd_text():
     """Lone surrogates (undecodable paths), replacement characters, problems and figures survive."""
-    data = "# T\n\n- Next: fix `x` at 6831.71 tok/s (1.02x) caf\ufffd \U0001F600\n".encode() + b"- bad \xff byte\n"
+    data = "# T\n\n- Next: fix `x` at 6831.71 tok/s (1.02x) caf\ufffd \U0001f600\n".encode() + b"- bad \xff byte\n"
     rf = parse_record("agents/odd.md", data, Config())
     assert rf.problems and any(st.mentions.figures for st in rf.statements)
     assert decode_record(json.loads(json.dumps(encode_record(rf)))) == rf
@@ -46,8 +47,11 @@ def test_round_trip_keeps_odd_text():
 @pytest.fixture
 def repo(git_repo):
     r = git_repo()
-    r.commit({"agents/roadmap.md": TABLE, "agents/log.md": "# Log\n\n- Next: rerun ROAD-A-ONE.\n",
-              "src/a.py": "x = 1\n"}, "docs: records", "2026-07-25")
+    r.commit(
+        {"agents/roadmap.md": TABLE, "agents/log.md": "# Log\n\n- Next: rerun ROAD-A-ONE.\n", "src/a.py": "x = 1\n"},
+        "docs: records",
+        "2026-07-25",
+    )
     return r
 
 
@@ -60,7 +64,8 @@ def parses(monkeypatch):
     def counting(path, data, config):
         seen.append(path)
         return real(path, data, config)
-    monkeypatch.setattr(parallel, "parse_record", counting)   # small inputs parse in this process
+
+    monkeypatch.setattr(parallel, "parse_record", counting)  # small inputs parse in this process
     return seen
 
 
@@ -96,27 +101,34 @@ def _damage(path: Path, how: str) -> None:
         path.write_bytes(raw[: len(raw) // 2])
     elif how == "garbage":
         path.write_bytes(b"\x00\xff not a cache")
-    elif how == "edited":            # a changed statement text: the checksum no longer matches
+    elif how == "edited":  # a changed statement text: the checksum no longer matches
         path.write_bytes(raw.replace(b"rerun", b"RERUN", 1))
-    elif how == "sealed-wrong-shape":   # checksum fine, content not a record: decoded as untrusted data
+    elif how == "sealed-wrong-shape":  # checksum fine, content not a record: decoded as untrusted data
         key = path.stem
         doc = [key, ["agents/log.md", "", [["not a statement"]], [], [], [], None]]
         path.write_bytes(seal(MAGIC, VERSION, json.dumps(doc).encode()))
-    elif how == "sealed-bad-index":     # a table row pointing past the statements
+    elif how == "sealed-bad-index":  # a table row pointing past the statements
         body = json.loads(raw.partition(b"\n")[2])
         for t in body[1][3]:
             t[5] = [[999]]
         path.write_bytes(seal(MAGIC, VERSION, json.dumps(body).encode()))
-    elif how == "sealed-other-key":     # a valid entry renamed onto another key
+    elif how == "sealed-other-key":  # a valid entry renamed onto another key
         body = json.loads(raw.partition(b"\n")[2])
         body[0] = "0" * 64
         path.write_bytes(seal(MAGIC, VERSION, json.dumps(body).encode()))
 
 
-@pytest.mark.parametrize("how,reparsed", [
-    ("truncate", ["agents/log.md", "agents/roadmap.md"]), ("garbage", ["agents/log.md", "agents/roadmap.md"]),
-    ("edited", ["agents/log.md"]), ("sealed-wrong-shape", ["agents/log.md", "agents/roadmap.md"]),
-    ("sealed-bad-index", ["agents/roadmap.md"]), ("sealed-other-key", ["agents/log.md", "agents/roadmap.md"])])
+@pytest.mark.parametrize(
+    "how,reparsed",
+    [
+        ("truncate", ["agents/log.md", "agents/roadmap.md"]),
+        ("garbage", ["agents/log.md", "agents/roadmap.md"]),
+        ("edited", ["agents/log.md"]),
+        ("sealed-wrong-shape", ["agents/log.md", "agents/roadmap.md"]),
+        ("sealed-bad-index", ["agents/roadmap.md"]),
+        ("sealed-other-key", ["agents/log.md", "agents/roadmap.md"]),
+    ],
+)
 def test_a_damaged_entry_is_parsed_again_and_rewritten(repo, parses, how, reparsed):
     good = load_records(Tree(repo.path), Config(), cache_dir=repo.path)
     for entry in _entries(repo.path):
@@ -136,7 +148,7 @@ def test_no_cache_dir_means_no_cache(repo, parses):
 
 def test_lint_uses_the_cache_unless_told_not_to(repo, parses):
     repo.commit({"src/gone.py": "y = 2\n"}, "feat: gone", "2026-07-25")
-    repo.commit({"src/gone.py": None}, "chore: drop gone", "2026-07-25")   # a deleted file: RL301
+    repo.commit({"src/gone.py": None}, "chore: drop gone", "2026-07-25")  # a deleted file: RL301
     repo.commit({"agents/refs.md": "# Refs\n\n- See `src/gone.py:3` and `src/a.py:9`.\n"}, "docs: refs", "2026-07-26")
     lint(repo.path, LintOptions(select=("RL3",), use_cache=False))
     assert not (repo.path / ".roadmap_cache").exists()
@@ -145,21 +157,21 @@ def test_lint_uses_the_cache_unless_told_not_to(repo, parses):
     second = lint(repo.path, LintOptions(select=("RL3",)))
     assert parses == [] and len(first.findings) == 2
     assert [f.to_json() for f in second.findings] == [f.to_json() for f in first.findings]
-    assert repo.git("status", "--porcelain") == ""       # .roadmap_cache/ ignores itself
+    assert repo.git("status", "--porcelain") == ""  # .roadmap_cache/ ignores itself
 
 
 def test_unused_entries_are_pruned_least_recently_used_first(repo, monkeypatch):
     import roadmap.records.cache as cache_mod
 
-    monkeypatch.setattr(cache_mod, "KEEP_MIN", 0)     # keep 4x the two records a run uses: 8 entries
+    monkeypatch.setattr(cache_mod, "KEEP_MIN", 0)  # keep 4x the two records a run uses: 8 entries
     keys = []
-    for n in range(10):                                # ten versions of one file, each used once
+    for n in range(10):  # ten versions of one file, each used once
         text = f"# Log\n\n- Next: rerun ROAD-A-ONE {n}.\n"
         repo.write({"agents/log.md": text})
         load_records(Tree(repo.path), Config(), cache_dir=repo.path)
         keys.append(RecordCache(repo.path, Config()).key("agents/log.md", text.encode()))
         entry = repo.path / ".roadmap_cache" / SUBDIR / f"{keys[-1]}.json"
-        os.utime(entry, (1_000_000 + n, 1_000_000 + n))   # a clear order, whatever the clock resolution
+        os.utime(entry, (1_000_000 + n, 1_000_000 + n))  # a clear order, whatever the clock resolution
     left = {p.stem for p in _entries(repo.path)}
     assert len(left) == 8
     assert left >= set(keys[3:]) and not left & set(keys[:3])
@@ -189,14 +201,14 @@ def test_prune_keeps_files_that_are_not_entries(repo, monkeypatch):
     load_records(Tree(repo.path), Config(), cache_dir=repo.path)
     d = repo.path / ".roadmap_cache" / SUBDIR
     stranger = d / ("b" * 64 + ".json")
-    stranger.write_text("{}")                          # named like an entry, not one
+    stranger.write_text("{}")  # named like an entry, not one
     notes = d / "notes.json"
     notes.write_text("{}")
     for n in range(12):
         repo.write({"agents/log.md": f"# Log\n\n- Next: rerun ROAD-A-ONE {n}.\n"})
         load_records(Tree(repo.path), Config(), cache_dir=repo.path)
     assert stranger.exists() and notes.exists()
-    assert len(_entries(repo.path)) == 8 + 2           # 4x the two used entries, plus the two strangers
+    assert len(_entries(repo.path)) == 8 + 2  # 4x the two used entries, plus the two strangers
 
 
 def test_no_cache_when_the_parser_source_cannot_be_read(repo, parses, monkeypatch):

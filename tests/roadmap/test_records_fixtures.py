@@ -7,6 +7,7 @@ Words: a kind (cell|item|heading|paragraph); `directive`/`!directive`, `historic
 (`asof=none` for no as-of). `<!-- expect-table-ids: A B -->` checks the row ids of the table above it.
 Files under `seed/` are parsed with paths relative to `seed/` (a `.agents/` layout like the seed's).
 """
+
 from __future__ import annotations
 
 import re
@@ -52,8 +53,13 @@ def _parse(f: Path) -> RecordFile:
 def _select(rf: RecordFile, line: int, words: list[str]) -> Statement:
     kind = next((w for w in words if w in KINDS), None)
     col = next((w[4:].replace("_", " ") for w in words if w.startswith("col=")), None)
-    found = [st for st in rf.statements if st.line == line and (kind is None or st.kind == kind)
-             and (col is None or (st.column or "").lower() == col.lower())]
+    found = [
+        st
+        for st in rf.statements
+        if st.line == line
+        and (kind is None or st.kind == kind)
+        and (col is None or (st.column or "").lower() == col.lower())
+    ]
     assert len(found) == 1, f"expected one {kind or 'statement'} (col={col}) on line {line}, found {found}"
     return found[0]
 
@@ -72,8 +78,7 @@ def _check_as_of(st: Statement, spec: str) -> None:
             assert st.as_of.sha == part, st.as_of
 
 
-@pytest.mark.parametrize("fixture,line,spec", _cases(),
-                         ids=lambda v: v.name if isinstance(v, Path) else str(v)[:40])
+@pytest.mark.parametrize("fixture,line,spec", _cases(), ids=lambda v: v.name if isinstance(v, Path) else str(v)[:40])
 def test_fixture_line(fixture: Path, line: int, spec: str) -> None:
     rf = _parse(fixture)
     assert not rf.problems, rf.problems

@@ -1,4 +1,5 @@
 """load_records through a Tree (working tree and `--at REV`), record globs on both layouts, and defined_ids."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,21 +16,36 @@ def seed_files() -> dict[str, str]:
 
 
 def test_record_globs_cover_both_layouts_by_default() -> None:
-    files = ["agents/roadmap.md", "agents/sub/log.md", ".agents/specs/roadmap-v1-completion.md",
-             ".agents/coordination.md", ".agents/claims/CLAIM-X.md", "docs/records.md", "README.md",
-             "agents/notes.txt", "docs/bench-evidence/20260727-x/summary.md"]
-    assert record_paths(files, Config()) == [".agents/claims/CLAIM-X.md", ".agents/coordination.md",
-                                             ".agents/specs/roadmap-v1-completion.md", "agents/roadmap.md",
-                                             "agents/sub/log.md"]
+    files = [
+        "agents/roadmap.md",
+        "agents/sub/log.md",
+        ".agents/specs/roadmap-v1-completion.md",
+        ".agents/coordination.md",
+        ".agents/claims/CLAIM-X.md",
+        "docs/records.md",
+        "README.md",
+        "agents/notes.txt",
+        "docs/bench-evidence/20260727-x/summary.md",
+    ]
+    assert record_paths(files, Config()) == [
+        ".agents/claims/CLAIM-X.md",
+        ".agents/coordination.md",
+        ".agents/specs/roadmap-v1-completion.md",
+        "agents/roadmap.md",
+        "agents/sub/log.md",
+    ]
     assert record_paths(files, Config(exclude=(".agents/claims/*",))) == [
-        ".agents/coordination.md", ".agents/specs/roadmap-v1-completion.md", "agents/roadmap.md", "agents/sub/log.md"]
+        ".agents/coordination.md",
+        ".agents/specs/roadmap-v1-completion.md",
+        "agents/roadmap.md",
+        "agents/sub/log.md",
+    ]
 
 
 def test_load_records_working_tree_and_at_rev(git_repo) -> None:
     repo = git_repo()
     first = repo.commit({**seed_files(), "src/runner.cpp": "int x;\n"}, "docs: seed records", "2026-07-25")
-    repo.commit({".agents/coordination.md": "# Coordination log\n\n- Rerun ROAD-NEW-ROW.\n"}, "docs: log",
-                "2026-07-27")
+    repo.commit({".agents/coordination.md": "# Coordination log\n\n- Rerun ROAD-NEW-ROW.\n"}, "docs: log", "2026-07-27")
     repo.write({".agents/untracked.md": "- Port ROAD-UNTRACKED-ROW.\n", ".agents/ignored.bin": "x"})
 
     now = load_records(Tree(repo.path), Config())

@@ -1,4 +1,5 @@
 """Odd input never crashes the parser: it becomes a Problem at a line, and the rest still parses."""
+
 from __future__ import annotations
 
 import random
@@ -41,10 +42,12 @@ def test_huge_cell_is_capped_and_reported() -> None:
 
 
 def test_raw_html_and_malformed_tables() -> None:
-    md = ("<div align=center>\n<b>ROAD-IN-HTML</b>\n</div>\n\n"
-          "| ID | State |\n|---|\n| ROAD-A-B | OPEN |\n\n"        # separator with the wrong column count: not a table
-          "| ID | State |\n|---|---|\n| ROAD-C-D |\n| ROAD-E-F | OPEN | extra | cells |\n\n"
-          "Text with <span>inline html</span> and a <br> break.\n")
+    md = (
+        "<div align=center>\n<b>ROAD-IN-HTML</b>\n</div>\n\n"
+        "| ID | State |\n|---|\n| ROAD-A-B | OPEN |\n\n"  # separator with the wrong column count: not a table
+        "| ID | State |\n|---|---|\n| ROAD-C-D |\n| ROAD-E-F | OPEN | extra | cells |\n\n"
+        "Text with <span>inline html</span> and a <br> break.\n"
+    )
     rf = parse_record("agents/html.md", md.encode(), CFG)
     assert rf.problems == []
     (table,) = rf.tables
@@ -78,20 +81,23 @@ def test_random_bytes_never_crash() -> None:
 
 
 def test_suppressions_parse_and_bad_ones_are_problems() -> None:
-    md = ("<!-- roadmap: disable-file -->\n"
-          "<!-- roadmap: disable RL2, RL301 -- figures are historical here -->\n"
-          "<!-- roadmap: disable-next-line RL201 -- quoted on purpose -->\n\n"
-          "- 5769.99 tok/s\n"
-          "<!-- roadmap: enable RL2 -->\n"
-          "<!-- roadmap: disabel RL2 -->\n"
-          "<!-- roadmap: disable rl2 -->\n"
-          "```\n<!-- roadmap: disable-file -->\n```\n")
+    md = (
+        "<!-- roadmap: disable-file -->\n"
+        "<!-- roadmap: disable RL2, RL301 -- figures are historical here -->\n"
+        "<!-- roadmap: disable-next-line RL201 -- quoted on purpose -->\n\n"
+        "- 5769.99 tok/s\n"
+        "<!-- roadmap: enable RL2 -->\n"
+        "<!-- roadmap: disabel RL2 -->\n"
+        "<!-- roadmap: disable rl2 -->\n"
+        "```\n<!-- roadmap: disable-file -->\n```\n"
+    )
     rf = parse_record("agents/sup.md", md.encode(), CFG)
     assert [(s.line, s.action, s.codes, s.reason, s.target_line) for s in rf.suppressions] == [
         (1, "disable-file", (), "", None),
         (2, "disable", ("RL2", "RL301"), "figures are historical here", None),
         (3, "disable-next-line", ("RL201",), "quoted on purpose", 5),
-        (6, "enable", ("RL2",), "", None)]
+        (6, "enable", ("RL2",), "", None),
+    ]
     assert [p.line for p in rf.problems] == [7, 8]
 
 
@@ -105,7 +111,8 @@ def test_sixty_thousand_lines_parse_in_seconds() -> None:
         "deed7c2a1, 2026-07-25, docs/bench-evidence/20260727-throughput-4b/.\n"
         "    - nested: throughput 6831.71 vs 6643.40 tok/s, TTFT p50 181.2 ms.\n"
         "- 2026-07-25 CLAIM-LOCAL-{n} (agent-7): measured 497 syncs. Next owner must port it.\n\n"
-        "Plain paragraph text about the row with a [link](../engine/llm.py#L10-L20) in it.\n\n")
+        "Plain paragraph text about the row with a [link](../engine/llm.py#L10-L20) in it.\n\n"
+    )
     md = "".join(block.format(n=i) for i in range(5000))
     assert md.count("\n") >= 60_000
     t0 = time.process_time()  # CPU time: other processes on a shared CI box must not fail this test

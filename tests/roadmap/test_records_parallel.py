@@ -1,5 +1,6 @@
 """Parsing many records over two processes gives exactly what parsing them one by one gives, in order, and fills
 the records cache the same way; when no second process can start, everything is parsed here."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,14 +14,17 @@ from roadmap.records.parser import parse_record
 
 def _record(n: int, rows: int) -> bytes:
     head = f"# Spec {n}\n\nAs of 2026-07-{10 + n % 18:02d}.\n\n| ID | State | Remaining |\n|---|---|---|\n"
-    body = "".join(f"| ROW-{n}-{k} | ACTIVE | Wire `DeviceMirror{k}` into `src/r{k}.py:{k + 1}`; rerun "
-                   f"docs/bench-evidence/2026072{k % 9}-x ({k}.5 tok/s) |\n" for k in range(rows))
+    body = "".join(
+        f"| ROW-{n}-{k} | ACTIVE | Wire `DeviceMirror{k}` into `src/r{k}.py:{k + 1}`; rerun "
+        f"docs/bench-evidence/2026072{k % 9}-x ({k}.5 tok/s) |\n"
+        for k in range(rows)
+    )
     return (head + body + "\n## Punch-list\n\n1. Port `HostMirror` to CUDA.\n").encode()
 
 
 @pytest.fixture
 def items() -> list[tuple[str, bytes, str]]:
-    sizes = [40, 3, 25, 1, 18, 7, 30, 5]                      # uneven
+    sizes = [40, 3, 25, 1, 18, 7, 30, 5]  # uneven
     return [(f"agents/r{n}.md", _record(n, rows), f"{n:064x}") for n, rows in enumerate(sizes)]
 
 
@@ -40,11 +44,12 @@ def test_two_processes_parse_exactly_what_one_does(items, tmp_path, monkeypatch)
 def test_without_a_second_process_it_all_parses_here(items, tmp_path, monkeypatch, how):
     def refuse(*args, **kwargs):
         raise OSError("no processes here")
+
     monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 1)
     if how == "cannot start":
         monkeypatch.setattr(parallel.subprocess, "Popen", refuse)
     else:
-        monkeypatch.setattr(parallel.sys, "executable", "false")   # starts, reads nothing, exits 1
+        monkeypatch.setattr(parallel.sys, "executable", "false")  # starts, reads nothing, exits 1
     config = Config()
     cache = RecordCache(tmp_path, config)
     got = parallel.parse_many(items, config, cache)

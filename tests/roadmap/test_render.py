@@ -1,4 +1,5 @@
 """Renderers: the JSON contract (DESIGN §3.3), SARIF for GitHub code scanning, workflow commands, markdown, text."""
+
 from __future__ import annotations
 
 import json
@@ -16,25 +17,49 @@ HEAD = "0123456789abcdef0123456789abcdef01234567"
 
 def findings() -> list[Finding]:
     return [
-        Finding(code="RL301", name="path-missing", severity="error",
-                message="`src/old.py:10` does not exist: renamed to src/new.py in abc1234 (2026-07-27, 'mv')",
-                path="agents/roadmap.md", line=39, end_line=39, record_id="ROAD-V1-C2",
-                related=[Related("agents/log.md", 12, "same reference, a|b")],
-                evidence=[{"kind": "commit", "sha": "abc1234" + "0" * 33, "date": "2026-07-27", "subject": "mv"}],
-                fix="point the reference at src/new.py", key="src/old.py"),
-        Finding(code="RL303", name="anchor-drifted", severity="warning",
-                message="`run` is no longer on src/a.py:1-3; it is at src/a.py:8-10 now, 50% sure: a,b",
-                path="agents/a b.md", line=4, end_line=4, fix="re-point",
-                edits=[Edit("agents/a b.md", 4, 0, "src/a.py:1-3", "src/a.py:8-10")], key="src/a.py::run"),
-        Finding(code="RL001", name="record-unreadable", severity="info", message="not UTF-8\nsecond line",
-                path="agents/roadmap.md", line=2, end_line=3),
+        Finding(
+            code="RL301",
+            name="path-missing",
+            severity="error",
+            message="`src/old.py:10` does not exist: renamed to src/new.py in abc1234 (2026-07-27, 'mv')",
+            path="agents/roadmap.md",
+            line=39,
+            end_line=39,
+            record_id="ROAD-V1-C2",
+            related=[Related("agents/log.md", 12, "same reference, a|b")],
+            evidence=[{"kind": "commit", "sha": "abc1234" + "0" * 33, "date": "2026-07-27", "subject": "mv"}],
+            fix="point the reference at src/new.py",
+            key="src/old.py",
+        ),
+        Finding(
+            code="RL303",
+            name="anchor-drifted",
+            severity="warning",
+            message="`run` is no longer on src/a.py:1-3; it is at src/a.py:8-10 now, 50% sure: a,b",
+            path="agents/a b.md",
+            line=4,
+            end_line=4,
+            fix="re-point",
+            edits=[Edit("agents/a b.md", 4, 0, "src/a.py:1-3", "src/a.py:8-10")],
+            key="src/a.py::run",
+        ),
+        Finding(
+            code="RL001",
+            name="record-unreadable",
+            severity="info",
+            message="not UTF-8\nsecond line",
+            path="agents/roadmap.md",
+            line=2,
+            end_line=3,
+        ),
     ]
 
 
 def result(fs: list[Finding] | None = None) -> LintResult:
     fs = findings() if fs is None else fs
-    return LintResult(root=Path("/repo"), head=HEAD, findings=sorted(fs, key=Finding.sort_key),
-                      rules=all_rules(), records=3)
+    return LintResult(
+        root=Path("/repo"), head=HEAD, findings=sorted(fs, key=Finding.sort_key), rules=all_rules(), records=3
+    )
 
 
 def test_json_contract_keys_are_exact_and_output_is_stable():
@@ -45,11 +70,26 @@ def test_json_contract_keys_are_exact_and_output_is_stable():
     assert doc["head"] == HEAD
     assert doc["summary"] == {"error": 1, "warning": 1, "info": 1}
     for f in doc["findings"]:
-        assert list(f) == ["code", "name", "severity", "message", "path", "line", "end_line", "record_id",
-                           "related", "evidence", "fix", "fingerprint"]
+        assert list(f) == [
+            "code",
+            "name",
+            "severity",
+            "message",
+            "path",
+            "line",
+            "end_line",
+            "record_id",
+            "related",
+            "evidence",
+            "fix",
+            "fingerprint",
+        ]
         assert re.fullmatch(r"[0-9a-f]{16}", f["fingerprint"])
     assert [(f["path"], f["line"]) for f in doc["findings"]] == [
-        ("agents/a b.md", 4), ("agents/roadmap.md", 2), ("agents/roadmap.md", 39)]
+        ("agents/a b.md", 4),
+        ("agents/roadmap.md", 2),
+        ("agents/roadmap.md", 39),
+    ]
     assert doc["findings"][2]["related"] == [{"path": "agents/log.md", "line": 12, "message": "same reference, a|b"}]
     # same findings in any order -> the same bytes; nothing time-dependent
     assert render(result(list(reversed(findings()))), "json") == render(result(), "json")
@@ -96,8 +136,13 @@ def test_github_workflow_commands_escape_properties_and_data():
     out = render(result(), "github").splitlines()
     assert out[0].startswith("::warning file=agents/a b.md,line=4,endLine=4,title=RL303 anchor-drifted::")
     assert "50% sure" not in out[0] and "50%25 sure" in out[0]
-    assert out[1] == "::notice file=agents/roadmap.md,line=2,endLine=3,title=RL001 record-unreadable::not UTF-8%0Asecond line"
-    assert out[2].startswith("::error file=agents/roadmap.md,line=39,endLine=39,title=RL301 path-missing::`src/old.py:10`")
+    assert (
+        out[1]
+        == "::notice file=agents/roadmap.md,line=2,endLine=3,title=RL001 record-unreadable::not UTF-8%0Asecond line"
+    )
+    assert out[2].startswith(
+        "::error file=agents/roadmap.md,line=39,endLine=39,title=RL301 path-missing::`src/old.py:10`"
+    )
 
 
 def test_markdown_table_escapes_pipes_and_lists_related():

@@ -4,6 +4,7 @@ On the seed repository it files item 14 as one reconciliation with its four surf
 it; on a small repository with two evidence dirs of one series it shows the trend, in Markdown and as an
 inline SVG plot in one self-contained HTML file.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,9 +19,14 @@ from roadmap.report import build_report, render_report
 from seed_repo import BENCH, COORD, ROADMAP, ROW, SPEC, build_seed_repo
 
 ITEM14_SURFACES = {(SPEC, 206), (BENCH, 12), (SPEC, 39), (COORD, 14)}
-RERUNS = {"docs/bench-evidence/20260727-local-bf16-4b", "docs/bench-evidence/20260728-local-bf16-4b.md",
-          "docs/bench-evidence/local-bf16-4b-20260729", "docs/bench-evidence/20260803-local-bf16-4b",
-          "docs/bench-evidence/local-bf16-4b-20260805.md", "docs/bench-evidence/20260807-local-bf16-4b"}
+RERUNS = {
+    "docs/bench-evidence/20260727-local-bf16-4b",
+    "docs/bench-evidence/20260728-local-bf16-4b.md",
+    "docs/bench-evidence/local-bf16-4b-20260729",
+    "docs/bench-evidence/20260803-local-bf16-4b",
+    "docs/bench-evidence/local-bf16-4b-20260805.md",
+    "docs/bench-evidence/20260807-local-bf16-4b",
+}
 VOID = {"meta", "br", "rect", "line", "polyline", "circle", "img", "hr", "link", "input"}
 
 
@@ -50,8 +56,8 @@ def test_seed_item14_is_one_reconciliation_with_four_surfaces_and_its_evidence(s
 def test_seed_markdown_lists_item14_reconciliation(seed_report):
     _, report = seed_report
     md = render_report(report, "markdown")
-    section = md[md.index(f"RL101 directive-landed ({ROW})"):]
-    section = section[:section.find("\n### ")] if "\n### " in section else section
+    section = md[md.index(f"RL101 directive-landed ({ROW})") :]
+    section = section[: section.find("\n### ")] if "\n### " in section else section
     assert "Punch-list item 14 (ROAD-V1-C2-LOCAL-BF16) directs work that landed 2026-07-27" in section
     assert "**Surfaces (4):**" in section
     for path, line in ITEM14_SURFACES:
@@ -69,7 +75,7 @@ def test_seed_directives_rows_and_claims(seed_report):
         d = by_loc[loc]
         assert d.verdict == "stale" and d.codes == ("RL101", "RL102", "RL103", "RL104")
         assert (d.as_of, d.age_days) == ("2026-07-25", 15)
-    eight_b = by_loc[(ROADMAP, 13)]          # negative control: the 8B rerun has no newer evidence
+    eight_b = by_loc[(ROADMAP, 13)]  # negative control: the 8B rerun has no newer evidence
     assert eight_b.verdict == "current" and eight_b.row_id == "ROAD-V1-C4-8B-LATENCY"
     row = next(r for r in report.rows if r.row_id == ROW)
     assert (row.state, row.path, row.line, row.canonical) == ("GATING", ROADMAP, 12, True)
@@ -81,13 +87,21 @@ def test_seed_directives_rows_and_claims(seed_report):
     md = render_report(report, "markdown")
     assert f"| {ROW} | GATING (`{ROADMAP}:12`) | local-bf16-4b (2026-08-07): 6831.71 tok/s, 1.0283x vs peer |" in md
     assert "| CLAIM-GGUF-Q4K | active | 28 days since 2026-07-12 |" in md
-    assert "6831.71 (2026-08-07) (1 of 7 entries state a tok/s figure)" in md   # the reruns are foreign evidence
+    assert "6831.71 (2026-08-07) (1 of 7 entries state a tok/s figure)" in md  # the reruns are foreign evidence
 
 
 def _result(series: str, row: str, created: str, tok_s: float, ratio: float) -> str:
-    return json.dumps({"schema": "evident.bench/1", "series": series, "row": row, "created": created,
-                       "metrics": {"output_tok_per_s": {"median": tok_s, "min": tok_s, "max": tok_s}},
-                       "peers": [{"name": "peer", "ratio": ratio, "complete": True}]}, indent=2)
+    return json.dumps(
+        {
+            "schema": "evident.bench/1",
+            "series": series,
+            "row": row,
+            "created": created,
+            "metrics": {"output_tok_per_s": {"median": tok_s, "min": tok_s, "max": tok_s}},
+            "peers": [{"name": "peer", "ratio": ratio, "complete": True}],
+        },
+        indent=2,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -95,23 +109,42 @@ def trend_repo(tmp_path_factory) -> Path:
     from conftest import GitRepo
 
     repo = GitRepo(tmp_path_factory.mktemp("trend") / "repo")
-    roadmap = ("# Roadmap\n\n| ID | Capability | State | Remaining |\n|---|---|---|---|\n"
-               "| ENG-DEMO | A demo engine | ACTIVE | Measure the demo again on the nano workload. |\n")
-    repo.commit({"agents/roadmap.md": roadmap,
-                 "docs/bench-evidence/20260801-tp-demo/result.json":
-                     _result("tp-demo", "ENG-DEMO", "2026-08-01T10:00:00Z", 1000.5, 1.25)}, "feat: demo", "2026-08-01")
-    repo.commit({"docs/bench-evidence/20260805-tp-demo/result.json":
-                     _result("tp-demo", "ENG-DEMO", "2026-08-05T10:00:00Z", 1100.25, 1.375),
-                 "docs/bench-evidence/20260805-lat-demo/result.json":
-                     _result("lat-demo", "ENG-DEMO", "2026-08-05T11:00:00Z", 50.0, 0.5)}, "bench: rerun", "2026-08-05")
+    roadmap = (
+        "# Roadmap\n\n| ID | Capability | State | Remaining |\n|---|---|---|---|\n"
+        "| ENG-DEMO | A demo engine | ACTIVE | Measure the demo again on the nano workload. |\n"
+    )
+    repo.commit(
+        {
+            "agents/roadmap.md": roadmap,
+            "docs/bench-evidence/20260801-tp-demo/result.json": _result(
+                "tp-demo", "ENG-DEMO", "2026-08-01T10:00:00Z", 1000.5, 1.25
+            ),
+        },
+        "feat: demo",
+        "2026-08-01",
+    )
+    repo.commit(
+        {
+            "docs/bench-evidence/20260805-tp-demo/result.json": _result(
+                "tp-demo", "ENG-DEMO", "2026-08-05T10:00:00Z", 1100.25, 1.375
+            ),
+            "docs/bench-evidence/20260805-lat-demo/result.json": _result(
+                "lat-demo", "ENG-DEMO", "2026-08-05T11:00:00Z", 50.0, 0.5
+            ),
+        },
+        "bench: rerun",
+        "2026-08-05",
+    )
     return repo.path
 
 
 def test_trend_shows_both_figures(trend_repo):
     report = build_report(lint(trend_repo, LintOptions(use_cache=False)))
     s = report.series_by_name()["tp-demo"]
-    assert [(p.date, p.tok_s, p.peer_ratio) for p in s.points] == [("2026-08-01", 1000.5, 1.25),
-                                                                   ("2026-08-05", 1100.25, 1.375)]
+    assert [(p.date, p.tok_s, p.peer_ratio) for p in s.points] == [
+        ("2026-08-01", 1000.5, 1.25),
+        ("2026-08-05", 1100.25, 1.375),
+    ]
     md = render_report(report, "markdown")
     trend = "1000.50 (2026-08-01) → 1100.25 (2026-08-05), +10.0% over 2 entries"
     assert f"| tp-demo | ENG-DEMO | 2 | `20260805-tp-demo` | 1100.25 tok/s | 1.375x | {trend} |" in md
@@ -164,7 +197,10 @@ def test_html_is_one_self_contained_file_with_an_svg_per_trend(trend_repo):
     assert parser.starts.count("circle") == 2 and "style" in parser.starts
     assert not {"script", "link", "img"} & set(parser.starts), "self-contained: no scripts or external files"
     text = "".join(parser.text)
-    assert "20260801-tp-demo (2026-08-01): 1000.50 tok/s" in text and "20260805-tp-demo (2026-08-05): 1100.25 tok/s" in text
+    assert (
+        "20260801-tp-demo (2026-08-01): 1000.50 tok/s" in text
+        and "20260805-tp-demo (2026-08-05): 1100.25 tok/s" in text
+    )
     assert "evidence date" in text and "output tok/s (median)" in text
     assert html == render_report(build_report(lint(trend_repo, LintOptions(use_cache=False))), "html")
 

@@ -1,5 +1,6 @@
 """A generated corpus of 50,000+ record lines (tables, lists, and odd input sprinkled in) is linted in one run:
 no crash, every finding well-formed, and a sane time."""
+
 from __future__ import annotations
 
 import json
@@ -11,13 +12,13 @@ from roadmap.lint import lint
 from roadmap.render import FORMATS, render
 
 ODD = [
-    "| broken | table\n|---|\n| a | b | c | d |\n",                       # ragged table
-    "| ID | State |\n|---|---|\n| " + "x" * 12000 + " | OPEN |\n",             # a 12k-character cell
+    "| broken | table\n|---|\n| a | b | c | d |\n",  # ragged table
+    "| ID | State |\n|---|---|\n| " + "x" * 12000 + " | OPEN |\n",  # a 12k-character cell
     "<div><table><tr><td>raw `src/mod_0.py:1` html</td></tr></table></div>\n",
-    "```python\nunterminated fence `src/gone.py:3`\n",                            # runs to the end of the file
+    "```python\nunterminated fence `src/gone.py:3`\n",  # runs to the end of the file
     "- " * 60 + "deeply nested\n",
-    "<!-- roadmap: disable-next-line -- no codes\n",                            # unterminated comment
-    "<!-- roadmap: frobnicate RL301 -->\n",                                     # unknown action
+    "<!-- roadmap: disable-next-line -- no codes\n",  # unterminated comment
+    "<!-- roadmap: frobnicate RL301 -->\n",  # unknown action
     "- ref to `src/mod_1.py:99999999999999999999` and `src/mod_1.py:0`\n",
     "- climbing `../../../../etc/passwd:1`, home `~/x.py:3`, url http://h/src/a.py:3\n",
     "- emoji 🚀 and RTL שלום `src/mod_2.py:1`\t tabs\n",
@@ -29,8 +30,9 @@ ODD = [
 
 
 def corpus(rng: random.Random, n_files: int, rows_per_file: int) -> dict[str, str | bytes]:
-    files: dict[str, str | bytes] = {f"src/mod_{i}.py": "".join(f"def f_{i}_{j}():\n    return {j}\n" for j in range(40))
-                                     for i in range(20)}
+    files: dict[str, str | bytes] = {
+        f"src/mod_{i}.py": "".join(f"def f_{i}_{j}():\n    return {j}\n" for j in range(40)) for i in range(20)
+    }
     for k in range(n_files):
         out = [f"# Record {k}\n", "\n", "| ID | State | Remaining | Where |\n", "|---|---|---|---|\n"]
         for r in range(rows_per_file):
@@ -40,8 +42,10 @@ def corpus(rng: random.Random, n_files: int, rows_per_file: int) -> dict[str, st
             out.append(f"| {rid} | {state} | rerun `f_{r % 20}_1` for ROW-{k}-{(r + 1) % rows_per_file} | `{ref}` |\n")
         out.append("\n## Punch-list\n\n")
         for r in range(rows_per_file):
-            out.append(f"{r + 1}. Port `f_{r % 20}_{r % 40}()` (src/mod_{r % 20}.py:{(r % 40) * 2 + 1}) for ROW-{k}-{r}; "
-                       f"see {1000000 + r:x}a and 2026{(r % 12) + 1:02d}01-series-{r % 7}.\n")
+            out.append(
+                f"{r + 1}. Port `f_{r % 20}_{r % 40}()` (src/mod_{r % 20}.py:{(r % 40) * 2 + 1}) for ROW-{k}-{r}; "
+                f"see {1000000 + r:x}a and 2026{(r % 12) + 1:02d}01-series-{r % 7}.\n"
+            )
             if r % 500 == 0:
                 out.append(rng.choice(ODD))
         files[f"agents/record_{k}.md"] = "".join(out)
@@ -55,8 +59,9 @@ def corpus(rng: random.Random, n_files: int, rows_per_file: int) -> dict[str, st
 def test_generated_corpus_of_50k_lines_lints_in_one_run(git_repo):
     repo = git_repo()
     files = corpus(random.Random(0), n_files=10, rows_per_file=2600)
-    lines = sum((v.count("\n") if isinstance(v, str) else v.count(b"\n")) for k, v in files.items()
-                if k.startswith("agents/"))
+    lines = sum(
+        (v.count("\n") if isinstance(v, str) else v.count(b"\n")) for k, v in files.items() if k.startswith("agents/")
+    )
     assert lines >= 50_000
     repo.commit({f"src/deleted_{i}.py": "def gone():\n    return 0\n" for i in range(3)}, "feat: helpers", "2026-06-01")
     repo.commit({f"src/deleted_{i}.py": None for i in range(3)}, "refactor: drop the helpers", "2026-06-15")

@@ -1,5 +1,6 @@
 """RL402 claim-stale on claims kept in tables and in one file per claim, with their own TTLs and the records'
 rules, each beside a claim that must stay quiet."""
+
 from __future__ import annotations
 
 from roadmap.lint import LintOptions, lint
@@ -12,27 +13,44 @@ def _findings(repo):
 
 
 def _board(*rows: str, preamble: str = "") -> str:
-    return (f"# Who has what\n\n{preamble}\n\n| Claim | Owner | Taken | Last touched | Status |\n|---|---|---|---|---|\n"
-            + "".join(f"{r}\n" for r in rows))
+    return (
+        f"# Who has what\n\n{preamble}\n\n| Claim | Owner | Taken | Last touched | Status |\n|---|---|---|---|---|\n"
+        + "".join(f"{r}\n" for r in rows)
+    )
 
 
 def test_a_named_claim_closed_in_the_log_after_its_last_touch(git_repo):
     repo = git_repo()
-    repo.commit({BOARD: _board("| wal-compaction | @ren | 2026-06-01 | 2026-06-02 | active |",
-                               "| wal-checksums | @ren | 2026-06-01 | 2026-06-02 | active |"),
-                 "agents/claims/history.md": "# Claim history\n\n- 2026-06-04 @ren: released wal-compaction, merged.\n"
-                                             "- 2026-05-20 @ren: closed wal-checksums (first attempt).\n"},
-                "claims", "2026-06-05")
+    repo.commit(
+        {
+            BOARD: _board(
+                "| wal-compaction | @ren | 2026-06-01 | 2026-06-02 | active |",
+                "| wal-checksums | @ren | 2026-06-01 | 2026-06-02 | active |",
+            ),
+            "agents/claims/history.md": "# Claim history\n\n- 2026-06-04 @ren: released wal-compaction, merged.\n"
+            "- 2026-05-20 @ren: closed wal-checksums (first attempt).\n",
+        },
+        "claims",
+        "2026-06-05",
+    )
     [f] = _findings(repo)
     assert (f.line, f.severity) == (7, "error") and "wal-compaction is closed" in f.message
-    assert [(r.path, r.line) for r in f.related] == [("agents/claims/history.md", 3)]   # the older close was before
+    assert [(r.path, r.line) for r in f.related] == [("agents/claims/history.md", 3)]  # the older close was before
 
 
 def test_idle_past_the_ttl_the_records_state_while_commits_did_its_work(git_repo):
     repo = git_repo()
-    repo.commit({BOARD: _board("| wal-compaction | @ren | 2026-06-01 | 2026-06-01 | active |",
-                               "| index-bloom | @kai | 2026-06-01 | 2026-06-01 | paused |",
-                               preamble="A claim lapses after 5 days without a touch.")}, "claims", "2026-06-01")
+    repo.commit(
+        {
+            BOARD: _board(
+                "| wal-compaction | @ren | 2026-06-01 | 2026-06-01 | active |",
+                "| index-bloom | @kai | 2026-06-01 | 2026-06-01 | paused |",
+                preamble="A claim lapses after 5 days without a touch.",
+            )
+        },
+        "claims",
+        "2026-06-01",
+    )
     repo.commit({"src/wal.rs": "// compaction\n"}, "wal: background compaction of sealed segments", "2026-06-04")
     repo.commit({"src/bloom.rs": "// bloom\n"}, "index: bloom filter per block", "2026-06-05")
     repo.commit({"README.md": "x\n"}, "docs", "2026-06-09")
@@ -43,34 +61,49 @@ def test_idle_past_the_ttl_the_records_state_while_commits_did_its_work(git_repo
 
 def test_a_claim_file_with_its_own_ttl_and_its_listing(git_repo):
     repo = git_repo()
-    repo.commit({"agents/claims/CLAIM-SHARD-MOVE.md": "# CLAIM-SHARD-MOVE\n\nRow: KV-SHARD\nHolder: pia\n"
-                                                      "Claimed: 2026-06-01\nTTL: 36h\nStatus: active\n",
-                 "agents/claims/CLAIM-SHARD-SPLIT.md": "# CLAIM-SHARD-SPLIT\n\nRow: KV-SPLIT\nHolder: pia\n"
-                                                       "Claimed: 2026-06-01\nTTL: 2w\nStatus: active\n",
-                 "agents/board.md": "# Board\n\n## Active claims\n\n- CLAIM-SHARD-MOVE (pia)\n- CLAIM-SHARD-SPLIT (pia)\n"},
-                "claims", "2026-06-01")
+    repo.commit(
+        {
+            "agents/claims/CLAIM-SHARD-MOVE.md": "# CLAIM-SHARD-MOVE\n\nRow: KV-SHARD\nHolder: pia\n"
+            "Claimed: 2026-06-01\nTTL: 36h\nStatus: active\n",
+            "agents/claims/CLAIM-SHARD-SPLIT.md": "# CLAIM-SHARD-SPLIT\n\nRow: KV-SPLIT\nHolder: pia\n"
+            "Claimed: 2026-06-01\nTTL: 2w\nStatus: active\n",
+            "agents/board.md": "# Board\n\n## Active claims\n\n- CLAIM-SHARD-MOVE (pia)\n- CLAIM-SHARD-SPLIT (pia)\n",
+        },
+        "claims",
+        "2026-06-01",
+    )
     repo.commit({"src/a.rs": "x\n"}, "[KV-SHARD] move shards without a pause", "2026-06-04")
     repo.commit({"src/b.rs": "x\n"}, "[KV-SPLIT] split hot shards", "2026-06-04")
     [f] = _findings(repo)
     assert (f.path, f.line) == ("agents/claims/CLAIM-SHARD-MOVE.md", 7) and "TTL 1.5 days" in f.message
-    assert [(r.path, r.line) for r in f.related] == [("agents/board.md", 5)]   # one finding, the listing attached
+    assert [(r.path, r.line) for r in f.related] == [("agents/board.md", 5)]  # one finding, the listing attached
 
 
 def test_a_closed_claim_file_closes_its_listing(git_repo):
     repo = git_repo()
-    repo.commit({"agents/claims/CLAIM-TLS.md": "# CLAIM-TLS\n\nStatus: released 2026-06-03\n",
-                 "agents/board.md": "# Board\n\n## Active claims\n\n- CLAIM-TLS (pia), see claims/CLAIM-TLS.md\n"},
-                "claims", "2026-06-04")
+    repo.commit(
+        {
+            "agents/claims/CLAIM-TLS.md": "# CLAIM-TLS\n\nStatus: released 2026-06-03\n",
+            "agents/board.md": "# Board\n\n## Active claims\n\n- CLAIM-TLS (pia), see claims/CLAIM-TLS.md\n",
+        },
+        "claims",
+        "2026-06-04",
+    )
     [f] = _findings(repo)
     assert (f.path, f.line, f.severity) == ("agents/board.md", 5, "error")
 
 
 def test_an_entry_about_another_claim_closes_nothing(git_repo):
     repo = git_repo()
-    repo.commit({"agents/claims.md": "# Claims\n\n| Claim | State | Last update |\n|---|---|---|\n"
-                                     "| CLAIM-GRID | ACTIVE | 2026-06-03 |\n| CLAIM-OLD | RELEASED | 2026-06-01 |\n",
-                 "agents/notes.md": "# Notes\n\nCLAIM-GRID owns the binding grid; its implementation claim is "
-                                    "released and the serving claim owns the evidence.\n"},
-                "claims", "2026-06-04")
+    repo.commit(
+        {
+            "agents/claims.md": "# Claims\n\n| Claim | State | Last update |\n|---|---|---|\n"
+            "| CLAIM-GRID | ACTIVE | 2026-06-03 |\n| CLAIM-OLD | RELEASED | 2026-06-01 |\n",
+            "agents/notes.md": "# Notes\n\nCLAIM-GRID owns the binding grid; its implementation claim is "
+            "released and the serving claim owns the evidence.\n",
+        },
+        "claims",
+        "2026-06-04",
+    )
     [f] = _findings(repo)
     assert (f.line, f.severity) == (6, "error") and "CLAIM-OLD is closed (it says RELEASED itself)" in f.message

@@ -1,4 +1,5 @@
 """docs/rules.md is generated from the rule docstrings and must not go stale; every rule documents itself."""
+
 from __future__ import annotations
 
 import subprocess
@@ -20,6 +21,7 @@ def test_every_rule_has_a_stable_code_kebab_name_and_all_doc_sections():
 
 
 def test_docs_rules_md_is_up_to_date():
-    proc = subprocess.run([sys.executable, "tools/gen_rules_doc.py", "--check"], cwd=ROOT, capture_output=True,
-                          text=True)
-    assert proc.returncode == 0, proc.stderr.strip()   # names the regenerate command
+    proc = subprocess.run(
+        [sys.executable, "tools/gen_rules_doc.py", "--check"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr.strip()  # names the regenerate command

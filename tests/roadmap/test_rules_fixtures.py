@@ -6,6 +6,7 @@ its records say beside each offending line which finding must be reported there:
 Each fixture must produce exactly the expected findings, of ANY rule (so fixtures also prove precision:
 the "must stay silent" lines in them are flagged by nothing), with the quoted text in the message.
 """
+
 from __future__ import annotations
 
 import pytest

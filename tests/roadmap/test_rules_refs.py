@@ -1,4 +1,5 @@
 """Reference helpers behind RL302/RL303: symbol names, where a symbol is now, re-pointing a range."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,12 +12,15 @@ from roadmap.records.model import PathRef
 CPP = ["int a;", "", "bool Runner::mirror() const {", "  return x;", "}", "void other() { mirror(); }"]
 
 
-@pytest.mark.parametrize("symbol, expected", [
-    ("GPUModelRunner::async_device_mirror()", ("async_device_mirror", "GPUModelRunner")),
-    ("Scheduler.run", ("run", "Scheduler")),
-    ("step(x, y)", ("step", None)),
-    ("--no-async-scheduling", ("--no-async-scheduling", None)),
-])
+@pytest.mark.parametrize(
+    "symbol, expected",
+    [
+        ("GPUModelRunner::async_device_mirror()", ("async_device_mirror", "GPUModelRunner")),
+        ("Scheduler.run", ("run", "Scheduler")),
+        ("step(x, y)", ("step", None)),
+        ("--no-async-scheduling", ("--no-async-scheduling", None)),
+    ],
+)
 def test_symbol_parts(symbol, expected):
     assert symbol_parts(symbol) == expected
 
@@ -36,13 +40,16 @@ def test_flags_match_whole_flags_only():
     assert loc.status == "moved" and loc.line == 2
 
 
-@pytest.mark.parametrize("text, form, line, end, new_start, expected", [
-    ("src/a.py:10-20", "colon", 10, 20, 35, "src/a.py:35-45"),
-    ("src/a.py:10", "colon", 10, 10, 3, "src/a.py:3"),
-    ("src/a.py#L10-L20", "hash", 10, 20, 40, "src/a.py#L40-L50"),
-    ("[x](../src/a.py#L10-20)", "link", 10, 20, 5, "[x](../src/a.py#L5-15)"),
-    ("src/a.py:11-20", "colon", 10, 20, 5, None),        # text and parsed line disagree: no edit
-])
+@pytest.mark.parametrize(
+    "text, form, line, end, new_start, expected",
+    [
+        ("src/a.py:10-20", "colon", 10, 20, 35, "src/a.py:35-45"),
+        ("src/a.py:10", "colon", 10, 10, 3, "src/a.py:3"),
+        ("src/a.py#L10-L20", "hash", 10, 20, 40, "src/a.py#L40-L50"),
+        ("[x](../src/a.py#L10-20)", "link", 10, 20, 5, "[x](../src/a.py#L5-15)"),
+        ("src/a.py:11-20", "colon", 10, 20, 5, None),  # text and parsed line disagree: no edit
+    ],
+)
 def test_repoint_keeps_style_and_range_length(text, form, line, end, new_start, expected):
     ref = PathRef(path="src/a.py", line=line, end_line=end, text=text, form=form)
     assert repoint(text, ref, new_start) == expected
@@ -75,7 +82,16 @@ def test_a_line_inside_the_symbols_body_is_on_it():
 
 def test_an_indented_qualified_call_is_not_a_definition():
     # `vt::fused_chain(` on indented lines are calls; the one definition at the margin is where it is
-    lines = ["namespace vt {}", "void run() {", "  vt::fused_chain(a,", "      b);", "}", "int vt::fused_chain(int a,",
-             "                    int b) {", "  return a;", "}"]
+    lines = [
+        "namespace vt {}",
+        "void run() {",
+        "  vt::fused_chain(a,",
+        "      b);",
+        "}",
+        "int vt::fused_chain(int a,",
+        "                    int b) {",
+        "  return a;",
+        "}",
+    ]
     loc = locate(lines, PathRef(path="a.cpp", line=1, end_line=1, symbol="vt::fused_chain"))
     assert loc.status == "moved" and loc.line == 6

@@ -1,6 +1,7 @@
 """RL102 rerun-done on a storage team's re-bench checklist and its series table: evidence dropped by hand in
 every layout (date first or last, folder or file), the same chore asked in two files, and look-alike series,
 negations and older runs that must stay quiet."""
+
 from __future__ import annotations
 
 import json
@@ -32,15 +33,27 @@ TABLE = """# series
 
 def _repo(git_repo):
     repo = git_repo()
-    repo.commit({f"{EV}/20260601-ingest-1k/result.json": json.dumps({"p99_ms": 41.0}),
-                 f"{EV}/compaction-l0-20260601/result.json": json.dumps({"mb_per_s": 310.0}),
-                 f"{EV}/range-scan-20260601.md": "# range-scan\n\n- 88.1 k keys/s\n"}, "bench: baseline", "2026-06-01")
+    repo.commit(
+        {
+            f"{EV}/20260601-ingest-1k/result.json": json.dumps({"p99_ms": 41.0}),
+            f"{EV}/compaction-l0-20260601/result.json": json.dumps({"mb_per_s": 310.0}),
+            f"{EV}/range-scan-20260601.md": "# range-scan\n\n- 88.1 k keys/s\n",
+        },
+        "bench: baseline",
+        "2026-06-01",
+    )
     repo.commit({".agents/chores.md": CHORES, ".agents/series.md": TABLE}, "notes: chores", "2026-06-02")
-    repo.commit({f"{EV}/ingest-1k-20260609.json": json.dumps({"p99_ms": 33.5}),        # date last, a file
-                 f"{EV}/20260609-ingest-10k/result.json": json.dumps({"p99_ms": 70.2}),  # a look-alike series
-                 f"{EV}/20260610-wal-fsync.md": "# wal-fsync\n\n- 2.1 ms per fsync\n",  # date first, a file
-                 f"{EV}/compaction-l0-lowmem-20260610/result.json": json.dumps({"mb_per_s": 250.0}),
-                 f"{EV}/20260611-scan-cold/summary.md": "# scan-cold\n\n- 12.0 s\n"}, "bench: reruns", "2026-06-11")
+    repo.commit(
+        {
+            f"{EV}/ingest-1k-20260609.json": json.dumps({"p99_ms": 33.5}),  # date last, a file
+            f"{EV}/20260609-ingest-10k/result.json": json.dumps({"p99_ms": 70.2}),  # a look-alike series
+            f"{EV}/20260610-wal-fsync.md": "# wal-fsync\n\n- 2.1 ms per fsync\n",  # date first, a file
+            f"{EV}/compaction-l0-lowmem-20260610/result.json": json.dumps({"mb_per_s": 250.0}),
+            f"{EV}/20260611-scan-cold/summary.md": "# scan-cold\n\n- 12.0 s\n",
+        },
+        "bench: reruns",
+        "2026-06-11",
+    )
     return repo
 
 
@@ -65,7 +78,7 @@ def test_reruns_in_any_layout_each_reported_once_with_the_other_place_asking(git
     found = _findings(repo)
     assert len(found) == 2
     ingest = next(f for f in found if "ingest" in f.message)
-    assert _places(ingest) == {(".agents/chores.md", 7), (".agents/series.md", 5)}   # one finding, both places
+    assert _places(ingest) == {(".agents/chores.md", 7), (".agents/series.md", 5)}  # one finding, both places
     assert "ingest-1k-20260609.json" in ingest.message and "ingest-10k" not in ingest.message
     fsync = next(f for f in found if f is not ingest)
     assert _places(fsync) == {(".agents/chores.md", 8)}
@@ -75,9 +88,9 @@ def test_reruns_in_any_layout_each_reported_once_with_the_other_place_asking(git
 def test_look_alikes_negations_and_older_runs_stay_quiet(git_repo):
     repo = _repo(git_repo)
     lines = {_line(repo, f) for f in _findings(repo)} | {ln for f in _findings(repo) for ln in _related_lines(repo, f)}
-    assert not any("compaction-l0" in ln for ln in lines)     # only compaction-l0-lowmem is newer
-    assert not any("scan-cold" in ln for ln in lines)         # "no need to rerun" asks for nothing
-    assert not any("range-scan" in ln for ln in lines)        # no newer range-scan run
+    assert not any("compaction-l0" in ln for ln in lines)  # only compaction-l0-lowmem is newer
+    assert not any("scan-cold" in ln for ln in lines)  # "no need to rerun" asks for nothing
+    assert not any("range-scan" in ln for ln in lines)  # no newer range-scan run
     repo.commit({f"{EV}/range-scan-20260612/summary.md": "# range-scan\n\n- 97.4 k keys/s\n"}, "bench", "2026-06-12")
     [f] = [f for f in _findings(repo) if "range-scan" in f.message]
     assert _places(f) == {(".agents/chores.md", 11), (".agents/series.md", 7)}
@@ -92,11 +105,20 @@ def test_a_rerun_on_a_branch_that_never_merged_is_not_done(git_repo):
 
 def test_a_rerun_asked_after_it_was_done_from_the_run_it_cites(git_repo):
     repo = git_repo()
-    repo.commit({f"{EV}/20260601-ingest-1k/result.json": json.dumps({"p99_ms": 41.0}),
-                 f"{EV}/ingest-1k-20260609.json": json.dumps({"p99_ms": 33.5})}, "bench", "2026-06-09")
-    repo.commit({".agents/series.md": TABLE}, "notes: series", "2026-06-12")       # cites the 0601 run
+    repo.commit(
+        {
+            f"{EV}/20260601-ingest-1k/result.json": json.dumps({"p99_ms": 41.0}),
+            f"{EV}/ingest-1k-20260609.json": json.dumps({"p99_ms": 33.5}),
+        },
+        "bench",
+        "2026-06-09",
+    )
+    repo.commit({".agents/series.md": TABLE}, "notes: series", "2026-06-12")  # cites the 0601 run
     [f] = _findings(repo)
     assert "ingest-1k-20260609.json" in f.message and "the run it cites is older than the text" in f.message
-    repo.commit({".agents/series.md": TABLE.replace("| 20260601-ingest-1k |", "| ingest-1k-20260609 |")},
-                "notes: newest run", "2026-06-13")
-    assert _findings(repo) == []                   # cites the newest run: the rerun it asks for is still to do
+    repo.commit(
+        {".agents/series.md": TABLE.replace("| 20260601-ingest-1k |", "| ingest-1k-20260609 |")},
+        "notes: newest run",
+        "2026-06-13",
+    )
+    assert _findings(repo) == []  # cites the newest run: the rerun it asks for is still to do

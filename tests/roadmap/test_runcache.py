@@ -1,5 +1,6 @@
 """The run cache answers a lint only when nothing the run read changed (roadmap/runcache.py): the same commit,
 config, options, tool and repository state, the same file listing, and the same bytes in every file it read."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -32,10 +33,14 @@ def _json(result: LintResult) -> list[dict[str, object]]:
 @pytest.fixture
 def repo(git_repo):
     r = git_repo()
-    r.commit({"agents/punch-list.md": PLAN, "src/runner.py": "x = 1\ny = 2\n", "src/gone.py": "z\n"}, "docs: plan",
-             "2026-07-25")
-    r.commit({"src/runner.py": "class DeviceTokenMirror: ...\ny = 2\n", "src/gone.py": None}, "feat: mirror",
-             "2026-07-27")
+    r.commit(
+        {"agents/punch-list.md": PLAN, "src/runner.py": "x = 1\ny = 2\n", "src/gone.py": "z\n"},
+        "docs: plan",
+        "2026-07-25",
+    )
+    r.commit(
+        {"src/runner.py": "class DeviceTokenMirror: ...\ny = 2\n", "src/gone.py": None}, "feat: mirror", "2026-07-27"
+    )
     return r
 
 
@@ -58,9 +63,9 @@ def test_a_change_to_anything_the_run_read_is_a_miss(repo, change):
     _lint(repo.path)
     if change == "record":
         repo.write({"agents/punch-list.md": PLAN.replace("Tidy `src/gone.py`", "Tidy `src/gone2.py`")})
-    elif change == "code file read":                 # src/runner.py:2 is read to check the reference
+    elif change == "code file read":  # src/runner.py:2 is read to check the reference
         repo.write({"src/runner.py": "class DeviceTokenMirror: ...\n"})
-    elif change == "new file":                       # a reference may now resolve: the listing changed
+    elif change == "new file":  # a reference may now resolve: the listing changed
         repo.write({"src/gone.py": "back\n"})
     elif change == "commit":
         repo.commit({"src/other.py": "w\n"}, "chore: other", "2026-07-28")
@@ -76,7 +81,7 @@ def test_options_and_new_objects_key_the_entry(repo):
     _lint(repo.path)
     assert not _lint(repo.path, select=("RL3",)).from_cache
     assert _lint(repo.path, select=("RL3",)).from_cache and _lint(repo.path).from_cache
-    repo.git("hash-object", "-w", "--stdin", input=b"a new object a record may name\n")   # RL304 asks git
+    repo.git("hash-object", "-w", "--stdin", input=b"a new object a record may name\n")  # RL304 asks git
     assert not _lint(repo.path).from_cache
 
 
@@ -92,7 +97,7 @@ def test_a_damaged_entry_is_rebuilt_and_no_cache_reads_none(repo):
 
 def test_at_a_revision_is_keyed_by_that_commit(repo):
     head = repo.rev()
-    repo.write({"agents/punch-list.md": "# Punch-list\n"})          # the working tree is not what --at reads
+    repo.write({"agents/punch-list.md": "# Punch-list\n"})  # the working tree is not what --at reads
     first = _lint(repo.path, at=head)
     assert not first.from_cache and _lint(repo.path, at=head).from_cache
     assert _json(first) == _fresh(repo.path, at=head)
@@ -102,8 +107,15 @@ def test_why_a_referenced_file_is_not_read_is_a_dependency(git_repo):
     """RL5's note quotes the size of a referenced file too large to read: the file is never read, only asked
     about, and a new size is still a miss."""
     r = git_repo()
-    r.commit({"pyproject.toml": "[tool.roadmap]\nmax_file_bytes = 4096\n", "agents/punch-list.md": PLAN,
-              "src/runner.py": "x\n" * 3000}, "docs: plan", "2026-07-25")
+    r.commit(
+        {
+            "pyproject.toml": "[tool.roadmap]\nmax_file_bytes = 4096\n",
+            "agents/punch-list.md": PLAN,
+            "src/runner.py": "x\n" * 3000,
+        },
+        "docs: plan",
+        "2026-07-25",
+    )
     first = _lint(r.path)
     assert any("6000 bytes" in f.message for f in first.findings)
     r.write({"src/runner.py": "x\n" * 3500})

@@ -1,5 +1,6 @@
 """Nothing outside the work tree is read: symlinks that leave it are skipped with an info finding, special files
 are never opened, reads are capped (issue 10: each test is one of its repros, named after what it guards)."""
+
 from __future__ import annotations
 
 import json
@@ -55,7 +56,7 @@ def test_symlinked_source_outside_tree_leaks_no_line_count(capsys, git_repo):
     (repo.path / "src").mkdir()
     (repo.path / "src" / "passwd.py").symlink_to("/etc/passwd")
     found = findings(capsys, repo)
-    assert not [f for f in found if f["code"] in ("RL301", "RL302", "RL303")]     # no "it has N lines"
+    assert not [f for f in found if f["code"] in ("RL301", "RL302", "RL303")]  # no "it has N lines"
     [skip] = [f for f in found if f["code"] == "RL001"]
     assert skip["severity"] == "info" and "`src/passwd.py` was not read" in skip["message"]
     assert skip["path"] == "agents/r.md" and skip["line"] == 1
@@ -75,9 +76,9 @@ def test_fifo_inside_tree_is_never_opened(git_repo):
     repo = git_repo()
     repo.commit({"agents/ok.md": "- fine\n"}, "docs: records", "2026-07-01")
     os.mkfifo(repo.path / "agents" / "pipe.md")
-    (repo.path / "agents" / "link.md").symlink_to("pipe.md")     # listed by git: a symlink to a FIFO
+    (repo.path / "agents" / "link.md").symlink_to("pipe.md")  # listed by git: a symlink to a FIFO
     tree = Tree(repo.path)
-    assert tree.read_bytes("agents/link.md") is None           # an open() would block forever here
+    assert tree.read_bytes("agents/link.md") is None  # an open() would block forever here
     skip = tree.skipped("agents/link.md")
     assert skip is not None and skip.kind == "special"
 
@@ -92,8 +93,15 @@ def test_symlink_inside_the_tree_is_read(git_repo):
 
 def test_record_larger_than_the_cap_is_a_finding_not_a_read(capsys, git_repo):
     repo = git_repo()
-    repo.commit({"agents/big.md": "- " + "x" * 5000 + "\n", "agents/ok.md": "- fine\n",
-                 "roadmap.yaml": "max_file_bytes: 1000\n"}, "docs: records", "2026-07-01")
+    repo.commit(
+        {
+            "agents/big.md": "- " + "x" * 5000 + "\n",
+            "agents/ok.md": "- fine\n",
+            "roadmap.yaml": "max_file_bytes: 1000\n",
+        },
+        "docs: records",
+        "2026-07-01",
+    )
     found = findings(capsys, repo)
     [big] = [f for f in found if f["path"] == "agents/big.md"]
     assert big["code"] == "RL001" and big["severity"] == "warning" and "max_file_bytes" in big["message"]
@@ -130,7 +138,7 @@ def test_evidence_result_symlinked_outside_is_skipped(capsys, git_repo, tmp_path
 def test_config_symlinked_outside_the_tree_is_a_usage_error(capsys, git_repo, outside):
     repo = git_repo()
     repo.commit({"agents/ok.md": "- fine\n"}, "docs: records", "2026-07-01")
-    (repo.path / "roadmap.yml").symlink_to("/dev/zero")           # not a regular file: never opened
+    (repo.path / "roadmap.yml").symlink_to("/dev/zero")  # not a regular file: never opened
     assert run(capsys, "lint", str(repo.path))[0] == 0
     (repo.path / "roadmap.yaml").symlink_to(outside)
     code, _, err = run(capsys, "lint", str(repo.path))

@@ -1,5 +1,6 @@
 """`--fix` edits exactly the span a finding owns, runs to a fixed point, writes atomically and never through a
 symlink (issue 10: each test is one of its repros, named after what it guards)."""
+
 from __future__ import annotations
 
 import os
@@ -11,8 +12,11 @@ from roadmap.findings import Edit, Finding, Hit
 from roadmap.fix import apply_edits, plan_fixes
 from roadmap.registry import RULES, Rule
 
-SOURCE_BEFORE = "".join(f"# line {n}\n" for n in range(1, 41)).replace("# line 3\n", "def foo():\n") \
+SOURCE_BEFORE = (
+    "".join(f"# line {n}\n" for n in range(1, 41))
+    .replace("# line 3\n", "def foo():\n")
     .replace("# line 30\n", "def baz():\n")
+)
 SOURCE_AFTER = SOURCE_BEFORE.replace("def foo():\n", "# line 3\n").replace("# line 5\n", "def foo():\n")
 
 
@@ -66,11 +70,11 @@ def test_fix_never_writes_through_a_symlinked_record(capsys, git_repo):
     repo = git_repo()
     repo.commit({"src/a.py": SOURCE_BEFORE, "notes/r.md": "- `foo` (src/a.py:3)\n"}, "docs: record", "2026-07-01")
     (repo.path / "agents").mkdir()
-    (repo.path / "agents" / "r.md").symlink_to("../notes/r.md")      # inside the tree: read, never written
+    (repo.path / "agents" / "r.md").symlink_to("../notes/r.md")  # inside the tree: read, never written
     repo.commit({"src/a.py": SOURCE_AFTER}, "refactor: move foo", "2026-07-02")
     code, out, err = run(capsys, "lint", str(repo.path), "--fix", "--select", "RL303")
     assert (repo.path / "agents" / "r.md").is_symlink()
-    assert repo.read("notes/r.md") == "- `foo` (src/a.py:3)\n"      # not a record; never written through the link
+    assert repo.read("notes/r.md") == "- `foo` (src/a.py:3)\n"  # not a record; never written through the link
     assert "no fix written to agents/r.md: a symlink" in err
     assert "agents/r.md" in out and "RL303" in out
 
@@ -84,8 +88,15 @@ def test_fix_reports_a_fix_that_does_not_converge(capsys, git_repo, monkeypatch)
         line = (repo.path / "agents/r.md").read_text().split("\n")[0]
         col = line.index("x") if "x" in line else line.index("y")
         old = line[col]
-        return [Hit("always wrong", "agents/r.md", 1, 1, edits=[Edit("agents/r.md", 1, col, old,
-                                                                     "y" if old == "x" else "x")])]
+        return [
+            Hit(
+                "always wrong",
+                "agents/r.md",
+                1,
+                1,
+                edits=[Edit("agents/r.md", 1, col, old, "y" if old == "x" else "x")],
+            )
+        ]
 
     monkeypatch.setitem(RULES, "RL198", Rule("RL198", "stubborn", "error", "x", stubborn))
     code, _, err = run(capsys, "lint", str(repo.path), "--fix", "--select", "RL198")
@@ -112,7 +123,7 @@ def test_a_failed_write_leaves_the_record_and_no_temporary_file(git_repo, monkey
 
 def test_an_edit_whose_span_no_longer_holds_its_text_is_skipped():
     text = "- src/x.py:3 and src/x.py:30\n"
-    wrong_place = Edit("a.md", 1, 2, "src/x.py:30", "src/x.py:31")       # `old` is not at column 2
+    wrong_place = Edit("a.md", 1, 2, "src/x.py:30", "src/x.py:31")  # `old` is not at column 2
     right = Edit("a.md", 1, 17, "src/x.py:30", "src/x.py:31")
     after, applied, skipped = apply_edits(text, [wrong_place, right])
     assert after == "- src/x.py:3 and src/x.py:31\n" and applied == [right] and skipped == [wrong_place]
@@ -130,7 +141,8 @@ def test_plan_refuses_a_record_outside_the_tree(tmp_path):
     root = tmp_path / "repo"
     root.mkdir()
     (root / "a.md").symlink_to(outside)
-    f = Finding("RL303", "anchor-drifted", "warning", "m", "a.md", 1, 1,
-                edits=[Edit("a.md", 1, 2, "src/x.py:3", "src/x.py:4")])
+    f = Finding(
+        "RL303", "anchor-drifted", "warning", "m", "a.md", 1, 1, edits=[Edit("a.md", 1, 2, "src/x.py:3", "src/x.py:4")]
+    )
     plan = plan_fixes(root, [f])
     assert plan.files == [] and "a.md" in plan.refused and outside.read_text() == "- src/x.py:3\n"

@@ -1,4 +1,5 @@
 """Findings never depend on committer-date order: history order is the commit graph's (issue 10, item 7)."""
+
 from __future__ import annotations
 
 import json
@@ -36,7 +37,7 @@ def test_date_news_include_every_descendant_of_a_news_commit(git_repo, tmp_path)
     skewed = repo.commit({"a": "3\n"}, "on top of it, clock behind", "2026-06-01")
     idx = HistoryIndex.build(repo.path, "HEAD", [], cache_dir=tmp_path)
     assert [c.sha for c in idx.commits_after("2026-07-05")] == [skewed, after]
-    assert [c.sha for c in idx.commits] == [skewed, after, repo.rev("HEAD~2")]     # children before parents
+    assert [c.sha for c in idx.commits] == [skewed, after, repo.rev("HEAD~2")]  # children before parents
     assert idx.rank(idx.by_sha(skewed)) > idx.rank(idx.by_sha(after))
 
 

@@ -1,6 +1,7 @@
 """Never crash on input: evidence, baselines and caches are parsed bounded (depth, integer digits, size, finite
 numbers only); a bad file is a finding for that file and the run goes on; JSON output is always JSON; only a
 bug of ours exits 3 (issue 10: each test is one of its repros, named after what it guards)."""
+
 from __future__ import annotations
 
 import json
@@ -20,12 +21,23 @@ DEEP = "[" * 200_000 + "]" * 200_000
 
 def result(median: str = "6831.71") -> str:
     """A valid result.json but for the median, spliced in as raw JSON text."""
-    doc = json.dumps({
-        "schema": "evident.bench/1", "series": "tp", "row": "ENG-TP", "created": "2026-07-27T10:00:00Z",
-        "commit": "0" * 40, "dirty": False, "command": "engine bench throughput",
-        "machine": {"gpu": "H200", "gpu_count": 1}, "model": {"name": "m"}, "workload": {"name": "nano"},
-        "engine": {"block_size": 16}, "runs": [{"output_tok_per_s": 1.0}],
-        "metrics": {"output_tok_per_s": {"median": "MEDIAN", "min": 1.0, "max": 2.0}}})
+    doc = json.dumps(
+        {
+            "schema": "evident.bench/1",
+            "series": "tp",
+            "row": "ENG-TP",
+            "created": "2026-07-27T10:00:00Z",
+            "commit": "0" * 40,
+            "dirty": False,
+            "command": "engine bench throughput",
+            "machine": {"gpu": "H200", "gpu_count": 1},
+            "model": {"name": "m"},
+            "workload": {"name": "nano"},
+            "engine": {"block_size": 16},
+            "runs": [{"output_tok_per_s": 1.0}],
+            "metrics": {"output_tok_per_s": {"median": "MEDIAN", "min": 1.0, "max": 2.0}},
+        }
+    )
     return doc.replace('"MEDIAN"', median)
 
 
@@ -81,11 +93,11 @@ def test_evidence_list_and_verify_never_print_a_traceback(capsys, git_repo, body
             code, out, err = run(capsys, "evidence", action, "--path", str(repo.path), "--format", fmt)
             assert code in (0, 1) and err == "", err
             if fmt == "json":
-                json.loads(out, parse_constant=_no_constant)     # valid JSON: no bare NaN or Infinity
+                json.loads(out, parse_constant=_no_constant)  # valid JSON: no bare NaN or Infinity
 
 
 def test_report_with_a_huge_median_does_not_overflow(capsys, git_repo):
-    repo = evidence_repo(git_repo, result("9" * 300))       # past float's range when formatted, were it read
+    repo = evidence_repo(git_repo, result("9" * 300))  # past float's range when formatted, were it read
     code, out, err = run(capsys, "report", str(repo.path))
     assert code == 0 and err == "" and "Coordination report" in out
 
@@ -95,9 +107,17 @@ def _no_constant(name: str) -> float:
 
 
 def test_json_output_is_json_even_with_non_finite_numbers_in_a_finding():
-    f = Finding("RL201", "figure-superseded", "error", "m", "a.md", 1, 1,
-                evidence=[{"kind": "statement", "value": math.inf, "other": [math.nan, 1.5]}])
-    result = LintResult(root=None, head=None, findings=[f], rules=[])     # type: ignore[arg-type]
+    f = Finding(
+        "RL201",
+        "figure-superseded",
+        "error",
+        "m",
+        "a.md",
+        1,
+        1,
+        evidence=[{"kind": "statement", "value": math.inf, "other": [math.nan, 1.5]}],
+    )
+    result = LintResult(root=None, head=None, findings=[f], rules=[])  # type: ignore[arg-type]
     for fmt in ("json", "sarif"):
         json.loads(render(result, fmt), parse_constant=_no_constant)
     assert FORMATS
@@ -105,8 +125,11 @@ def test_json_output_is_json_even_with_non_finite_numbers_in_a_finding():
 
 def test_deeply_nested_baseline_is_a_usage_error(capsys, git_repo, tmp_path):
     repo = evidence_repo(git_repo, result())
-    for body in (DEEP, '{"schema_version": 1, "findings": [' + "[" * 5000 + "]" * 5000 + "]}",
-                 '{"schema_version": 1' + "0" * 5000 + "}"):
+    for body in (
+        DEEP,
+        '{"schema_version": 1, "findings": [' + "[" * 5000 + "]" * 5000 + "]}",
+        '{"schema_version": 1' + "0" * 5000 + "}",
+    ):
         baseline = tmp_path / "baseline.json"
         baseline.write_text(body)
         code, _, err = run(capsys, "lint", str(repo.path), "--baseline", str(baseline))
@@ -126,9 +149,10 @@ def test_corrupt_caches_are_rebuilt_not_trusted(capsys, git_repo):
     cache = repo.path / ".roadmap_cache"
     files = [p for p in cache.rglob("*.json") if p.is_file()]
     assert files
-    for p in files:           # a valid seal over a body nested far too deep
+    for p in files:  # a valid seal over a body nested far too deep
         magic, version = p.read_bytes().split(b"\n", 1)[0].split()[:2]
         from roadmap.cachedir import seal
+
         p.write_bytes(seal(magic, int(version), DEEP.encode()))
     assert run(capsys, "lint", str(repo.path), "--format", "json") == first
 
@@ -160,8 +184,10 @@ def test_an_unexpected_crash_exits_3_never_1(capsys, git_repo, monkeypatch):
 
 
 def test_deeply_nested_config_is_a_usage_error(capsys, git_repo):
-    for name, body in (("roadmap.yaml", "[" * 100_000 + "]" * 100_000), ("pyproject.toml", "[tool.roadmap]\nx = " +
-                                                                         "[" * 100_000 + "]" * 100_000)):
+    for name, body in (
+        ("roadmap.yaml", "[" * 100_000 + "]" * 100_000),
+        ("pyproject.toml", "[tool.roadmap]\nx = " + "[" * 100_000 + "]" * 100_000),
+    ):
         repo = git_repo(name)
         repo.commit({"agents/ok.md": "- fine\n", name: body}, "docs: records", "2026-07-01")
         code, _, err = run(capsys, "lint", str(repo.path))

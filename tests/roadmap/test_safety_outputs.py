@@ -1,5 +1,6 @@
 """What roadmap writes survives a full disk, and a path with a space in it is one path (issue 10's smaller
 repros, each test named after what it guards)."""
+
 from __future__ import annotations
 
 import json
@@ -21,25 +22,31 @@ def _full_disk(fd: int) -> None:
 
 def test_path_with_a_space_is_not_reported_missing(capsys, git_repo):
     repo = git_repo()
-    repo.commit({"src/my file.py": "def run():\n    pass\n", "my dir/a.py": "x = 1\n",
-                 "agents/r.md": "- `run` (src/my file.py:1), and `my dir/a.py:1`, and src/my file.py\n"
-                                "- `run` (src/my file.py:9)\n"},
-                "docs: record", "2026-07-01")
+    repo.commit(
+        {
+            "src/my file.py": "def run():\n    pass\n",
+            "my dir/a.py": "x = 1\n",
+            "agents/r.md": "- `run` (src/my file.py:1), and `my dir/a.py:1`, and src/my file.py\n"
+            "- `run` (src/my file.py:9)\n",
+        },
+        "docs: record",
+        "2026-07-01",
+    )
     code, out, _ = run(capsys, "lint", str(repo.path), "--format", "json", "--select", "RL3")
     found = [(f["code"], f["line"]) for f in json.loads(out)["findings"]]
-    assert found == [("RL302", 2)]          # the real mistake only: no RL301 for `file.py` or `dir/a.py`
+    assert found == [("RL302", 2)]  # the real mistake only: no RL301 for `file.py` or `dir/a.py`
 
 
 def test_cache_gitignore_left_empty_by_a_full_disk_is_rewritten(git_repo, monkeypatch):
     repo = git_repo()
     top = repo.path / CACHE_DIR
     top.mkdir()
-    (top / ".gitignore").write_text("")         # what an interrupted write used to leave for good
+    (top / ".gitignore").write_text("")  # what an interrupted write used to leave for good
     write_atomic(top / "x.json", b"{}")
     assert (top / ".gitignore").read_text().endswith("*\n")
     assert repo.git("status", "--porcelain") == ""
     (top / ".gitignore").unlink()
-    monkeypatch.setattr(os, "fsync", _full_disk)       # the .gitignore itself fails to write this time
+    monkeypatch.setattr(os, "fsync", _full_disk)  # the .gitignore itself fails to write this time
     try:
         write_atomic(top / "y.json", b"{}")
     except OSError:
@@ -58,8 +65,8 @@ def test_report_output_is_never_left_empty_by_a_failed_write(capsys, git_repo, m
     monkeypatch.setattr(os, "fsync", _full_disk)
     code, _, err = run(capsys, "report", str(repo.path), "-o", str(target))
     assert code == 2 and "No space left on device" in err
-    assert target.read_text() == good                       # the old report, whole
+    assert target.read_text() == good  # the old report, whole
     fresh = repo.path.parent / "new.md"
     code, _, _ = run(capsys, "lint", str(repo.path), "-o", str(fresh))
-    assert code == 2 and not fresh.exists()                 # never a 0-byte file
+    assert code == 2 and not fresh.exists()  # never a 0-byte file
     assert sorted(p.name for p in repo.path.parent.iterdir()) == ["repo", "report.md"]

@@ -1,6 +1,7 @@
 """No quadratic path: a 50,000-row table, its directive cells walked back past state flips (analysis/cell_asof.py),
 lints in time linear in its rows (issue 10: the cell walk scanned every statement per directive cell, so 4k
 rows took 4.4 s, 8k 30 s and 50k more than 600 s)."""
+
 from __future__ import annotations
 
 import time
@@ -15,8 +16,9 @@ def table_repo(git_repo, rows: int, name: str):
     walk of those cells reads the file at an older revision."""
     repo = git_repo(name)
     lines = ["# Roadmap", "", "| ID | State | Remaining |", "|---|---|---|"]
-    lines += [f"| ROW-A{i} | OPEN | {VERBS[i % 6]} the stage {i} runner path and record its throughput |"
-              for i in range(rows)]
+    lines += [
+        f"| ROW-A{i} | OPEN | {VERBS[i % 6]} the stage {i} runner path and record its throughput |" for i in range(rows)
+    ]
     text = "\n".join(lines) + "\n"
     repo.commit({"agents/roadmap.md": text, "src/a.py": "x = 1\n"}, "docs: the table", "2026-07-01")
     for i in range(0, rows, 50):
@@ -53,11 +55,13 @@ def test_rows_at_a_revision_match_a_full_parse(git_repo):
     from roadmap.config import Config
     from roadmap.history.tree import Tree
 
-    doc = ("# Plan\n\n| ID | State | Next |\n|---|---|---|\n| ROW-A1 | OPEN | Port it, see ROW-A2 |\n"
-           "| ROW-A2 | DONE | ~~Rerun~~ `x|y` |\n\nProse naming ROW-A1 | with a pipe.\n\n"
-           "## ROW-B1 details\n\n| State | Next |\n|---|---|\n| OPEN | Wire it |\n| GATING | Split it |\n\n"
-           "> | ID | Next |\n> |---|---|\n> | ROW-C1 | Quoted |\n\n"
-           "- | ID | Next |\n  |---|---|\n  | ROW-D1 | In a list |\n")
+    doc = (
+        "# Plan\n\n| ID | State | Next |\n|---|---|---|\n| ROW-A1 | OPEN | Port it, see ROW-A2 |\n"
+        "| ROW-A2 | DONE | ~~Rerun~~ `x|y` |\n\nProse naming ROW-A1 | with a pipe.\n\n"
+        "## ROW-B1 details\n\n| State | Next |\n|---|---|\n| OPEN | Wire it |\n| GATING | Split it |\n\n"
+        "> | ID | Next |\n> |---|---|\n> | ROW-C1 | Quoted |\n\n"
+        "- | ID | Next |\n  |---|---|\n  | ROW-D1 | In a list |\n"
+    )
     repo = git_repo()
     sha = repo.commit({"agents/plan.md": doc}, "docs: plan", "2026-07-01")
     ctx = LintContext(root=repo.path, config=Config(), records=[], tree=Tree(repo.path), head=sha)

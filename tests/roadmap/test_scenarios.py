@@ -34,6 +34,7 @@ fail: it runs, and reports XPASS once it holds, so it can leave the list. The li
 `ROADMAP_SCENARIO_CODES=RL401,RL402` narrows every scenario to those codes (expectations and negative controls
 about other codes are skipped), so whoever works on some rules sees what is left for them.
 """
+
 from __future__ import annotations
 
 import json
@@ -49,8 +50,11 @@ import yaml
 SCENARIOS = Path(__file__).parent / "scenarios"
 NAMES = sorted(p.name for p in SCENARIOS.iterdir() if (p / "scenario.yaml").is_file()) if SCENARIOS.is_dir() else []
 _PENDING_FILE = SCENARIOS / "PENDING"
-PENDING = {ln.split("#")[0].strip() for ln in _PENDING_FILE.read_text().splitlines()} - {""} \
-    if _PENDING_FILE.is_file() else set()
+PENDING = (
+    {ln.split("#")[0].strip() for ln in _PENDING_FILE.read_text().splitlines()} - {""}
+    if _PENDING_FILE.is_file()
+    else set()
+)
 ONLY = {c.strip().upper() for c in os.environ.get("ROADMAP_SCENARIO_CODES", "").split(",") if c.strip()}
 
 
@@ -78,9 +82,25 @@ def build(repo, spec: dict[str, Any]) -> None:
 
 
 def lint_json(root: Path, extra: list[str]) -> dict[str, Any]:
-    proc = subprocess.run([sys.executable, "-m", "roadmap", "lint", str(root), "--format", "json",
-                           "--fail-on", "never", "--no-cache", *extra],
-                          capture_output=True, text=True, timeout=300, cwd=root)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "roadmap",
+            "lint",
+            str(root),
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            "--no-cache",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=root,
+    )
     assert proc.returncode == 0, f"roadmap lint exited {proc.returncode}:\n{proc.stderr}\n{proc.stdout[:2000]}"
     return json.loads(proc.stdout)
 
@@ -101,9 +121,14 @@ def _reasons(f: dict[str, Any]) -> set[str]:
 
 
 def _show(root: Path, findings: list[dict[str, Any]]) -> str:
-    return "\n".join(f"  {f['code']} {f['path']}:{f['line']} [{','.join(sorted(_reasons(f)))}] "
-                     f"{_line(root, f['path'], f['line']).strip()[:90]!r}\n      {f['message'][:200]}"
-                     for f in findings) or "  (no findings)"
+    return (
+        "\n".join(
+            f"  {f['code']} {f['path']}:{f['line']} [{','.join(sorted(_reasons(f)))}] "
+            f"{_line(root, f['path'], f['line']).strip()[:90]!r}\n      {f['message'][:200]}"
+            for f in findings
+        )
+        or "  (no findings)"
+    )
 
 
 def check(root: Path, spec: dict[str, Any], findings: list[dict[str, Any]], only: set[str] = frozenset()) -> list[str]:
@@ -115,34 +140,55 @@ def check(root: Path, spec: dict[str, Any], findings: list[dict[str, Any]], only
     for e in spec.get("expect") or ():
         if only and not set(e.get("codes") or ()) & only:
             continue
-        hits = [f for f in findings if f["path"] == e["path"]
-                and _covers(root, f["path"], f["line"], f.get("end_line") or f["line"], e["line"])
-                and set(e.get("codes") or ()) <= _reasons(f)]
+        hits = [
+            f
+            for f in findings
+            if f["path"] == e["path"]
+            and _covers(root, f["path"], f["line"], f.get("end_line") or f["line"], e["line"])
+            and set(e.get("codes") or ()) <= _reasons(f)
+        ]
         if not hits:
             problems.append(f"missed: {e.get('codes')} on {e['path']} line with {e['line']!r}")
             continue
         for r in e.get("related") or ():
-            if not any(rel["path"] == r["path"] and r["line"] in _line(root, rel["path"], rel["line"])
-                       for f in hits for rel in f.get("related", ())):
+            if not any(
+                rel["path"] == r["path"] and r["line"] in _line(root, rel["path"], rel["line"])
+                for f in hits
+                for rel in f.get("related", ())
+            ):
                 problems.append(f"missed surface: {r['path']} line with {r['line']!r} (for {e['line']!r})")
     for a in spec.get("absent") or ():
         codes = set(a.get("codes") or ())
         if only and codes and not codes & only:
             continue
         for f in findings:
-            if f["path"] == a["path"] and _covers(root, f["path"], f["line"], f.get("end_line") or f["line"],
-                                                  a["line"]) and (not codes or codes & _reasons(f)):
-                problems.append(f"false finding: {f['code']} on {a['path']} line with {a['line']!r}: {f['message'][:160]}")
+            if (
+                f["path"] == a["path"]
+                and _covers(root, f["path"], f["line"], f.get("end_line") or f["line"], a["line"])
+                and (not codes or codes & _reasons(f))
+            ):
+                problems.append(
+                    f"false finding: {f['code']} on {a['path']} line with {a['line']!r}: {f['message'][:160]}"
+                )
     return problems
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason="listed in scenarios/PENDING"))
-                                  if n in PENDING else n for n in NAMES])
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(reason="listed in scenarios/PENDING")) if n in PENDING else n
+        for n in NAMES
+    ],
+)
 def test_scenario(name: str, git_repo) -> None:
     spec = yaml.safe_load((SCENARIOS / name / "scenario.yaml").read_text(encoding="utf-8"))
     repo = git_repo(name)
     build(repo, spec)
     doc = lint_json(repo.path, list(spec.get("lint_args") or ()))
     problems = check(repo.path, spec, doc["findings"], ONLY)
-    assert not problems, (f"{name}: {spec.get('title', '')}\n" + "\n".join(problems)
-                          + "\nall findings:\n" + _show(repo.path, doc["findings"]))
+    assert not problems, (
+        f"{name}: {spec.get('title', '')}\n"
+        + "\n".join(problems)
+        + "\nall findings:\n"
+        + _show(repo.path, doc["findings"])
+    )

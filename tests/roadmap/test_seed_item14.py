@@ -5,6 +5,7 @@ whose work landed 2026-07-27, whose premise that commit refuted, whose opt-in mi
 turned on by default, and whose rerun was done six times since; plus a cell quoting the superseded
 0.9864x, a figure its evidence does not hold, and five negative controls that must stay quiet.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,9 +20,14 @@ from seed_repo import BENCH, COORD, ROADMAP, SPEC, build_seed_repo
 
 ITEM14 = (SPEC, 206)
 SURFACES = {(SPEC, 39), (BENCH, 12), (COORD, 14)}
-RERUNS = {"docs/bench-evidence/20260727-local-bf16-4b", "docs/bench-evidence/20260728-local-bf16-4b.md",
-          "docs/bench-evidence/local-bf16-4b-20260729", "docs/bench-evidence/20260803-local-bf16-4b",
-          "docs/bench-evidence/local-bf16-4b-20260805.md", "docs/bench-evidence/20260807-local-bf16-4b"}
+RERUNS = {
+    "docs/bench-evidence/20260727-local-bf16-4b",
+    "docs/bench-evidence/20260728-local-bf16-4b.md",
+    "docs/bench-evidence/local-bf16-4b-20260729",
+    "docs/bench-evidence/20260803-local-bf16-4b",
+    "docs/bench-evidence/local-bf16-4b-20260805.md",
+    "docs/bench-evidence/20260807-local-bf16-4b",
+}
 # Every error the linter may report on the seed at HEAD, and nothing else: (code, path, line).
 EXPECTED = {("RL101", SPEC, 206), ("RL201", SPEC, 39), ("RL202", BENCH, 13)}
 # Statements that must never be flagged (negative controls and current records), by (path, line).
@@ -113,12 +119,15 @@ def test_negative_controls_stay_quiet(head_findings, where):
     assert not [f for f in head_findings if (f.path, f.line) == where], QUIET[where]
 
 
-@pytest.mark.parametrize("at, reasons", [
-    ("spec", set()),                                    # the commit before the landing: nothing is stale yet
-    ("landing", {"RL101", "RL103"}),                    # landed, premise refuted; no rerun, still opt-in
-    ("rerun_0803", {"RL101", "RL102", "RL103"}),        # four reruns so far
-    ("merge", {"RL101", "RL102", "RL103", "RL104"}),    # the default flip arrives through a merged branch
-])
+@pytest.mark.parametrize(
+    "at, reasons",
+    [
+        ("spec", set()),  # the commit before the landing: nothing is stale yet
+        ("landing", {"RL101", "RL103"}),  # landed, premise refuted; no rerun, still opt-in
+        ("rerun_0803", {"RL101", "RL102", "RL103"}),  # four reruns so far
+        ("merge", {"RL101", "RL102", "RL103", "RL104"}),  # the default flip arrives through a merged branch
+    ],
+)
 def test_timeline(seed, at, reasons):
     root, shas = seed
     findings = _run(root, at=shas[at])
@@ -142,8 +151,12 @@ def test_since_shows_only_what_the_change_made(seed):
 
 def test_cli_json(seed):
     root, _ = seed
-    proc = subprocess.run([sys.executable, "-m", "roadmap", "lint", str(root), "--format", "json", "--no-cache"],
-                          capture_output=True, text=True, cwd=root)
+    proc = subprocess.run(
+        [sys.executable, "-m", "roadmap", "lint", str(root), "--format", "json", "--no-cache"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+    )
     assert proc.returncode == 1, proc.stderr
     doc = json.loads(proc.stdout)
     got = {(f["code"], f["path"], f["line"]) for f in doc["findings"]}

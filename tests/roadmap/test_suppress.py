@@ -1,4 +1,5 @@
 """Suppression comments: which findings each form covers, and which comments covered nothing."""
+
 from __future__ import annotations
 
 from roadmap.findings import Finding
@@ -9,8 +10,9 @@ TEXT = "\n".join(f"line {n}" for n in range(1, 41)) + "\n"
 
 
 def finding(code: str, line: int, end_line: int | None = None, path: str = "agents/a.md") -> Finding:
-    return Finding(code=code, name="x", severity="error", message=f"{code}@{line}", path=path, line=line,
-                   end_line=end_line or line)
+    return Finding(
+        code=code, name="x", severity="error", message=f"{code}@{line}", path=path, line=line, end_line=end_line or line
+    )
 
 
 def record(*sups: Suppression, text: str = TEXT) -> RecordFile:
@@ -47,8 +49,14 @@ def test_code_prefixes_match_whole_families():
 
 def test_disable_enable_range_with_per_code_reenable():
     sups = [sup(5, "disable"), sup(10, "enable", "RL3"), sup(20, "enable")]
-    fs = [finding("RL301", 7), finding("RL201", 7), finding("RL301", 12), finding("RL201", 12),
-          finding("RL201", 25), finding("RL301", 3)]
+    fs = [
+        finding("RL301", 7),
+        finding("RL201", 7),
+        finding("RL301", 12),
+        finding("RL201", 12),
+        finding("RL201", 25),
+        finding("RL301", 3),
+    ]
     res = apply_suppressions(fs, [record(*sups)])
     # all codes off from line 5; RL3 back on at 10; everything back on at 20
     assert kept_lines(res) == [("RL301", 12), ("RL201", 25), ("RL301", 3)]
@@ -73,8 +81,10 @@ def test_expect_comments_in_fixtures_are_not_suppressions():
     from roadmap.config import Config
     from roadmap.records import parse_record
 
-    text = ("# T\n\n- `src/a.py:9` <!-- expect: RL302 -->\n| ID | State |\n|---|---|\n| RM-X | OPEN | <!-- expect: RL401 -->\n"
-            "<!-- roadmap: disable-next-line RL302 -- real one --> <!-- expect: RL901 -->\n- b\n")
+    text = (
+        "# T\n\n- `src/a.py:9` <!-- expect: RL302 -->\n| ID | State |\n|---|---|\n| RM-X | OPEN | <!-- expect: RL401 -->\n"
+        "<!-- roadmap: disable-next-line RL302 -- real one --> <!-- expect: RL901 -->\n- b\n"
+    )
     rf = parse_record("agents/t.md", text.encode(), Config())
     assert [(s.line, s.action, s.codes) for s in rf.suppressions] == [(7, "disable-next-line", ("RL302",))]
     assert rf.problems == []

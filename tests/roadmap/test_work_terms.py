@@ -1,5 +1,6 @@
 """Work terms (roadmap/analysis/work.py): the words a directive and a commit share once word forms, identifiers
 and abbreviations are folded, and what a commit message says it did not do."""
+
 from __future__ import annotations
 
 from roadmap.analysis.stem import stem
@@ -21,28 +22,35 @@ def test_abbreviations_fold_whichever_way_they_are_written():
     long = terms_of("Add least-recently-used eviction to the key-value block pool")
     short = terms_of("QS-212: LRU evictor for the KV block pool (#44)")
     assert {"lru", "kv", "block", "pool", stem("eviction")} <= long & short
-    assert "qs" not in short and "44" not in short            # ticket keys and PR numbers are not work
+    assert "qs" not in short and "44" not in short  # ticket keys and PR numbers are not work
 
 
 def test_identifiers_keep_their_parts_but_words_stay_words():
     t = terms_of("Wire `maxModelLen` into KestrelCluster; YaRN RoPE scaling")
     assert {"maxmodellen", "max", "model", "len", "cluster", "kestrel", "yarn", "rope"} <= t
-    assert "ya" not in t and "ro" not in t                    # "YaRN" and "RoPE" are words, not identifiers
+    assert "ya" not in t and "ro" not in t  # "YaRN" and "RoPE" are words, not identifiers
 
 
 def test_a_commit_splits_what_it_did_from_what_it_left():
-    cw = commit_work(_commit("cache: LRU evictor for the block pool",
-                             "Evicts the coldest block when the pool is full.\n\nThe prefix cache (radix tree) is "
-                             "untouched: it still grows without bound, that is a separate ticket."))
+    cw = commit_work(
+        _commit(
+            "cache: LRU evictor for the block pool",
+            "Evicts the coldest block when the pool is full.\n\nThe prefix cache (radix tree) is "
+            "untouched: it still grows without bound, that is a separate ticket.",
+        )
+    )
     assert {"lru", "block", "pool"} <= cw.done
     assert {"prefix", "radix", "tree"} <= cw.undone and not ({"prefix", "radix"} & cw.done)
 
 
 def test_the_work_a_commit_left_counts_against_a_match():
     weights = WorkWeights.of([])
-    cw = CommitWork(frozenset(terms_of("LRU eviction for the block pool")),
-                    frozenset(terms_of("the prefix cache radix tree still grows")), frozenset(terms_of("LRU pool")))
+    cw = CommitWork(
+        frozenset(terms_of("LRU eviction for the block pool")),
+        frozenset(terms_of("the prefix cache radix tree still grows")),
+        frozenset(terms_of("LRU pool")),
+    )
     landed = match(terms_of("LRU eviction in the block pool"), cw, weights)
     left = match(terms_of("LRU eviction in the prefix cache radix tree"), cw, weights)
     assert landed.ratio > 0.9 and landed.refused_ratio == 0
-    assert left.refused_ratio > 0.5                            # its distinguishing words are in what was left
+    assert left.refused_ratio > 0.5  # its distinguishing words are in what was left
