@@ -158,7 +158,7 @@ class Classifier:
         word = first.group(0).lower() if first else ""
         if _LEADING_DATE.match(text) and _is_past(word):
             return Verdict(False, True, None)  # a dated log entry in the past tense records what happened
-        if word in _LABELS and kind != "cell" and _LABEL_TAIL.match(rest[first.end():]):
+        if first is not None and word in _LABELS and kind != "cell" and _LABEL_TAIL.match(rest[first.end():]):
             return Verdict(False, False, None)  # "**File**: src/x.ts" names a place; "File" is no imperative here
         meaningful = _norm(text) not in _EMPTY_VALUES
         if not meaningful:
