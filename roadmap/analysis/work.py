@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -246,6 +246,7 @@ class WorkWeights:
     df: dict[str, int]
     postings: dict[str, list[Commit]]  # term -> commits whose message has it (newest first)
     commits: list[Commit] = field(default_factory=list)  # the commits weighed, in order
+    words: dict[str, frozenset[str]] = field(default_factory=dict)  # sha -> the terms its postings hold it under
     _pairs: dict[tuple[str, str], list[Commit]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -253,15 +254,17 @@ class WorkWeights:
         df: dict[str, int] = {}
         postings: dict[str, list[Commit]] = {}
         seen: list[Commit] = []
+        words: dict[str, frozenset[str]] = {}
         n = 0
         for c in commits:
             n += 1
             seen.append(c)
             cw = commit_work(c)
-            for t in cw.done | cw.undone:
+            words[c.sha] = cw.done | cw.undone
+            for t in words[c.sha]:
                 df[t] = df.get(t, 0) + 1
                 postings.setdefault(t, []).append(c)
-        return cls(n, df, postings, seen)
+        return cls(n, df, postings, seen, words)
 
     def subject_pairs(self) -> dict[tuple[str, str], list[Commit]]:
         """(a, b), a < b -> the commits whose subject says both terms; built on first use."""
@@ -319,10 +322,12 @@ def match(terms: frozenset[str], cw: CommitWork, weights: WorkWeights) -> WorkMa
     )
 
 
-def said_in_subject(terms: frozenset[str], weights: WorkWeights, rarest: int = 5) -> list[Commit]:
-    """The commits of `candidates(terms, weights, rarest)` whose subject says at least two of `terms`, found
-    through the pairs of subject terms: testing every commit that shares a common term, per directive, was most
-    of a lint of tools/bench_history.py's 10,000-commit repository."""
+def said_in_subject(
+    terms: frozenset[str], weights: WorkWeights, among: AbstractSet[str] | None = None, rarest: int = 5
+) -> list[Commit]:
+    """The commits of `candidates(terms, weights, rarest)` whose subject says at least two of `terms` (and whose
+    sha is in `among`, when given), found through the pairs of subject terms: testing every commit that shares a
+    common term, per directive, was most of a lint of tools/bench_history.py's 10,000-commit repository."""
     ranked = set(_rarest(terms, weights, rarest))
     found: dict[str, Commit] = {}
     words = sorted(terms)
@@ -331,12 +336,10 @@ def said_in_subject(terms: frozenset[str], weights: WorkWeights, rarest: int = 5
         for b in words[i + 1 :]:
             for c in pairs.get((a, b), ()):
                 found[c.sha] = c
-    out = []
-    for c in found.values():
-        cw = commit_work(c)
-        if not ranked.isdisjoint(cw.done) or not ranked.isdisjoint(cw.undone):  # in a ranked term's postings
-            out.append(c)
-    return out
+    # in a ranked term's postings: the terms it is filed under (by sha: hashing a Commit is a Python call)
+    return [
+        c for sha, c in found.items() if (among is None or sha in among) and not ranked.isdisjoint(weights.words[sha])
+    ]
 
 
 def _rarest(terms: frozenset[str], weights: WorkWeights, rarest: int) -> list[str]:

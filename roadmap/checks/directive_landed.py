@@ -196,7 +196,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
     if 2 <= len(terms) <= MAX_TERMS_ALONE:  # commits that report the same work in their own words
         # terms alone are evidence only from a subject saying two of them (`strength`): a commit that cannot be
         # one is no candidate, and is not looked at (said_in_subject)
-        for c in said_in_subject(terms, weights):
+        for c in said_in_subject(terms, weights, fresh):
             if c.sha in fresh and not c.is_merge and c.sha not in cands:
                 cands[c.sha] = _Candidate(c)
     measuring = _asks_measurement(st)
