@@ -212,3 +212,13 @@ def test_an_examples_folder_marks_no_work_of_ours_done(git_repo):
     )
     [f] = _findings(repo)
     assert ".agents/status.md:3 already marks done" in f.message
+
+
+def test_a_target_is_no_directive_for_rl101_even_when_evidence_is_written(git_repo):
+    repo = _board(git_repo, "Reach 95% precision on the labelled corpora.")
+    repo.commit(
+        {"docs/bench-evidence/20260505-precision/result.json": '{"precision": 0.66}'},
+        "bench(svc): precision on the labelled corpora\n\nRow: SVC-SERVE",
+        "2026-05-05",
+    )
+    assert _findings(repo) == []
