@@ -1,17 +1,24 @@
-"""Tensor parallelism on CPU over gloo: the split a size gives, and sizes that do not fit the model refused."""
+"""Tensor parallelism on CPU over gloo: a sharded model gives the whole model's logits, the split a size gives, and sizes that do not fit the model refused."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 import pytest
+import torch.multiprocessing as mp
 
 from engine.errors import EngineError
 from engine.llm import LLM
 from engine.model.config import read_config_json
 from engine.model.tensor_parallel import check_tensor_parallel, kv_head_start, rank_config
+from tp_check import odd_config, sharded_logits_match
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+def test_replicated_kv_head_and_padded_vocab_give_whole_model_logits(tiny_qwen3_dir, paged_runner, tmp_path):
+    config = odd_config(read_config_json(tiny_qwen3_dir / "config.json"))
+    mp.spawn(sharded_logits_match, args=(2, str(tmp_path / "rendezvous"), config, paged_runner), nprocs=2)
 
 
 def test_kv_heads_are_split_when_enough_and_replicated_when_fewer(tiny_qwen3_dir):
