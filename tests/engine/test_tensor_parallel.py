@@ -1,4 +1,6 @@
-"""Tensor parallelism on CPU over gloo: a sharded model gives the whole model's logits, the split a size gives, and sizes that do not fit the model refused."""
+"""Tensor parallelism on CPU over gloo: two ranks give the greedy tokens one rank gives; a sharded model gives the
+whole model's logits (KV head replicated, vocab padded); a size that does not fit the model is refused with the flag
+and the sizes that fit, before any process starts."""
 
 from __future__ import annotations
 
@@ -11,14 +13,57 @@ from engine.errors import EngineError
 from engine.llm import LLM
 from engine.model.config import read_config_json
 from engine.model.tensor_parallel import check_tensor_parallel, kv_head_start, rank_config
+from engine.sampling_params import SamplingParams
 from tp_check import odd_config, sharded_logits_match
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+PROMPTS = [
+    {"prompt_token_ids": [5, 17, 900, 3, 42, 8]},
+    {"prompt_token_ids": [7, 1, 250]},
+    {"prompt_token_ids": list(range(100, 121))},
+]
+
+
+def _greedy(model_dir, **kwargs) -> list[list[int]]:
+    llm = LLM(
+        str(model_dir),
+        device="cpu",
+        dtype="float32",
+        attention_backend="torch",
+        max_num_seqs=4,
+        max_model_len=64,
+        block_size=4,
+        num_blocks=64,
+        **kwargs,
+    )
+    try:
+        outs = llm.generate(PROMPTS, SamplingParams(temperature=0.0, max_tokens=12, ignore_eos=True), use_tqdm=False)
+    finally:
+        llm.engine_core.shutdown()
+    return [list(o.outputs[0].token_ids) for o in outs]
+
+
+def test_two_ranks_give_the_greedy_tokens_of_one(tiny_qwen3_dir, monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # the spawned rank inherits it
+    one = _greedy(tiny_qwen3_dir)
+    two = _greedy(tiny_qwen3_dir, tensor_parallel_size=2)
+    assert all(len(t) == 12 for t in one)
+    assert two == one
 
 
 def test_replicated_kv_head_and_padded_vocab_give_whole_model_logits(tiny_qwen3_dir, paged_runner, tmp_path):
     config = odd_config(read_config_json(tiny_qwen3_dir / "config.json"))
     mp.spawn(sharded_logits_match, args=(2, str(tmp_path / "rendezvous"), config, paged_runner), nprocs=2)
+
+
+def test_size_that_does_not_divide_the_heads_is_refused_before_any_process_starts(tiny_qwen3_dir):
+    with pytest.raises(
+        EngineError,
+        match=r"--tensor-parallel-size 3 does not divide the model's 4 attention heads; "
+        r"use one of 1, 2, 4",
+    ):
+        LLM(str(tiny_qwen3_dir), device="cpu", tensor_parallel_size=3)
 
 
 def test_kv_heads_are_split_when_enough_and_replicated_when_fewer(tiny_qwen3_dir):
