@@ -26,7 +26,7 @@ from engine.config import (
 )
 from engine.errors import EngineError
 
-_POSITIVE_INTS = ("max_num_seqs", "max_num_batched_tokens", "block_size")
+_POSITIVE_INTS = ("max_num_seqs", "max_num_batched_tokens", "block_size", "tensor_parallel_size")
 _OPTIONAL_POSITIVE_INTS = ("max_model_len", "max_capture_size", "num_blocks")
 
 
@@ -76,6 +76,11 @@ class EngineArgs:
     )
     max_capture_size: int | None = _setting(
         None, "largest decode batch run as a CUDA graph (default: min(--max-num-seqs, 512))"
+    )
+    tensor_parallel_size: int = _setting(
+        1,
+        "ranks the model is split over (Megatron-style; docs/tensor-parallel.md): one process per rank, gloo on "
+        "CPU, NCCL on CUDA; under torchrun, its WORLD_SIZE",
     )
 
     def __post_init__(self) -> None:

@@ -87,3 +87,4 @@ class EngineConfig:
     async_scheduling: bool  # resolved: the flag, else ENGINE_ASYNC_SCHEDULING, else on
     attention_backend: str  # as asked for; the runner records what "auto" picked
     max_capture_size: int | None
+    tensor_parallel_size: int  # 1: one process, no distributed calls

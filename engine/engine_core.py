@@ -15,6 +15,7 @@ step late and the scheduler accounts for them (engine/core/scheduler.py: placeho
 from __future__ import annotations
 
 import random
+import weakref
 from collections import deque
 
 from engine.args import EngineArgs
@@ -25,34 +26,48 @@ from engine.core.scheduler import Scheduler
 from engine.errors import EngineError
 from engine.kernels.backends import require_triton
 from engine.model.loader import LoadedModel, default_model_path, load_model
+from engine.model.tensor_parallel import rank_config
 from engine.sampling_params import SamplingParams
+from engine.worker import tp_launch
 from engine.worker.async_output import AsyncModelRunnerOutput
 from engine.worker.model_runner import ModelRunner
+from engine.worker.tp_launch import TensorParallel
 
 _SEED_MASK = (1 << 63) - 1
 
 
 class EngineCore:
-    def __init__(self, config: EngineConfig, loaded: LoadedModel, keep_logits: bool = False) -> None:
-        """`config` resolved for `loaded` (EngineCore.from_args does both)."""
+    def __init__(
+        self, config: EngineConfig, loaded: LoadedModel, keep_logits: bool = False, tp: TensorParallel | None = None
+    ) -> None:
+        """`config` resolved for `loaded` (EngineCore.from_args does both); `tp`: rank 0 of a tensor-parallel group,
+        `loaded.model` already this rank's shard."""
         dtype = next(loaded.model.parameters()).dtype
         if config.dtype != dtype:
             raise EngineError(
                 f"the config says dtype {config.dtype} but the model loaded in {dtype}; build the "
                 f"config with EngineArgs.create_engine_config(dtype=...) of this model"
             )
+        if config.tensor_parallel_size > 1 and tp is None:
+            raise EngineError("a tensor-parallel config needs its group; build the engine with EngineCore.from_args")
         self.config = config
         self.loaded = loaded
         self.model_config = loaded.config
         self.tokenizer = loaded.tokenizer
-        eos = tuple(self.model_config.eos_token_ids)
-        if not eos and self.tokenizer is not None:
-            eos = tuple(self.tokenizer.eos_token_ids)
-        self.eos_token_ids = frozenset(eos)
+        self.eos_token_ids = tp_launch.eos_token_ids(loaded)
+        self._tp = tp
+        # The runner sees its rank's heads and KV heads (which size its cache); the scheduler the whole model.
         self.runner = ModelRunner(
-            config, loaded.model, self.model_config, keep_logits=keep_logits, eos_token_ids=self.eos_token_ids
+            config,
+            loaded.model,
+            rank_config(self.model_config, config.tensor_parallel_size),
+            keep_logits=keep_logits,
+            eos_token_ids=self.eos_token_ids,
         )
         self.num_blocks = self.runner.determine_num_blocks()
+        if tp is not None:
+            self.num_blocks = tp.agree_num_blocks(self.num_blocks)
+            weakref.finalize(self, tp.shutdown)  # the other ranks stop when this engine goes (or at exit)
         self.runner.initialize_kv_cache(self.num_blocks)
         self.scheduler = Scheduler(
             max_num_seqs=config.max_num_seqs,
@@ -70,8 +85,17 @@ class EngineCore:
 
     @classmethod
     def from_args(cls, args: EngineArgs, loaded: LoadedModel | None = None, keep_logits: bool = False) -> EngineCore:
-        """Load the model (unless given), resolve the config against it, build the engine."""
+        """Load the model (unless given), resolve the config against it, build the engine. With
+        tensor_parallel_size > 1: start the other ranks (or join torchrun's) and load this rank's shard; a
+        torchrun rank other than 0 serves rank 0's steps and exits when rank 0 shuts down."""
         device = args.resolve_device()
+        if args.tensor_parallel_size > 1:
+            if loaded is not None:
+                raise EngineError(
+                    "with tensor_parallel_size > 1 every rank loads its own shard: pass the model by "
+                    "path (EngineArgs(model=...)), not a loaded model"
+                )
+            return cls._from_args_tensor_parallel(args, keep_logits)
         if args.attention_backend == "triton":  # fail before the model loads, not after
             require_triton(device, block_size=args.block_size)
         if loaded is None:
@@ -86,6 +110,23 @@ class EngineCore:
             dtype=next(loaded.model.parameters()).dtype, max_position_embeddings=loaded.config.max_position_embeddings
         )
         return cls(config, loaded, keep_logits=keep_logits)
+
+    @classmethod
+    def _from_args_tensor_parallel(cls, args: EngineArgs, keep_logits: bool) -> EngineCore:
+        if args.attention_backend == "triton":
+            require_triton(args.resolve_device(), block_size=args.block_size)
+        tp_launch.check_size(args)  # before any process starts
+        tp = tp_launch.start(args)
+        if tp.tp.rank != 0:
+            tp_launch.run_worker(args, tp)
+            raise SystemExit(0)
+        loaded, config = tp_launch.load_rank_model(args, tp)
+        return cls(config, loaded, keep_logits=keep_logits, tp=tp)
+
+    def shutdown(self) -> None:
+        """Stop the other tensor-parallel ranks (nothing with one rank); the engine cannot step afterwards."""
+        if self._tp is not None:
+            self._tp.shutdown()
 
     @property
     def vocab_size(self) -> int:
@@ -139,6 +180,8 @@ class EngineCore:
         Returns (the requests that finished, the processed step's output: the requests whose new token reached the
         host now, with those tokens); both empty while the pipeline fills."""
         sched = self.scheduler.schedule()  # an empty one still tells the runner which slots to drop
+        if self._tp is not None:
+            self._tp.send_step(sched)  # the other ranks run the same step on their shards
         handle = self.runner.execute_model(sched)
         if not sched.is_empty:
             self._in_flight.append((sched, handle))

@@ -128,8 +128,13 @@ class ProcessCore:
         ctx = multiprocessing.get_context("spawn")  # CUDA cannot be used in a forked child
         cmd_recv, self._cmd = ctx.Pipe(duplex=False)
         self._out, out_send = ctx.Pipe(duplex=False)
+        # A daemonic process may not start children: with tensor parallelism it starts the other ranks; it still
+        # exits when the server goes (its command pipe closes).
         self.process = ctx.Process(
-            target=_engine_process, args=(engine_args, cpu_threads, cmd_recv, out_send), name="engine-core", daemon=True
+            target=_engine_process,
+            args=(engine_args, cpu_threads, cmd_recv, out_send),
+            name="engine-core",
+            daemon=engine_args.tensor_parallel_size == 1,
         )
         self.process.start()
         cmd_recv.close()
@@ -249,3 +254,4 @@ def _engine_process(
 
     threading.Thread(target=read_commands, name="engine-commands", daemon=True).start()
     engine_loop.run()
+    core.shutdown()  # the other tensor-parallel ranks, if any
