@@ -27,25 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
-
-TINY_QWEN3 = dict(
-    architectures=["Qwen3ForCausalLM"],
-    model_type="qwen3",
-    vocab_size=512,
-    hidden_size=128,
-    intermediate_size=128,
-    num_hidden_layers=2,
-    num_attention_heads=4,
-    num_key_value_heads=2,
-    head_dim=64,
-    max_position_embeddings=256,
-    rms_norm_eps=1e-6,
-    rope_theta=10000.0,
-    tie_word_embeddings=False,
-    torch_dtype="float32",
-    bos_token_id=1,
-    eos_token_id=2,
-)
+from engine.model.tiny import TINY_QWEN3
 
 
 def build(model: str, dtype: str, device: str, enforce_eager: bool, args: argparse.Namespace, spread: bool) -> Any:

@@ -18,6 +18,7 @@ import torch
 from engine.kernels.attention_metadata import AttentionMetadata
 from engine.worker.cuda_graphs import DecodeGraphs, bucket_for, capture_sizes, graph_mode
 from triton_interp import interpreter_loop_problem
+from engine.model.tiny import TINY_QWEN3
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,24 +44,6 @@ needs_interpreter = pytest.mark.skipif(
     reason=str(
         LOOP_PROBLEM or "triton missing, or its kernels were imported for a GPU before TRITON_INTERPRET=1 was set"
     ),
-)
-TINY_QWEN3 = dict(
-    architectures=["Qwen3ForCausalLM"],
-    model_type="qwen3",
-    vocab_size=512,
-    hidden_size=128,
-    intermediate_size=128,
-    num_hidden_layers=2,
-    num_attention_heads=4,
-    num_key_value_heads=2,
-    head_dim=64,
-    max_position_embeddings=256,
-    rms_norm_eps=1e-6,
-    rope_theta=10000.0,
-    tie_word_embeddings=False,
-    torch_dtype="float32",
-    bos_token_id=1,
-    eos_token_id=2,
 )
 
 

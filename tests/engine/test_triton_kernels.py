@@ -32,6 +32,7 @@ finally:
         os.environ["TRITON_INTERPRET"] = _saved
 
 from engine.kernels.attention_metadata import AttentionMetadata, kv_cache_shape  # noqa: E402
+from engine.model.tiny import TINY_QWEN3  # noqa: E402
 
 if type(_unified_kernel).__name__ != "InterpretedFunction":
     pytest.skip(
@@ -231,24 +232,6 @@ def test_unsupported_shapes_are_clear_errors() -> None:
 
 
 # ---- end to end ---------------------------------------------------------------------------------------------
-TINY_QWEN3 = dict(
-    architectures=["Qwen3ForCausalLM"],
-    model_type="qwen3",
-    vocab_size=512,
-    hidden_size=128,
-    intermediate_size=128,
-    num_hidden_layers=2,
-    num_attention_heads=4,
-    num_key_value_heads=2,
-    head_dim=64,
-    max_position_embeddings=256,
-    rms_norm_eps=1e-6,
-    rope_theta=10000.0,
-    tie_word_embeddings=False,
-    torch_dtype="float32",
-    bos_token_id=1,
-    eos_token_id=2,
-)
 
 
 def _generate(config_path: Path, backend: str) -> list[list[int]]:
