@@ -22,7 +22,9 @@ ablation  Qwen3-0.6B bf16 over every combination of the axes: ENGINE_ASYNC_SCHED
           (the torch sampler), ENGINE_FUSED_OPS 1/0 (the layer ops as torch references around the Triton attention),
           and any --axis NAME=v1,v2 (an environment switch read when an engine is built, e.g. ENGINE_COMPILE=0,1;
           naming an axis above replaces its values); sampled decoding (T 0.8, top-k 50, top-p 0.95: greedy batches
-          skip the sampler): batch-1 TPOT, and --batch prompts of --input-len -> --output-len end to end.
+          skip the sampler): batch-1 TPOT, and --batch prompts of --input-len -> --output-len end to end: one
+          untimed pass at the full batch (Triton JIT and graph buckets), then the median of --reps timed passes;
+          --ablation-profile adds a profiled steady window of sampled decoding at --batch.
 The JSON holds every figure; a table is printed. Exit 1 when parity fails or a sync was caught, 2 on a usage error.
 """
 
@@ -313,20 +315,27 @@ def ablation(args: argparse.Namespace, model: str, vocab: int) -> list[dict[str,
             "kernels": core.runner.attention_kernels.name,
             "batch1": tpot(core, args, vocab, sampled),
         }
-        generate(core, prompts[:8], sampled)  # warm-up at the batch's shapes
-        if torch.cuda.is_available():
-            torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        outs = generate(core, prompts, sampled)
-        elapsed = time.perf_counter() - t0
-        n_out = sum(len(o.outputs[0].token_ids) for o in outs)
+        generate(core, prompts, sampled)  # untimed warm-up at the batch's own shapes (JIT, graph buckets)
+        runs = []
+        for _ in range(args.reps):
+            if torch.cuda.is_available():
+                torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            outs = generate(core, prompts, sampled)
+            elapsed = time.perf_counter() - t0
+            runs.append(sum(len(o.outputs[0].token_ids) for o in outs) / elapsed)
         row["batch"] = {
             "requests": args.batch,
             "input_len": args.input_len,
             "output_len": args.output_len,
-            "elapsed_s": round(elapsed, 3),
-            "output_tok_per_s": round(n_out / elapsed, 1),
+            "output_tok_per_s": round(statistics.median(runs), 1),
+            "runs_tok_per_s": [round(r, 1) for r in runs],
         }
+        if args.ablation_profile:  # where a steady sampled step's time goes, device and host
+            long = SamplingParams(
+                max_tokens=4 * args.window_steps + 48, ignore_eos=True, detokenize=False, seed=None, **SAMPLED
+            )
+            row["window"] = decode_windows(args, core, args.batch, args.input_len, vocab, long, sync_debug=False)
         rows.append(row)
         release(core)
     return rows
@@ -353,8 +362,11 @@ def print_tables(result: dict[str, Any]) -> None:
     for r in result.get("ablation", []):
         print(
             f"ablation {r['env']}: batch-1 TPOT {r['batch1']['tpot_ms']:.3f} ms, batch {r['batch']['requests']} "
-            f"{r['batch']['output_tok_per_s']:,.1f} output tok/s"
+            f"{r['batch']['output_tok_per_s']:,.1f} output tok/s (runs {r['batch']['runs_tok_per_s']})"
         )
+        if "window" in r:
+            pr = r["window"]["profile"]
+            print(f"    steady window: step {r['window']['step_ms']:.3f} ms, profile {json.dumps(pr)[:600]}")
 
 
 def main() -> int:
@@ -374,6 +386,10 @@ def main() -> int:
     ap.add_argument("--parity-len", type=int, default=24)
     ap.add_argument("--parity-tokens", type=int, default=48)
     ap.add_argument("--axis", action="append", default=[], metavar="NAME=V1,V2", help="ablation: one more switch")
+    ap.add_argument("--reps", type=int, default=3, help="ablation: timed passes after the untimed warm-up pass")
+    ap.add_argument(
+        "--ablation-profile", action="store_true", help="ablation: also profile a steady sampled window at --batch"
+    )
     ap.add_argument("--tiny", action="store_true", help="CPU smoke check: a 2-layer Qwen3, small sizes")
     ap.add_argument("--out", required=True, help="JSON result path")
     args = ap.parse_args()

@@ -151,7 +151,7 @@ def profiled_steps(core: Any, steps: int, device: str) -> dict[str, Any]:
             busy_ns += stop - end
             end = stop
     gpu_ms = sum(sum(d) for d in kernels.values())
-    top = sorted(kernels.items(), key=lambda kv: -sum(kv[1]))[:15]
+    top = sorted(kernels.items(), key=lambda kv: -sum(kv[1]))[:40]
     return {
         "kernels_per_step": round(sum(len(d) for d in kernels.values()) / steps, 1),
         "memcpy_per_step": round(memcpy / steps, 1),
