@@ -9,6 +9,8 @@ add, q/k norm + rotary + KV write, SiLU * up): one fused kernel each on Triton, 
 
 ENGINE_FUSED_OPS=0 keeps the Triton attention but runs the layer ops as their torch references (name
 "triton+eager-ops"): the eager-ops column of an ablation (tools/device_async.py), graphs and all else unchanged.
+ENGINE_GEMV=0 keeps every GEMM on cuBLAS (F.linear); by default the Triton backend runs the linear layers of a
+batch of up to 8 half-precision rows as a GEMV kernel (triton_gemv.py).
 ENGINE_COMPILE=1 swaps the Triton backend for its torch.compile alternative (name "triton+compile"): the layer ops
 are the torch references, which the model compiles whole with Inductor (engine/model/decoder.py), the attention
 runs as opaque custom ops (compile_ops.py). Off by default; the torch backend ignores it.
@@ -27,6 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 
 from engine.errors import EngineError
 from engine.kernels import layer_reference, reference
@@ -42,6 +45,8 @@ class LayerKernels:
     rms_norm: Callable[..., tuple[torch.Tensor, torch.Tensor]]  # (x, weight, eps, residual) -> (normed, residual)
     rope_write_kv: Callable[..., torch.Tensor]  # (qkv, positions, cos_sin, ..., kv_cache, slots) -> q
     silu_and_mul: Callable[[torch.Tensor], torch.Tensor]  # [T, 2 I] -> [T, I]
+    # (x, weight, bias) -> x W^T + b: F.linear, or on Triton a GEMV kernel for the few rows of a small decode batch
+    linear: Callable[..., torch.Tensor] = F.linear
 
 
 REFERENCE_LAYERS = LayerKernels(layer_reference.rms_norm, layer_reference.rope_write_kv, layer_reference.silu_and_mul)
@@ -65,11 +70,16 @@ def triton_interpreter_on() -> bool:
     return os.environ.get("TRITON_INTERPRET", "0").strip().lower() in ("1", "true", "on", "yes")
 
 
+def gemv_enabled() -> bool:
+    return os.environ.get("ENGINE_GEMV", "1").strip().lower() not in ("0", "false", "off", "no")
+
+
 def _triton_kernels() -> AttentionKernels:
-    from engine.kernels import triton_act, triton_norm, triton_rope_kv
+    from engine.kernels import triton_act, triton_gemv, triton_norm, triton_rope_kv
     from engine.kernels import triton_attention as ta
 
-    layers = LayerKernels(triton_norm.rms_norm, triton_rope_kv.rope_write_kv, triton_act.silu_and_mul)
+    linear = triton_gemv.linear if gemv_enabled() else F.linear
+    layers = LayerKernels(triton_norm.rms_norm, triton_rope_kv.rope_write_kv, triton_act.silu_and_mul, linear)
     return AttentionKernels(ta.write_kv, ta.paged_attention, ta.prefill_attention, "triton", layers)
 
 

@@ -16,6 +16,7 @@ from engine.kernels.attention_metadata import AttentionMetadata
 from engine.model.attention import Attention, AttentionKernels
 from engine.model.config import ModelConfig
 from engine.model.embedding import LMHead, VocabEmbedding
+from engine.model.linear import Linear
 from engine.model.mlp import GatedMLP
 from engine.model.rms_norm import RMSNorm
 from engine.model.rotary import RotaryEmbedding
@@ -105,12 +106,12 @@ class DecoderForCausalLM(nn.Module):
         return self.lm_head(hidden)
 
     def set_attention_kernels(self, kernels: AttentionKernels) -> None:
-        """Every attention block runs `kernels`; every norm and MLP runs `kernels.layers`; the compile backend also
+        """Every attention block runs `kernels`; every norm, MLP and linear layer runs `kernels.layers`; the compile backend also
         wraps the decoder in torch.compile (compiled lazily, at the first forward with a KV cache)."""
         for layer in self.model.layers:
             layer.self_attn.kernels = kernels
         for module in self.modules():
-            if isinstance(module, (RMSNorm, GatedMLP)):
+            if isinstance(module, (RMSNorm, GatedMLP, Linear)):
                 module.ops = kernels.layers
         self._compiled_forward = None
         if kernels.compile_model:

@@ -1,0 +1,123 @@
+"""The small-batch GEMV kernel (engine/kernels/triton_gemv.py) against F.linear, on CPU through triton's interpreter,
+and the dispatch around it: which inputs it takes, which it leaves to F.linear, and that a model's linear layers
+run the backend's GEMM.
+
+As test_layer_kernels.py: TRITON_INTERPRET=1 is set while the kernel module is imported and around each test.
+The kernel sums in float32 in another order than the reference and rounds once, so a half-precision output is within
+one unit in the last place of F.linear's float32 result rounded to the same dtype.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+_saved = os.environ.get("TRITON_INTERPRET")
+os.environ["TRITON_INTERPRET"] = "1"
+try:
+    triton = pytest.importorskip("triton", reason="triton is not installed")
+    from engine.kernels import triton_gemv
+finally:
+    if _saved is None:
+        del os.environ["TRITON_INTERPRET"]
+    else:
+        os.environ["TRITON_INTERPRET"] = _saved
+
+from triton_interp import round_bf16_to_nearest_even  # noqa: E402
+
+if type(triton_gemv._gemv_kernel).__name__ != "InterpretedFunction":
+    pytest.skip(
+        "the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process", allow_module_level=True
+    )
+
+
+@pytest.fixture(autouse=True)
+def interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    round_bf16_to_nearest_even(monkeypatch)
+
+
+def reference(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None) -> torch.Tensor:
+    return F.linear(x.double(), w.double(), None if b is None else b.double()).to(x.dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize(
+    "m,n,k,bias",
+    [
+        (1, 64, 128, False),  # K a multiple of the slice: the unmasked loop
+        (1, 37, 1000, True),  # ragged N and K, a bias
+        (3, 200, 96, False),  # rows not a power of two
+        (8, 16, 4096, True),  # the largest batch the kernel takes; many K slices
+        (5, 1, 17, False),  # one output column
+    ],
+)
+def test_gemv_matches_f_linear(m: int, n: int, k: int, bias: bool, dtype: torch.dtype) -> None:
+    g = torch.Generator().manual_seed(m * 1000 + n + k)
+    x = torch.randn(m, k, generator=g).to(dtype)
+    w = (torch.randn(n, k, generator=g) / k**0.5).to(dtype)
+    b = torch.randn(n, generator=g).to(dtype) if bias else None
+    assert triton_gemv.runs_gemv(x, w)
+    got = triton_gemv.linear(x, w, b)
+    want = reference(x, w, b)
+    assert got.shape == (m, n) and got.dtype == dtype
+    ulp = 2**-7 if dtype == torch.bfloat16 else 2**-10
+    torch.testing.assert_close(got.float(), want.float(), atol=1e-3, rtol=ulp)
+
+
+def test_gemv_reads_strided_rows() -> None:
+    """A row slice of a wider activation buffer (row stride > K) is read in place."""
+    g = torch.Generator().manual_seed(7)
+    wide = torch.randn(4, 160, generator=g).to(torch.bfloat16)
+    x = wide[:, 16:144]
+    w = (torch.randn(48, 128, generator=g) / 12).to(torch.bfloat16)
+    torch.testing.assert_close(triton_gemv.linear(x, w).float(), reference(x, w, None).float(), atol=1e-3, rtol=2**-7)
+
+
+def test_gemv_leaves_the_rest_to_f_linear() -> None:
+    """float32 (exact-parity runs), more than MAX_ROWS rows and 3-D inputs keep cuBLAS's F.linear."""
+    w16 = torch.randn(8, 32).to(torch.bfloat16)
+    assert not triton_gemv.runs_gemv(torch.randn(2, 32), torch.randn(8, 32))
+    assert not triton_gemv.runs_gemv(torch.randn(triton_gemv.MAX_ROWS + 1, 32).to(torch.bfloat16), w16)
+    assert not triton_gemv.runs_gemv(torch.randn(1, 2, 32).to(torch.bfloat16), w16)
+    assert not triton_gemv.runs_gemv(torch.zeros(0, 32).to(torch.bfloat16), w16)
+    x = torch.randn(9, 32).to(torch.bfloat16)
+    torch.testing.assert_close(triton_gemv.linear(x, w16), F.linear(x, w16))
+
+
+def test_launch_shape_fills_the_device() -> None:
+    """Columns a program shrink until the grid has two programs per SM (4 at least); the [M, N, K] tile stays 8K."""
+    cpu = torch.device("cpu")  # one "SM": 16 columns a program always
+    assert triton_gemv.launch_shape(1, 1024, cpu) == (1, 16, 512)
+    assert triton_gemv.launch_shape(8, 1024, cpu) == (8, 16, 64)
+    assert triton_gemv.launch_shape(3, 1024, cpu)[0] == 4
+
+
+def test_model_linear_layers_run_the_backend_gemm() -> None:
+    """set_attention_kernels hands every Linear (QKV, o, gate/up, down) the backend's GEMM."""
+    from dataclasses import replace
+
+    from engine.kernels.backends import REFERENCE, LayerKernels
+    from engine.model.config import ModelConfig
+    from engine.model.decoder import DecoderForCausalLM
+    from engine.model.linear import Linear
+    from engine.model.tiny import TINY_QWEN3
+
+    calls: list[tuple[int, ...]] = []
+
+    def counting_linear(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> torch.Tensor:
+        calls.append(tuple(w.shape))
+        return F.linear(x, w, b)
+
+    model = DecoderForCausalLM(ModelConfig.from_hf_dict(TINY_QWEN3, "tiny"))
+    layers = LayerKernels(
+        REFERENCE.layers.rms_norm, REFERENCE.layers.rope_write_kv, REFERENCE.layers.silu_and_mul, counting_linear
+    )
+    model.set_attention_kernels(replace(REFERENCE, layers=layers))
+    linears = [m for m in model.modules() if isinstance(m, Linear)]
+    assert linears and all(m.ops.linear is counting_linear for m in linears)
+    linears[0](torch.randn(2, linears[0].weight.shape[1]))
+    assert calls == [tuple(linears[0].weight.shape)]
