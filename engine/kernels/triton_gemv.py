@@ -18,6 +18,10 @@ import triton.language as tl
 from engine.kernels.decode_split import num_sms
 
 MAX_ROWS = 8  # above this, cuBLAS's tensor-core GEMMs win: the weights are read once for more rows
+# Measured on the H200 at batch 1 (docs/device-checks/20261203-step-profile): this kernel beat cuBLAS on Qwen3-0.6B's
+# 4-13 MB weights (0.55 against 0.77 ms of GEMMs a step) and lost on Qwen3-4B's 21-100 MB ones (2.73 against 2.39 ms),
+# where cuBLAS already reads at ~3 TB/s. Larger weights stay on cuBLAS.
+MAX_WEIGHT_BYTES = 16 << 20
 DTYPES = (torch.bfloat16, torch.float16)  # float32 stays on cuBLAS (exact-parity runs use float32)
 
 
@@ -80,6 +84,7 @@ def runs_gemv(x: torch.Tensor, weight: torch.Tensor) -> bool:
         and 0 < x.shape[0] <= MAX_ROWS
         and x.dtype in DTYPES
         and weight.dtype == x.dtype
+        and weight.numel() * weight.element_size() <= MAX_WEIGHT_BYTES
         and weight.stride(1) == 1
         and x.stride(1) == 1
     )

@@ -78,12 +78,14 @@ def test_gemv_reads_strided_rows() -> None:
 
 
 def test_gemv_leaves_the_rest_to_f_linear() -> None:
-    """float32 (exact-parity runs), more than MAX_ROWS rows and 3-D inputs keep cuBLAS's F.linear."""
+    """float32 (exact-parity runs), more than MAX_ROWS rows, 3-D inputs and large weights keep cuBLAS's F.linear."""
     w16 = torch.randn(8, 32).to(torch.bfloat16)
     assert not triton_gemv.runs_gemv(torch.randn(2, 32), torch.randn(8, 32))
     assert not triton_gemv.runs_gemv(torch.randn(triton_gemv.MAX_ROWS + 1, 32).to(torch.bfloat16), w16)
     assert not triton_gemv.runs_gemv(torch.randn(1, 2, 32).to(torch.bfloat16), w16)
     assert not triton_gemv.runs_gemv(torch.zeros(0, 32).to(torch.bfloat16), w16)
+    big = torch.empty(triton_gemv.MAX_WEIGHT_BYTES // 2 // 64 + 1, 64, dtype=torch.bfloat16)
+    assert not triton_gemv.runs_gemv(torch.randn(1, 64).to(torch.bfloat16), big)
     x = torch.randn(9, 32).to(torch.bfloat16)
     torch.testing.assert_close(triton_gemv.linear(x, w16), F.linear(x, w16))
 
