@@ -247,7 +247,7 @@ def main() -> int:
     ap.add_argument("--out", required=True, help="JSON result path")
     args = ap.parse_args()
     args.eager = True if args.eager else False  # False asks for graphs (replay mode on CPU)
-    device = "cuda" if torch.cuda.is_available() else "cpu"
+    device = "cuda" if torch.cuda.is_available() and not args.tiny else "cpu"
     if device == "cpu" and not args.tiny:
         print("device_step_profile: error: no CUDA device; on CPU run with --tiny", file=sys.stderr)
         return 2

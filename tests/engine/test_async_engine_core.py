@@ -146,7 +146,11 @@ def test_the_h200_script_runs_its_cpu_smoke_check(tmp_path: Path) -> None:
 
     root = Path(__file__).resolve().parents[2]
     out = tmp_path / "async.json"
-    env = {**os.environ, "PYTHONPATH": str(root), "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
+        "OMP_NUM_THREADS": "1",
+    }
     subprocess.run(
         [sys.executable, str(root / "tools" / "device_async.py"), "--tiny", "--out", str(out)],
         check=True,

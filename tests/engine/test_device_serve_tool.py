@@ -4,6 +4,7 @@ offline pass, engine serve, the bench points, one JSON with every field the lead
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -32,7 +33,11 @@ def test_tiny_run_writes_offline_online_and_ratios(tmp_path: Path) -> None:
             "40",
         ],
         cwd=REPO,
-        env={"PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"},
+        env={
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+            "OMP_NUM_THREADS": "1",
+            "PATH": "/usr/bin:/bin",
+        },
         capture_output=True,
         text=True,
         timeout=240,

@@ -42,7 +42,11 @@ def test_frames_split_anywhere_decode_whole_and_in_order() -> None:
 
 
 def _serve(args: list[str]) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        "OMP_NUM_THREADS": "1",
+    }
     return subprocess.Popen(
         [sys.executable, "-m", "engine", "serve", *args],
         env=env,

@@ -13,10 +13,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_step_profile_tiny_smoke(tmp_path: Path) -> None:
+def test_step_profile_tiny_smoke(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("triton")
+    from triton_interp import interpreter_loop_problem
+
+    with monkeypatch.context() as m:  # --tiny runs the kernels under TRITON_INTERPRET=1: can this triton's?
+        m.setenv("TRITON_INTERPRET", "1")
+        problem = interpreter_loop_problem()
+    if problem:
+        pytest.skip(problem)
     out = tmp_path / "profile.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     env.pop("ENGINE_COMPILE", None)
     subprocess.run(
         [

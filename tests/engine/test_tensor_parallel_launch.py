@@ -59,7 +59,11 @@ def _free_port() -> int:
 def test_torchrun_ranks_give_one_ranks_tokens_on_rank_zero(tiny_qwen3_dir: Path, tmp_path: Path) -> None:
     script = tmp_path / "generate.py"
     script.write_text(SCRIPT)
-    env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        "OMP_NUM_THREADS": "1",
+    }
     cmd = [
         sys.executable,
         "-m",
@@ -82,7 +86,11 @@ def test_torchrun_ranks_give_one_ranks_tokens_on_rank_zero(tiny_qwen3_dir: Path,
 
 
 def test_serve_with_two_ranks_answers_one_ranks_text(tiny_qwen3_dir: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        "OMP_NUM_THREADS": "1",
+    }
     proc = subprocess.Popen(
         [
             sys.executable,
