@@ -109,6 +109,22 @@ _COMPARATIVES = frozenset(
     }
 )
 # Words terms.STOPWORDS drops as directive filler that name a metric beside a figure.
+_HIGHER_IS_BETTER = frozenset(
+    {"throughput", "accuracy", "acc", "recall", "precision", "f1", "bleu", "score", "speedup", "mfu", "hit", "qps"}
+)
+
+
+def lower_is_better(unit: str | None, metric: Metric) -> bool | None:
+    """Which way a metric improves: True for times, sizes, errors and losses, False for rates and scores, None when
+    neither the unit nor the metric words say."""
+    dim = scale(unit)[0]
+    if dim in ("time", "bytes") or metric.terms & _LOWER_IS_BETTER or metric.stat in ("p90", "p95", "p99", "p999"):
+        return True
+    if (unit or "").endswith("/s") or metric.terms & _HIGHER_IS_BETTER:
+        return False
+    return None
+
+
 _KEEP = frozenset({"min", "max", "mean", "median", "total", "size"})
 
 

@@ -143,8 +143,39 @@ def _quotes_of(st: Statement, table: Table | None, cells: tuple[Statement, ...],
                 role = "old"
             elif bar is not None:
                 role = "bar"
-        out.append(Quote(st, fig, unit, metric, own, keys | own, row, role, _row_key(st, table, cells), bar))
+        label = _label_ids(st, fig, table, cells)
+        out.append(Quote(st, fig, unit, metric, own, keys | own | label, row, role, _row_key(st, table, cells), bar))
     return out
+
+
+# A series id as teams write one: words joined by - or _ with a digit among them ("wal-commit-64w", "read-1k-hot",
+# "rnnt-small-a100", "silesia-l3"), not a hyphenated word ("test-clean"), a number range, nor a word and a bare
+# number ("top-1", "utf-8", "x86-64": two parts whose last is all digits).
+_SERIES_ID = re.compile(r"(?<![\w./-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+(?![\w./-])")
+
+
+def _series_ids(text: str) -> frozenset[str]:
+    ids = set()
+    for m in _SERIES_ID.finditer(text):
+        parts = re.split(r"[-_]", m.group(0))
+        if len(parts) == 2 and parts[-1].isdigit():
+            continue
+        ids.add(m.group(0).lower())
+    return frozenset(ids)
+
+
+def _label_ids(st: Statement, fig: Figure, table: Table | None, cells: tuple[Statement, ...]) -> frozenset[str]:
+    """Series ids in what labels a figure: for a cell, its row's first cell; else the clause before the figure
+    ("wal-commit-64w: 63.5k commits/s"). Two records that label a figure with one id quote the same series."""
+    if st.kind == "cell":
+        first = cells[0] if cells else None
+        text = first.text if first is not None and first is not st else ""
+    else:
+        text = _CLAUSE_START.split(st.text[: fig.start])[-1]
+    return _series_ids(text)
+
+
+_CLAUSE_START = re.compile(r"[;.(]\s|\n")
 
 
 def _segments(text: str) -> list[tuple[int, int]]:
@@ -160,6 +191,19 @@ def _column_bar(column: str | None, unit: str | None, metric: Metric) -> str | N
     """The direction of a figure in a Target/Budget/... column: its own operator ("≤ 200 ms") decides, else
     the column's word, else its metric (bar_of's rules)."""
     return bar_of(column or "", len(column or ""), len(column or ""), unit, metric) if column else None
+
+
+def dated_entry(q: Quote) -> bool:
+    """A figure measured on a day the record names: a `dated` quote, or one of an append-only log's dated entries
+    (role `old` because the log is history) that no words mark as replaced. Newer ones supersede current figures."""
+    if q.role == "dated":
+        return True
+    return (
+        q.role == "old"
+        and any(_DATED.match(s) for s in q.st.section)
+        and not marked_historical(q.st.text, q.fig)
+        and not explicitly_old(q.st.text, q.fig)
+    )
 
 
 def _statement_role(st: Statement, table: Table | None) -> str:

@@ -24,9 +24,18 @@ HISTORICAL = re.compile(
 )
 
 
+# A magnitude letter before a unit, as records/figures.py reads one ("41.2k commits/s"), not a unit's own prefix
+# ("1.9MB", "2 GiB", "5 kb").
+_WRITTEN = re.compile(r"\d[\d,]*(?:\.(\d+))?([kKMG](?=\s\S|(?![bBi])[a-z]))?")
+_MAGNITUDE_PLACES = {"k": 3, "K": 3, "M": 6, "G": 9}
+
+
 def decimals(text: str) -> int:
-    m = re.search(r"\d(?:[\d,]*)\.(\d+)", text)
-    return len(m.group(1)) if m else 0
+    """Decimal places of the first number as written, in units of its value: "41.2k" is 41,200 to the hundred (-2)."""
+    m = _WRITTEN.search(text)
+    if not m:
+        return 0
+    return len(m.group(1) or "") - _MAGNITUDE_PLACES.get(m.group(2) or "", 0)
 
 
 def close(value: float, text: str, other: float, other_text: str | None = None) -> bool:

@@ -8,17 +8,20 @@ Four kinds of newer figure, like compared with like (same series, same metric, u
 - `canonical`: the row's statement in the canonical-state file, written after the quote, quotes other figures of
   the same unit for the row (the seed's row 2a);
 - `marked`: a record calls the quoted figure itself replaced (struck through, "superseded by", "previously")
-  while the quote, no newer than it, still presents it as current.
+  while the quote, no newer than it, still presents it as current;
+- `best`: the quote calls its figure the best so far and a later measurement of the same metric, anywhere in the
+  records (a dated log entry too), beats it (analysis/best_claims.py).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable
 
+from roadmap.analysis.best_claims import better, claimed_metric, same_compounds, same_measure
 from roadmap.analysis.evidence_figures import EvidenceFigure
 from roadmap.analysis.evidence_index import cited_with_row, evidence_figures, quotes
 from roadmap.analysis.figure_marks import by_marks
-from roadmap.analysis.figure_quotes import Quote
+from roadmap.analysis.figure_quotes import Quote, dated_entry
 from roadmap.analysis.figure_stale import Dates, Stale, units_agree, with_unit
 from roadmap.analysis.figures_compare import close_scaled, comparable, explicitly_old
 from roadmap.analysis.metric_terms import SIDES, matches, same_dimension, without, words_of
@@ -37,7 +40,7 @@ def stale_quotes(ctx: "LintContext") -> list[Stale]:
     current = [q for q in qs if q.role == "current" and (q.unit is not None or q.metric.known)]
     dates = Dates(ctx)
     found: dict[int, Stale] = {}
-    for finder in (_by_evidence, _by_canonical, by_marks, _by_records):
+    for finder in (_by_evidence, _by_canonical, by_marks, _by_records, _by_best):
         for s in finder(ctx, current, qs, dates):
             found.setdefault(id(s.quote), s)  # the first kind that finds a quote stale explains it
     return list(found.values())
@@ -207,10 +210,22 @@ def _same_metric(a: Quote, b: Quote) -> bool:
     )
 
 
+def _keyed_alike(a: Quote, b: Quote) -> bool:
+    """Two figures labelled with one series id ("kv-get-4k: 655k ops/s" and a status row "point gets, kv-get-4k")
+    in one unit and statistic, one of them with no metric words of its own: the id says what they measure."""
+    return (
+        a.unit is not None
+        and a.unit == b.unit
+        and a.metric.stat == b.metric.stat
+        and not (a.metric.known and b.metric.known)
+        and any(_distinctive_key(k) for k in a.keys & b.keys)
+    )
+
+
 def _by_records(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: Dates) -> Iterable[Stale]:
     groups: dict[str, list[Quote]] = {}
     for q in qs:
-        if q.role in ("current", "dated") and (q.metric.known or q.st.kind == "cell"):
+        if (q.role == "current" or dated_entry(q)) and (q.metric.known or q.st.kind == "cell" or q.unit is not None):
             for k in q.keys:
                 if _distinctive_key(k):
                     groups.setdefault(k, []).append(q)
@@ -224,7 +239,7 @@ def _by_records(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates
             if (o.st.path, o.st.line) != (q.st.path, q.st.line)  # another column of one row is another metric
             and (o.row == q.row or not (o.row and q.row))
             and units_agree(q.unit, o.unit)
-            and _same_metric(q, o)
+            and (_same_metric(q, o) or _keyed_alike(q, o))
         }
         if not rivals:
             continue
@@ -249,4 +264,43 @@ def _by_records(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates
             "record",
             {"kind": "statement", "path": t.path, "line": t.line, "date": top, "text": t.text[:200]},
             strong=strong,
+        )
+
+
+# --- a "best so far" beaten later --------------------------------------------------------------------------------
+
+
+def _by_best(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: Dates) -> Iterable[Stale]:
+    for q in current:
+        metric = claimed_metric(q)
+        if metric is None:
+            continue
+        date = dates.of(q.st)
+        if not date:
+            continue
+        beaten = [
+            (d, o)
+            for o in qs
+            if o.st is not q.st
+            and (o.role == "current" or dated_entry(o))
+            and o.unit is not None
+            and same_compounds(q, o)
+            and units_agree(q.unit, o.unit)
+            and same_measure(metric, o.metric, q.unit)
+            and better(q, metric, o)
+            and not close_scaled(q.fig.value, q.fig.text, q.unit, o.fig.value, o.unit, o.fig.text)
+            and (d := dates.of(o.st))
+            and d > date
+        ]
+        if not beaten:
+            continue
+        d, o = max(beaten, key=lambda x: (x[0], x[1].st.line))
+        t = o.st
+        yield Stale(
+            q,
+            date,
+            [(o.fig.value, with_unit(o.fig.text, o.unit))],
+            f"{t.path}:{t.line} ({d})",
+            "record",
+            {"kind": "statement", "path": t.path, "line": t.line, "date": d, "text": t.text[:200]},
         )

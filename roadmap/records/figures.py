@@ -92,12 +92,24 @@ _WORDISH = frozenset("._")
 _SIGNS = "+-−"
 
 
-class _Num:
-    __slots__ = ("start", "end", "sign", "num", "frac", "written", "unit")
+# A magnitude letter between a number and its unit: "41.2k commits/s", "1.9M ops/s", "12K tok/s". Taken only when
+# a unit follows, so "4k BPE" stays a count and "3M" a bare token.
+_MAGNITUDE = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 
-    def __init__(self, start: int, end: int, sign: str, num: str, frac: str, written: str, unit: str | None):
+
+class _Num:
+    __slots__ = ("start", "end", "sign", "num", "frac", "written", "unit", "scale")
+
+    def __init__(
+        self, start: int, end: int, sign: str, num: str, frac: str, written: str, unit: str | None, scale: float = 1.0
+    ):
         self.start, self.end, self.sign, self.num, self.frac = start, end, sign, num, frac
-        self.written, self.unit = written, unit
+        self.written, self.unit, self.scale = written, unit, scale
+
+    @property
+    def value(self) -> float:
+        v = float(self.num.replace(",", "") + self.frac) * self.scale
+        return -v if self.sign in ("-", "−") else v
 
 
 def _numbers(text: str) -> list[_Num]:
@@ -115,16 +127,28 @@ def _numbers(text: str) -> list[_Num]:
             sign = before
         start = s - len(sign)
         end = m.end()
-        unit = None
-        um = _UNIT_RE.match(text, end)
-        if um and not (um.group(2).lower() == "x" and um.group(1)):  # "2 x 3" is a product; ratios are "1.0283x"
-            unit = _UNITS[um.group(2).lower()]
-            end = um.end()
-        elif (rate := _RATE_RE.match(text, end)) is not None:
-            unit = rate_unit(rate.group(1))
-            end = rate.end()
-        out.append(_Num(start, end, sign, m.group(1), m.group(2) or "", text[start:end], unit))
+        scale = 1.0
+        unit, unit_end = _unit_at(text, end)
+        if unit is None and end < len(text) and text[end] in _MAGNITUDE:
+            unit, unit_end = _unit_at(text, end + 1)
+            if unit is None or unit in ("x", "%"):
+                unit, unit_end = None, end
+            else:
+                scale = _MAGNITUDE[text[end]]
+        end = unit_end
+        out.append(_Num(start, end, sign, m.group(1), m.group(2) or "", text[start:end], unit, scale))
     return out
+
+
+def _unit_at(text: str, pos: int) -> tuple[str | None, int]:
+    """The unit written at `pos` (right after a number) and where it ends; (None, pos) when there is none."""
+    um = _UNIT_RE.match(text, pos)
+    if um and not (um.group(2).lower() == "x" and um.group(1)):  # "2 x 3" is a product; ratios are "1.0283x"
+        return _UNITS[um.group(2).lower()], um.end()
+    rate = _RATE_RE.match(text, pos)
+    if rate is not None:
+        return rate_unit(rate.group(1)), rate.end()
+    return None, pos
 
 
 def rate_unit(written: str) -> str:
@@ -190,9 +214,8 @@ def single_figure(text: str) -> Figure | None:
     if len(nums) != 1 or nums[0].start != 0 or nums[0].end != len(stripped):
         return None
     n = nums[0]
-    value = float(n.num.replace(",", "") + n.frac)
     return Figure(
-        value=-value if n.sign in ("-", "−") else value,
+        value=n.value,
         text=n.written,
         unit=n.unit,
         metric=None,
@@ -244,10 +267,5 @@ def find_figures(text: str, header: str | None = None) -> list[Figure]:
         # metric is named, e.g. "throughput 5769.99/5660.70".
         if unit is None and not (n.frac and metric):
             continue
-        value = float(n.num.replace(",", "") + n.frac)
-        out.append(
-            Figure(
-                value=-value if n.sign in ("-", "−") else value, text=n.written, unit=unit, metric=metric, start=n.start
-            )
-        )
+        out.append(Figure(value=n.value, text=n.written, unit=unit, metric=metric, start=n.start))
     return out
