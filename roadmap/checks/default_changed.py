@@ -58,7 +58,7 @@ _FLAG = re.compile(r"^(?:--[a-z0-9][\w-]+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-
 
 # A bare state ("is off", "stays disabled") under a condition is no default: "`expand_nk`, which is off when
 # quant compute is available".
-_CONDITION = re.compile(r"^\s*(?:when|if|while|whenever|during|on|for|in|once|after|because)\b", re.I)
+_CONDITION = re.compile(r"^\s*(?:when|if|while|whenever|during|on|for|in|once|where)\b", re.I)
 _DEFAULT_WORD = re.compile(r"default|opt|exper|behind|unless", re.I)
 
 

@@ -150,3 +150,20 @@ def test_a_diff_turning_on_a_neighbour_on_the_same_line_is_no_flip(git_repo):
     )
     [f] = _findings(repo)
     assert f.line == 3 and "`publish_events`" in f.message and sha[:9] in f.message
+
+
+def test_a_state_with_its_reason_is_a_claim_and_a_state_under_a_condition_is_not(git_repo):
+    repo = git_repo()
+    notes = (
+        "# Notes for the scanner\n\nThe `prefetch_rows` is off because the old disks can not follow it.\n\n"
+        "The `direct_io` is off when the volume is a network mount.\n"
+    )
+    code = "prefetch_rows = False\ndirect_io = True\n"
+    repo.commit({"scan/settings.py": code}, "scanner settings", "2026-04-01")
+    repo.commit({"agents/scanner.md": notes}, "notes", "2026-04-02")
+    sha = repo.commit(
+        {"scan/settings.py": "prefetch_rows = True\ndirect_io = False\n"}, "new disks everywhere", "2026-04-20"
+    )
+    repo.commit({"scan/settings.py": "prefetch_rows = True\ndirect_io = True\n"}, "direct io back", "2026-04-22")
+    [f] = _findings(repo)
+    assert f.line == 3 and "`prefetch_rows`" in f.message and sha[:9] in f.message
