@@ -40,18 +40,26 @@ def _skeleton(line: str) -> str:
     return " ".join(_VALUE.sub("\x00", line).split())
 
 
-def _direction(removed: str, added: str, same_line: bool) -> bool | None:
-    """True when the change turns a default on, False when off, None when it is neither. A value changed on the
-    flag's own line counts; a `default=` argument counts within a few lines of it (a call spread over lines)."""
+def _own_value(line: str, flag: str) -> str | None:
+    """The value written right after the flag on its line: `enable_x = false` -> "false"; in `bool a = false,
+    bool enable_x = false` the value of `enable_x` is the second one, not the first."""
+    at = line.find(flag)
+    m = _VALUE.search(line, at + len(flag)) if at >= 0 else None
+    return m.group(0) if m else None
+
+
+def _direction(removed: str, added: str, flag: str) -> bool | None:
+    """True when the change turns the flag's default on, False when off, None when it is neither. The value
+    written after the flag on its own line counts (not another setting's on that line); a `default=` argument
+    counts within a few lines of it (a call spread over lines)."""
+    same_line = flag in removed and flag in added
     if same_line and _skeleton(removed) == _skeleton(added):
-        old = [m.group(0) for m in _VALUE.finditer(removed)]
-        new = [m.group(0) for m in _VALUE.finditer(added)]
-        for a, b in zip(old, new):
-            if a != b:
-                if _OFF_RE.match(a) and _ON_RE.match(b):
-                    return True
-                if _ON_RE.match(a) and _OFF_RE.match(b):
-                    return False
+        a, b = _own_value(removed, flag), _own_value(added, flag)
+        if a is not None and b is not None and a != b:
+            if _OFF_RE.match(a) and _ON_RE.match(b):
+                return True
+            if _ON_RE.match(a) and _OFF_RE.match(b):
+                return False
     if same_line and _OPT_IN_READ.search(removed) and _OPT_OUT_READ.search(added):
         return True
     if same_line and _OPT_OUT_READ.search(removed) and _OPT_IN_READ.search(added):
@@ -223,7 +231,7 @@ def _hunk(sha: str, path: str, hunk: list[str], named: list[str], found: dict[st
             for ai, a in added:
                 if ri not in close and ai not in close:
                     continue
-                direction = _direction(r, a, flag in r and flag in a)
+                direction = _direction(r, a, flag)
                 if direction is not None:
                     flip = Flip(sha, path, r.strip(), a.strip(), direction)
                     if flip not in found[flag]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Iterable, Iterator
 
 from roadmap.analysis.asof import commits_matching, news_shas, news_subset
 from roadmap.analysis.commit_text import MAX_COMMITS, message_tokens
@@ -11,6 +12,7 @@ from roadmap.analysis.context import LintContext
 from roadmap.analysis.default_flips import default_flips
 from roadmap.analysis.work import own_words
 from roadmap.analysis.facts import News, Reason
+from roadmap.analysis.flag_binding import bound, names
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids
 from roadmap.analysis.terms import distinctive_terms, hinted, id_parts, is_distinctive, overlap_tokens, tokens
@@ -20,14 +22,14 @@ from roadmap.records.model import Statement
 
 OPT_IN = re.compile(
     r"\bopt-?in\b|\b(?:off|disabled) by default\b|\bdefault(?:s|ed)?(?: to| is)?[ :=]+"
-    r"(?:off|0|false|disabled)\b|\bexperimental\b|\bnot (?:on|enabled) by default\b|"
+    r"(?:off|0(?![.,]\d)|false|disabled)\b|\bexperimental\b|\bnot (?:on|enabled) by default\b|"
     r"\b(?:is|are|stays?|remains?)\s+(?:off|disabled)\b|\boff\s+unless\b|"
     r"\bbehind (?:a|the|an) (?:flag|switch|env(?:ironment)? var(?:iable)?)\b",
     re.I,
 )
 FLIPPED = re.compile(
     r"(?<!not )\b(?:on|enabled|true) by default\b|\bdefault(?:s|ed)?(?: to| is| is now| now)?"
-    r"[ :=]+(?:on|1|true|enabled)\b|\b(?:turn(?:s|ed)?|switch(?:es|ed)?|flip(?:s|ped)?)\b[^.;]{0,40}"
+    r"[ :=]+(?:on|1(?![.,]\d)|true|enabled)\b|\b(?:turn(?:s|ed)?|switch(?:es|ed)?|flip(?:s|ped)?)\b[^.;]{0,40}"
     r"\bon by default\b|\benabl(?:e|es|ed|ing)\b[^.;]{0,60}\bby default\b|"
     r"\bmak(?:e|es|ing)\b[^.;]{0,60}\bthe default\b|\b(?:is|are)\s+now\s+(?:on|enabled)\b|"
     r"\bon\s+unless\b|\bas the default\b",
@@ -49,24 +51,69 @@ _NEGATED = re.compile(
 says_opt_in = hinted(OPT_IN, ("opt", "default", "exper", "off", "disab", "behind"))  # one in every OPT_IN match
 says_flipped = hinted(FLIPPED, ("default", "on", "enabled"))
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+")
+_FULL_STOP = re.compile(r"(?<=[.!?])\s+")
 # What names a switch: a --flag, an ENV_VAR, or a snake_case setting (`use_fused_adam`, `split_kv`).
 _FLAG = re.compile(r"^(?:--[a-z0-9][\w-]+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)$")
 
 
+# A bare state ("is off", "stays disabled") under a condition is no default: "`expand_nk`, which is off when
+# quant compute is available".
+_CONDITION = re.compile(r"^\s*(?:when|if|while|whenever|during|on|for|in|once|where)\b", re.I)
+_DEFAULT_WORD = re.compile(r"default|opt|exper|behind|unless", re.I)
+
+
 def _flags(st: Statement) -> set[str]:
     """The switches a statement names; `use_fused_adam=True` names `use_fused_adam`."""
-    names = (s.split("=", 1)[0].strip() for s in (*st.mentions.env_vars, *st.mentions.symbols))
-    return {s for s in names if _FLAG.match(s)}
+    written = (s.split("=", 1)[0].strip() for s in (*st.mentions.env_vars, *st.mentions.symbols))
+    return {s for s in written if _FLAG.match(s)}
 
 
-def _feature_words(st: Statement) -> set[str]:
-    """Distinctive words right around the opt-in phrase: 'an opt-in mirror' -> {'mirror'}."""
-    out: set[str] = set()
-    for m in OPT_IN.finditer(st.text):
-        before = [t for t in tokens(st.text[max(0, m.start() - 40) : m.start()]) if is_distinctive(t)][-2:]
-        after = [t for t in tokens(st.text[m.end() : m.end() + 30]) if is_distinctive(t)][:2]
-        out.update(before + after)
-    return out - {"opt"}
+def _default_claims(text: str) -> Iterator[tuple[str, re.Match[str]]]:
+    """(sentence, phrase) for each phrase of `text` that calls something off by default or opt-in."""
+    for sent in _FULL_STOP.split(" ".join(text.split())):
+        for m in OPT_IN.finditer(sent):
+            if not _DEFAULT_WORD.search(m.group(0)) and _CONDITION.match(sent[m.end() :]):
+                continue
+            yield sent, m
+
+
+def _named_in(sent: str, flags: Iterable[str], start: int, end: int, code: Iterable[str] | None = None) -> set[str]:
+    """The flags (of `flags`) that the phrase at [start, end) of `sent` speaks of. The other names it may speak
+    of instead: the `code` names a record set as code; without them (commit prose), any word shaped like code."""
+    where = {f: [(m.start(), m.end()) for m in _flag_re(f).finditer(sent)] for f in flags}
+    extra = [p for ps in where.values() for p in ps]
+    extra += [(m.start(), m.end()) for o in code or () if o not in where for m in _flag_re(o).finditer(sent)]
+    spans = bound(sent, start, end, names(sent, extra, prose=code is None))
+    return {f for f, ps in where.items() for p in ps if any(p[0] < b[1] and b[0] < p[1] for b in spans)}
+
+
+def _names_of(st: Statement) -> list[str]:
+    """Every name the statement sets as code or as an environment variable (switches or not)."""
+    return [
+        n for n in (s.split("=", 1)[0].strip().rstrip("()") for s in (*st.mentions.env_vars, *st.mentions.symbols)) if n
+    ]
+
+
+@lru_cache(maxsize=4096)
+def _claimed(st: Statement) -> tuple[frozenset[str], frozenset[str]]:
+    """(the flags the statement calls off by default or opt-in, distinctive words right around such a phrase
+    that speaks of no flag: 'an opt-in mirror' -> {'mirror'})."""
+    flags = _flags(st)
+    code = _names_of(st)
+    claimed: set[str] = set()
+    words: set[str] = set()
+    for sent, m in _default_claims(st.text):
+        named = _named_in(sent, flags, m.start(), m.end(), code) if flags else set()
+        if named:
+            claimed |= named
+            continue
+        spans = [(x.start(), x.end()) for c in code for x in _flag_re(c).finditer(sent)]
+        if bound(sent, m.start(), m.end(), names(sent, spans, prose=False)):
+            continue  # about a name that is no switch of the statement's
+        before = [t for t in tokens(sent[max(0, m.start() - 40) : m.start()]) if is_distinctive(t)][-2:]
+        after = [t for t in tokens(sent[m.end() : m.end() + 30]) if is_distinctive(t)][:2]
+        words.update(before + after)
+    return frozenset(claimed), frozenset(words - {"opt"})
 
 
 def _sentences(text: str) -> list[str]:
@@ -84,7 +131,7 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
 def _from_code(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     """A news commit whose diff turned on the default of a switch the statement names (and no later one turned
     it back off)."""
-    flags = _flags(st)
+    flags = _claimed(st)[0]
     if not flags or not news.commits:
         return None
     fresh = news_shas(ctx, news)
@@ -111,7 +158,7 @@ def _all_flags(ctx: LintContext) -> set[str]:
     """Every switch that some live statement calls opt-in: their code history is read in one pass."""
     if ctx.facts.opt_in_flags is None:
         ctx.facts.opt_in_flags = frozenset(
-            f for st in ctx.statements() if not st.historical and applies(st) for f in _flags(st)
+            f for st in ctx.statements() if not st.historical and applies(st) for f in _claimed(st)[0]
         )
     return set(ctx.facts.opt_in_flags)
 
@@ -121,14 +168,14 @@ def _short(line: str) -> str:
 
 
 def _from_message(ctx: LintContext, st: Statement, news: News) -> Reason | None:
-    flags = _flags(st)
-    feature = _feature_words(st)
+    flags, feature = _claimed(st)
     terms = distinctive_terms(st.text, exclude=id_parts(subject_ids(st)))
     flipping = commits_matching(ctx, "flips-default", says_flipped, merges=True)
     for c in news_subset(ctx, "flips-default", lambda: flipping, news):
         best: tuple[int, str, str, list[str]] | None = None  # (rank, what, sentence, flags named)
-        for sent, before in _flip_sentences(c):
-            named = sorted(f for f in flags if _flag_re(f).search(sent))
+        for sent, before, spans in _flip_sentences(c):
+            # the flag the sentence turns on, not one it names beside that ("default ON in the `X` build")
+            named = sorted({f for s, e in spans for f in _named_in(sent, flags, s, e)}) if flags else []
             near = [t for t in before if t in feature]
             if named:
                 cand = (0, f"`{named[0]}`", sent, named)
@@ -165,15 +212,18 @@ def _reverted(ctx: LintContext, news: News, flip: Commit, flags: list[str]) -> b
 
 
 @lru_cache(maxsize=MAX_COMMITS)
-def _flip_sentences(c: Commit) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """(sentence, tokens of the 30 characters before its phrase) for each sentence of the commit (subject,
-    then body) that turns something on by default and does not also say it stays off: once per commit."""
+def _flip_sentences(c: Commit) -> tuple[tuple[str, tuple[str, ...], tuple[tuple[int, int], ...]], ...]:
+    """(sentence, tokens of the 30 characters before its phrase, the spans of its phrases) for each sentence
+    of the commit (subject, then body) that turns something on by default and does not also say it stays off:
+    once per commit."""
     out = []
     subject, body = own_words(c)
     for sent in [subject] + _sentences(body):
-        m = FLIPPED.search(sent)
-        if m and not _STAYS_OFF.search(sent) and not _NEGATED.search(sent):
-            out.append((sent, tuple(tokens(sent[max(0, m.start() - 30) : m.start()]))))
+        found = list(FLIPPED.finditer(sent))
+        if found and not _STAYS_OFF.search(sent) and not _NEGATED.search(sent):
+            m = found[0]
+            spans = tuple((f.start(), f.end()) for f in found)
+            out.append((sent, tuple(tokens(sent[max(0, m.start() - 30) : m.start()])), spans))
     return tuple(out)
 
 

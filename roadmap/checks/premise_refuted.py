@@ -37,11 +37,26 @@ _CLAIMS_CAUSE = re.compile(
     re.I,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(\"'])")
+# A list item of a commit body starts a sentence of its own, full stop or not.
+_ITEM = re.compile(r"\n\s*(?=[-*+]\s|\d{1,2}[.)]\s)")
+# A statement that itself gives the thing up or denies it ("Stop: fused-norm-quant micro-levers", "X will not
+# help", "not the cause"): a commit saying the same thing is wrong agrees with it, it does not refute it.
+_DENIES = re.compile(
+    r"^\W*(?:\d+[.)]\s*)?\W*(?:stop|drop|abandon|shelve|skip|avoid|deprioriti[sz]e|do not|don't|never)\b"
+    r"|\b(?:will not|won't|does not|doesn't|did not|didn't|cannot|can't) help\b|\bnot worth\b|\bdead[- ]end\b"
+    r"|\bno (?:win|gain|benefit)\b|\bruled out\b|\b(?:refuted|disproven|disproved|debunked)\b"
+    r"|\bnot the (?:cause|bottleneck|problem|culprit|issue)\b|\bnot worth pursuing\b",
+    re.I,
+)
+# ... unless the commit takes the denial back: "helps after all", "dropped prematurely".
+_REVERSES = re.compile(
+    r"\bafter all\b|\b(?:does|did|do) help\b|\bpremature(?:ly)?\b|\b(?:revive|reinstat|resurrect|reopen)\w*", re.I
+)
 MIN_TERMS = 3
 
 
 def _sentences(paragraph: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(" ".join(paragraph.split())) if s.strip()]
+    return [s.strip() for item in _ITEM.split(paragraph) for s in _SENTENCE.split(" ".join(item.split())) if s.strip()]
 
 
 def _anchors(st: Statement, news: News) -> tuple[set[str], set[str]]:
@@ -77,13 +92,17 @@ def _refuting(c: Commit) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
-    """(severity, quoted sentence) when commit `c` refutes the statement's premise.
+    """(severity, quoted sentence) when commit `c` refutes the statement's premise: its refuting sentence is
+    about the statement's subject (not only its paragraph: a commit refutes one thing and reports others), and
+    it contradicts the statement rather than agreeing with it.
 
-    Error: the refuting paragraph names the statement's row/claim and shares its work terms; or the refuting
-    sentence names its checkpoint date or a figure it quotes while the commit names its row/claim. Warning: the
-    sentence names a quoted figure and shares two of its work terms (or its paragraph three), or (no figure)
-    the refuting sentence itself shares three.
-    A date alone is never enough: every statement of a file shares its preamble's date."""
+    Error: the refuting sentence names the statement's row/claim and shares a work term; or it names its
+    checkpoint date or a figure it quotes and shares a work term while the commit names its row/claim. Warning:
+    the sentence names a quoted figure and shares two of its work terms, or (no figure) shares three.
+    A date alone is never enough: every statement of a file shares its preamble's date. A statement that itself
+    gives its subject up ("Stop: X", "X will not help") is agreed with, not refuted, by a commit saying X was
+    wrong; it is refuted when the sentence contradicts the measurement it rests on (names a figure or date it
+    quotes) or takes the denial back ("helps after all")."""
     paragraphs = _refuting(c)
     if not paragraphs:
         return None
@@ -92,21 +111,16 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
     dates, figures = _anchors(st, news)
     terms = work_terms(st)
     wordy = len(terms) > 20  # a long statement shares three words with anything: figures must tie it
-    for para, sentences in paragraphs:
-        in_para = len(terms & terms_of(para))
-        para_ids = _names(para, ids)
+    denies = _DENIES.search(st.text) is not None
+    for _, sentences in paragraphs:
         for sent in sentences:
-            in_sent = len(terms & terms_of(sent))
             figure = _names(sent, figures)
-            if para_ids and in_para >= 1 or names_ids and (_names(sent, dates) or figure):
+            if denies and not figure and not _names(sent, dates) and not _REVERSES.search(sent):
+                continue  # says the given-up thing is wrong too; only the measurement it rests on can be refuted
+            in_sent = len(terms & terms_of(sent))
+            if in_sent and (_names(sent, ids) or names_ids and (_names(sent, dates) or figure)):
                 return "error", sent
-            if (
-                figure
-                and (in_sent >= 2 or in_para >= MIN_TERMS)
-                or not wordy
-                and in_sent >= MIN_TERMS
-                and in_sent * 3 >= len(terms)
-            ):
+            if figure and in_sent >= 2 or not wordy and in_sent >= MIN_TERMS and in_sent * 3 >= len(terms):
                 return "warning", sent
     return None
 

@@ -133,6 +133,23 @@ def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
             inl = render(tokens[i + 1].children)
             if items and tok.level == items[-1][1] + 1:
                 items[-1][2].append((inl, tok.map))
+            elif _pipe_rows(lines, tok.map):
+                # table rows cut off from their header (markdown-it reads them as one paragraph): each row is
+                # its own statement on its own line, as it would be under its header
+                for row in range(tok.map[0], tok.map[1]):
+                    blocks.append(
+                        Block(
+                            "paragraph",
+                            row + 1,
+                            row + 1,
+                            order,
+                            tuple(headings),
+                            render(MD.parseInline(lines[row])[0].children),
+                            lines[row],
+                            parent=items[-1][0] if items else None,
+                            quote=quotes[0] if quotes else 0,
+                        )
+                    )
             else:
                 blocks.append(
                     Block(
@@ -201,6 +218,14 @@ def _table(
         Block("table", open_tok.map[0] + 1, end, order, headings, table=TableBlock(headers, rows), quote=quote)
     )
     return j + 1
+
+
+_PIPE_ROW = re.compile(r"^\s{0,3}\|.*\|")
+
+
+def _pipe_rows(lines: list[str], span: list[int]) -> bool:
+    """Is the paragraph on lines `span` two or more table rows (`| a | b |` each) with no header to make a table?"""
+    return span[1] - span[0] >= 2 and all(_PIPE_ROW.match(lines[n]) for n in range(span[0], span[1]))
 
 
 def _raw(lines: list[str], span: list[int]) -> str:
