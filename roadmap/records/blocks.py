@@ -13,6 +13,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from roadmap.records import tables
 from roadmap.records.inline import Inline, join, render
 from roadmap.records.model import AsOf
 
@@ -24,7 +25,8 @@ _INLINE_SPECIAL = re.compile(r"[\n\\`~*_\[!<&]")
 
 
 def _inline_pass(state: StateCore) -> None:
-    """markdown-it's core "inline" rule, with plain content short-cut to the one text token it parses to."""
+    """markdown-it's core "inline" rule, with plain content short-cut to the one text token it parses to; the
+    cells of a `table_rows` token (records/tables.py) are parsed here too, straight to their Inline."""
     for token in state.tokens:
         if token.type == "inline":
             if token.children is None:
@@ -34,9 +36,26 @@ def _inline_pass(state: StateCore) -> None:
                     token.children.append(Token("text", "", 0, content=token.content))
             else:
                 state.md.inline.parse(token.content, state.md, state.env, token.children)
+        elif token.type == "table_rows":
+            meta = token.meta
+            meta["header_inlines"] = [_cell_inline(c, state) for c in meta["headers"]]
+            meta["row_inlines"] = [[_cell_inline(c, state) for c in cells] for _, cells in meta["rows"]]
+
+
+def _cell_inline(content: str, state: StateCore) -> Inline:
+    """What render() gives for the children the inline pass and core `text_join` make of `content`."""
+    if _INLINE_SPECIAL.search(content) is None:
+        return Inline(text=content, visible=bool(content.strip()))
+    children: list[Token] = []
+    state.md.inline.parse(content, state.md, state.env, children)
+    for child in children:  # text_join: an escaped character is text (render ignores other types)
+        if child.type == "text_special":
+            child.type = "text"
+    return render(children)
 
 
 MD.core.ruler.at("inline", _inline_pass)
+MD.block.ruler.at("table", tables.table, {"alt": ["paragraph", "reference"]})
 
 
 @dataclass(eq=False)
@@ -194,7 +213,11 @@ def _table(
     j = i + 1
     while j < len(tokens) and tokens[j].type != "table_close":
         t = tokens[j]
-        if t.type == "thead_open":
+        if t.type == "table_rows":  # records/tables.py: one token for the whole table
+            headers = [inl.text.strip() for inl in t.meta["header_inlines"]]
+            for (line, contents), inlines in zip(t.meta["rows"], t.meta["row_inlines"]):
+                rows.append((line + 1, [Cell(inl, c) for inl, c in zip(inlines, contents)]))
+        elif t.type == "thead_open":
             in_head = True
         elif t.type == "thead_close":
             in_head = False

@@ -23,19 +23,8 @@ _HIST_START = re.compile(
     r"|(?:done|landed|closed|fixed|resolved|shipped|merged|completed)\b\s*(?:[:—–(-]|(?:in|by|as|on|at|via)\b))",
     re.I,
 )
-_HIST_KEYS = ("historical", "superseded", "obsolete", "outdated", "formerly", "no longer")
-_ASOF_KEYS = (
-    "as of",
-    "as at",
-    "updated",
-    "authored",
-    "written",
-    "snapshot",
-    "reconciled",
-    "checkpoint",
-    "base",
-    "commit",
-)
+_HIST_KEYS = re.compile("historical|superseded|obsolete|outdated|formerly|no longer")  # found in lower case
+_ASOF_KEYS = re.compile("as of|as at|updated|authored|written|snapshot|reconciled|checkpoint|base|commit")
 _LEADING_DATE = re.compile(rf"^\W{{0,3}}({ISO_DATE})(?!\d)")
 _SHA_ASOF = re.compile(
     r"(?i:\b(?:base(?:\s+commit)?|based\s+on|as\s+of|as\s+at|authored\s+(?:from|at|on)|"
@@ -326,7 +315,7 @@ class Classifier:
 
 def _historical(text: str) -> bool:
     low = text.lower()
-    if any(k in low for k in _HIST_KEYS) and _HIST_ANY.search(text):
+    if _HIST_KEYS.search(low) and _HIST_ANY.search(text):
         return True
     return _HIST_START.match(text) is not None
 
@@ -354,7 +343,7 @@ def _norm(s: str) -> str:
 def as_of_in(text: str, leading_date: bool) -> AsOf | None:
     """The base sha and/or date `text` says it was written from; a leading date counts for dated entries."""
     low = text.lower()
-    keyed = any(k in low for k in _ASOF_KEYS)  # both patterns need one of these words; skip the regexes without
+    keyed = _ASOF_KEYS.search(low) is not None  # both patterns need one of these words; skip the regexes without
     sha_m = _SHA_ASOF.search(text) if keyed else None
     date_m = _DATE_ASOF.search(text) if keyed else None
     date = date_m.group(1) if date_m else None

@@ -7,6 +7,7 @@ inherits unit and metric from its header (`Throughput (tok/s)` over `6831.71`).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from roadmap.records.model import Figure
 
@@ -223,6 +224,16 @@ def single_figure(text: str) -> Figure | None:
     )
 
 
+@lru_cache(maxsize=256)
+def _header_unit(header: str) -> str | None:  # a table's every cell asks for its column's: once per header
+    return header_unit(header)
+
+
+@lru_cache(maxsize=256)
+def _header_metric(header: str) -> str | None:
+    return metric_of(header)
+
+
 def find_figures(text: str, header: str | None = None) -> list[Figure]:
     """Figures in `text` (already masked of dates, shas, ids and paths by the caller)."""
     if _DIGIT.search(text) is None:
@@ -237,13 +248,15 @@ def find_figures(text: str, header: str | None = None) -> list[Figure]:
     for i in range(len(raw) - 2, -1, -1):
         if raw[i].unit is None and raw[i + 1].unit is not None and chained[i + 1]:
             raw[i].unit = raw[i + 1].unit
-    h_unit = header_unit(header) if header else None
-    h_metric = metric_of(header) if header else None
+    h_unit = _header_unit(header) if header else None
+    whole = text.strip()
+    if not any(n.unit is not None or n.frac or (h_unit and whole == n.written) for n in raw):
+        return []  # unitless integers only ("stage 14", "497 calls"): counts, whatever metric words surround them
+    h_metric = _header_metric(header) if header else None
     words = [(m.start(), m.end(), m.group(1)) for m in _METRIC_WORD.finditer(text.lower())]
     out: list[Figure] = []
     prev_end = 0
     chain_metric: str | None = None
-    whole = text.strip()
     for i, n in enumerate(raw):
         metric = None
         if words:

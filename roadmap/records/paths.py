@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import posixpath
 import re
+from bisect import bisect_left
+from itertools import islice
 from urllib.parse import unquote
 
 from roadmap.records.model import PathRef
@@ -190,7 +192,12 @@ def link_symbol(text: str, start: int, end: int, code: list[tuple[int, int, str]
     """The symbol of a line link: its text, when that is one code span naming a symbol
     (`[`admit_waiting`](src/a.rs#L39)`).
     Not a symbol beside it: cells of links (`[ops.h:518](...), [ops.cpp:1466](...)`) sit between other names."""
-    inner = [c for s, e, c in code if start <= s and e <= end]
+    inner = []
+    for s, e, c in islice(code, bisect_left(code, (start,)), None):  # code spans are in text order
+        if s > end:
+            break
+        if e <= end:
+            inner.append(c)
     if len(inner) != 1:
         return None  # plain link text (`[the loop](a.rs#L5)`, `[dtype.cpp](dtype.cpp#L32)`) names no symbol
     label = re.sub(r"\(.*\)$", "", _DECL.sub("", inner[0].strip())).strip()
