@@ -36,29 +36,36 @@ _NO_CAP = 1 << 40  # git grep reads a code file whatever its size; so does _wher
 HUNK_REACH = 3  # a value change counts for a flag named within this many lines of it in the hunk
 
 
-def _skeleton(line: str) -> str:
-    return " ".join(_VALUE.sub("\x00", line).split())
+# Kconfig and .conf switches: `CONFIG_X=n` / `CONFIG_X=y` (n and y are values only right after `=`).
+_KCONFIG = re.compile(r"=\s*([ny])(?![\w.])")
 
 
-def _own_value(line: str, flag: str) -> str | None:
-    """The value written right after the flag on its line: `enable_x = false` -> "false"; in `bool a = false,
-    bool enable_x = false` the value of `enable_x` is the second one, not the first."""
-    at = line.find(flag)
-    m = _VALUE.search(line, at + len(flag)) if at >= 0 else None
-    return m.group(0) if m else None
+def _own_value(line: str, flag: str) -> tuple[str, int] | None:
+    """The value written right after the flag on its line and where it starts: `enable_x = false` -> "false"; in
+    `bool a = false, bool enable_x = false` the value of `enable_x` is the second one, not the first."""
+    m = re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", line)  # the whole name: not `EnableAuditLog`
+    if m is None:
+        return None
+    end = m.end()
+    k = _KCONFIG.match(line, end)
+    if k:
+        return ("0" if k.group(1) == "n" else "1"), k.start(1)
+    m = _VALUE.search(line, end)
+    return (m.group(0), m.start()) if m else None
 
 
 def _direction(removed: str, added: str, flag: str) -> bool | None:
     """True when the change turns the flag's default on, False when off, None when it is neither. The value
-    written after the flag on its own line counts (not another setting's on that line); a `default=` argument
-    counts within a few lines of it (a call spread over lines)."""
+    written after the flag on its own line counts (not another setting's on that line), when what comes before
+    it is unchanged (a comment after it may change with it); a `default=` argument counts within a few lines of
+    it (a call spread over lines)."""
     same_line = flag in removed and flag in added
-    if same_line and _skeleton(removed) == _skeleton(added):
-        a, b = _own_value(removed, flag), _own_value(added, flag)
-        if a is not None and b is not None and a != b:
-            if _OFF_RE.match(a) and _ON_RE.match(b):
+    a, b = (_own_value(removed, flag), _own_value(added, flag)) if same_line else (None, None)
+    if a is not None and b is not None and removed[: a[1]].split() == added[: b[1]].split():
+        if a[0] != b[0]:
+            if _OFF_RE.match(a[0]) and _ON_RE.match(b[0]):
                 return True
-            if _ON_RE.match(a) and _OFF_RE.match(b):
+            if _ON_RE.match(a[0]) and _OFF_RE.match(b[0]):
                 return False
     if same_line and _OPT_IN_READ.search(removed) and _OPT_OUT_READ.search(added):
         return True
@@ -135,17 +142,45 @@ def _grepped(ctx: LintContext, rev: str | None, path: str) -> bytes | None:
         return got[1] if got is not None and got[0] == "blob" else None
 
 
+def spellings(flag: str) -> set[str]:
+    """How code may spell the switch a record names: as written, a `--flag` without its dashes (Go's
+    `flag.Bool("enable-failover", ...)`, Python's `enable_failover`), a dotted config key by its last part
+    (`wal.group_commit` -> `group_commit`), a snake_case setting in CamelCase (`require_mtls` -> `RequireMTLS`,
+    `RequireMtls`, `requireMTLS`, `requireMtls`)."""
+    out = {flag}
+    base = flag
+    if flag.startswith("--"):
+        base = flag[2:]
+        out |= {base, base.replace("-", "_")}
+    elif "." in flag:
+        base = flag.rsplit(".", 1)[1]
+        out.add(base)
+    parts = [p for p in re.split(r"[_-]", base) if p]
+    if len(parts) >= 2 and all(p.isalnum() for p in parts) and base == base.lower():
+        title = [p.capitalize() for p in parts]
+        caps = [p.upper() if len(p) <= 4 else p.capitalize() for p in parts]
+        for words in (title, caps):
+            out.add("".join(words))
+            out.add(words[0].lower() + "".join(words[1:]))
+    return {s for s in out if len(s) >= 4}
+
+
 def default_flips(ctx: LintContext, flags: set[str]) -> dict[str, list[Flip]]:
-    """flag -> the commits (oldest first) whose diff turned its default on or off, for flags the code names."""
+    """flag -> the commits (oldest first) whose diff turned its default on or off, for flags the code names (in
+    any of its `spellings`)."""
     key = frozenset(flags)
     cached = ctx.facts.default_flips.get(key)
     if cached is not None:
         return cached
     found: dict[str, list[Flip]] = {f: [] for f in flags}
-    wanted = sorted(flags)[:MAX_FLAGS]
+    of: dict[str, set[str]] = {}  # a spelling -> the record flags it spells
+    for f in sorted(flags)[:MAX_FLAGS]:
+        for sp in spellings(f):
+            of.setdefault(sp, set()).add(f)
+    wanted = sorted(of)
     files = _where(ctx, wanted) if wanted else {}
     if files:
-        _scan(_log_chunks(ctx, sorted(files)), flag_finder(wanted), found)
+        _scan(_log_chunks(ctx, sorted(files)), flag_finder(wanted), found, of)
     ctx.facts.default_flips[key] = found
     return found
 
@@ -197,7 +232,10 @@ def _log_chunks(ctx: LintContext, files: list[str]) -> Iterator[str]:
         proc.wait()
 
 
-def _scan(chunks: Iterable[str], finder: re.Pattern[str], found: dict[str, list[Flip]]) -> None:
+def _scan(
+    chunks: Iterable[str], finder: re.Pattern[str], found: dict[str, list[Flip]], of: dict[str, set[str]]
+) -> None:
+    """Read the log oldest first; a flip of a spelling counts for every record flag it spells (`of`)."""
     for chunk in chunks:
         sha, _, patch = chunk.partition("\n")
         sha = sha.strip()
@@ -210,13 +248,15 @@ def _scan(chunks: Iterable[str], finder: re.Pattern[str], found: dict[str, list[
                 if hunk and path:
                     named = set(finder.findall("\n".join(hunk)))
                     if named:
-                        _hunk(sha, path, hunk, sorted(named), found)
+                        _hunk(sha, path, hunk, sorted(named), found, of)
                 hunk = []
             elif line[:1] in " +-" and not line.startswith(("--- ", "+++ ")):
                 hunk.append(line)
 
 
-def _hunk(sha: str, path: str, hunk: list[str], named: list[str], found: dict[str, list[Flip]]) -> None:
+def _hunk(
+    sha: str, path: str, hunk: list[str], named: list[str], found: dict[str, list[Flip]], of: dict[str, set[str]]
+) -> None:
     """`named`: the flags the hunk mentions."""
     if not any(h[:1] == "-" for h in hunk) or not any(h[:1] == "+" for h in hunk):
         return  # a pure addition or deletion flips nothing
@@ -234,6 +274,7 @@ def _hunk(sha: str, path: str, hunk: list[str], named: list[str], found: dict[st
                 direction = _direction(r, a, flag)
                 if direction is not None:
                     flip = Flip(sha, path, r.strip(), a.strip(), direction)
-                    if flip not in found[flag]:
-                        found[flag].append(flip)
+                    for orig in of[flag]:
+                        if flip not in found[orig]:
+                            found[orig].append(flip)
                     break

@@ -53,7 +53,10 @@ says_flipped = hinted(FLIPPED, ("default", "on", "enabled"))
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+")
 _FULL_STOP = re.compile(r"(?<=[.!?])\s+")
 # What names a switch: a --flag, an ENV_VAR, or a snake_case setting (`use_fused_adam`, `split_kv`).
-_FLAG = re.compile(r"^(?:--[a-z0-9][\w-]+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)$")
+# Or a dotted config key whose last part is such a setting (`wal.group_commit`).
+_FLAG = re.compile(
+    r"^(?:--[a-z0-9][\w-]+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?:[a-z][a-z0-9]*\.)*[a-z][a-z0-9]*(?:_[a-z0-9]+)+)$"
+)
 
 
 # A bare state ("is off", "stays disabled") under a condition is no default: "`expand_nk`, which is off when
