@@ -22,6 +22,7 @@ from roadmap.analysis.landing import (
     written_by,
 )
 from roadmap.analysis.stale import hits_for
+from roadmap.analysis.steps import names_workstream, step_terms
 from roadmap.analysis.surfaces import describe, subject_ids, work_terms
 from roadmap.analysis.work import CommitWork, WorkMatch, candidates, commit_work, match, said_in_subject, terms_of
 from roadmap.findings import Hit
@@ -119,6 +120,11 @@ class _Candidate:
         return "; ".join(out)
 
 
+def _work_terms(st: Statement) -> frozenset[str]:
+    """The directive's work terms without its step labels ("W0 nsys, then W1 cache policy": nsys, cache, policy)."""
+    return work_terms(st) - step_terms(st.directive_text or st.text)
+
+
 def symbols(st: Statement) -> list[str]:
     """The distinctive symbols, flags and env vars the directive names: what RL101 asks the history index about."""
     return sorted({s for s in (*st.mentions.symbols, *st.mentions.env_vars) if _DISTINCT.match(s)})
@@ -166,6 +172,8 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         for c in news_subset(ctx, ("mentions", i), lambda: history.commits_mentioning(i), news):
             if not c.is_merge and c.sha not in cands:
                 where, named = _named(c, ids)
+                if named and not names_workstream(c, st, named, ids):
+                    named = ()  # "W0/W1" of another workstream
                 cands[c.sha] = _Candidate(c, where if named else "", named)
     base = None
     for sym in symbols(st):
@@ -181,7 +189,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         if first is not None:
             cand = cands.setdefault(first.sha, _Candidate(first))
             cand.introduced += (sym,)
-    terms = work_terms(st)
+    terms = _work_terms(st)
     weights = work_weights(ctx)
     fresh = news_shas(ctx, news)
     named_paths = sorted(
@@ -256,7 +264,7 @@ def _together(ctx: LintContext, st: Statement, cands: list[_Candidate]) -> tuple
         return None
     done = frozenset().union(*(commit_work(c.commit).done for c in named))
     subject = frozenset().union(*(commit_work(c.commit).subject for c in named))
-    together = match(work_terms(st), CommitWork(done, frozenset(), subject), work_weights(ctx))
+    together = match(_work_terms(st), CommitWork(done, frozenset(), subject), work_weights(ctx))
     best_single = max(len(c.work.matched) for c in named if c.work)
     if len(together.matched) >= 3 and together.ratio >= STRONG_RATIO and len(together.matched) > best_single:
         return named, together
@@ -326,7 +334,7 @@ def _after_writing(ctx: LintContext, st: Statement, news: News, commit: Commit) 
 def _twin_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     """Stale on arrival: another record already marks this work done. The commit that did it is named when
     one reports the same work, before or after the directive was written."""
-    terms = work_terms(st)
+    terms = _work_terms(st)
     twin = done_twin(ctx, st, terms)
     if twin is None:
         return None

@@ -161,3 +161,38 @@ def test_background_and_design_explain_while_the_plan_asks(git_repo):
     assert _line(SECOND_LANGUAGE, "- Make the `RetryBudget`") in flagged
     lines = [n for n, t in enumerate(SECOND_LANGUAGE.splitlines(), 1) if t.startswith("Make the `RetryBudget`")]
     assert lines and not set(lines) & flagged
+
+
+# --- step labels: W0, W2-B, H-A name a step only together with the workstream they belong to ------------------
+
+BILLING = """# Billing export sync — nightly export hardening
+
+## Tasks
+
+- W2-B: retry the nightly export on timeout, with jitter between attempts.
+- W2-C: page the on-call when the export fails twice.
+"""
+
+
+def _billing(git_repo, subject: str):
+    repo = git_repo()
+    repo.commit({".agents/specs/billing-export.md": BILLING, "sync/export.py": "x = 1\n"}, "docs: plan", "2026-05-01")
+    repo.commit({"sync/export.py": "x = 2\n"}, subject, "2026-05-06")
+    return repo
+
+
+def test_a_step_label_named_with_the_workstream_lands_it(git_repo):
+    repo = _billing(git_repo, "feat(billing-sync): W2-B - retry the nightly export on timeout with jitter")
+    assert _line(BILLING, "W2-B: retry") in _flagged(repo)
+
+
+def test_the_same_step_label_of_another_workstream_does_not(git_repo):
+    repo = _billing(git_repo, "feat(invoice-mailer): W2-B - retry the nightly export on timeout with jitter")
+    assert _flagged(repo) == set()
+
+
+def test_labels_numbered_in_series_are_not_work_terms():
+    from roadmap.analysis.steps import step_terms
+
+    assert step_terms("claim W0 trace; then W1 cache policy and W2 bank-only loader") == {"w0", "w1", "w2"}
+    assert step_terms("retry uploads when S3 answers 503") == frozenset()  # one label alone is a name: S3
