@@ -11,6 +11,7 @@ from roadmap.analysis.context import LintContext
 from roadmap.analysis.default_flips import default_flips
 from roadmap.analysis.work import own_words
 from roadmap.analysis.facts import News, Reason
+from roadmap.analysis.reconciled import flip_reconciled
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids
 from roadmap.analysis.terms import distinctive_terms, hinted, id_parts, is_distinctive, overlap_tokens, tokens
@@ -78,7 +79,10 @@ def applies(st: Statement) -> bool:
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
-    return _from_code(ctx, st, news) or _from_message(ctx, st, news)
+    reason = _from_code(ctx, st, news) or _from_message(ctx, st, news)
+    if reason is not None and flip_reconciled(ctx, st, sorted(_flags(st))):
+        return None  # a later section or the header of the same record already says it is on
+    return reason
 
 
 def _from_code(ctx: LintContext, st: Statement, news: News) -> Reason | None:

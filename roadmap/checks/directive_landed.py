@@ -21,6 +21,7 @@ from roadmap.analysis.landing import (
     work_weights,
     written_by,
 )
+from roadmap.analysis.reconciled import landing_reconciled
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.steps import names_workstream, step_terms
 from roadmap.analysis.surfaces import describe, subject_ids, work_terms
@@ -279,7 +280,10 @@ def applies(st: Statement) -> bool:
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
-    return _landed_reason(ctx, st, news) or _twin_reason(ctx, st, news)
+    reason = _landed_reason(ctx, st, news) or _twin_reason(ctx, st, news)
+    if reason is not None and reason.commits and landing_reconciled(ctx, st, reason.commits[0][0]):
+        return None  # the record itself says, further on or in its header, that this commit landed
+    return reason
 
 
 def _landed_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:
