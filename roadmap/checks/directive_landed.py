@@ -24,6 +24,7 @@ from roadmap.analysis.landing import (
 from roadmap.analysis.reconciled import landing_reconciled
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.steps import names_workstream, step_terms
+from roadmap.analysis.touched import changes_named
 from roadmap.analysis.surfaces import describe, subject_ids, work_terms
 from roadmap.analysis.work import CommitWork, WorkMatch, candidates, commit_work, match, said_in_subject, terms_of
 from roadmap.findings import Hit
@@ -33,6 +34,7 @@ from roadmap.records.model import Statement
 # A symbol distinctive enough that its first appearance in code is evidence on its own: an identifier
 # with an inner capital or underscore (`AsyncDeviceInputs`, `VT_ASYNC_DEVICE_MIRROR`), or a long flag.
 _DISTINCT = re.compile(r"^(?:--[a-z0-9][a-z0-9-]{5,}|[A-Za-z_][A-Za-z0-9_:.]*(?:[a-z][A-Z]|_)[A-Za-z0-9_:.]*)$")
+_FILE_NAME = re.compile(r"\.[A-Za-z0-9]{1,5}$")  # `qwen3_5.cpp` names a file, not code in it
 STRONG_RATIO, WEAK_RATIO = 0.5, 0.3  # IDF-weighted share of the directive's work terms the commit reports done
 MAX_CHANCE = 0.05  # expected chance matches among the news commits, for terms alone
 MAX_TERMS_ALONE = 20  # a longer directive names several pieces of work: terms alone cannot say
@@ -211,9 +213,12 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             if c.sha in fresh and not c.is_merge and c.sha not in cands:
                 cands[c.sha] = _Candidate(c)
     measuring = _asks_measurement(st)
+    things = frozenset(s for s in st.mentions.symbols if "/" not in s and not _FILE_NAME.search(s))
     out = []
     for cand in cands.values():
         cand.news = len(fresh)
+        if cand.touches:  # a file changed counts only where the change names what the directive names there
+            cand.touches = tuple(p for p in cand.touches if changes_named(ctx, cand.commit.sha, p, things))
         if ids and not cand.names:
             cand.other_rows = _names_other_rows(cand.commit, ids)
         cw = commit_work(cand.commit)
