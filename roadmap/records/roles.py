@@ -34,12 +34,18 @@ _ROLE_LEAD = re.compile(
 )
 # A title that reports a verdict of its own ("Build + run probe — PASS", "Gate 3: MET") or names a result.
 _ROLE_ANYWHERE = re.compile(
-    r"(?P<result>\bresults?\b|[—–:-]\s*(?:PASS(?:ED)?|FAIL(?:ED)?|MET|NOT MET|GREEN|RED)\b\W*$)",
+    r"(?P<result>\bresults?\b|\bverdicts?\b|[—–:-]\s*(?:PASS(?:ED)?|FAIL(?:ED)?|MET|NOT MET|GREEN|RED)\b\W*$"
+    # "W0 landed — 2026-07-22", "Item 4 — LANDED": a section that reports a step done (not "Must land")
+    r"|\b(?:landed|shipped|merged|LANDED|SHIPPED|MERGED|DONE|COMPLETED?)\b)",
 )
 # "**SPEED gate:** match vLLM on every axis", "Acceptance: p99 under 20 ms": a line labelled as a criterion.
-_LABEL = re.compile(r"^\W{0,4}([A-Za-z][\w /+&.-]{0,40}?)\s*[*_]*:\s*[*_]*\s*(?=\S)")
+_LABEL = re.compile(
+    # "Gate results. Linux box: ...", "Acceptance. p99 under 20 ms": one or two words closed by a full stop
+    r"^\W{0,4}(?:([A-Za-z][\w-]*(?: [A-Za-z][\w-]*)?)[*_]*\.\s+(?=[A-Z*_`])"
+    r"|([A-Za-z][\w /+&.,()-]{0,60}?)\s*[*_]*:\s*[*_]*\s*(?=\S))"
+)
 _LABEL_ROLE = re.compile(
-    r"\b(?:gate|criteri(?:a|on)|acceptance|bar|result|evidence|verdict|measured|scope|dependency|dependencies|"
+    r"\b(?:gates?|criteri(?:a|on)|acceptance|bar|results?|evidence|verdict|measured|scope|dependency|dependencies|"
     r"prerequisites?|non-?goals?)$",
     re.I,
 )
@@ -85,7 +91,7 @@ def role_of(sections: tuple[str, ...], asks_for_work: Callable[[str], bool]) -> 
 def label_role(text: str) -> str | None:
     """The role a line's own label gives it ("SPEED gate: ...", "Acceptance: ...")."""
     m = _LABEL.match(text)
-    if m and _LABEL_ROLE.search(m.group(1).strip()):
+    if m and _LABEL_ROLE.search((m.group(1) or m.group(2)).strip()):
         return "gate"
     return None
 

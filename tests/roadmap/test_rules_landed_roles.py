@@ -114,6 +114,14 @@ RUNBOOK = """# Model rollout runbook notes
 
 Clean build of `3f9a2c17e` passes the smoke suite with `CanaryRouter`, 0 errors.
 
+## Stage 1 landed
+
+Enable `CanaryRouter` on 5% of pods: the error budget held for a week.
+
+## Stage 2
+
+Gate. Enable `CanaryRouter` on half of the pods with no page for 48 h.
+
 ## Follow-ups
 
 - Add `CanaryRouter` metrics to the rollout dashboard.
@@ -131,6 +139,8 @@ def test_a_check_recorded_at_a_commit_is_a_fact_and_a_follow_up_is_work(git_repo
     flagged = _flagged(repo)
     assert _line(RUNBOOK, "- Add `CanaryRouter` metrics") in flagged
     assert _line(RUNBOOK, "Clean build of") not in flagged
+    assert _line(RUNBOOK, "Enable `CanaryRouter` on 5%") not in flagged  # under a section reporting it landed
+    assert _line(RUNBOOK, "Gate. Enable") not in flagged  # a line labelled as a gate
 
 
 SECOND_LANGUAGE = """# Retry for the payment client
