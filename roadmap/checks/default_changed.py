@@ -199,7 +199,9 @@ def default_changed(ctx: LintContext) -> list[Hit]:
     Flags a statement that calls a flag or feature opt-in ("opt-in", "off by default", "experimental",
     "defaults to 0") when a commit made after the statement was written turned it on by default ("enabled
     by default", "defaults to 1", "mirror default ON") and names the same flag or env var (or, weaker, the
-    same feature word in a commit about the same work). A later commit turning it back off cancels it.
+    same feature word in a commit about the same work). A later commit turning it back off cancels it, and so
+    does the same record saying so itself: its header or a later dated or result section naming the switch
+    and its flip to on.
 
     Why:
     Readers of the record will think the feature is off unless they ask for it; the rollback switch,

@@ -406,7 +406,13 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     errors. A commit matched by its words alone (no row named, no named file changed, no symbol introduced)
     is information: on records other teams wrote such matches were right about half the time. Work another
     record already marks done (stale on arrival) is a warning. Every other statement that repeats the
-    directive is attached as a related location.
+    directive is attached as a related location. A changed file the directive names counts only where the
+    change names what the directive names in it. In a section of gates, acceptance criteria, scope,
+    dependencies, results, background or design, only a line written as a request (an open box, TODO, Next:,
+    a hand-off) is a directive, and a past-tense report or a check recorded at a commit never is. A step label
+    (W0, W3-G) counts as named only with its workstream. A finding whose commit the same record already
+    records as landed (a LANDED status header, or a later result, "what landed" or dated section naming the
+    commit or most of its subject) is left out: the plan above is history.
 
     Why:
     A directive for finished work sends the next person to redo it. The records drift silently: the
