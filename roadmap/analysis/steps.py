@@ -9,6 +9,7 @@ rows or claims, or the words of the record's title that the directive does not u
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from roadmap.analysis.work import terms_of
 from roadmap.history.commit import Commit
@@ -20,6 +21,7 @@ _NUMBERED = re.compile(r"(?<![\w.-])([A-Z]{1,2})(\d{1,2})(?:\.\d+)?(?![\w-])")
 _STEP_ID = re.compile(r"^(?:[A-Z]{1,2}\d{1,2}(?:\.\d+)?-[A-Z0-9]{1,2}|[A-Z]-[A-Z0-9]{1,2})$")
 
 
+@lru_cache(maxsize=8192)
 def step_terms(text: str) -> frozenset[str]:
     """The work-term forms of the step labels a text numbers in series: two or more labels with one letter."""
     found: dict[str, set[str]] = {}

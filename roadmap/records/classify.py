@@ -289,8 +289,9 @@ class Classifier:
             if kind in ("item", "paragraph")
             else None
         )
-        request = bool(box or phrase and phrase.group(0).lower() != "must" or HANDOFF.search(text) or roles.asks(text))
-        if role and not request:
+        if role and not (
+            box or phrase and phrase.group(0).lower() != "must" or HANDOFF.search(text) or roles.asks(text)
+        ):
             return Verdict(False, False, None)
         if phrase:
             return Verdict(True, False, text[phrase.start() :].strip())
