@@ -13,6 +13,7 @@ from roadmap.analysis.default_flips import default_flips
 from roadmap.analysis.work import own_words
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.flag_binding import bound, names
+from roadmap.analysis.reconciled import flip_reconciled
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids
 from roadmap.analysis.terms import distinctive_terms, hinted, id_parts, is_distinctive, overlap_tokens, tokens
@@ -128,7 +129,10 @@ def applies(st: Statement) -> bool:
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
-    return _from_code(ctx, st, news) or _from_message(ctx, st, news)
+    reason = _from_code(ctx, st, news) or _from_message(ctx, st, news)
+    if reason is not None and flip_reconciled(ctx, st, sorted(_flags(st))):
+        return None  # a later section or the header of the same record already says it is on
+    return reason
 
 
 def _from_code(ctx: LintContext, st: Statement, news: News) -> Reason | None:
@@ -248,7 +252,9 @@ def default_changed(ctx: LintContext) -> list[Hit]:
     Flags a statement that calls a flag or feature opt-in ("opt-in", "off by default", "experimental",
     "defaults to 0") when a commit made after the statement was written turned it on by default ("enabled
     by default", "defaults to 1", "mirror default ON") and names the same flag or env var (or, weaker, the
-    same feature word in a commit about the same work). A later commit turning it back off cancels it.
+    same feature word in a commit about the same work). A later commit turning it back off cancels it, and so
+    does the same record saying so itself: its header or a later dated or result section naming the switch
+    and its flip to on.
 
     Why:
     Readers of the record will think the feature is off unless they ask for it; the rollback switch,

@@ -21,7 +21,10 @@ from roadmap.analysis.landing import (
     work_weights,
     written_by,
 )
+from roadmap.analysis.reconciled import landing_reconciled
 from roadmap.analysis.stale import hits_for
+from roadmap.analysis.steps import names_workstream, step_terms
+from roadmap.analysis.touched import changes_named
 from roadmap.analysis.surfaces import describe, subject_ids, work_terms
 from roadmap.analysis.work import CommitWork, WorkMatch, candidates, commit_work, match, said_in_subject, terms_of
 from roadmap.findings import Hit
@@ -31,6 +34,7 @@ from roadmap.records.model import Statement
 # A symbol distinctive enough that its first appearance in code is evidence on its own: an identifier
 # with an inner capital or underscore (`AsyncDeviceInputs`, `VT_ASYNC_DEVICE_MIRROR`), or a long flag.
 _DISTINCT = re.compile(r"^(?:--[a-z0-9][a-z0-9-]{5,}|[A-Za-z_][A-Za-z0-9_:.]*(?:[a-z][A-Z]|_)[A-Za-z0-9_:.]*)$")
+_FILE_NAME = re.compile(r"\.[A-Za-z0-9]{1,5}$")  # `qwen3_5.cpp` names a file, not code in it
 STRONG_RATIO, WEAK_RATIO = 0.5, 0.3  # IDF-weighted share of the directive's work terms the commit reports done
 MAX_CHANCE = 0.05  # expected chance matches among the news commits, for terms alone
 MAX_TERMS_ALONE = 20  # a longer directive names several pieces of work: terms alone cannot say
@@ -119,6 +123,11 @@ class _Candidate:
         return "; ".join(out)
 
 
+def _work_terms(st: Statement) -> frozenset[str]:
+    """The directive's work terms without its step labels ("W0 nsys, then W1 cache policy": nsys, cache, policy)."""
+    return work_terms(st) - step_terms(st.directive_text or st.text)
+
+
 def symbols(st: Statement) -> list[str]:
     """The distinctive symbols, flags and env vars the directive names: what RL101 asks the history index about."""
     return sorted({s for s in (*st.mentions.symbols, *st.mentions.env_vars) if _DISTINCT.match(s)})
@@ -166,6 +175,8 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         for c in news_subset(ctx, ("mentions", i), lambda: history.commits_mentioning(i), news):
             if not c.is_merge and c.sha not in cands:
                 where, named = _named(c, ids)
+                if named and not names_workstream(c, st, named, ids):
+                    named = ()  # "W0/W1" of another workstream
                 cands[c.sha] = _Candidate(c, where if named else "", named)
     base = None
     for sym in symbols(st):
@@ -181,7 +192,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         if first is not None:
             cand = cands.setdefault(first.sha, _Candidate(first))
             cand.introduced += (sym,)
-    terms = work_terms(st)
+    terms = _work_terms(st)
     weights = work_weights(ctx)
     fresh = news_shas(ctx, news)
     named_paths = sorted(
@@ -202,9 +213,12 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             if c.sha in fresh and not c.is_merge and c.sha not in cands:
                 cands[c.sha] = _Candidate(c)
     measuring = _asks_measurement(st)
+    things = frozenset(s for s in st.mentions.symbols if "/" not in s and not _FILE_NAME.search(s))
     out = []
     for cand in cands.values():
         cand.news = len(fresh)
+        if cand.touches:  # a file changed counts only where the change names what the directive names there
+            cand.touches = tuple(p for p in cand.touches if changes_named(ctx, cand.commit.sha, p, things))
         if ids and not cand.names:
             cand.other_rows = _names_other_rows(cand.commit, ids)
         cw = commit_work(cand.commit)
@@ -256,7 +270,7 @@ def _together(ctx: LintContext, st: Statement, cands: list[_Candidate]) -> tuple
         return None
     done = frozenset().union(*(commit_work(c.commit).done for c in named))
     subject = frozenset().union(*(commit_work(c.commit).subject for c in named))
-    together = match(work_terms(st), CommitWork(done, frozenset(), subject), work_weights(ctx))
+    together = match(_work_terms(st), CommitWork(done, frozenset(), subject), work_weights(ctx))
     best_single = max(len(c.work.matched) for c in named if c.work)
     if len(together.matched) >= 3 and together.ratio >= STRONG_RATIO and len(together.matched) > best_single:
         return named, together
@@ -271,7 +285,10 @@ def applies(st: Statement) -> bool:
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
-    return _landed_reason(ctx, st, news) or _twin_reason(ctx, st, news)
+    reason = _landed_reason(ctx, st, news) or _twin_reason(ctx, st, news)
+    if reason is not None and reason.commits and landing_reconciled(ctx, st, reason.commits[0][0]):
+        return None  # the record itself says, further on or in its header, that this commit landed
+    return reason
 
 
 def _landed_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:
@@ -326,7 +343,7 @@ def _after_writing(ctx: LintContext, st: Statement, news: News, commit: Commit) 
 def _twin_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     """Stale on arrival: another record already marks this work done. The commit that did it is named when
     one reports the same work, before or after the directive was written."""
-    terms = work_terms(st)
+    terms = _work_terms(st)
     twin = done_twin(ctx, st, terms)
     if twin is None:
         return None
@@ -389,7 +406,13 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     errors. A commit matched by its words alone (no row named, no named file changed, no symbol introduced)
     is information: on records other teams wrote such matches were right about half the time. Work another
     record already marks done (stale on arrival) is a warning. Every other statement that repeats the
-    directive is attached as a related location.
+    directive is attached as a related location. A changed file the directive names counts only where the
+    change names what the directive names in it. In a section of gates, acceptance criteria, scope,
+    dependencies, results, background or design, only a line written as a request (an open box, TODO, Next:,
+    a hand-off) is a directive, and a past-tense report or a check recorded at a commit never is. A step label
+    (W0, W3-G) counts as named only with its workstream. A finding whose commit the same record already
+    records as landed (a LANDED status header, or a later result, "what landed" or dated section naming the
+    commit or most of its subject) is left out: the plan above is history.
 
     Why:
     A directive for finished work sends the next person to redo it. The records drift silently: the

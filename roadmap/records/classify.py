@@ -6,9 +6,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
+from roadmap.records import roles
 from roadmap.records.mentions import ids_in
 from roadmap.records.model import AsOf
 from roadmap.records.patterns import ISO_DATE
+from roadmap.records.structure import HANDOFF
 
 if TYPE_CHECKING:
     from roadmap.config import Config
@@ -268,14 +270,27 @@ class Classifier:
         if _DONE_IN_LINE.search(text):
             return Verdict(False, False, None)  # "Set up error alerts ✅ COMPLETE": the line says its work is done
         phrase = self.phrase_re.search(text) if self.phrase_re else None
+        box = _OPEN_BOX.match(text)
+        # In a section of gates, scope, results, background or design, or on a line labelled as a gate, only a
+        # request asks: an open box, a TODO/Next:, a hand-off. "Must ..." there states a criterion.
+        role = (
+            (roles.role_of(sections, self._is_request_section) or roles.label_role(text))
+            if kind in ("item", "paragraph")
+            else None
+        )
+        if role and not (
+            box or phrase and phrase.group(0).lower() != "must" or HANDOFF.search(text) or roles.asks(text)
+        ):
+            return Verdict(False, False, None)
         if phrase:
             return Verdict(True, False, text[phrase.start() :].strip())
-        box = _OPEN_BOX.match(text)
         if box:  # "- [ ] ...": an open task, whatever its wording
             return Verdict(True, False, text[box.end() :].strip() or None)
         rest = text[_end(self.lead_re, text) :]
         first = _WORD.match(rest)
         word = first.group(0).lower() if first else ""
+        if kind in ("item", "paragraph") and not self.in_directive_section(sections) and _states_fact(rest):
+            return Verdict(False, False, None)  # "Run + probe: quantized a model, ran it: PASS" reports
         if _LEADING_DATE.match(text) and _is_past(word):
             return Verdict(False, True, None)  # a dated log entry in the past tense records what happened
         if first is not None and word in _LABELS and kind != "cell" and _LABEL_TAIL.match(rest[first.end() :]):
@@ -290,6 +305,9 @@ class Classifier:
         else:
             directive = word in self.verbs and not any(_PROCESS_SECTION.search(s) for s in sections[1:] or sections)
         return Verdict(directive, False, text.strip() if directive else None)
+
+    def _is_request_section(self, title: str) -> bool:
+        return self.in_directive_section((title,))
 
     def _struck_work(self, text: str) -> bool:
         """Was the work struck through? What is left, past its ids, dates, notes in parentheses and a
@@ -311,6 +329,17 @@ class Classifier:
         start = _end(self.title_lead_re, title)
         defines = next((i for s, _, i in found if s == start), None)
         return found[0][2], defines
+
+
+def _states_fact(rest: str) -> bool:
+    """A labelled line whose text after the label opens in the past tense, or a check recorded at a named commit
+    with its verdict: a report of what happened, whatever verb its label starts with."""
+    after = roles.after_label(rest)
+    if after is not None:
+        first = _WORD.match(after)
+        if first is not None and _is_past(first.group(0).lower()):
+            return True
+    return roles.records_a_check(rest)
 
 
 def _historical(text: str) -> bool:

@@ -1,0 +1,116 @@
+"""Has the record already reconciled a landing itself? Then its earlier plan text is history, not stale.
+
+A spec is often written as a plan and then kept as a chronological record: its status header turns to "LANDED,
+DEFAULT-ON", a later dated section ("## L7 result (2026-07-23)", "## 2026-07-17 — DEFAULT FLIPPED ON") or a
+"What actually landed" section says what the commit did. The plan bullets above stay as they were written, on
+purpose. A finding there sends a person to fix what the record already says.
+
+The same file reconciles a landing when
+- its status header (the status line, the preamble, or a first section whose title carries a landed state in
+  capitals) says the work landed, or a section after the statement is titled as a result, as what landed, or
+  with a date; and
+- that block records the commit the finding names: its id, or most of the words of its subject (RL101), or the
+  switch the statement calls opt-in together with a flip to on (RL104).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.work import terms_of
+from roadmap.history.commit import Commit
+from roadmap.records.kinds import leading_date, title_of
+from roadmap.records.model import Statement
+
+# A state that says the work is in, as a header writes it (in capitals: "landed" in prose is often a plan's verb).
+_LANDED_STATE = re.compile(
+    r"\b(?:LANDED|DONE|COMPLETED?|SHIPPED|MERGED|RESOLVED|IMPLEMENTED|DEFAULT[- ]ON|FLIPPED(?: ON)?)\b"
+)
+# A section that records what happened after the plan.
+_RESULT_TITLE = re.compile(
+    r"\bresults?\b|\bwhat (?:actually )?(?:landed|shipped|changed|was (?:built|done))\b|\bcompletion record\b|"
+    r"\bas (?:landed|built|shipped)\b|\bimplementation notes\b|\boutcome\b",
+    re.I,
+)
+_FLIP = re.compile(
+    r"\bdefault\s+(?:flipped\s+|is\s+now\s+|now\s+|turned\s+)?on\b|\bflipped\s+(?:to\s+)?(?:default[- ])?on\b|"
+    r"\bon\s+by\s+default\b|\bdefault-on\b|\benabled\s+by\s+default\b",
+    re.I,
+)
+_HEX = re.compile(r"(?<![\w-])[0-9a-f]{7,40}(?![\w-])")
+MIN_SUBJECT_TERMS = 3  # a subject of fewer words is too short to recognise in other words
+MIN_SUBJECT_COVER = 0.6  # share of the commit subject's work terms the block says
+
+
+def _blocks(ctx: LintContext, st: Statement) -> Iterator[tuple[int, str, list[Statement]]]:
+    """(line, title, statements) of each block of `st`'s file that records what happened: the status header, and
+    every section after `st` titled as a result, as what landed, or with a date."""
+    rf = ctx.record(st.path)
+    if rf is None:
+        return
+    sections: dict[tuple[str, ...], list[Statement]] = {}
+    for other in rf.statements:
+        if other is not st:
+            sections.setdefault(other.section, []).append(other)
+    header: list[Statement] = []
+    first_section: tuple[str, ...] | None = None
+    for key, members in sections.items():
+        if len(key) <= 1:
+            header.extend(m for m in members if m.kind != "heading" or len(m.section) == 0)
+        elif first_section is None:
+            first_section = key[:2]
+    status = [m for m in header if _LANDED_STATE.search(m.text)]
+    if status and st.section[:1] and len(st.section) > 1:
+        yield status[0].line, "status header", status
+    if first_section is not None and st.section[:2] != first_section and _LANDED_STATE.search(first_section[1]):
+        members = [m for key, ms in sections.items() if key[:2] == first_section for m in ms]
+        if members and min(m.line for m in members) < st.line:
+            yield members[0].line, title_of(first_section[1]), members
+    for key, members in sections.items():
+        if len(key) <= 1 or key == st.section[: len(key)]:
+            continue
+        title = title_of(key[-1])
+        if not (_RESULT_TITLE.search(title) or leading_date(title) or _LANDED_STATE.search(title)):
+            continue
+        later = [m for m in members if m.line > st.line]
+        if later:
+            yield later[0].line, title, later
+
+
+def _says_commit(members: list[Statement], commit: Commit) -> bool:
+    text = " ".join(m.text for m in members)
+    if any(commit.sha.startswith(h) for h in _HEX.findall(text)):
+        return True
+    subject = terms_of(commit.subject)
+    if len(subject) < MIN_SUBJECT_TERMS:
+        return False
+    said = subject & terms_of(text)
+    return len(said) >= MIN_SUBJECT_TERMS and len(said) >= MIN_SUBJECT_COVER * len(subject)
+
+
+def landing_reconciled(ctx: LintContext, st: Statement, commit: Commit) -> str | None:
+    """Where `st`'s own file records that `commit` landed, as a clause for messages; None when it does not."""
+    for line, title, members in _blocks(ctx, st):
+        if _says_commit(members, commit):
+            return f"its {title!r} at line {line} records {commit.short}"
+    return None
+
+
+def _flag_words(flag: str) -> frozenset[str]:
+    """`VT_GGUF_KEEP_F16` -> {gguf, keep, f16}: the words a record writes the switch with (`keep-f16`)."""
+    return frozenset(w for w in re.split(r"[^a-z0-9]+", flag.lower()) if len(w) > 2)
+
+
+def flip_reconciled(ctx: LintContext, st: Statement, flags: list[str]) -> str | None:
+    """Where `st`'s own file records that one of `flags` (or, with none, the statement's feature) was turned on by
+    default after it: a header or later section that names the switch and says it is on."""
+    wanted = [w for w in (_flag_words(f) for f in flags) if w]
+    for _, title, members in _blocks(ctx, st):
+        title_flips = bool(_FLIP.search(title))
+        for m in members:
+            words = frozenset(re.split(r"[^a-z0-9]+", m.text.lower()))
+            if any(w <= words for w in wanted) and (title_flips or _FLIP.search(m.text)):
+                return f"its {title!r} at line {m.line} records the flip"
+    return None
