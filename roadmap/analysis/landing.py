@@ -210,7 +210,7 @@ def done_twin(ctx: LintContext, st: Statement, terms: frozenset[str]) -> Stateme
     ids = subject_ids(st)
     best: tuple[float, Statement] | None = None
     index = done_statements(ctx)
-    pool = {id(o): (o, t) for term in terms for o, t in index.get(term, ())}
+    pool = {id(o): (o, t) for term in sorted(terms) for o, t in index.get(term, ())}  # one order every run
     for other, t in pool.values():
         if ids and (other_ids := subject_ids(other)) and not (ids & other_ids):
             continue  # another row's done work
