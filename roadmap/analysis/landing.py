@@ -17,6 +17,7 @@ from roadmap.analysis.context import LintContext
 from roadmap.analysis.surfaces import subject_ids, work_terms
 from roadmap.analysis.work import WorkWeights, terms_of
 from roadmap.history.commit import Commit
+from roadmap.history.declared import declared_names
 from roadmap.history.git import GitError, run_git
 from roadmap.records.model import Statement
 
@@ -50,14 +51,6 @@ _WORK_COLUMN = re.compile(
 )
 MIN_TWIN_COVER = 0.7  # share of the done statement's (IDF-weighted) terms the directive names
 MIN_TWIN_COVER_PLAIN = 0.75  # and of its terms counted plainly: a done item naming one thing more is other work
-# A name the commit declares in code (a function, type or constant it adds): what the author called the work.
-_DECLARED = re.compile(
-    r"^\+\s*(?:export\s+|pub(?:\([a-z]+\))?\s+|static\s+|async\s+|public\s+|private\s+)*"
-    r"(?:def|func|fn|function|class|struct|enum|trait|interface|type|const|let|var)\s+"
-    r"(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]{3,})",
-    re.M,
-)
-MAX_DIFF_BYTES = 1 << 20
 
 
 def work_weights(ctx: LintContext) -> WorkWeights:
@@ -99,29 +92,37 @@ def changed_paths(ctx: LintContext, commits: list[Commit]) -> dict[str, tuple[st
 
 def declared_terms(ctx: LintContext, commit: Commit) -> frozenset[str]:
     """The work terms of the names a commit declares in the code it adds (`func continues(line string)` ->
-    continu); nothing for a commit that builds nothing. One `git show` per commit asked about, capped."""
+    continu); nothing for a commit that builds nothing. From the history pass's patch text; a `git show` only
+    for a commit that pass did not read."""
     cache = ctx.facts.declared_terms
     if commit.sha not in cache:
-        names: set[str] = set()
+        names: frozenset[str] = frozenset()
         if not builds_nothing(changed_paths(ctx, [commit])[commit.sha]):
-            try:
-                out = run_git(
-                    ctx.root,
-                    "show",
-                    "--no-color",
-                    "--no-ext-diff",
-                    "--no-textconv",
-                    "-U0",
-                    "--format=",
-                    "--end-of-options",
-                    commit.sha,
-                    "--",
-                )
-            except GitError:
-                out = b""
-            names = {m.group(1) for m in _DECLARED.finditer(out[:MAX_DIFF_BYTES].decode("utf-8", "replace"))}
+            found = ctx.get_history().declared_names(commit.sha)  # read in the history pass, or cached with it
+            names = found if found is not None else _shown_names(ctx, commit)
         cache[commit.sha] = terms_of(" ".join(sorted(names)))
     return cache[commit.sha]
+
+
+def _shown_names(ctx: LintContext, commit: Commit) -> frozenset[str]:
+    """declared_names of `git show` (a commit the history pass has no patch text for: a merge, a huge or unreadable
+    diff, a history limited to some paths)."""
+    try:
+        out = run_git(
+            ctx.root,
+            "show",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "-U0",
+            "--format=",
+            "--end-of-options",
+            commit.sha,
+            "--",
+        )
+    except GitError:
+        out = b""
+    return declared_names(out)
 
 
 def path_commits(ctx: LintContext) -> dict[str, set[str]]:
@@ -210,7 +211,7 @@ def done_twin(ctx: LintContext, st: Statement, terms: frozenset[str]) -> Stateme
     ids = subject_ids(st)
     best: tuple[float, Statement] | None = None
     index = done_statements(ctx)
-    pool = {id(o): (o, t) for term in terms for o, t in index.get(term, ())}
+    pool = {id(o): (o, t) for term in sorted(terms) for o, t in index.get(term, ())}  # one order every run
     for other, t in pool.values():
         if ids and (other_ids := subject_ids(other)) and not (ids & other_ids):
             continue  # another row's done work

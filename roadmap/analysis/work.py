@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import repeat
 
 from roadmap.analysis.stem import stem
 from roadmap.history.commit import Commit
@@ -122,6 +123,7 @@ _NOISE = re.compile(
 )
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*|[0-9]+(?:\.[0-9]+)?[A-Za-z]+")
+_PLURAL_ABBREVIATION = re.compile(r"[A-Z]{2,}s")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)")
 # A sentence of a commit message that reports work NOT done: deferred, left untouched, explicitly refused.
@@ -156,7 +158,7 @@ def _raw_words(text: str) -> list[str]:
     out: list[str] = []
     for w in _WORD.findall(_NOISE.sub(" ", text)):
         low = w.lower()
-        if re.fullmatch(r"[A-Z]{2,}s", w):
+        if _PLURAL_ABBREVIATION.fullmatch(w):
             out.append(low[:-1])
             continue
         parts = [p for chunk in w.split("_") for p in _CAMEL.findall(chunk)] if ("_" in w or not w.islower()) else []
@@ -248,6 +250,9 @@ class WorkWeights:
     commits: list[Commit] = field(default_factory=list)  # the commits weighed, in order
     words: dict[str, frozenset[str]] = field(default_factory=dict)  # sha -> the terms its postings hold it under
     _pairs: dict[tuple[str, str], list[Commit]] | None = field(default=None, repr=False, compare=False)
+    _subjects: dict[str, tuple[Commit, frozenset[str]]] = field(default_factory=dict, repr=False, compare=False)
+    _idf: tuple[dict[str, float], float] | None = field(default=None, repr=False, compare=False)
+    _position: dict[str, int] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, commits: Iterable[Commit]) -> "WorkWeights":
@@ -271,6 +276,7 @@ class WorkWeights:
         if self._pairs is None:
             self._pairs = {}
             for c in self.commits:
+                self._subjects[c.sha] = (c, commit_work(c).subject)
                 words = sorted(commit_work(c).subject)
                 for i, a in enumerate(words):
                     for b in words[i + 1 :]:
@@ -279,6 +285,69 @@ class WorkWeights:
 
     def idf(self, term: str) -> float:
         return math.log((self.docs + 1) / (self.df.get(term, 0) + 1)) + 1.0
+
+    def idf_sum(self, terms: Iterable[str]) -> float:
+        """sum(self.idf(t) for t in terms), in the same order (so the same float), without a call per term: match()
+        asks it of millions of terms on a long history, which has a few thousand."""
+        table, stranger = self.idf_table()
+        return sum(map(table.get, terms, repeat(stranger)))
+
+    def idf_table(self) -> tuple[dict[str, float], float]:
+        """({term: idf} for every term of the history, the idf of a term it never uses), computed once."""
+        if self._idf is None:
+            self._idf = ({t: self.idf(t) for t in self.df}, self.idf(""))
+        return self._idf
+
+    def said_in_subject(self, terms: frozenset[str], ranked: list[str], among: AbstractSet[str] | None) -> list[Commit]:
+        """The commits whose subject says at least two of `terms`, whose postings hold one of `ranked`, and whose
+        sha is in `among` (when given), in history order. Found through whichever is smallest for these terms:
+        the commits of the pairs of subject terms, the postings of the ranked terms, or `among` itself (the news
+        of a directive written lately is a few dozen commits, where its common terms' pairs are thousands)."""
+        pairs = self.subject_pairs()
+        by_postings = sum(self.df[t] for t in ranked)
+        rare = set(ranked)
+        # looking up every pair of terms is work too: news smaller than that count is read without it
+        if among is not None and len(among) < min(by_postings, len(terms) * (len(terms) - 1) // 2):
+            lists: list[list[Commit]] = []
+            by_pairs = len(among) + 1
+        else:
+            words = sorted(terms)
+            lists = [got for i, a in enumerate(words) for b in words[i + 1 :] if (got := pairs.get((a, b)))]
+            by_pairs = sum(map(len, lists))
+        if among is not None and len(among) < min(by_pairs, by_postings):
+            subjects = self._subjects
+            hits = [
+                subjects[sha]
+                for sha in among
+                if sha in subjects and len(subjects[sha][1] & terms) >= 2 and not rare.isdisjoint(self.words[sha])
+            ]
+            order = self._order()
+            return [c for c, _ in sorted(hits, key=lambda h: order[h[0].sha])]
+        if by_pairs <= by_postings:
+            found: dict[str, Commit] = {}
+            for commits in lists:
+                for c in commits:
+                    found[c.sha] = c
+            # in a ranked term's postings: the terms it is filed under (by sha: hashing a Commit is a Python call)
+            return [
+                c
+                for sha, c in found.items()
+                if (among is None or sha in among) and not rare.isdisjoint(self.words[sha])
+            ]
+        seen: set[str] = set()
+        out = []
+        for t in ranked:
+            for c in self.postings[t]:
+                if c.sha not in seen and (among is None or c.sha in among):
+                    seen.add(c.sha)
+                    if len(self._subjects[c.sha][1] & terms) >= 2:
+                        out.append(c)
+        return out
+
+    def _order(self) -> dict[str, int]:
+        if self._position is None:
+            self._position = {c.sha: i for i, c in enumerate(self.commits)}
+        return self._position
 
 
 MIN_DOCS = 50
@@ -305,19 +374,20 @@ def match(terms: frozenset[str], cw: CommitWork, weights: WorkWeights) -> WorkMa
     matched = terms & cw.done
     missing = terms - cw.done
     refused = missing & cw.undone
-    total = sum(weights.idf(t) for t in terms) or 1.0
-    miss = sum(weights.idf(t) for t in missing) or 1.0
+    table, stranger = weights.idf_table()
+    total = weights.idf_sum(terms) or 1.0
+    miss = weights.idf_sum(missing) or 1.0
     chance = 1.0
     docs = max(weights.docs, MIN_DOCS)  # a short history gives few chances for a coincidence, not many
     for t in matched:
         chance *= min(1.0, max(weights.df.get(t, 0), 1) / docs)
     return WorkMatch(
-        tuple(sorted(matched, key=lambda t: (-weights.idf(t), t))),
+        tuple(sorted(matched, key=lambda t: (-table.get(t, stranger), t))),
         len(terms),
-        sum(weights.idf(t) for t in matched) / total,
+        weights.idf_sum(matched) / total,
         len(matched & cw.subject),
         tuple(sorted(refused)),
-        sum(weights.idf(t) for t in refused) / miss,
+        weights.idf_sum(refused) / miss,
         chance,
     )
 
@@ -326,20 +396,11 @@ def said_in_subject(
     terms: frozenset[str], weights: WorkWeights, among: AbstractSet[str] | None = None, rarest: int = 5
 ) -> list[Commit]:
     """The commits of `candidates(terms, weights, rarest)` whose subject says at least two of `terms` (and whose
-    sha is in `among`, when given), found through the pairs of subject terms: testing every commit that shares a
-    common term, per directive, was most of a lint of tools/bench_history.py's 10,000-commit repository."""
-    ranked = set(_rarest(terms, weights, rarest))
-    found: dict[str, Commit] = {}
-    words = sorted(terms)
-    pairs = weights.subject_pairs() if ranked else {}
-    for i, a in enumerate(words):
-        for b in words[i + 1 :]:
-            for c in pairs.get((a, b), ()):
-                found[c.sha] = c
-    # in a ranked term's postings: the terms it is filed under (by sha: hashing a Commit is a Python call)
-    return [
-        c for sha, c in found.items() if (among is None or sha in among) and not ranked.isdisjoint(weights.words[sha])
-    ]
+    sha is in `among`, when given). Testing every commit that shares a common term, per directive, was most of a
+    lint of tools/bench_history.py's 10,000-commit repository; then walking every pair of its terms per directive
+    was (WorkWeights.said_in_subject picks the smallest of three ways)."""
+    ranked = _rarest(terms, weights, rarest)
+    return weights.said_in_subject(terms, ranked, among) if ranked else []
 
 
 def _rarest(terms: frozenset[str], weights: WorkWeights, rarest: int) -> list[str]:

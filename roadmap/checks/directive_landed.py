@@ -351,7 +351,9 @@ def _twin_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     own = written_by(ctx, st)
     best: tuple[float, Commit, WorkMatch] | None = None
     docs = asks_documentation(st) or _asks_measurement(st)
-    for c in candidates(terms, weights):
+    # oldest first, so that of two commits that match as well the one that did the work first is named (a set's
+    # order changes from run to run with Python's string hashing)
+    for c in sorted(candidates(terms, weights), key=ctx.get_history().rank):
         if c.is_merge or c.sha == own:
             continue
         m = match(terms, commit_work(c), weights)

@@ -66,6 +66,7 @@ class HistoryIndex:
         hits: dict[str, list[tuple[Commit, int]]],
         complete: bool,
         stats: HistoryStats,
+        declared: dict[str, frozenset[str]] | None = None,
     ):
         self.root = root
         self.head = head
@@ -80,6 +81,7 @@ class HistoryIndex:
         self._mentioning: dict[tuple[str, bool], tuple[Commit, ...]] = {}
         self._after: dict[tuple[str, bool], tuple[Commit, ...]] = {}
         self._graph: Ancestry | None = None
+        self._declared = declared or {}
         self.stats = stats
 
     # ---------------------------------------------------------------- build
@@ -127,7 +129,9 @@ class HistoryIndex:
                     stats.unknown_commits += 1
                 else:
                     old = cache.scans.get(sc.commit.sha)
-                    cache.put(sc.commit, wanted | old[0] if old else wanted, sc.deltas)
+                    # a path-limited patch is not `git show`'s: its declared names are not the commit's
+                    names = None if specs else sc.declared
+                    cache.put(sc.commit, wanted | old[0] if old else wanted, sc.deltas, names)
             # A pathspec-limited stream drops commits that touch none of the paths: no diff there, no hit.
             dropped = [s for s in todo if s not in seen]
             for c in read_metadata(root, dropped):
@@ -148,7 +152,8 @@ class HistoryIndex:
         cache.save()
         stats.total_commits = len(commits)
         stats.seconds = round(time.perf_counter() - t0, 3)
-        return cls(root, head, commits, wanted, hits, since is None and not specs, stats)
+        declared = {c.sha: names for c in commits if (names := cache.declared.get(c.sha)) is not None}
+        return cls(root, head, commits, wanted, hits, since is None and not specs, stats, declared)
 
     # ---------------------------------------------------------------- queries
     def by_sha(self, sha: str) -> Commit | None:
@@ -209,6 +214,11 @@ class HistoryIndex:
             if d > 0 and (allowed is None or c.sha in allowed):
                 return c
         return None
+
+    def declared_names(self, sha: str) -> frozenset[str] | None:
+        """The names commit `sha`'s patch declares in code (history/declared.py), read in this index's own pass or
+        cached with it; None when the pass had no patch text for it (a merge, a huge or unreadable diff)."""
+        return self._declared.get(sha)
 
     @property
     def unknown_commits(self) -> list[Commit]:

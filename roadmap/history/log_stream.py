@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from roadmap.history.commit import Commit, parse_trailers, split_message
+from roadmap.history.declared import MAX_DIFF_BYTES, declared_names
 from roadmap.history.git import GitError, object_info, popen_git, read_object
 from roadmap.history.pickaxe import SymbolMatcher
 
@@ -64,6 +65,7 @@ class Scanned:
     commit: Commit
     deltas: dict[str, int]
     unknown: str | None = None
+    declared: frozenset[str] | None = None  # names its patch declares (declared.py); None: not read from the stream
 
 
 class BlobCounter:
@@ -88,7 +90,7 @@ class BlobCounter:
 class _Commit:
     """Accumulates one commit's patch while it streams by."""
 
-    __slots__ = ("header", "files", "added", "removed", "binary", "blob_ids", "size", "unknown")
+    __slots__ = ("header", "files", "added", "removed", "binary", "blob_ids", "size", "unknown", "patch", "patch_size")
 
     def __init__(self, header: bytes):
         self.header = header
@@ -99,6 +101,8 @@ class _Commit:
         self.blob_ids: tuple[str, str] | None = None
         self.size = 0
         self.unknown: str | None = None
+        self.patch: list[bytes] | None = []  # the patch text as `git show` prints it; None past MAX_DIFF_BYTES
+        self.patch_size = 0
 
     def end_file(self) -> None:
         if self.added is not None and (self.added or self.removed):
@@ -124,6 +128,8 @@ def _finish(cur: _Commit, matcher: SymbolMatcher, blobs: BlobCounter) -> Scanned
     if cur.unknown:
         return Scanned(commit, {}, cur.unknown)
     deltas = matcher.deltas(cur.files)
+    # a merge's patch is not streamed (`--diff-merges=off`): `git show` prints its combined diff instead
+    declared = declared_names(b"".join(cur.patch)) if cur.patch is not None and not commit.is_merge else None
     for old, new in cur.binary:
         a, b = blobs.read(old), blobs.read(new)
         if a is None or b is None:
@@ -134,7 +140,7 @@ def _finish(cur: _Commit, matcher: SymbolMatcher, blobs: BlobCounter) -> Scanned
             return Scanned(commit, {}, b)
         for sym, d in matcher.count_blob_delta(a, b).items():
             deltas[sym] = deltas.get(sym, 0) + d
-    return Scanned(commit, deltas)
+    return Scanned(commit, deltas, declared=declared)
 
 
 def _stream(
@@ -186,6 +192,12 @@ def _stream(
                 cur.header += line
                 in_header = b"\x00\x02" not in line
                 continue
+            if cur.patch is not None and (cur.patch or line.startswith(b"diff --git ")):
+                cur.patch_size += len(line)
+                if cur.patch_size > MAX_DIFF_BYTES:
+                    cur.patch = None  # too long to read names from: `git show` is asked, if anyone asks
+                else:
+                    cur.patch.append(line)
             c = line[:1]
             if in_hunk and (c == b"+" or c == b"-"):
                 if cur.unknown is None:
