@@ -41,9 +41,10 @@ def _compute(ctx: LintContext, st: Statement) -> News:
     where = _SOURCES.get(asof.source, asof.source) if asof else ""
     if asof is not None and asof.sha:
         base = history.by_sha(asof.sha)
-        if base is None:
-            return News("unknown", asof.sha, None, f"{where} names {asof.sha[:9]}, which is not on HEAD's history")
-        return News("sha", base.sha, base.day, where, _after(ctx, base.sha))
+        if base is not None:
+            return News("sha", base.sha, base.day, where, _after(ctx, base.sha))
+        # A sha this history does not hold is another project's (an upstream pin: "Pinned upstream: mamba at
+        # commit 6b4f2e9d") or one rewritten away: it dates nothing here, so the lines' own commit does.
     if asof is not None and asof.date:
         return News("date", asof.date, asof.date, where, _after(ctx, asof.date))
     sha = newest_blame(ctx, st.path, st.line, st.end_line)

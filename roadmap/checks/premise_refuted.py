@@ -36,6 +36,14 @@ _CLAIMS_CAUSE = re.compile(
     r"\bstall(?:s|ed)? on\b|\bis the cause\b|\bwill not help\b|\bwon't help\b",
     re.I,
 )
+# A statement that states a premise in words, figures or not: a cause ("X dominates Y", "fails because the clock
+# comes from Z"), a hypothesis or assumption, a constraint with its reason, a risk accepted on a condition.
+_STATES_PREMISE = re.compile(
+    r"^\W*(?:hypothes[ie]s|assumption|root[- ]cause|premise|theory|suspect(?:ed)?)\b\s*[:—-]"
+    r"|\bdominat(?:es|ed|ing)\b|\b(?:comes?|came) from\b|\bbecause\b|\bdue to\b|\bcaused by\b"
+    r"|\b(?:is|are) the (?:bottleneck|cause|culprit)\b|\bcannot\b[^\n;]{0,80}?:\s|\bnot exploitable\b",
+    re.I,
+)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(\"'])")
 # A list item of a commit body starts a sentence of its own, full stop or not.
 _ITEM = re.compile(r"\n\s*(?=[-*+]\s|\d{1,2}[.)]\s)")
@@ -66,6 +74,8 @@ def _anchors(st: Statement, news: News) -> tuple[set[str], set[str]]:
     if news.kind == "date" and news.base:
         dates.add(news.base)
     figures = {f.text.split()[0].rstrip("x%") for f in st.mentions.figures if any(ch.isdigit() for ch in f.text)}
+    # The record's own number ("0007-wal-group-commit.md": a commit saying "design 0007's motivation" names it).
+    figures |= set(re.findall(r"(?<![\d.])\d{3,5}(?![\d.])", st.path.rsplit("/", 1)[-1].split(".")[0])[:1])
     # A one-digit figure ("2 ms") is said by too many sentences to tie one to this statement.
     return {d for d in dates if d}, {f for f in figures if f and (len(f.replace(".", "")) >= 2)}
 
@@ -120,14 +130,26 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
             in_sent = len(terms & terms_of(sent))
             if in_sent and (_names(sent, ids) or names_ids and (_names(sent, dates) or figure)):
                 return "error", sent
-            if figure and in_sent >= 2 or not wordy and in_sent >= MIN_TERMS and in_sent * 3 >= len(terms):
+            shared = terms & terms_of(sent)
+            # a shared term with a digit in it names one thing ("hsi48", "sec-2026-011"), not a common word
+            named_thing = any(any(ch.isdigit() for ch in t) and any(ch.isalpha() for ch in t) for t in shared)
+            if (
+                figure
+                and in_sent >= 2
+                or not wordy
+                and in_sent >= MIN_TERMS
+                and (in_sent * 3 >= len(terms) or named_thing)
+            ):
                 return "warning", sent
     return None
 
 
 def applies(st: Statement) -> bool:
-    """A directive, or a finding that gives a cause for a figure it quotes ("slow because of X (41%)")."""
-    return st.directive or bool(st.mentions.figures) and _CLAIMS_CAUSE.search(st.text) is not None
+    """A directive, a finding that gives a cause for a figure it quotes ("slow because of X (41%)"), or a
+    statement of a premise: a cause, hypothesis, assumption, constraint or accepted risk with its reason."""
+    if st.directive or bool(st.mentions.figures) and _CLAIMS_CAUSE.search(st.text) is not None:
+        return True
+    return st.kind != "heading" and _STATES_PREMISE.search(st.text) is not None
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:

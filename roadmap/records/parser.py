@@ -12,7 +12,7 @@ from roadmap.records.classify import WORK_COLUMN, Classifier, Verdict, as_of_in
 from roadmap.records.inline import Inline
 from roadmap.records.mentions import extract, ids_in
 from roadmap.records.model import AsOf, Mentions, Problem, RecordFile, Statement, Table
-from roadmap.records.patterns import FULL_SHA_RE
+from roadmap.records.patterns import FULL_SHA_RE, PREMISE_LABEL_RE
 from roadmap.records.spans import Region, cell_spans, place
 from roadmap.records.suppressions import scan
 
@@ -122,7 +122,8 @@ class _Builder:
         )
         if self.struct.kind == "process" and verdict.directive:
             verdict = Verdict(False, verdict.historical, None)  # an instruction of a how-to, not work
-        why = self._history(b) or ("" if verdict.directive else self.struct.unless_asked.get(id(b), ""))
+        live = verdict.directive or PREMISE_LABEL_RE.match(text) is not None
+        why = self._history(b) or ("" if live else self.struct.unless_asked.get(id(b), ""))
         if why or (
             b.parent is not None
             and self.item_history.get(id(b.parent))

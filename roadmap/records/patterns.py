@@ -74,3 +74,11 @@ def valid_compact_date(d: str) -> bool:
 
 def dedupe(items: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
+
+
+# A line that states a premise the next steps rest on ("Hypothesis: ...", "Assumption for the next sweeps: ...",
+# "Root cause: ..."): in a log's newest entry it is as live as a request, since a later commit can refute it.
+PREMISE_LABEL_RE = re.compile(
+    r"^\W*(?:working\s+)?(?:hypothes[ie]s|assumptions?|premise|theory|root[- ]cause|suspicion)\b[^:\n]{0,40}:",
+    re.I,
+)
