@@ -15,7 +15,7 @@ from roadmap.analysis.figure_quotes import Quote
 from roadmap.analysis.metric_terms import Metric, metric_of, words_of
 
 _BEST = re.compile(
-    r"\b(?:best|record|sota|state[- ]of[- ]the[- ]art|personal best|lowest|highest|fastest)\b"
+    r"\b(?:best|sota|state[- ]of[- ]the[- ]art)\b"
     r"(?![- ](?:effort|case|practice|guess|known way))",
     re.I,
 )

@@ -165,14 +165,20 @@ def _series_ids(text: str) -> frozenset[str]:
 
 
 def _label_ids(st: Statement, fig: Figure, table: Table | None, cells: tuple[Statement, ...]) -> frozenset[str]:
-    """Series ids in what labels a figure: for a cell, its row's first cell; else the clause before the figure
-    ("wal-commit-64w: 63.5k commits/s"). Two records that label a figure with one id quote the same series."""
+    """Series ids in what labels a figure: for a cell, its row's first cell; else an id written right before it
+    as its label ("wal-commit-64w: 63.5k commits/s"). Two records that label a figure with one id quote the same
+    series."""
     if st.kind == "cell":
         first = cells[0] if cells else None
         text = first.text if first is not None and first is not st else ""
-    else:
-        text = _CLAUSE_START.split(st.text[: fig.start])[-1]
-    return _series_ids(text)
+        return _series_ids(text)
+    # In prose only an id that directly labels the figure ("- wal-commit-64w: 63.5k commits/s"), not a model or
+    # series named somewhere earlier in the sentence (that names the subject, not what the figure measures).
+    label = _LABEL.search(st.text[: fig.start])
+    return _series_ids(label.group(1)) if label else frozenset()
+
+
+_LABEL = re.compile(r"(?:^|[;,(]\s*|\n)\W{0,3}([A-Za-z0-9][\w-]*)\s*[:=]\s*$")
 
 
 _CLAUSE_START = re.compile(r"[;.(]\s|\n")

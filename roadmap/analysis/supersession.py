@@ -207,6 +207,8 @@ def _same_metric(a: Quote, b: Quote) -> bool:
         and a.unit is not None
         and same_dimension(a.unit, b.unit)
         and a.metric.stat == b.metric.stat
+        and _alone(a)
+        and _alone(b)
     )
 
 
@@ -219,7 +221,15 @@ def _keyed_alike(a: Quote, b: Quote) -> bool:
         and a.metric.stat == b.metric.stat
         and not (a.metric.known and b.metric.known)
         and any(_distinctive_key(k) for k in a.keys & b.keys)
+        and _alone(a)
+        and _alone(b)
     )
+
+
+def _alone(q: Quote) -> bool:
+    """The statement's only figure in its unit: "~428 GiB vs 119 GiB" quotes two quantities (a need and a
+    machine's capacity), and with no metric words either could be the one another record updates."""
+    return sum(1 for f in q.st.mentions.figures if f.unit == q.unit) <= 1
 
 
 def _by_records(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates: Dates) -> Iterable[Stale]:
@@ -253,6 +263,13 @@ def _by_records(ctx: "LintContext", current: list[Quote], qs: list[Quote], dates
         latest = [o for d, o in newer if d == top]
         if any(close_scaled(q.fig.value, q.fig.text, q.unit, o.fig.value, o.unit, o.fig.text) for o in latest):
             continue
+        if any(
+            close_scaled(f.value, f.text, f.unit, o.fig.value, o.unit, o.fig.text)
+            for o in latest
+            for f in q.st.mentions.figures
+            if f.unit == o.unit
+        ):
+            continue  # the statement quotes the newer figure itself ("~428 GiB vs 119 GiB"): it is not behind it
         t = latest[0].st
         new = [(o.fig.value, with_unit(o.fig.text, o.unit)) for o in latest]
         strong = bool(q.names & latest[0].names)
