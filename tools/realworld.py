@@ -274,6 +274,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--todo", type=Path, help="write unlabelled sampled findings here as a YAML labelling skeleton")
     ap.add_argument("--json", type=Path, help="write every figure here")
     ap.add_argument("--evidence", action="store_true", help="write docs/bench-evidence/<date>-roadmap-lint-<name>/")
+    ap.add_argument(
+        "--suffix", default="", help="appended to the evidence directory and series (a second run on one day: -2)"
+    )
     a = ap.parse_args(argv)
     corpus = yaml.safe_load(CORPUS.read_text())["repos"]
     unknown = set(a.names) - {e["name"] for e in corpus}
@@ -299,12 +302,15 @@ def main(argv: list[str] | None = None) -> int:
             todo[u["key"]] = {"ok": None, "why": "", "message": u["message"], "line": u["line"], "repo": r["name"]}
         if a.evidence:
             day = dt.datetime.now(dt.timezone.utc)
-            d = ROOT / "docs" / "bench-evidence" / f"{day:%Y%m%d}-roadmap-lint-{r['name']}"
+            d = ROOT / "docs" / "bench-evidence" / f"{day:%Y%m%d}-roadmap-lint-{r['name']}{a.suffix}"
             d.mkdir(parents=True, exist_ok=True)
-            command = f"python tools/realworld.py {r['name']} --repeat {a.repeat} --sample {a.sample} --evidence"
+            suffix = f" --suffix {a.suffix}" if a.suffix else ""
+            command = (
+                f"python tools/realworld.py {r['name']} --repeat {a.repeat} --sample {a.sample} --evidence{suffix}"
+            )
             doc = {
                 "schema": "evident.roadmap-lint/1",
-                "series": f"roadmap-lint-{r['name']}",
+                "series": f"roadmap-lint-{r['name']}{a.suffix}",
                 "row": "RM-PRECISION",
                 "created": day.isoformat(timespec="seconds"),
                 "commit": head,

@@ -130,15 +130,15 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
             in_sent = len(terms & terms_of(sent))
             if in_sent and (_names(sent, ids) or names_ids and (_names(sent, dates) or figure)):
                 return "error", sent
-            shared = terms & terms_of(sent)
-            # a shared term with a digit in it names one thing ("hsi48", "sec-2026-011"), not a common word
-            named_thing = any(any(ch.isdigit() for ch in t) and any(ch.isalpha() for ch in t) for t in shared)
+            # a short refuting sentence mostly made of the statement's terms is about it ("So the idea that HSI48
+            # is not enough accurate was wrong"), however long the statement
+            focused = in_sent * 2 >= len(terms_of(sent))
             if (
                 figure
                 and in_sent >= 2
                 or not wordy
                 and in_sent >= MIN_TERMS
-                and (in_sent * 3 >= len(terms) or named_thing)
+                and (in_sent * 3 >= len(terms) or focused)
             ):
                 return "warning", sent
     return None
