@@ -159,6 +159,23 @@ def builds_nothing(paths: tuple[str, ...]) -> bool:
     return bool(paths) and all(_DOC_PATH.search(p) for p in paths)
 
 
+# A commit that says it changes nothing a user sees: "No behaviour change", "refactor only", "cosmetic".
+_NO_BEHAVIOUR = re.compile(
+    r"\bno\s+(?:functional|behaviou?r(?:al)?|user[- ]visible|runtime|logic)\s+changes?\b|\b(?:pure|purely|only\s+a|just\s+a)"
+    r"\s+(?:refactor\w*|rename|cosmetic\w*|formatting)\b|\brefactor(?:ing)?\s+only\b|\bcosmetic\s+only\b",
+    re.I,
+)
+# ... which can do only work that is itself such a change.
+_STYLE_WORK = re.compile(
+    r"\b(?:refactor|rename|clean\s*up|cleanup|tidy|restructur|reformat|style|cosmetic|polish|simplif)", re.I
+)
+
+
+def changes_no_behaviour(message: str, st: Statement) -> bool:
+    """Does the commit say it changes no behaviour while the directive asks for a behaviour (a fix, a feature)?"""
+    return bool(_NO_BEHAVIOUR.search(message)) and not _STYLE_WORK.search(st.directive_text or st.text)
+
+
 def asks_documentation(st: Statement) -> bool:
     return bool(_DOC_WORK.search(st.directive_text or st.text))
 

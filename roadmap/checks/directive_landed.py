@@ -15,6 +15,7 @@ from roadmap.analysis.landing import (
     asks_documentation,
     builds_nothing,
     changed_paths,
+    changes_no_behaviour,
     declared_terms,
     done_twin,
     path_commits,
@@ -230,6 +231,8 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
                 cand.work = match(terms, CommitWork(cw.done | declared, cw.undone, cw.subject), weights)
         if measuring and not cand.introduced and not _measured(ctx, cand.commit):
             continue  # a measurement is not done by a commit that only builds
+        if not cand.names and changes_no_behaviour(cand.commit.message, st):
+            continue  # "No behaviour change": it cannot be the fix or feature the directive asks for
         out.append(cand)
     return out
 

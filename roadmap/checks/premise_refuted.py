@@ -133,13 +133,7 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
             # a short refuting sentence mostly made of the statement's terms is about it ("So the idea that HSI48
             # is not enough accurate was wrong"), however long the statement
             focused = in_sent * 2 >= len(terms_of(sent))
-            if (
-                figure
-                and in_sent >= 2
-                or not wordy
-                and in_sent >= MIN_TERMS
-                and (in_sent * 3 >= len(terms) or focused)
-            ):
+            if figure and in_sent >= 2 or not wordy and in_sent >= MIN_TERMS and (in_sent * 3 >= len(terms) or focused):
                 return "warning", sent
     return None
 
