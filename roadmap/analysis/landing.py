@@ -46,7 +46,7 @@ MIN_TWIN_TERMS = 3  # a done statement of fewer terms is a label or a figure, no
 # The cells of a closed row that say what its work was (not its figures, owners or evidence).
 _WORK_COLUMN = re.compile(
     r"capabilit|title|item|feature|task|descri|work|what|scope|deliverable|change|summary|goal|"
-    r"outcome|name|area|topic",
+    r"outcome|name|area|topic|remedia|mitigat|action|finding|\bfix\b|\bbug\b|\bissue\b|request",
     re.I,
 )
 MIN_TWIN_COVER = 0.7  # share of the done statement's (IDF-weighted) terms the directive names

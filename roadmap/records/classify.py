@@ -124,7 +124,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
 # The column of a table that names a row's work (not its figures, owners, evidence or state).
 WORK_COLUMN = re.compile(
     r"capabilit|title|item|feature|task|descri|work|what|scope|deliverable|change|summary|goal|"
-    r"outcome|name|area|topic|unit",
+    r"outcome|name|area|topic|unit|remedia|mitigat|action|finding|\bfix\b|\bbug\b|\bissue\b|request",
     re.I,
 )
 # State words of work not started yet: such a row, in a table with no column of next steps, asks for its work.
