@@ -210,7 +210,9 @@ class Classifier:
         self.phrase_re = re.compile(rf"(?<![\w])(?:{phr})(?!\w)") if phr else None
         idp = "|".join(f"(?:{p})" for p in (*config.id_patterns, *config.claim_patterns)) or r"(?!x)x"
         # What may precede the first real word of a directive: dates, ids, owners in parentheses, separators.
-        self.lead_re = re.compile(rf"^(?:\s*(?:{ISO_DATE}|{idp}|\[ \]|\([^)]{{0,80}}\)|[:—–\-*•|,.>→]))*\s*")
+        # ... and a step number: "W2.1 Generate ...", "2.3 Add ...", "P1: Port ...", "Step 3: Wire ..."
+        step = r"(?:[A-Z]{1,3}\d+(?:\.\d+)*|\d+\.\d+(?:\.\d+)*|(?i:step)\s+\d+)(?=[\s:.)])[.):]?"
+        self.lead_re = re.compile(rf"^(?:\s*(?:{ISO_DATE}|{idp}|{step}|\[ \]|\([^)]{{0,80}}\)|[:—–\-*•|,.>→]))*\s*")
         # A log entry's date, time and owner lead its title too: "- 2026-03-09 13:05Z (ibis) CLAIM-X: ...".
         self.title_lead_re = re.compile(
             rf"^(?:\s*(?:§?\d+[a-z]?[.)]|{ISO_DATE}|\d{{1,2}}:\d\d(?::\d\d)?Z?|"
