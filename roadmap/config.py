@@ -329,95 +329,77 @@ class HistoryConfig:
     exclude: tuple[str, ...] = ()
 
 
+# The default state words (Config.states, Config.closed_states): open and working states, then closed ones.
+_OPEN_STATES: tuple[str, ...] = (
+    "PLANNED",
+    "OPEN",
+    "ACTIVE",
+    "IN-PROGRESS",
+    "GATING",
+    "BLOCKED",
+    "TODO",
+    "TO-DO",
+    "BACKLOG",
+    "NOT-STARTED",
+    "READY",
+    "PROPOSED",
+    "DRAFT",
+    "QUEUED",
+    "PENDING",
+    "NEW",
+    "WIP",
+    "DOING",
+    "STARTED",
+    "ONGOING",
+    "IN-REVIEW",
+    "REVIEW",
+    "PARTIAL",
+    "SPIKE",
+    "CLAIMED",
+    "PARKED",
+    "PAUSED",
+    "ON-HOLD",
+    "DEFERRED",
+    "WAITING",
+)
+_CLOSED_STATES: tuple[str, ...] = (
+    "DONE",
+    "CLOSED",
+    "LANDED",
+    "SUPERSEDED",
+    "DROPPED",
+    "COMPLETE",
+    "COMPLETED",
+    "FINISHED",
+    "SHIPPED",
+    "MERGED",
+    "RELEASED",
+    "FIXED",
+    "RESOLVED",
+    "PORTED",
+    "IMPLEMENTED",
+    "DEPLOYED",
+    "CANCELLED",
+    "CANCELED",
+    "ABANDONED",
+    "WONTFIX",
+    "REJECTED",
+    "OBSOLETE",
+    "RETIRED",
+    "ARCHIVED",
+)
+
+
 @dataclass(frozen=True)
 class Config:
     records: tuple[str, ...] = ("agents/**/*.md", ".agents/**/*.md", ".agent/**/*.md")
     exclude: tuple[str, ...] = ()
     id_patterns: tuple[str, ...] = (DEFAULT_ID_PATTERN,)
     claim_patterns: tuple[str, ...] = (DEFAULT_CLAIM_PATTERN,)
-    # State words, upper case, spaces as hyphens ("in progress" is IN-PROGRESS); the words teams use most.
-    states: tuple[str, ...] = (
-        "PLANNED",
-        "OPEN",
-        "ACTIVE",
-        "IN-PROGRESS",
-        "GATING",
-        "BLOCKED",
-        "DONE",
-        "CLOSED",
-        "LANDED",
-        "SUPERSEDED",
-        "DROPPED",
-        "TODO",
-        "TO-DO",
-        "BACKLOG",
-        "NOT-STARTED",
-        "READY",
-        "PROPOSED",
-        "DRAFT",
-        "QUEUED",
-        "PENDING",
-        "NEW",
-        "WIP",
-        "DOING",
-        "STARTED",
-        "ONGOING",
-        "IN-REVIEW",
-        "REVIEW",
-        "PARTIAL",
-        "SPIKE",
-        "CLAIMED",
-        "PARKED",
-        "PAUSED",
-        "ON-HOLD",
-        "DEFERRED",
-        "WAITING",
-        "COMPLETE",
-        "COMPLETED",
-        "FINISHED",
-        "SHIPPED",
-        "MERGED",
-        "RELEASED",
-        "FIXED",
-        "RESOLVED",
-        "PORTED",
-        "IMPLEMENTED",
-        "DEPLOYED",
-        "CANCELLED",
-        "CANCELED",
-        "ABANDONED",
-        "WONTFIX",
-        "REJECTED",
-        "OBSOLETE",
-        "RETIRED",
-        "ARCHIVED",
-    )
-    closed_states: tuple[str, ...] = (
-        "DONE",
-        "CLOSED",
-        "LANDED",
-        "SUPERSEDED",
-        "DROPPED",
-        "COMPLETE",
-        "COMPLETED",
-        "FINISHED",
-        "SHIPPED",
-        "MERGED",
-        "RELEASED",
-        "FIXED",
-        "RESOLVED",
-        "PORTED",
-        "IMPLEMENTED",
-        "DEPLOYED",
-        "CANCELLED",
-        "CANCELED",
-        "ABANDONED",
-        "WONTFIX",
-        "REJECTED",
-        "OBSOLETE",
-        "RETIRED",
-        "ARCHIVED",
-    )
+    # State words, upper case, spaces as hyphens ("in progress" is IN-PROGRESS); the words teams use most: the open
+    # and working ones, then the closed ones (`closed_states`; a state set also holds every closed state).
+    states: tuple[str, ...] = _OPEN_STATES + _CLOSED_STATES
+    closed_states: tuple[str, ...] = _CLOSED_STATES
     # Files whose state column is authoritative for a row (globs, case-insensitive); other files must agree.
     canonical_states: tuple[str, ...] = (
         "agents/**/roadmap*.md",
@@ -487,7 +469,7 @@ class Config:
 
     @cached_property
     def state_set(self) -> frozenset[str]:
-        return frozenset(s.upper() for s in self.states)
+        return frozenset(s.upper() for s in (*self.states, *self.closed_states))
 
     def is_canonical(self, path: str) -> bool:
         """Is `path` a canonical-state file? Case-insensitive: ROADMAP.md and roadmap.md are the same record."""
