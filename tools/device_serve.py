@@ -35,25 +35,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-# A Qwen3 small enough for a CPU smoke run, with room for the workloads' token ids (< 10000).
-TINY = dict(
-    architectures=["Qwen3ForCausalLM"],
-    model_type="qwen3",
-    vocab_size=10240,
-    hidden_size=64,
-    intermediate_size=128,
-    num_hidden_layers=2,
-    num_attention_heads=4,
-    num_key_value_heads=2,
-    head_dim=16,
-    max_position_embeddings=512,
-    rms_norm_eps=1e-6,
-    rope_theta=10000.0,
-    tie_word_embeddings=False,
-    torch_dtype="float32",
-    bos_token_id=1,
-    eos_token_id=2,
-)
+sys.path.insert(0, str(REPO))  # run as a script from anywhere: the engine package is the repository's
+from engine.model.tiny import TINY_QWEN3  # noqa: E402
+# The shared tiny Qwen3, with room for the workloads' token ids (< 10000) and their lengths.
+TINY = {**TINY_QWEN3, "vocab_size": 10240, "max_position_embeddings": 512}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
