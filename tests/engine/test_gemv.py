@@ -9,29 +9,13 @@ one unit in the last place of F.linear's float32 result rounded to the same dtyp
 
 from __future__ import annotations
 
-import os
-
 import pytest
 import torch
 import torch.nn.functional as F
 
-_saved = os.environ.get("TRITON_INTERPRET")
-os.environ["TRITON_INTERPRET"] = "1"
-try:
-    triton = pytest.importorskip("triton", reason="triton is not installed")
-    from engine.kernels import triton_gemv
-finally:
-    if _saved is None:
-        del os.environ["TRITON_INTERPRET"]
-    else:
-        os.environ["TRITON_INTERPRET"] = _saved
+from triton_interp import import_interpreted, interpreter_loop_problem, round_bf16_to_nearest_even
 
-from triton_interp import interpreter_loop_problem, round_bf16_to_nearest_even  # noqa: E402
-
-if type(triton_gemv._gemv_kernel).__name__ != "InterpretedFunction":
-    pytest.skip(
-        "the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process", allow_module_level=True
-    )
+(triton_gemv,) = import_interpreted("engine.kernels.triton_gemv")
 
 
 @pytest.fixture(autouse=True)

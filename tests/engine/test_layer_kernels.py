@@ -9,30 +9,20 @@ unit in the last place, from float32 sums taken in another order.
 
 from __future__ import annotations
 
-import os
 
 import pytest
 import torch
 
-_saved = os.environ.get("TRITON_INTERPRET")
-os.environ["TRITON_INTERPRET"] = "1"
-try:
-    triton = pytest.importorskip("triton", reason="triton is not installed")
-    from engine.kernels import layer_reference, triton_act, triton_norm, triton_rope_kv
-finally:
-    if _saved is None:
-        del os.environ["TRITON_INTERPRET"]
-    else:
-        os.environ["TRITON_INTERPRET"] = _saved
+from triton_interp import import_interpreted, round_bf16_to_nearest_even
 
-from triton_interp import round_bf16_to_nearest_even  # noqa: E402
+from engine.kernels.attention_metadata import kv_cache_shape
 
-from engine.kernels.attention_metadata import kv_cache_shape  # noqa: E402
-
-if type(triton_norm._rms_norm_kernel).__name__ != "InterpretedFunction":
-    pytest.skip(
-        "the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process", allow_module_level=True
-    )
+layer_reference, triton_act, triton_norm, triton_rope_kv = import_interpreted(
+    "engine.kernels.layer_reference",
+    "engine.kernels.triton_act",
+    "engine.kernels.triton_norm",
+    "engine.kernels.triton_rope_kv",
+)
 
 DTYPES = [torch.float32, torch.bfloat16]
 

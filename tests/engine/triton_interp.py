@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
+import os
+from types import ModuleType
+
+import pytest
 import torch
 
 
@@ -41,3 +46,28 @@ def round_bf16_to_nearest_even(monkeypatch) -> None:  # noqa: ANN001 - pytest.Mo
         return original(self, src, dst_type)
 
     monkeypatch.setattr(interpreter.InterpreterBuilder, "cast_impl", cast_impl)
+
+
+def import_interpreted(*names: str) -> list[ModuleType]:
+    """Import kernel modules with TRITON_INTERPRET=1 set (triton picks its CPU interpreter when a kernel module is
+    imported), restore the variable, and skip the calling test module when triton is missing or the kernels were
+    already imported for a GPU in this process."""
+    saved = os.environ.get("TRITON_INTERPRET")
+    os.environ["TRITON_INTERPRET"] = "1"
+    try:
+        pytest.importorskip("triton", reason="triton is not installed")
+        modules = [importlib.import_module(n) for n in names]
+    finally:
+        if saved is None:
+            del os.environ["TRITON_INTERPRET"]
+        else:
+            os.environ["TRITON_INTERPRET"] = saved
+    jitted = [
+        v for m in modules for v in vars(m).values() if type(v).__name__ in ("JITFunction", "InterpretedFunction")
+    ]
+    if any(type(v).__name__ != "InterpretedFunction" for v in jitted):
+        pytest.skip(
+            "the Triton kernels were imported before TRITON_INTERPRET=1 was set in this process",
+            allow_module_level=True,
+        )
+    return modules
