@@ -37,6 +37,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script from anywhere: the engine package is the repository's
 from engine.model.tiny import TINY_QWEN3  # noqa: E402
+
 # The shared tiny Qwen3, with room for the workloads' token ids (< 10000) and their lengths.
 TINY = {**TINY_QWEN3, "vocab_size": 10240, "max_position_embeddings": 512}
 
