@@ -7,7 +7,9 @@ much of the step's wall time the GPU is busy, the top kernels by time, and the s
 For each model (dummy weights, bf16, CUDA graphs on, the Triton kernels) and each batch size: BATCH requests of
 --input-len random prompt tokens start together; once every request has its first token (prefill done) and
 --warmup-steps decode steps ran, --steps steps are timed plainly (step_ms: wall time, host included), then
---steps more are recorded by torch.profiler (CUPTI reports the kernels a graph replay runs one by one):
+--steps more with timers around the phases of a step (host_phases_ms: schedule, input preparation, launches,
+the wait for the oldest step's tokens), then --steps more are recorded by torch.profiler (CUPTI reports the kernels a
+graph replay runs one by one):
 kernels_per_step, memcpy/memset per step, host launch calls per step (cudaLaunchKernel, cudaGraphLaunch, ...),
 gpu_busy_ms_per_step (the union of kernel and copy intervals, so overlap is not counted twice) and
 gpu_busy_fraction = gpu_busy_ms_per_step / step_ms. The bound is the step's bytes (every weight a step reads once,
@@ -119,6 +121,59 @@ def timed_steps(core: Any, steps: int, device: str) -> float:
     return (time.perf_counter() - t0) / steps
 
 
+def host_phases(core: Any, steps: int, device: str) -> dict[str, Any]:
+    """Host wall time per step of each phase of EngineCore.step (timers wrapped around the engine's own methods,
+    no profiler): what the host spends scheduling, preparing inputs, launching, and waiting for the oldest step's
+    tokens (get_output: the only wait). Host work per step = step - get_output."""
+    import engine.worker.model_runner as model_runner
+    from engine.worker.async_output import AsyncModelRunnerOutput
+
+    totals: dict[str, float] = defaultdict(float)
+    undo: list[tuple[Any, str, Any]] = []  # (owner, name, what to put back)
+
+    def wrap(owner: Any, name: str, label: str) -> None:
+        fn = getattr(owner, name)
+
+        def timed(*a: Any, **k: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                totals[label] += time.perf_counter() - t0
+
+        undo.append((owner, name, vars(owner).get(name)))
+        setattr(owner, name, timed)
+
+    runner = core.runner
+    wrap(core.scheduler, "schedule", "schedule")
+    wrap(core.scheduler, "update_from_output", "update_from_output")
+    wrap(runner, "execute_model", "execute_model")
+    wrap(model_runner, "prepare_inputs", "execute_model/prepare_inputs")
+    if runner.decode_graphs is not None:
+        wrap(runner.decode_graphs, "run", "execute_model/graph_run")
+    wrap(runner.model, "compute_logits", "execute_model/compute_logits")
+    wrap(runner.logits_processors, "sample", "execute_model/sample")
+    wrap(runner.output_copier, "start", "execute_model/copy_start")
+    wrap(AsyncModelRunnerOutput, "get_output", "get_output (wait)")
+    sync(device)
+    t0 = time.perf_counter()
+    try:
+        for _ in range(steps):
+            core.step()
+        sync(device)
+    finally:
+        for owner, name, original in reversed(undo):
+            if original is None:
+                delattr(owner, name)  # the instance's attribute: the class's method shows again
+            else:
+                setattr(owner, name, original)
+    wall = (time.perf_counter() - t0) / steps
+    out = {k: round(v / steps * 1e3, 4) for k, v in sorted(totals.items())}
+    out["step"] = round(wall * 1e3, 4)
+    out["host_work"] = round((wall - totals["get_output (wait)"] / steps) * 1e3, 4)
+    return out
+
+
 def profiled_steps(core: Any, steps: int, device: str) -> dict[str, Any]:
     from torch.profiler import ProfilerActivity, profile
 
@@ -185,6 +240,7 @@ def profile_one(model: str, batch: int, args: argparse.Namespace, device: str, g
     graphs = runner.decode_graphs
     replays_before = sum(graphs.replays.values()) if graphs else 0
     step_s = timed_steps(core, args.steps, device)
+    phases = host_phases(core, args.steps, device)
     prof = profiled_steps(core, args.steps, device)
     dtype_bytes = next(runner.model.parameters()).element_size()
     weight_bytes, kv_bytes = step_bytes(core, reqs, dtype_bytes)
@@ -206,6 +262,7 @@ def profile_one(model: str, batch: int, args: argparse.Namespace, device: str, g
         "step_weight_bytes": weight_bytes,
         "step_kv_bytes": kv_bytes,
         **prof,
+        "host_phases_ms": phases,
     }
     out["gpu_busy_fraction"] = round(out["gpu_busy_ms_per_step"] / step_ms, 4)
     del core, runner, reqs, graphs
@@ -232,6 +289,7 @@ def print_table(result: dict[str, Any]) -> None:
         print(f"\n{r['model']} batch {r['batch']}: top kernels (ms per step, calls per step)")
         for k in r["top_kernels"][:8]:
             print(f"  {k['ms_per_step']:>9.4f} {k['calls_per_step']:>7.1f}  {k['name'][:100]}")
+        print("  host phases (ms per step): " + ", ".join(f"{k} {v}" for k, v in r["host_phases_ms"].items()))
 
 
 def main() -> int:

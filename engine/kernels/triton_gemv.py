@@ -94,10 +94,24 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
     """F.linear's contract for 2-D x; the kernel for up to MAX_ROWS half-precision rows, F.linear otherwise."""
     if not runs_gemv(x, weight):
         return F.linear(x, weight, bias)
+    block_m, block_n, block_k = launch_shape(x.shape[0], weight.shape[0], x.device)
+    return launch(x, weight, bias, block_n, block_k)
+
+
+def launch(
+    x: torch.Tensor,
+    weight: torch.Tensor,
+    bias: torch.Tensor | None,
+    block_n: int,
+    block_k: int,
+    num_warps: int = 4,
+    num_stages: int | None = None,
+) -> torch.Tensor:
+    """The kernel with an explicit tile (tools/device_gemv_sweep.py times the choices); inputs as runs_gemv takes."""
     m, k = x.shape
     n = weight.shape[0]
     y = torch.empty((m, n), dtype=x.dtype, device=x.device)
-    block_m, block_n, block_k = launch_shape(m, n, x.device)
+    extra = {} if num_stages is None else {"num_stages": num_stages}
     _gemv_kernel[(triton.cdiv(n, block_n),)](
         y,
         x,
@@ -111,9 +125,10 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
         y.stride(0),
         HAS_BIAS=bias is not None,
         EVEN_K=k % block_k == 0,
-        BLOCK_M=block_m,
+        BLOCK_M=triton.next_power_of_2(max(m, 1)),
         BLOCK_N=block_n,
         BLOCK_K=block_k,
-        num_warps=4,
+        num_warps=num_warps,
+        **extra,
     )
     return y
