@@ -65,7 +65,7 @@ def sweep_shape(name: str, n: int, k: int, m: int, quick: bool, deadline: float)
     want = F.linear(x.float(), w.float())
     nbytes = w.numel() * w.element_size()
     cublas_ms = bench(lambda: F.linear(x, w))
-    default = triton_gemv.launch_shape(m, n, x.device)
+    default = triton_gemv.launch_shape(m, n, k, nbytes) or (0, 0)  # (0, 0): the dispatch picks cuBLAS
     rows: list[dict[str, Any]] = []
     wrong: list[str] = []
     for bn, bk, warps, stages in tiles(k, quick):
@@ -89,7 +89,7 @@ def sweep_shape(name: str, n: int, k: int, m: int, quick: bool, deadline: float)
         (
             r["ms"]
             for r in rows
-            if (r["block_n"], r["block_k"], r["warps"], r["stages"]) == (default[1], default[2], 4, None)
+            if (r["block_n"], r["block_k"], r["warps"], r["stages"]) == (default[0], default[1], 4, None)
         ),
         None,
     )
@@ -102,7 +102,7 @@ def sweep_shape(name: str, n: int, k: int, m: int, quick: bool, deadline: float)
         "weight_bytes": nbytes,
         "cublas_ms": round(cublas_ms, 5),
         "cublas_tb_s": tb(cublas_ms),
-        "default_tile": {"block_n": default[1], "block_k": default[2], "ms": default_ms, "tb_s": tb(default_ms)},
+        "default_tile": {"block_n": default[0], "block_k": default[1], "ms": default_ms, "tb_s": tb(default_ms)},
         "best": [{**r, "tb_s": tb(r["ms"])} for r in rows[:8]],
         "tiles_timed": len(rows),
         "failed": wrong,

@@ -1,10 +1,10 @@
 """y = x W^T (+ b) for the few rows of a small decode batch: one Triton kernel that streams W once.
 
-At batch 1-8 a decoder layer's GEMMs are matrix-vector products bound by reading W. On an H200, cuBLAS ran
-Qwen3-0.6B's [1, 1024] x [6144, 1024]^T in 10.5 us (1.2 TB/s of W) and its four GEMMs a layer in 27.5 us
-(docs/device-checks/20261203-step-profile). Here each program owns BLOCK_N output columns (rows of W) over the
-whole K, so no split-K reduction is needed: BLOCK_N shrinks until the grid has a few programs per SM, and every
-row of W is read in BLOCK_K-long contiguous runs. Accumulates in float32 and rounds once, as cuBLAS does; not
+At batch 1-4 a decoder layer's GEMMs are matrix-vector products bound by reading W, and cuBLAS reads some shapes
+slowly: Qwen3-0.6B's o_proj [1, 2048] x [1024, 2048]^T took it 12.4 us (0.34 TB/s of W) on an H200, this kernel
+2.6 us (docs/device-checks/20261203-gemv-sweep). Each program owns BLOCK_N output columns (rows of W) over the
+whole K, so no split-K reduction is needed, and reads every row of W in BLOCK_K-long contiguous runs; launch_shape
+picks the tile, or cuBLAS, by the shape, as measured. Accumulates in float32 and rounds once, as cuBLAS does; not
 bit-identical to it (another summation order).
 """
 
@@ -15,12 +15,14 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-from engine.kernels.decode_split import num_sms
 
-MAX_ROWS = 8  # above this, cuBLAS's tensor-core GEMMs win: the weights are read once for more rows
-# Measured on the H200 at batch 1 (docs/device-checks/20261203-step-profile): this kernel beat cuBLAS on Qwen3-0.6B's
-# 4-13 MB weights (0.55 against 0.77 ms of GEMMs a step) and lost on Qwen3-4B's 21-100 MB ones (2.73 against 2.39 ms),
-# where cuBLAS already reads at ~3 TB/s. Larger weights stay on cuBLAS.
+MAX_ROWS = 4  # above this, cuBLAS's tensor-core GEMMs win: the weights are read once for more rows
+# The dispatch below follows docs/device-checks/20261203-gemv-sweep (H200, tiles timed inside CUDA graphs against
+# F.linear on Qwen3-0.6B's and Qwen3-4B's layer GEMMs). At one row this kernel beat cuBLAS on every "narrow" weight
+# (N <= K: o_proj, down_proj; cuBLAS read 0.6B's o_proj at 0.34 TB/s, 4B's down_proj at 3.1 TB/s against 3.8 here)
+# and on wide ones up to 16 MiB (0.6B's qkv and gate_up, by ~10%); cuBLAS won on 4B's wide qkv and gate_up (8.7 and
+# 28.5 us against 9.3 and 29.9). At four rows only the small narrow weights still won (0.6B's o_proj 3.7 us against
+# 8.0); five to eight rows were not measured, so they stay on cuBLAS.
 MAX_WEIGHT_BYTES = 16 << 20
 DTYPES = (torch.bfloat16, torch.float16)  # float32 stays on cuBLAS (exact-parity runs use float32)
 
@@ -67,26 +69,33 @@ def _gemv_kernel(
     tl.store(y, acc.to(y_ptr.dtype.element_ty), mask=m_ok[:, None] & n_ok[None, :])
 
 
-def launch_shape(m: int, n: int, device: torch.device) -> tuple[int, int, int]:
-    """(BLOCK_M, BLOCK_N, BLOCK_K): 16 columns a program unless that leaves fewer than two programs per SM, then
-    8 or 4; the K slice shrinks as rows grow, so the [M, N, K] product stays at 8K elements."""
-    block_m = triton.next_power_of_2(max(m, 1))
-    block_n = 16
-    while block_n > 4 and triton.cdiv(n, block_n) < 2 * num_sms(device):
-        block_n //= 2
-    block_k = max(64, 8192 // (block_m * block_n))
-    return block_m, block_n, min(block_k, 1024)
+def launch_shape(m: int, n: int, k: int, weight_bytes: int) -> tuple[int, int] | None:
+    """(BLOCK_N, BLOCK_K) for an [m, k] x [n, k]^T product, or None when cuBLAS is the faster choice (see above).
+
+    Narrow weights (N <= K, few output columns, long rows) take 4 columns a program over 2048-long K slices (the
+    whole row, padded to a power of two, when K <= 4096 is not a multiple of 2048): the grid has N/4 programs, each
+    streaming long contiguous runs. Wide ones take 8 columns over K slices of up to 1024."""
+    if not 0 < m <= MAX_ROWS:
+        return None
+    narrow = n <= k
+    small = weight_bytes <= MAX_WEIGHT_BYTES
+    if not ((narrow or small) if m == 1 else (narrow and small)):
+        return None
+    full_k = triton.next_power_of_2(k)
+    if narrow:
+        return 4, (2048 if k % 2048 == 0 or k > 4096 else full_k)
+    return 8, min(full_k, 1024)
 
 
 def runs_gemv(x: torch.Tensor, weight: torch.Tensor) -> bool:
     return (
         x.dim() == 2
-        and 0 < x.shape[0] <= MAX_ROWS
         and x.dtype in DTYPES
         and weight.dtype == x.dtype
-        and weight.numel() * weight.element_size() <= MAX_WEIGHT_BYTES
         and weight.stride(1) == 1
         and x.stride(1) == 1
+        and launch_shape(x.shape[0], weight.shape[0], weight.shape[1], weight.numel() * weight.element_size())
+        is not None
     )
 
 
@@ -94,8 +103,9 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
     """F.linear's contract for 2-D x; the kernel for up to MAX_ROWS half-precision rows, F.linear otherwise."""
     if not runs_gemv(x, weight):
         return F.linear(x, weight, bias)
-    block_m, block_n, block_k = launch_shape(x.shape[0], weight.shape[0], x.device)
-    return launch(x, weight, bias, block_n, block_k)
+    tile = launch_shape(x.shape[0], weight.shape[0], weight.shape[1], weight.numel() * weight.element_size())
+    assert tile is not None  # runs_gemv said so
+    return launch(x, weight, bias, *tile)
 
 
 def launch(

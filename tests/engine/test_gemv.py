@@ -39,11 +39,12 @@ def reference(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None) -> torch
 @pytest.mark.parametrize(
     "m,n,k,bias",
     [
-        (1, 64, 128, False),  # K a multiple of the slice: the unmasked loop
+        (1, 64, 128, False),  # wide: one K slice, the unmasked loop
+        (1, 48, 5000, False),  # narrow with K > 4096 not a multiple of 2048: masked 2048-long slices
         (1, 37, 1000, True),  # ragged N and K, a bias
-        (3, 200, 96, False),  # rows not a power of two
-        (8, 16, 4096, True),  # the largest batch the kernel takes; many K slices
-        (5, 1, 17, False),  # one output column
+        (3, 96, 200, False),  # rows not a power of two (narrow: wide weights take one row only)
+        (4, 16, 4096, True),  # the largest batch the kernel takes; narrow: 2048-long K slices
+        (2, 1, 17, False),  # one output column
     ],
 )
 def test_gemv_matches_f_linear(m: int, n: int, k: int, bias: bool, dtype: torch.dtype) -> None:
@@ -71,7 +72,7 @@ def test_gemv_reads_strided_rows() -> None:
 
 
 def test_gemv_leaves_the_rest_to_f_linear() -> None:
-    """float32 (exact-parity runs), more than MAX_ROWS rows, 3-D inputs and large weights keep cuBLAS's F.linear."""
+    """float32 (exact-parity runs), more than MAX_ROWS rows, 3-D inputs and large wide weights keep cuBLAS's F.linear."""
     w16 = torch.randn(8, 32).to(torch.bfloat16)
     assert not triton_gemv.runs_gemv(torch.randn(2, 32), torch.randn(8, 32))
     assert not triton_gemv.runs_gemv(torch.randn(triton_gemv.MAX_ROWS + 1, 32).to(torch.bfloat16), w16)
@@ -83,12 +84,21 @@ def test_gemv_leaves_the_rest_to_f_linear() -> None:
     torch.testing.assert_close(triton_gemv.linear(x, w16), F.linear(x, w16))
 
 
-def test_launch_shape_fills_the_device() -> None:
-    """Columns a program shrink until the grid has two programs per SM (4 at least); the [M, N, K] tile stays 8K."""
-    cpu = torch.device("cpu")  # one "SM": 16 columns a program always
-    assert triton_gemv.launch_shape(1, 1024, cpu) == (1, 16, 512)
-    assert triton_gemv.launch_shape(8, 1024, cpu) == (8, 16, 64)
-    assert triton_gemv.launch_shape(3, 1024, cpu)[0] == 4
+def test_launch_shape_follows_the_measured_dispatch() -> None:
+    """One row: every narrow weight (N <= K) and wide ones up to 16 MiB; two to four rows: small narrow weights only;
+    five rows and more: cuBLAS. Narrow tiles are 4 columns over 2048-long K slices (the padded row when K <= 4096 is
+    not a multiple of 2048), wide ones 8 columns over up to 1024."""
+    mib = 1 << 20
+    assert triton_gemv.launch_shape(1, 1024, 2048, 4 * mib) == (4, 2048)  # 0.6B o_proj
+    assert triton_gemv.launch_shape(1, 1024, 3072, 6 * mib) == (4, 4096)  # 0.6B down_proj
+    assert triton_gemv.launch_shape(1, 2560, 9728, 48 * mib) == (4, 2048)  # 4B down_proj: large, narrow
+    assert triton_gemv.launch_shape(1, 4096, 1024, 8 * mib) == (8, 1024)  # 0.6B qkv: small, wide
+    assert triton_gemv.launch_shape(1, 19456, 2560, 95 * mib) is None  # 4B gate_up: large, wide
+    assert triton_gemv.launch_shape(4, 1024, 2048, 4 * mib) == (4, 2048)
+    assert triton_gemv.launch_shape(4, 4096, 1024, 8 * mib) is None  # wide at four rows
+    assert triton_gemv.launch_shape(2, 2560, 4096, 20 * mib) is None  # large narrow at two rows
+    assert triton_gemv.launch_shape(5, 1024, 2048, 4 * mib) is None
+    assert triton_gemv.launch_shape(0, 1024, 2048, 4 * mib) is None
 
 
 def test_model_linear_layers_run_the_backend_gemm() -> None:
