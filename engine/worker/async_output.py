@@ -51,10 +51,34 @@ class AsyncModelRunnerOutput:
 
 
 class OutputCopier:
-    """Starts each step's device->host copy of its sampled ids (CUDA: side stream + event; elsewhere: nothing)."""
+    """Starts each step's device->host copy of its sampled ids (CUDA: side stream + event; elsewhere: nothing).
+
+    CUDA: a ring of RING pinned buffers and events, reused in turn, so a step allocates nothing (torch's caching
+    host allocator and a fresh event cost the host ~0.1 ms a step at batch 1: docs/device-checks/20261203-gemv-sweep).
+    A buffer is reused RING steps after its copy was queued; the engine has read it by then (at most two steps are
+    in flight), and the event is synchronized first in any case."""
+
+    RING = 4
 
     def __init__(self, device: torch.device) -> None:
         self.stream = torch.cuda.Stream(device) if device.type == "cuda" else None
+        self._host: list[torch.Tensor | None] = [None] * self.RING
+        self._events: list[torch.cuda.Event | None] = [None] * self.RING
+        self._turn = 0
+
+    def _slot(self, rows: int, dtype: torch.dtype) -> tuple[torch.Tensor, torch.cuda.Event]:
+        """The next ring buffer (grown to `rows` when smaller) and its event, once its previous copy is done."""
+        i = self._turn
+        self._turn = (i + 1) % self.RING
+        event = self._events[i]
+        if event is None:
+            event = self._events[i] = torch.cuda.Event()
+        else:
+            event.synchronize()  # recorded RING steps ago: long done
+        buf = self._host[i]
+        if buf is None or buf.numel() < rows or buf.dtype != dtype:
+            buf = self._host[i] = torch.empty(max(rows, 64), dtype=dtype, pin_memory=True)
+        return buf, event
 
     def start(
         self,
@@ -69,16 +93,15 @@ class OutputCopier:
             return AsyncModelRunnerOutput(req_ids, sampled, logits=logits, logprobs=logprobs)
         device = torch.cuda.current_device() if sampled is None else sampled.device
         self.stream.wait_stream(torch.cuda.current_stream(device))  # after the sampler wrote `sampled`
+        buf, copied = self._slot(*((0, torch.int64) if sampled is None else (sampled.numel(), sampled.dtype)))
         host = None
         with torch.cuda.stream(self.stream):
-            # Pinned memory from torch's caching host allocator: a block is reused only after its copy is done.
             if sampled is not None:
-                host = torch.empty(sampled.shape, dtype=sampled.dtype, pin_memory=True)
+                host = buf[: sampled.numel()]
                 host.copy_(sampled, non_blocking=True)
             for block in logprobs.blocks() if logprobs is not None else ():
                 block.ids = _to_pinned(block.ids)
                 block.vals = _to_pinned(block.vals)
-            copied = torch.cuda.Event()
             copied.record()
         return AsyncModelRunnerOutput(req_ids, sampled, host, copied, logits, logprobs)
 

@@ -47,9 +47,12 @@ def test_step_profile_tiny_smoke(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     result = json.loads(out.read_text())
     assert result["device"] == "cpu" and [r["batch"] for r in result["runs"]] == [1, 3]
     for run in result["runs"]:
-        # Every measured and profiled step was a pure decode step through the padded graph path.
+        # Every timed, host-timed and profiled step was a pure decode step through the padded graph path.
         assert run["graph_mode"] == "replay" and run["attention_kernels"] == "triton"
-        assert run["graph_steps"] == 2 * run["steps"]
+        assert run["graph_steps"] == 3 * run["steps"]
+        phases = run["host_phases_ms"]
+        assert phases["step"] > 0 and 0 < phases["host_work"] <= phases["step"]
+        assert phases["execute_model/prepare_inputs"] > 0 and phases["schedule"] > 0
         assert run["step_ms"] > 0 and 0 < run["bound_ms"] and run["step_weight_bytes"] > 0
         kv_bytes_per_token = 2 * 2 * 2 * 64 * 4  # layers x (K, V) x KV heads x head_dim x float32
         assert run["step_kv_bytes"] == run["batch"] * run["context_tokens_per_row"] * kv_bytes_per_token
