@@ -3,7 +3,10 @@
 A decode step of n rows (one new token each) pads to the smallest capture size b >= n and runs the model forward on
 static buffers sized for the largest bucket: the step's inputs are copied into rows [0, n), rows [n, b) hold a
 harmless padding row (token 0 at position 0, seq_len 1, slot -1 so write_kv skips it, block-table row of block 0),
-and only rows [0, n) of the output are read. Logits and sampling stay outside.
+and only rows [0, n) of the output are read. The LM head runs inside the graph too (when the runner passes
+`compute_logits`): a pure-decode step samples every row, so its logits come out of the replay and the host launches
+no GEMM of its own (on the H200 the eager LM head took 0.10 ms of a 0.84 ms batch-1 host step:
+docs/device-checks/20261203-gemv-sweep). Sampling stays outside.
 
 Modes: "capture" (CUDA) records one graph per bucket on one private memory pool, largest first, and replays it;
 "replay" (CPU, tests, tools) runs the identical padded forward eagerly, so everything but the capture is testable on
@@ -24,6 +27,7 @@ import bisect
 import logging
 import time
 from collections import Counter
+from collections.abc import Callable
 
 import torch
 
@@ -81,10 +85,12 @@ class DecodeGraphs:
         max_model_len: int,
         device: torch.device,
         mode: str,
+        compute_logits: Callable[[torch.Tensor], torch.Tensor] | None = None,
     ) -> None:
         if mode not in ("capture", "replay"):
             raise ValueError(f"DecodeGraphs mode must be capture or replay, got {mode!r}")
         self.model, self.kv_caches, self.sizes, self.mode = model, kv_caches, sizes, mode
+        self.compute_logits = compute_logits  # hidden [n, H] -> logits [n, V] float32, replayed with the forward
         n = sizes[-1]
         self.input_ids = torch.zeros(n, dtype=torch.int64, device=device)
         self.positions = torch.zeros(n, dtype=torch.int64, device=device)
@@ -113,7 +119,7 @@ class DecodeGraphs:
             for split in ((False, True) if b in self.split_sizes else (False,))
         }
         self.graphs: dict[tuple[int, bool], torch.cuda.CUDAGraph] = {}
-        self.outputs: dict[tuple[int, bool], torch.Tensor] = {}
+        self.outputs: dict[tuple[int, bool], tuple[torch.Tensor, torch.Tensor | None]] = {}  # (hidden, logits)
         self.replays: Counter[int] = Counter()  # steps run per bucket (tests, tools)
         self.split_replays: Counter[int] = Counter()  # of which through the split-KV graph
         self.capture_seconds = 0.0
@@ -127,9 +133,10 @@ class DecodeGraphs:
             return None
         return bucket_for(attn.num_seqs, self.sizes)
 
-    def _forward(self, key: tuple[int, bool]) -> torch.Tensor:
+    def _forward(self, key: tuple[int, bool]) -> tuple[torch.Tensor, torch.Tensor | None]:
         b = key[0]
-        return self.model.forward(self.input_ids[:b], self.positions[:b], self.meta[key], self.kv_caches)
+        hidden = self.model.forward(self.input_ids[:b], self.positions[:b], self.meta[key], self.kv_caches)
+        return hidden, (self.compute_logits(hidden) if self.compute_logits is not None else None)
 
     @torch.inference_mode()
     def capture(self) -> None:
@@ -157,6 +164,13 @@ class DecodeGraphs:
 
     def run(self, b: int, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata) -> torch.Tensor:
         """Copy the step into the static buffers, run bucket b, return the hidden states of the real rows [n, H]."""
+        return self.run_with_logits(b, input_ids, positions, attn)[0]
+
+    def run_with_logits(
+        self, b: int, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """As run(), with the real rows' logits [n, V] float32 (None without compute_logits). Both are the graph's
+        static outputs: the next replay overwrites them, so a caller that keeps them longer copies them."""
         n = attn.num_seqs
         if self._dirty > n:  # rows an earlier, larger step wrote become padding again
             self.input_ids[n : self._dirty].zero_()
@@ -176,5 +190,7 @@ class DecodeGraphs:
             self.split_replays[b] += 1
         if self.mode == "capture":
             self.graphs[key].replay()
-            return self.outputs[key][:n]
-        return self._forward(key)[:n]
+            hidden, logits = self.outputs[key]
+        else:
+            hidden, logits = self._forward(key)
+        return hidden[:n], (logits[:n] if logits is not None else None)

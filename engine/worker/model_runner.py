@@ -170,6 +170,7 @@ class ModelRunner:
                 self.max_model_len,
                 self.device,
                 self.graph_mode,
+                compute_logits=self.model.compute_logits,
             )
             self.decode_graphs.capture()
 
@@ -193,8 +194,9 @@ class ModelRunner:
         self.state.num_computed[inputs.row_slots] += inputs.row_q_lens
         graphs = self.decode_graphs
         bucket = graphs.bucket(inputs.attn) if graphs is not None else None
+        graph_logits = None  # every row's logits, computed inside the replay
         if graphs is not None and bucket is not None:  # pure decode: padded static buffers, a replay on CUDA
-            hidden = graphs.run(bucket, inputs.input_ids, inputs.positions, inputs.attn)
+            hidden, graph_logits = graphs.run_with_logits(bucket, inputs.input_ids, inputs.positions, inputs.attn)
         else:
             hidden = self.model.forward(inputs.input_ids, inputs.positions, inputs.attn, self.kv_caches)
         # {} unless a request in this step asks for prompt logprobs (engine/worker/logits_processors.py)
@@ -205,8 +207,11 @@ class ModelRunner:
             if not prompt_logprobs:
                 return AsyncModelRunnerOutput([])
             return self.output_copier.start([], None, logprobs=PendingLogprobs(0, prompt=prompt_logprobs))
-        rows = hidden if inputs.logits_indices is None else hidden[inputs.logits_indices]
-        logits = self.model.compute_logits(rows)  # [S, vocab] in the model dtype
+        if graph_logits is not None and inputs.logits_indices is None:  # every row samples
+            logits = graph_logits  # [S, vocab] float32, the graph's static output
+        else:
+            rows = hidden if inputs.logits_indices is None else hidden[inputs.logits_indices]
+            logits = self.model.compute_logits(rows)  # [S, vocab] float32
         # The sampler alone unless a row asks for penalties, min_tokens or logprobs (then: torch ops around it).
         sampled, pending = self.logits_processors.sample(logits, inputs, self.sampler)  # [S] on the device
         if prompt_logprobs:
@@ -214,5 +219,5 @@ class ModelRunner:
             pending.prompt = prompt_logprobs
         self.state.last_sampled[inputs.sample_slots] = sampled  # next step's decode inputs
         self.state.num_tokens[inputs.sample_slots_np] += 1
-        kept = logits.float() if self.keep_logits else None  # the fp32 contract of ModelRunnerOutput.logits
+        kept = logits.clone() if self.keep_logits else None  # fp32 (ModelRunnerOutput.logits), not a graph buffer
         return self.output_copier.start(inputs.sample_req_ids, sampled, kept, pending)
