@@ -7,9 +7,9 @@ much of the step's wall time the GPU is busy, the top kernels by time, and the s
 For each model (dummy weights, bf16, CUDA graphs on, the Triton kernels) and each batch size: BATCH requests of
 --input-len random prompt tokens start together; once every request has its first token (prefill done) and
 --warmup-steps decode steps ran, --steps steps are timed plainly (step_ms: wall time, host included), then
---steps more with timers around the phases of a step (host_phases_ms: schedule, input preparation, launches,
-the wait for the oldest step's tokens), then --steps more are recorded by torch.profiler (CUPTI reports the kernels a
-graph replay runs one by one):
+--steps more are recorded by torch.profiler (CUPTI reports the kernels a graph replay runs one by one), then --steps
+more with timers around the phases of a step (host_phases_ms: schedule, input preparation, launches, the wait for
+the oldest step's tokens). The profiler's figures:
 kernels_per_step, memcpy/memset per step, host launch calls per step (cudaLaunchKernel, cudaGraphLaunch, ...),
 gpu_busy_ms_per_step (the union of kernel and copy intervals, so overlap is not counted twice) and
 gpu_busy_fraction = gpu_busy_ms_per_step / step_ms. The bound is the step's bytes (every weight a step reads once,
@@ -240,8 +240,8 @@ def profile_one(model: str, batch: int, args: argparse.Namespace, device: str, g
     graphs = runner.decode_graphs
     replays_before = sum(graphs.replays.values()) if graphs else 0
     step_s = timed_steps(core, args.steps, device)
-    phases = host_phases(core, args.steps, device)
     prof = profiled_steps(core, args.steps, device)
+    phases = host_phases(core, args.steps, device)
     dtype_bytes = next(runner.model.parameters()).element_size()
     weight_bytes, kv_bytes = step_bytes(core, reqs, dtype_bytes)
     bound_ms = (weight_bytes + kv_bytes) / (gbps * 1e9) * 1e3

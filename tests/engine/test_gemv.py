@@ -126,3 +126,46 @@ def test_model_linear_layers_run_the_backend_gemm() -> None:
     assert linears and all(m.ops.linear is counting_linear for m in linears)
     linears[0](torch.randn(2, linears[0].weight.shape[1]))
     assert calls == [tuple(linears[0].weight.shape)]
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("m,n,k", [(1, 64, 200), (3, 32, 5000), (1, 300, 64)])  # narrow, narrow K > 4096, wide
+def test_silu_and_mul_linear_equals_the_two_ops(m: int, n: int, k: int, dtype: torch.dtype) -> None:
+    """The activation read inside the GEMV gives the same bits as triton_act's kernel followed by the same GEMV (same
+    rounding of SiLU and the product, same summation order); shapes the GEMV does not take run the two ops."""
+    skip_without_loops()
+    (triton_act,) = import_interpreted("engine.kernels.triton_act")
+    g = torch.Generator().manual_seed(m + n + k)
+    gate_up = torch.randn(m, 2 * k, generator=g).to(dtype)
+    w = (torch.randn(n, k, generator=g) / k**0.5).to(dtype)
+    b = torch.randn(n, generator=g).to(dtype)
+    two_ops = triton_gemv.linear(triton_act.silu_and_mul(gate_up), w, b)
+    assert torch.equal(triton_gemv.silu_and_mul_linear(gate_up, w, b), two_ops)
+    gate, up = gate_up.float().chunk(2, dim=-1)
+    act = (F.silu(gate).to(dtype).float() * up).to(dtype)
+    ulp = 2**-7 if dtype == torch.bfloat16 else 2**-10
+    torch.testing.assert_close(two_ops.float(), reference(act, w, b).float(), atol=1e-3, rtol=ulp)
+
+
+def test_model_mlp_runs_the_fused_down_projection() -> None:
+    """Linear.forward_gated hands the packed gate | up to the backend's fused op when it has one."""
+    from dataclasses import replace
+
+    from engine.kernels.backends import REFERENCE_LAYERS
+    from engine.model.mlp import GatedMLP
+
+    seen: list[tuple[int, ...]] = []
+
+    def fused(gate_up: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> torch.Tensor:
+        seen.append(tuple(gate_up.shape))
+        return F.linear(REFERENCE_LAYERS.silu_and_mul(gate_up), w, b)
+
+    mlp = GatedMLP(16, 40)
+    for p in mlp.parameters():
+        torch.nn.init.normal_(p)
+    x = torch.randn(2, 16)
+    want = mlp(x)
+    for lin in (mlp.gate_up_proj, mlp.down_proj):
+        lin.ops = replace(REFERENCE_LAYERS, silu_and_mul_linear=fused)
+    torch.testing.assert_close(mlp(x), want)
+    assert seen == [(2, 80)]
