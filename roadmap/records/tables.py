@@ -13,8 +13,17 @@ from __future__ import annotations
 
 import re
 
-from markdown_it.common.utils import MD_TRIM_CHARS, isStrSpace
+from markdown_it.common import utils as md_utils
 from markdown_it.rules_block.state_block import StateBlock
+
+# markdown-it-py 4.3 trims table cells by this set of spaces. Older releases (the H200 machine has 4.2) have no such
+# constant, and importing it crashed every lint there; with them this path trims str.strip()'s whitespace (None).
+_TRIM: str | None = getattr(md_utils, "MD_TRIM_CHARS", None)
+
+
+def _is_space(ch: str | None) -> bool:
+    return ch in ("\t", " ")
+
 
 _HEADER_CELL = re.compile(r"^:?-+:?$")
 _PIPE = re.compile(r"(?<!\\)\|")  # a pipe right after a backslash is escaped (however many backslashes)
@@ -49,9 +58,9 @@ def _aligns(state: StateBlock, line: int) -> list[str] | None:
     if end - pos < 2:
         return None
     first, second = state.src[pos], state.src[pos + 1]
-    if first not in "|-:" or (second not in "|-:" and not isStrSpace(second)):
+    if first not in "|-:" or (second not in "|-:" and not _is_space(second)):
         return None
-    if first == "-" and isStrSpace(second):  # "- ..." is a list item
+    if first == "-" and _is_space(second):  # "- ..." is a list item
         return None
     text = state.src[pos:end]
     if not _ALIGN_CHARS.issuperset(text):
@@ -59,7 +68,7 @@ def _aligns(state: StateBlock, line: int) -> list[str] | None:
     columns = text.split("|")
     aligns = []
     for i, column in enumerate(columns):
-        t = column.strip(MD_TRIM_CHARS)
+        t = column.strip(_TRIM)
         if not t:
             if i == 0 or i == len(columns) - 1:
                 continue  # empty columns before and after the table, not between columns
@@ -82,7 +91,7 @@ def table(state: StateBlock, startLine: int, endLine: int, silent: bool) -> bool
     aligns = _aligns(state, nextLine)
     if aligns is None:
         return False
-    head = _line(state, startLine).strip(MD_TRIM_CHARS)
+    head = _line(state, startLine).strip(_TRIM)
     if "|" not in head or state.is_code_block(startLine):
         return False
     headers = _cells(head)
@@ -107,7 +116,7 @@ def table(state: StateBlock, startLine: int, endLine: int, silent: bool) -> bool
         if start >= state.eMarks[nextLine] or state.src[start] != "|":
             if any(rule(state, nextLine, endLine, True) for rule in terminators):
                 break
-        text = state.src[start : state.eMarks[nextLine]].strip(MD_TRIM_CHARS)
+        text = state.src[start : state.eMarks[nextLine]].strip(_TRIM)
         if not text or state.is_code_block(nextLine):
             break
         cells = _cells(text)
@@ -116,7 +125,7 @@ def table(state: StateBlock, startLine: int, endLine: int, silent: bool) -> bool
             break
         if len(cells) > width:
             del cells[width:]
-        cells = [c.strip(MD_TRIM_CHARS) for c in cells]
+        cells = [c.strip(_TRIM) for c in cells]
         if len(cells) < width:
             cells.extend([""] * (width - len(cells)))
         rows.append((nextLine, cells))
@@ -126,7 +135,7 @@ def table(state: StateBlock, startLine: int, endLine: int, silent: bool) -> bool
     token.map = [startLine, nextLine]
     token = state.push("table_rows", "", 0)
     token.map = [startLine, nextLine]
-    token.meta = {"headers": [h.strip(MD_TRIM_CHARS) for h in headers], "rows": rows}
+    token.meta = {"headers": [h.strip(_TRIM) for h in headers], "rows": rows}
     state.push("table_close", "table", -1)
     state.parentType = old_parent
     state.line = nextLine
