@@ -10,8 +10,7 @@ add, q/k norm + rotary + KV write, SiLU * up): one fused kernel each on Triton, 
 ENGINE_FUSED_OPS=0 keeps the Triton attention but runs the layer ops as their torch references (name
 "triton+eager-ops"): the eager-ops column of an ablation (tools/device_async.py), graphs and all else unchanged.
 ENGINE_GEMV=0 keeps every GEMM on cuBLAS (F.linear); by default the Triton backend runs the linear layers of a
-batch of up to 4 half-precision rows as a GEMV kernel where it measured faster (triton_gemv.py), the MLP's SiLU * up
-read inside the down projection's GEMV.
+batch of up to 8 half-precision rows as a GEMV kernel (triton_gemv.py).
 ENGINE_COMPILE=1 swaps the Triton backend for its torch.compile alternative (name "triton+compile"): the layer ops
 are the torch references, which the model compiles whole with Inductor (engine/model/decoder.py), the attention
 runs as opaque custom ops (compile_ops.py). Off by default; the torch backend ignores it.
@@ -48,9 +47,6 @@ class LayerKernels:
     silu_and_mul: Callable[[torch.Tensor], torch.Tensor]  # [T, 2 I] -> [T, I]
     # (x, weight, bias) -> x W^T + b: F.linear, or on Triton a GEMV kernel for the few rows of a small decode batch
     linear: Callable[..., torch.Tensor] = F.linear
-    # (gate_up, weight, bias) -> linear(silu_and_mul(gate_up), weight, bias) as one op (Triton: the activation
-    # inside the down projection's GEMV); None: silu_and_mul, then linear
-    silu_and_mul_linear: Callable[..., torch.Tensor] | None = None
 
 
 REFERENCE_LAYERS = LayerKernels(layer_reference.rms_norm, layer_reference.rope_write_kv, layer_reference.silu_and_mul)
@@ -82,14 +78,8 @@ def _triton_kernels() -> AttentionKernels:
     from engine.kernels import triton_act, triton_gemv, triton_norm, triton_rope_kv
     from engine.kernels import triton_attention as ta
 
-    gemv = gemv_enabled()
-    layers = LayerKernels(
-        triton_norm.rms_norm,
-        triton_rope_kv.rope_write_kv,
-        triton_act.silu_and_mul,
-        triton_gemv.linear if gemv else F.linear,
-        triton_gemv.silu_and_mul_linear if gemv else None,
-    )
+    linear = triton_gemv.linear if gemv_enabled() else F.linear
+    layers = LayerKernels(triton_norm.rms_norm, triton_rope_kv.rope_write_kv, triton_act.silu_and_mul, linear)
     return AttentionKernels(ta.write_kv, ta.paged_attention, ta.prefill_attention, "triton", layers)
 
 

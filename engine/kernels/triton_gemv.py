@@ -28,21 +28,9 @@ DTYPES = (torch.bfloat16, torch.float16)  # float32 stays on cuBLAS (exact-parit
 
 
 @triton.jit
-def _load_x(x_rows, k, mask, K, SILU: tl.constexpr, dtype: tl.constexpr):
-    """Columns k of x; with SILU, x is a packed [M, 2K] gate | up and this is silu(gate) * up, rounded where
-    triton_act.silu_and_mul rounds (the SiLU to the activation dtype, then the product)."""
-    if SILU:
-        gate = tl.load(x_rows + k[None, :], mask=mask, other=0.0).to(tl.float32)
-        up = tl.load(x_rows + K + k[None, :], mask=mask, other=0.0).to(tl.float32)
-        silu = (gate / (1.0 + tl.exp(-gate))).to(dtype).to(tl.float32)
-        return (silu * up).to(dtype)
-    return tl.load(x_rows + k[None, :], mask=mask, other=0.0)
-
-
-@triton.jit
 def _gemv_kernel(
     y_ptr,  # [M, N]
-    x_ptr,  # [M, K], or [M, 2K] gate | up with SILU
+    x_ptr,  # [M, K]
     w_ptr,  # [N, K], unit stride along K
     b_ptr,  # [N] or a dummy
     M,
@@ -53,7 +41,6 @@ def _gemv_kernel(
     stride_ym,
     HAS_BIAS: tl.constexpr,
     EVEN_K: tl.constexpr,
-    SILU: tl.constexpr,
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
     BLOCK_K: tl.constexpr,
@@ -65,22 +52,21 @@ def _gemv_kernel(
     m_ok = offs_m < M
     w_rows = w_ptr + offs_n.to(tl.int64)[:, None] * stride_wn
     x_rows = x_ptr + offs_m.to(tl.int64)[:, None] * stride_xm
-    dtype: tl.constexpr = y_ptr.dtype.element_ty
     acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
     for k0 in range(0, K, BLOCK_K):
         k = k0 + offs_k
         if EVEN_K:
             w = tl.load(w_rows + k[None, :], mask=n_ok[:, None], other=0.0)
-            x = _load_x(x_rows, k, m_ok[:, None], K, SILU, dtype)
+            x = tl.load(x_rows + k[None, :], mask=m_ok[:, None], other=0.0)
         else:
             k_ok = k < K
             w = tl.load(w_rows + k[None, :], mask=n_ok[:, None] & k_ok[None, :], other=0.0)
-            x = _load_x(x_rows, k, m_ok[:, None] & k_ok[None, :], K, SILU, dtype)
+            x = tl.load(x_rows + k[None, :], mask=m_ok[:, None] & k_ok[None, :], other=0.0)
         acc += tl.sum(x.to(tl.float32)[:, None, :] * w.to(tl.float32)[None, :, :], axis=2)
     if HAS_BIAS:
         acc += tl.load(b_ptr + offs_n, mask=n_ok, other=0.0).to(tl.float32)[None, :]
     y = y_ptr + offs_m.to(tl.int64)[:, None] * stride_ym + offs_n[None, :]
-    tl.store(y, acc.to(dtype), mask=m_ok[:, None] & n_ok[None, :])
+    tl.store(y, acc.to(y_ptr.dtype.element_ty), mask=m_ok[:, None] & n_ok[None, :])
 
 
 def launch_shape(m: int, n: int, k: int, weight_bytes: int) -> tuple[int, int] | None:
@@ -101,41 +87,25 @@ def launch_shape(m: int, n: int, k: int, weight_bytes: int) -> tuple[int, int] |
     return 8, min(full_k, 1024)
 
 
-def _tile(x: torch.Tensor, weight: torch.Tensor, k: int) -> tuple[int, int] | None:
-    """The tile for x (K = k columns read, from x's first k or, packed, 2k) times weight [N, k]^T, or None."""
-    if not (
+def runs_gemv(x: torch.Tensor, weight: torch.Tensor) -> bool:
+    return (
         x.dim() == 2
         and x.dtype in DTYPES
         and weight.dtype == x.dtype
-        and weight.shape[1] == k
         and weight.stride(1) == 1
         and x.stride(1) == 1
-    ):
-        return None
-    return launch_shape(x.shape[0], weight.shape[0], k, weight.numel() * weight.element_size())
-
-
-def runs_gemv(x: torch.Tensor, weight: torch.Tensor) -> bool:
-    return x.dim() == 2 and _tile(x, weight, x.shape[1]) is not None
+        and launch_shape(x.shape[0], weight.shape[0], weight.shape[1], weight.numel() * weight.element_size())
+        is not None
+    )
 
 
 def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
     """F.linear's contract for 2-D x; the kernel for up to MAX_ROWS half-precision rows, F.linear otherwise."""
-    tile = _tile(x, weight, x.shape[1]) if x.dim() == 2 else None
-    if tile is None:
+    if not runs_gemv(x, weight):
         return F.linear(x, weight, bias)
+    tile = launch_shape(x.shape[0], weight.shape[0], weight.shape[1], weight.numel() * weight.element_size())
+    assert tile is not None  # runs_gemv said so
     return launch(x, weight, bias, *tile)
-
-
-def silu_and_mul_linear(gate_up: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
-    """linear(silu_and_mul(gate_up), weight, bias): the MLP's activation read inside the down projection's GEMV
-    (one kernel, no [T, I] intermediate) where the GEMV runs; triton_act's kernel then linear() elsewhere."""
-    tile = _tile(gate_up, weight, gate_up.shape[1] // 2) if gate_up.dim() == 2 and gate_up.shape[1] % 2 == 0 else None
-    if tile is None:
-        from engine.kernels.triton_act import silu_and_mul
-
-        return linear(silu_and_mul(gate_up), weight, bias)
-    return launch(gate_up, weight, bias, *tile, silu=True)
 
 
 def launch(
@@ -146,12 +116,10 @@ def launch(
     block_k: int,
     num_warps: int = 4,
     num_stages: int | None = None,
-    silu: bool = False,
 ) -> torch.Tensor:
-    """The kernel with an explicit tile (tools/device_gemv_sweep.py times the choices); inputs as runs_gemv takes.
-    silu: x is a packed [M, 2K] gate | up and the product is silu(gate) * up times W^T."""
-    m = x.shape[0]
-    n, k = weight.shape
+    """The kernel with an explicit tile (tools/device_gemv_sweep.py times the choices); inputs as runs_gemv takes."""
+    m, k = x.shape
+    n = weight.shape[0]
     y = torch.empty((m, n), dtype=x.dtype, device=x.device)
     extra = {} if num_stages is None else {"num_stages": num_stages}
     _gemv_kernel[(triton.cdiv(n, block_n),)](
@@ -167,7 +135,6 @@ def launch(
         y.stride(0),
         HAS_BIAS=bias is not None,
         EVEN_K=k % block_k == 0,
-        SILU=silu,
         BLOCK_M=triton.next_power_of_2(max(m, 1)),
         BLOCK_N=block_n,
         BLOCK_K=block_k,

@@ -106,12 +106,12 @@ class DecoderForCausalLM(nn.Module):
         return self.lm_head(hidden)
 
     def set_attention_kernels(self, kernels: AttentionKernels) -> None:
-        """Every attention block runs `kernels`; every norm and linear layer runs `kernels.layers`; the compile backend also
+        """Every attention block runs `kernels`; every norm, MLP and linear layer runs `kernels.layers`; the compile backend also
         wraps the decoder in torch.compile (compiled lazily, at the first forward with a KV cache)."""
         for layer in self.model.layers:
             layer.self_attn.kernels = kernels
         for module in self.modules():
-            if isinstance(module, (RMSNorm, Linear)):
+            if isinstance(module, (RMSNorm, GatedMLP, Linear)):
                 module.ops = kernels.layers
         self._compiled_forward = None
         if kernels.compile_model:

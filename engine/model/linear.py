@@ -40,13 +40,6 @@ class Linear(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [T, input_size] -> [T, output_size]
         return self.ops.linear(x, self.weight, self.bias)
 
-    def forward_gated(self, gate_up: torch.Tensor) -> torch.Tensor:  # [T, 2 input_size] -> [T, output_size]
-        """forward(silu(gate) * up) of a packed gate | up input: one op where the backend fuses the two."""
-        fused = self.ops.silu_and_mul_linear
-        if fused is not None:
-            return fused(gate_up, self.weight, self.bias)
-        return self.forward(self.ops.silu_and_mul(gate_up))
-
 
 class PackedLinear(Linear):
     """Several projections of the same input in one GEMM; shard i occupies rows offsets[i]:offsets[i+1]."""

@@ -1,12 +1,12 @@
 """The SwiGLU MLP of Llama and Qwen3: down(silu(gate(x)) * up(x)), gate and up packed in one GEMM, the activation
-one op of the backend (a single Triton kernel reading the packed output in place on the GPU), or read inside the
-down projection's GEMV where the backend fuses them (Linear.forward_gated)."""
+one op of the backend (a single Triton kernel reading the packed output in place on the GPU)."""
 
 from __future__ import annotations
 
 import torch
 from torch import nn
 
+from engine.kernels.backends import REFERENCE_LAYERS, LayerKernels
 from engine.model.linear import GateUpLinear, Linear
 
 
@@ -15,6 +15,7 @@ class GatedMLP(nn.Module):
         super().__init__()
         self.gate_up_proj = GateUpLinear(hidden_size, intermediate_size)
         self.down_proj = Linear(intermediate_size, hidden_size)
+        self.ops: LayerKernels = REFERENCE_LAYERS
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [T, H] -> [T, H]
-        return self.down_proj.forward_gated(self.gate_up_proj(x))
+        return self.down_proj(self.ops.silu_and_mul(self.gate_up_proj(x)))

@@ -25,9 +25,6 @@ class RowParallelLinear(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.tp.all_reduce(self.linear(x))
 
-    def forward_gated(self, gate_up: torch.Tensor) -> torch.Tensor:  # this rank's gate | up columns
-        return self.tp.all_reduce(self.linear.forward_gated(gate_up))
-
 
 class VocabParallelEmbedding(nn.Module):
     """This rank's rows [start, start + rows) of the (padded) vocab; ids elsewhere look up zeros, the sum over

@@ -35,7 +35,7 @@ from launch_count import LaunchCounter  # noqa: E402
 
 from engine.kernels.attention_metadata import AttentionMetadata, kv_cache_shape  # noqa: E402
 from engine.model import load_model  # noqa: E402
-from engine.model.linear import Linear  # noqa: E402
+from engine.model.mlp import GatedMLP  # noqa: E402
 from engine.model.rms_norm import RMSNorm  # noqa: E402
 
 if type(_unified_kernel).__name__ != "InterpretedFunction":
@@ -59,7 +59,7 @@ TINY = dict(
     bos_token_id=1,
     eos_token_id=2,
 )
-LAUNCHES_PER_LAYER = 9  # the down projection of this model is wide (N > K): SiLU * up stays its own kernel
+LAUNCHES_PER_LAYER = 9
 
 
 @pytest.fixture(autouse=True)
@@ -98,18 +98,18 @@ def decode_step(model, seq_lens: list[int], block_size: int = 16):
     return input_ids, last, attn, caches
 
 
-def test_set_attention_kernels_reaches_every_norm_and_linear(tmp_path: Path) -> None:
+def test_set_attention_kernels_reaches_every_norm_and_mlp(tmp_path: Path) -> None:
     model = tiny_model(tmp_path, "qwen3", "float32")
     kernels = backends.select("triton", torch.device("cpu"), head_dim=64, block_size=16)
     model.set_attention_kernels(kernels)
     norms = [m for m in model.modules() if isinstance(m, RMSNorm)]
-    linears = [m for m in model.modules() if isinstance(m, Linear)]
-    assert len(norms) == 4 * TINY["num_hidden_layers"] + 1 and len(linears) == 4 * TINY["num_hidden_layers"]
-    assert all(m.ops is kernels.layers for m in norms + linears)
+    mlps = [m for m in model.modules() if isinstance(m, GatedMLP)]
+    assert len(norms) == 4 * TINY["num_hidden_layers"] + 1 and len(mlps) == TINY["num_hidden_layers"]
+    assert all(m.ops is kernels.layers for m in norms + mlps)
     assert all(layer.self_attn.kernels is kernels for layer in model.model.layers)
     assert kernels.layers.rms_norm.__module__ == "engine.kernels.triton_norm"
     model.set_attention_kernels(backends.REFERENCE)
-    assert all(m.ops is backends.REFERENCE_LAYERS for m in norms + linears)
+    assert all(m.ops is backends.REFERENCE_LAYERS for m in norms + mlps)
 
 
 @pytest.mark.parametrize("arch", ["qwen3", "llama"])

@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _lint(path: Path, seed: int) -> list[dict]:
-    env = {**os.environ, "PYTHONHASHSEED": str(seed), "PYTHONPATH": str(ROOT)}
+    # ROOT first, the caller's path after it (where the machine keeps packages such as GitPython)
+    path_env = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "PYTHONHASHSEED": str(seed), "PYTHONPATH": path_env}
     out = subprocess.run(
         [sys.executable, "-m", "roadmap", "lint", str(path), "--format", "json", "--no-cache", "--select", "RL1"],
         capture_output=True,
