@@ -78,7 +78,7 @@ def build(model: str, batch: int, args: argparse.Namespace, device: str) -> Any:
 
     dtype = "float32" if args.tiny else "bfloat16"
     loaded = load_model(model, load_format="dummy", dtype=dtype, device=device, seed=0)
-    max_model_len = args.input_len + args.warmup_steps + 2 * args.steps + 8
+    max_model_len = args.input_len + args.warmup_steps + 3 * args.steps + 8
     blocks = batch * -(-max_model_len // 16) + 16
     engine_args = EngineArgs(
         model=model,
@@ -101,7 +101,7 @@ def start_decode(core: Any, batch: int, args: argparse.Namespace) -> list[Any]:
 
     rng = random.Random(0)
     vocab = min(core.vocab_size, 10000)
-    params = SamplingParams(max_tokens=args.warmup_steps + 2 * args.steps + 4, temperature=0.0, ignore_eos=True)
+    params = SamplingParams(max_tokens=args.warmup_steps + 3 * args.steps + 4, temperature=0.0, ignore_eos=True)
     reqs = [
         core.add_request(str(i), [rng.randrange(vocab) for _ in range(args.input_len)], params) for i in range(batch)
     ]
