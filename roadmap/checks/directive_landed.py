@@ -139,6 +139,16 @@ def _work_terms(st: Statement) -> frozenset[str]:
     return work_terms(st) - step_terms(st.directive_text or st.text)
 
 
+@lru_cache(maxsize=8)
+def _verbs_of(verbs: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(v.lower() for v in verbs)
+
+
+def _verbs(ctx: LintContext) -> frozenset[str]:
+    """The imperatives a directive opens with (config `directives.verbs`)."""
+    return _verbs_of(tuple(ctx.config.directives.verbs))
+
+
 # Where a directive that asks for two pieces of work starts the second: ", and rerun ...", "; then add ...".
 _NEXT_REQUEST = re.compile(r"(?:[,;]\s+(?:and\s+)?(?:then\s+)?|\s+and\s+then\s+|\.\s+(?:then\s+)?)(?=[a-z])")
 MIN_PART_TERMS = 4
@@ -146,14 +156,19 @@ MAX_REQUESTS = 4  # more pieces than that is a plan's prose, not a list of reque
 PART_TERMS, PART_RATIO = 5, 0.55  # what a commit must say of one request of several (terms alone)
 
 
-def _requests(st: Statement, terms: frozenset[str]) -> list[tuple[str, frozenset[str]]]:
-    """The pieces of work a directive asks for one after another ("turn on X so Y fits, and rerun Z"), each with
-    its work terms, when there are two or more of at least MIN_PART_TERMS terms each (else none)."""
+def _requests(st: Statement, terms: frozenset[str], verbs: frozenset[str]) -> list[tuple[str, frozenset[str]]]:
+    """The pieces of work a directive asks for one after another ("turn on X so Y fits, and rerun Z"): the
+    directive's first piece and each later one that opens with an imperative (one of `verbs`), each with its work
+    terms, when there are two or more of at least MIN_PART_TERMS terms each (else none). A piece that opens
+    otherwise ("model_registry.cpp", "vLLM runs ...") goes on explaining the one before it."""
     if st.kind not in ("item", "cell"):
         return []  # a paragraph's sentences explain as much as they ask: its pieces are no list of requests
     text = st.directive_text or st.text
-    parts = [p.strip() for p in _NEXT_REQUEST.split(text) if p.strip()]
-    if not 2 <= len(parts) <= MAX_REQUESTS:
+    pieces = [p.strip() for p in _NEXT_REQUEST.split(text) if p.strip()]
+    if not 2 <= len(pieces) <= MAX_REQUESTS:
+        return []
+    parts = pieces[:1] + [p for p in pieces[1:] if p.split(None, 1)[0].lower() in verbs]
+    if len(parts) < 2:
         return []
     out = [(p, terms_of(p) & terms) for p in parts]
     if sum(len(t) >= MIN_PART_TERMS for _, t in out) < 2:
@@ -239,7 +254,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
                 if touching is not None and not touching.is_merge:
                     cand = cands.setdefault(sha, _Candidate(touching))
                     cand.touches += (path,)
-    requests = _requests(st, terms) if len(terms) > MAX_TERMS_ALONE // 2 else []
+    requests = _requests(st, terms, _verbs(ctx)) if len(terms) > MAX_TERMS_ALONE // 2 else []
     # commits that report the same work (or one of its requests) in their own words: terms alone are evidence only
     # from a subject saying two of them (`strength`): a commit that cannot be one is no candidate, and is not
     # looked at (said_in_subject)
@@ -497,9 +512,9 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     records as landed (a LANDED status header, or a later result, "what landed" or dated section naming the
     commit or most of its subject) is left out: the plan above is history. A commit filed under another
     ticket (`APP-910` against the directive's or its row's `APP-902`, or a subject led by another tracker's key)
-    is not the directive's work, whatever words they share. A directive that asks for several pieces of work in
-    turn ("turn on X, and rerun Y") is also matched piece by piece: a commit that says most of one piece, in
-    its own words, is information.
+    is not the directive's work, whatever words they share. A list item or cell that asks for several pieces of
+    work in turn ("turn on X, and rerun Y": each later piece opens with an imperative) is also matched piece by
+    piece: a commit that says most of one piece, in its own words, is information.
 
     Why:
     A directive for finished work sends the next person to redo it. The records drift silently: the
