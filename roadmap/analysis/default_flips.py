@@ -107,6 +107,37 @@ def _direction(removed: str, added: str, flag: str) -> bool | None:
     return None
 
 
+def _own_literals(line: str, flag: str) -> list[tuple[str, int]]:
+    """The literals a setting of many values is given right after its name, and where each starts:
+    `TERN_FLAG(std::string, jit_regalloc, "linear", ...)`, `regalloc: linear`, `flag.String("regalloc", "linear"`."""
+    return [
+        (m.group(1), m.start(1))
+        for m in re.finditer(
+            rf"(?<![\w-]){re.escape(flag)}(?![\w-])[\"']?\s*[,:=]\s*(?:default\s*=\s*)?[\"']?([A-Za-z][\w.+-]*)",
+            line,
+        )
+    ]
+
+
+def _value_direction(removed: str, added: str, flag: str, value: str) -> bool | None:
+    """For a setting the records opt into with one of its values (`--jit-regalloc=graph`): True when the change
+    makes that value the default, False when it stops being the default, None otherwise. The line up to the
+    value keeps its shape (the same setting, the same call)."""
+    if flag not in removed or flag not in added:
+        return None
+    a, b = _own_literals(removed, flag), _own_literals(added, flag)
+    if len(a) != len(b):
+        return None
+    for (was_v, was_at), (now_v, now_at) in zip(a, b):
+        if was_v == now_v:
+            continue
+        if " ".join(removed[:was_at].split()) != " ".join(added[:now_at].split()):
+            return None
+        was, now = was_v.lower() == value.lower(), now_v.lower() == value.lower()
+        return True if now and not was else False if was and not now else None
+    return None
+
+
 def flag_finder(flags: list[str]) -> re.Pattern[str]:
     """A regex whose findall is `git grep -F -o`'s list of matches: leftmost first, the longest flag there, on from
     its end. A trie (shared prefixes, longer continuations tried first) rather than 200 alternatives: at each
@@ -204,7 +235,7 @@ def default_flips(ctx: LintContext, flags: set[str]) -> dict[str, list[Flip]]:
     found: dict[str, list[Flip]] = {f: [] for f in flags}
     of: dict[str, set[str]] = {}  # a spelling -> the record flags it spells
     for f in sorted(flags)[:MAX_FLAGS]:
-        for sp in spellings(f):
+        for sp in spellings(f.partition("=")[0]):  # `--jit-regalloc=graph`: the value the records opt in with
             of.setdefault(sp, set()).add(f)
     wanted = sorted(of)
     files = _where(ctx, wanted) if wanted else {}
@@ -303,14 +334,29 @@ def _hunk(
         # lines naming another switch (not another spelling of this one) are that switch's
         others = {i for f in flags if not of[f] & of[flag] for i, h in enumerate(hunk) if f in h}
         close = {i for n in near for i in range(n - HUNK_REACH, n + HUNK_REACH + 1)} - others
+        switches = sorted(o for o in of[flag] if "=" not in o)  # on/off
+        valued = sorted(o for o in of[flag] if "=" in o)  # opted into with one of its values
         for ri, r in removed:
             for ai, a in added:
                 if ri not in close and ai not in close:
                     continue
-                direction = _direction(r, a, flag)
+                direction = _direction(r, a, flag) if switches else None
                 if direction is not None:
-                    flip = Flip(sha, path, r.strip(), a.strip(), direction)
-                    for orig in of[flag]:
-                        if flip not in found[orig]:
-                            found[orig].append(flip)
+                    _add(found, switches, Flip(sha, path, r.strip(), a.strip(), direction))
                     break
+        for orig in valued:
+            value = orig.partition("=")[2]
+            for ri, r in removed:
+                for ai, a in added:
+                    if ri not in close and ai not in close:
+                        continue
+                    direction = _value_direction(r, a, flag, value)
+                    if direction is not None:
+                        _add(found, [orig], Flip(sha, path, r.strip(), a.strip(), direction))
+                        break
+
+
+def _add(found: dict[str, list[Flip]], origs: list[str], flip: Flip) -> None:
+    for orig in origs:
+        if flip not in found[orig]:
+            found[orig].append(flip)

@@ -164,7 +164,13 @@ _SYNONYMS = {
     "err": "error",
     "errors": "error",
     "acc": "accuracy",
+    "ppl": "perplexity",
 }
+
+
+def long_form(word: str) -> str:
+    """The word a short form in a key or header stands for (`ppl` -> perplexity), else the word."""
+    return _SYNONYMS.get(word, word)
 
 
 def metric_of(words: Iterable[str]) -> Metric:

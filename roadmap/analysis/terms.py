@@ -13,12 +13,15 @@ import re
 from dataclasses import dataclass, field
 from typing import AbstractSet, Callable, Iterable
 
+from roadmap.analysis.function_words import FUNCTION_WORDS
+
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 _DATE = re.compile(r"^\d{4,8}$")
 _SIZE = re.compile(r"^\d+b$")  # model sizes as tokens: 4b, 8b ("0.6b" splits into 0 and 6b)
 
-STOPWORDS = frozenset(
-    """
+STOPWORDS = (
+    frozenset(
+        """
 a about above after again against all also an and any are as at be because been before being below between
 both but by can could did do does doing done down during each either else etc every few for from further had
 has have having here how if in into is it its itself just least less like may might more most much must need
@@ -33,6 +36,8 @@ series item items row rows claim claims step steps work works todo see note note
 plan section table evidence result results figure figures number numbers current currently today
 measured remeasured median min max mean tok ours peer default defaults enabled disabled
 """.split()
+    )
+    | FUNCTION_WORDS
 )
 
 # Plural-looking words that are not plurals (dropping the `s` would merge them with something else).

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import repeat
 
+from roadmap.analysis.function_words import FUNCTION_WORDS
 from roadmap.analysis.stem import stem
 from roadmap.history.commit import Commit
 
@@ -99,8 +100,9 @@ ABBREVIATIONS: dict[str, str] = {
 }
 # English function words, and words every piece of work uses: they say nothing about which work. (Nouns such as
 # "table" or "row" stay: "a lookup table" names work; the IDF weights take care of words a history overuses.)
-_GENERIC = frozenset(
-    """
+_GENERIC = (
+    frozenset(
+        """
 a about above after again against all an and any are as at be because been before being below between both but
 by did do does doing down during each either else etc every few for from further had has have having here how
 if in into is it its itself just least less like more most much no nor not of off on one only or other our out
@@ -115,6 +117,8 @@ should would could must can may might let lets get gets got go goes going went g
 make makes made do does did doing done want try tries tried new old good bad better best more less same other
 feat fix fixes chore docs doc refactor perf test tests style wip nit revert merge merged pull
 """.split()
+    )
+    | FUNCTION_WORDS
 )
 # Ticket keys (QS-212, LED-418), PR numbers (#142) and merge boilerplate name a change; they say nothing of its work.
 _NOISE = re.compile(
@@ -122,9 +126,10 @@ _NOISE = re.compile(
     r"(?: of \S+)?(?: into \S+)?|remote-tracking branch '[^']*')"
 )
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*|[0-9]+(?:\.[0-9]+)?[A-Za-z]+")
+# Latin letters with their accents (À-ÿ less × and ÷): "gelöscht" and "für" are words, not "gel", "scht", "f", "r".
+_WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ][A-Za-zÀ-ÖØ-öø-ÿ0-9_]*|[0-9]+(?:\.[0-9]+)?[A-Za-z]+")
 _PLURAL_ABBREVIATION = re.compile(r"[A-Z]{2,}s")
-_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_CAMEL = re.compile(r"[A-ZÀ-ÖØ-Þ]+(?![a-zß-öø-ÿ])|[A-ZÀ-ÖØ-Þ]?[a-zß-öø-ÿ]+|[0-9]+")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)")
 # A sentence of a commit message that reports work NOT done: deferred, left untouched, explicitly refused.
 _UNDONE = re.compile(

@@ -120,6 +120,24 @@ def _claimed(st: Statement) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(claimed), frozenset(words - {"opt"})
 
 
+# A value a setting is opted into with (`--jit-regalloc=graph`, `CACHE_POLICY=lru`): a word, not on/off.
+_CHOICE = re.compile(r"[A-Za-z][\w.+-]{0,39}")
+_ON_OFF = re.compile(r"(?i:true|false|on|off|yes|no|enabled?|disabled?|none|null)")
+
+
+def _opted(st: Statement) -> frozenset[str]:
+    """The claimed switches the statement opts into with one of their values, as `flag=value`: such a setting
+    is turned on by default when the code makes that value its default ("linear" -> "graph")."""
+    claimed = _claimed(st)[0]
+    out = set()
+    for s in (*st.mentions.env_vars, *st.mentions.symbols):
+        name, sep, value = s.partition("=")
+        value = value.strip().strip("\"'")
+        if sep and name.strip() in claimed and _CHOICE.fullmatch(value) and not _ON_OFF.fullmatch(value):
+            out.add(f"{name.strip()}={value}")
+    return frozenset(out)
+
+
 def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(" ".join(text.split())) if s.strip()]
 
@@ -138,7 +156,7 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
 def _from_code(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     """A news commit whose diff turned on the default of a switch the statement names (and no later one turned
     it back off)."""
-    flags = _claimed(st)[0]
+    flags = _claimed(st)[0] | _opted(st)
     if not flags or not news.commits:
         return None
     fresh = news_shas(ctx, news)
@@ -165,7 +183,7 @@ def _all_flags(ctx: LintContext) -> set[str]:
     """Every switch that some live statement calls opt-in: their code history is read in one pass."""
     if ctx.facts.opt_in_flags is None:
         ctx.facts.opt_in_flags = frozenset(
-            f for st in ctx.statements() if not st.historical and applies(st) for f in _claimed(st)[0]
+            f for st in ctx.statements() if not st.historical and applies(st) for f in _claimed(st)[0] | _opted(st)
         )
     return set(ctx.facts.opt_in_flags)
 
@@ -252,7 +270,8 @@ def default_changed(ctx: LintContext) -> list[Hit]:
     Flags a statement that calls a flag or feature opt-in ("opt-in", "off by default", "experimental",
     "defaults to 0") when a commit made after the statement was written turned it on by default ("enabled
     by default", "defaults to 1", "mirror default ON") and names the same flag or env var (or, weaker, the
-    same feature word in a commit about the same work). A later commit turning it back off cancels it, and so
+    same feature word in a commit about the same work), or whose diff made the value the statement opts in with
+    (`--regalloc=graph`) the setting's default. A later commit turning it back off cancels it, and so
     does the same record saying so itself: its header or a later dated or result section naming the switch
     and its flip to on.
 

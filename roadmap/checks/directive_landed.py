@@ -10,6 +10,7 @@ from roadmap.analysis.asof import news_shas, news_subset
 from roadmap.analysis.cell_asof import cell_origin
 from roadmap.analysis.code_symbols import code_delta, in_code_at
 from roadmap.analysis.context import LintContext
+from roadmap.analysis.evidence_index import row_of
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.landing import (
     asks_documentation,
@@ -62,6 +63,8 @@ class _Candidate:
     introduced: tuple[str, ...] = ()
     touches: tuple[str, ...] = ()  # files the directive names that the commit changed
     other_rows: bool = False  # its trailers name rows, none of them the directive's
+    other_ticket: bool = False  # it names a ticket of the directive's tracker, never the directive's own
+    part: str = ""  # the one of the directive's requests it did, when it did one of several
     news: int = 0  # commits the directive cannot have known about (for the chance of a match)
     work: WorkMatch | None = None
 
@@ -76,8 +79,8 @@ class _Candidate:
         unrelated commit cannot move a finding across the line); None when the commit did not do the work."""
         if self.work is not None and self.work.refused_ratio >= REFUSED and not self.introduced:
             return None  # its message says it left this work for later
-        if self.other_rows and not self.names and not self.introduced:
-            return None  # it says whose work it is, and that is another row's
+        if (self.other_rows or self.other_ticket) and not self.names and not self.introduced:
+            return None  # it says whose work it is, and that is another row's or another ticket's
         n, ratio, subject = self._terms
         total = self.work.total if self.work else 0
         # Terms alone (no row named, no symbol introduced) count only for a directive short enough to name one
@@ -86,6 +89,10 @@ class _Candidate:
         # And the match must not be one some news commit would make by chance: common words of the project
         # ("source", the project's own name) are said together by many commits.
         specific = self.work is not None and self.work.chance * max(self.news, 1) <= MAX_CHANCE
+        if self.part:
+            # one of several requests, matched by words alone: most of that request, many of its words in the
+            # subject, and only ever a hint (a part is a smaller target than the whole: easier to hit by chance)
+            return "info" if specific and subject >= 3 and n >= PART_TERMS and ratio >= PART_RATIO else None
         terms_alone = (
             specific
             and subject >= 2
@@ -121,12 +128,52 @@ class _Candidate:
             out.append("changes " + ", ".join(self.touches[:3]))
         if self.work and self.work.matched:
             out.append(self.work.describe(6))
+        if self.part:
+            part = self.part if len(self.part) <= 60 else self.part[:57] + "..."
+            out.append(f"of the request {part!r}")
         return "; ".join(out)
 
 
 def _work_terms(st: Statement) -> frozenset[str]:
     """The directive's work terms without its step labels ("W0 nsys, then W1 cache policy": nsys, cache, policy)."""
     return work_terms(st) - step_terms(st.directive_text or st.text)
+
+
+@lru_cache(maxsize=8)
+def _verbs_of(verbs: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(v.lower() for v in verbs)
+
+
+def _verbs(ctx: LintContext) -> frozenset[str]:
+    """The imperatives a directive opens with (config `directives.verbs`)."""
+    return _verbs_of(tuple(ctx.config.directives.verbs))
+
+
+# Where a directive that asks for two pieces of work starts the second: ", and rerun ...", "; then add ...".
+_NEXT_REQUEST = re.compile(r"(?:[,;]\s+(?:and\s+)?(?:then\s+)?|\s+and\s+then\s+|\.\s+(?:then\s+)?)(?=[a-z])")
+MIN_PART_TERMS = 4
+MAX_REQUESTS = 4  # more pieces than that is a plan's prose, not a list of requests
+PART_TERMS, PART_RATIO = 5, 0.55  # what a commit must say of one request of several (terms alone)
+
+
+def _requests(st: Statement, terms: frozenset[str], verbs: frozenset[str]) -> list[tuple[str, frozenset[str]]]:
+    """The pieces of work a directive asks for one after another ("turn on X so Y fits, and rerun Z"): the
+    directive's first piece and each later one that opens with an imperative (one of `verbs`), each with its work
+    terms, when there are two or more of at least MIN_PART_TERMS terms each (else none). A piece that opens
+    otherwise ("model_registry.cpp", "vLLM runs ...") goes on explaining the one before it."""
+    if st.kind not in ("item", "cell"):
+        return []  # a paragraph's sentences explain as much as they ask: its pieces are no list of requests
+    text = st.directive_text or st.text
+    pieces = [p.strip() for p in _NEXT_REQUEST.split(text) if p.strip()]
+    if not 2 <= len(pieces) <= MAX_REQUESTS:
+        return []
+    parts = pieces[:1] + [p for p in pieces[1:] if p.split(None, 1)[0].lower() in verbs]
+    if len(parts) < 2:
+        return []
+    out = [(p, terms_of(p) & terms) for p in parts]
+    if sum(len(t) >= MIN_PART_TERMS for _, t in out) < 2:
+        return []
+    return [(p, t) for p, t in out if len(t) >= MIN_PART_TERMS]
 
 
 def symbols(st: Statement) -> list[str]:
@@ -207,13 +254,17 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
                 if touching is not None and not touching.is_merge:
                     cand = cands.setdefault(sha, _Candidate(touching))
                     cand.touches += (path,)
-    if 2 <= len(terms) <= MAX_TERMS_ALONE:  # commits that report the same work in their own words
-        # terms alone are evidence only from a subject saying two of them (`strength`): a commit that cannot be
-        # one is no candidate, and is not looked at (said_in_subject)
-        for c in said_in_subject(terms, weights, fresh):
+    requests = _requests(st, terms, _verbs(ctx)) if len(terms) > MAX_TERMS_ALONE // 2 else []
+    # commits that report the same work (or one of its requests) in their own words: terms alone are evidence only
+    # from a subject saying two of them (`strength`): a commit that cannot be one is no candidate, and is not
+    # looked at (said_in_subject)
+    wordings = ([terms] if 2 <= len(terms) <= MAX_TERMS_ALONE else []) + [t for _, t in requests]
+    for words in wordings:
+        for c in said_in_subject(words, weights, fresh):
             if c.sha in fresh and not c.is_merge and c.sha not in cands:
                 cands[c.sha] = _Candidate(c)
     measuring = _asks_measurement(st)
+    tickets = _tickets(" ".join([st.directive_text or st.text, *(c.text for c in row_of(ctx, st)[1])]))
     things = frozenset(s for s in st.mentions.symbols if "/" not in s and not _FILE_NAME.search(s))
     out = []
     for cand in cands.values():
@@ -222,8 +273,19 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             cand.touches = tuple(p for p in cand.touches if changes_named(ctx, cand.commit.sha, p, things))
         if ids and not cand.names:
             cand.other_rows = _names_other_rows(cand.commit, ids)
+        cand.other_ticket = _names_other_ticket(cand.commit, tickets)
         cw = commit_work(cand.commit)
         cand.work = match(terms, cw, weights)
+        if cand.strength is None:
+            # one of the pieces of work the directive asks for, done in full: that piece landed
+            for part, part_terms in requests:
+                if _asks_measurement_text(part) and not cand.introduced and not _measured(ctx, cand.commit):
+                    continue
+                was = cand.work
+                cand.work, cand.part = match(part_terms, cw, weights), part
+                if cand.strength is not None:
+                    break
+                cand.work, cand.part = was, ""
         if cand.strength is None and len(cand.work.matched) >= 3:
             # a terse message may leave the work's name to the code: the names the commit declares count as done
             declared = declared_terms(ctx, cand.commit) - cw.done - cw.undone
@@ -246,6 +308,34 @@ def _names_other_rows(commit: Commit, ids: frozenset[str]) -> bool:
     return bool(named) and not any(_id_re(i).search(" ".join(named)) for i in ids)
 
 
+# A tracker's ticket key: APP-902, DATA-1290 (a project key, a dash, a number).
+_TICKET = re.compile(r"(?<![\w-])([A-Z][A-Z0-9]{1,9})-(\d+)(?![\w-])")
+
+
+def _tickets(text: str) -> frozenset[tuple[str, str]]:
+    return frozenset(_TICKET.findall(text))
+
+
+_LEAD_TICKET = re.compile(r"^\W{0,2}[A-Z][A-Z0-9]{1,9}-\d+\b")
+
+
+def _names_other_ticket(commit: Commit, tickets: frozenset[tuple[str, str]]) -> bool:
+    """Is the commit filed under another ticket than the directive's (or its row's)? It names tickets, none of
+    them the directive's, and one is of the directive's project ("APP-910 Dark Mode for the settings screen" is
+    not the work of "Dark mode for onboarding (APP-902)"), or its subject opens with one while the directive
+    files a ticket number ("PAY-2231 breaker for the ledger client" is not CAT-410's breaker for search). A key
+    with a one-digit number may be a name ("GPT-4"), not a ticket."""
+    if not tickets:
+        return False
+    theirs = _tickets(commit.message)
+    if not theirs or theirs & tickets:
+        return False
+    projects = {p for p, _ in tickets}
+    if any(p in projects for p, _ in theirs):
+        return True
+    return _LEAD_TICKET.match(commit.subject) is not None and any(len(n) >= 2 for _, n in tickets)
+
+
 def _measured(ctx: LintContext, commit: Commit) -> bool:
     """Did the commit say it measured, or write under the evidence root?"""
     if _MEASURED & commit_work(commit).done:
@@ -255,8 +345,11 @@ def _measured(ctx: LintContext, commit: Commit) -> bool:
 
 
 def _asks_measurement(st: Statement) -> bool:
-    text = (st.directive_text or st.text).lower()
-    words = re.findall(r"[a-z][a-z-]*", text)[:6]
+    return _asks_measurement_text(st.directive_text or st.text)
+
+
+def _asks_measurement_text(text: str) -> bool:
+    words = re.findall(r"[a-z][a-z-]*", text.lower())[:6]
     return bool(words) and any(w in _MEASURE_VERBS for w in words[:3])
 
 
@@ -417,7 +510,11 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     a hand-off) is a directive, and a past-tense report or a check recorded at a commit never is. A step label
     (W0, W3-G) counts as named only with its workstream. A finding whose commit the same record already
     records as landed (a LANDED status header, or a later result, "what landed" or dated section naming the
-    commit or most of its subject) is left out: the plan above is history.
+    commit or most of its subject) is left out: the plan above is history. A commit filed under another
+    ticket (`APP-910` against the directive's or its row's `APP-902`, or a subject led by another tracker's key)
+    is not the directive's work, whatever words they share. A list item or cell that asks for several pieces of
+    work in turn ("turn on X, and rerun Y": each later piece opens with an imperative) is also matched piece by
+    piece: a commit that says most of one piece, in its own words, is information.
 
     Why:
     A directive for finished work sends the next person to redo it. The records drift silently: the

@@ -27,7 +27,10 @@ REFUTES = re.compile(
     r"attributed\s+to\b|\bnot\s+the\s+(?:problem|culprit|issue|bottleneck|hot\s*spot)\b|\bnot\s+(?:on|in)\s+the\s+"
     r"(?:hot|critical|benchmarked)\s+path\b|\b(?:will|would)\s+not\s+help\b|\bwon't\s+help\b|"
     r"\bwe\s+are\s+not\s+doing\s+(?:that|this|it)\b|\b(?:taken|measured|profiled)\b[^.]{0,40}(?:debug\s+build|-O0\b|"
-    r"asserts\s+on)",
+    r"asserts\s+on)"
+    # a cause denied: "the outlier channels are not where the loss comes from", "the stall isn't due to X"
+    r"|\b(?:is|are|was|were)(?:n't|\s+not)\s+(?:caused\s+by|due\s+to|what\s+causes|"
+    r"where\s[^.;]{0,40}?\b(?:comes?|came)\s+from)\b|\b(?:does|do|did)(?:n't|\s+not)\s+come\s+from\b",
     re.I,
 )
 # A statement whose premise can be refuted: a directive, or a finding that gives a cause for a measurement.
@@ -89,15 +92,32 @@ def _names(text: str, values: set[str]) -> bool:
     return any(v in text and _value_re(v).search(text) for v in values)  # a substring first: cheap
 
 
+# A refuting sentence that names its subject only by pointing back at what came before it: "The premise was
+# wrong", "That assumption turned out false", "This was misattributed".
+_POINTS_BACK = re.compile(
+    r"^\W*(?:(?:so|but|and|thus|hence)\W+)?(?:(?:the|that|this|our|its|their|which)\s+(?:\w+\s+)?"
+    r"(?:premise|assumption|hypothes[ie]s|theory|idea|attribution|claim|reasoning|rationale|diagnosis|explanation|"
+    r"motivation|belief|guess|conclusion|reading)\b|(?:that|this|it|which)\s+(?:is|was|turned|proved)\b)",
+    re.I,
+)
+
+
 @lru_cache(maxsize=MAX_COMMITS)
-def _refuting(c: Commit) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The commit's paragraphs that say something was wrong, each with its sentences that say so (the
-    part of `_refutation` that does not depend on the statement: once per commit, not per statement)."""
+def _refuting(c: Commit) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    """The commit's paragraphs that say something was wrong, each with its sentences that say so and what each
+    speaks of: the sentence itself, or, for one that points back ("The premise was wrong"), the paragraph up to
+    it (the part of `_refutation` that does not depend on the statement: once per commit, not per statement)."""
     out = []
     subject, body = own_words(c)
     for para in re.split(r"\n\s*\n", f"{subject}\n\n{body}" if body else subject):
         if REFUTES.search(para):
-            out.append((para, tuple(s for s in _sentences(para) if REFUTES.search(s))))
+            sents = _sentences(para)
+            found = tuple(
+                (s, " ".join(sents[: k + 1]) if _POINTS_BACK.match(s) else s)
+                for k, s in enumerate(sents)
+                if REFUTES.search(s)
+            )
+            out.append((para, found))
     return tuple(out)
 
 
@@ -123,18 +143,18 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
     wordy = len(terms) > 20  # a long statement shares three words with anything: figures must tie it
     denies = _DENIES.search(st.text) is not None
     for _, sentences in paragraphs:
-        for sent in sentences:
+        for quoted, sent in sentences:
             figure = _names(sent, figures)
             if denies and not figure and not _names(sent, dates) and not _REVERSES.search(sent):
                 continue  # says the given-up thing is wrong too; only the measurement it rests on can be refuted
             in_sent = len(terms & terms_of(sent))
             if in_sent and (_names(sent, ids) or names_ids and (_names(sent, dates) or figure)):
-                return "error", sent
+                return "error", quoted
             # a short refuting sentence mostly made of the statement's terms is about it ("So the idea that HSI48
             # is not enough accurate was wrong"), however long the statement
             focused = in_sent * 2 >= len(terms_of(sent))
             if figure and in_sent >= 2 or not wordy and in_sent >= MIN_TERMS and (in_sent * 3 >= len(terms) or focused):
-                return "warning", sent
+                return "warning", quoted
     return None
 
 
@@ -165,8 +185,10 @@ def premise_refuted(ctx: LintContext) -> list[Hit]:
     has a sentence saying something "is wrong", "was refuted", "does not apply" or was misattributed, and
     either that paragraph names the directive's row or claim, or the sentence names the directive's
     checkpoint date or a figure it quotes while the commit names the row or claim (an error). A sentence
-    naming a quoted figure in a paragraph that shares the directive's terms is a warning. The refuting
-    sentence is quoted.
+    naming a quoted figure in a paragraph that shares the directive's terms is a warning. A refuting sentence
+    that points back ("The premise was wrong") is read with the sentences before it in its paragraph, and a
+    denied cause ("is not where the loss comes from", "isn't due to") refutes too. The refuting sentence is
+    quoted.
 
     Why:
     A directive built on a measurement that turned out wrong sends the next person after a cause that does

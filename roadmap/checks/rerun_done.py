@@ -7,7 +7,7 @@ import re
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.evidence_index import cited_with_row, row_of, series_finder
 from roadmap.analysis.facts import News, Reason
-from roadmap.analysis.metric_terms import words_of
+from roadmap.analysis.metric_terms import long_form, words_of
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids
 from roadmap.analysis.terms import distinctive_terms, hinted, id_parts, size_terms, tokens
@@ -34,6 +34,10 @@ _NO_RERUN = re.compile(
     re.I,
 )
 MIN_SLUG_COVERAGE = 2 / 3
+# A question or step heading's label: "Q2.", "3.", "2.1", "Step 4:".
+_HEADING_LABEL = re.compile(r"^\W{0,3}(?:[A-Z]{1,3}\d+(?:\.\d+)*|\d+(?:\.\d+)*|(?i:step)\s+\d+)[.):]\s+")
+# JSON values that name what was measured: a dataset, a model, a benchmark ("wikitext-2", "llama-3-8b").
+_NAME_VALUE = re.compile(r"^[A-Za-z][\w.+-]{1,60}$")
 
 
 def match(st: Statement, entry: EvidenceEntry, named: frozenset[str] = frozenset()) -> str | None:
@@ -56,12 +60,31 @@ def match(st: Statement, entry: EvidenceEntry, named: frozenset[str] = frozenset
         return "series"  # "rerun the 1k ingest benchmark": every word, sizes and counts too
     if len(slug) >= 2 and len(slug & words) >= 2 and len(slug & words) / len(slug) >= MIN_SLUG_COVERAGE:
         return "series" if slug <= words else "partial"
+    if len(parts) == 1 and _named_metric(st, entry, next(iter(parts))):
+        return "partial"
     return None
+
+
+def _named_metric(st: Statement, entry: EvidenceEntry, word: str) -> bool:
+    """A one-word series (`results/ppl/`) is the statement's when the statement names it, or what it stands for
+    (ppl: perplexity), and also a name the entry's JSON records as a value ("dataset": "wikitext-2"): one word
+    alone is said by too many statements."""
+    said = set(words_of(st.text))
+    if word not in said and long_form(word) not in said:
+        return False
+    values = [v for v in (entry.raw or {}).values() if isinstance(v, str) and _NAME_VALUE.match(v)]
+    for v in values:
+        named = [w for w in words_of(v) if not w.isdigit() and len(w) >= 3]
+        if named and set(named) <= said:
+            return True
+    return False
 
 
 def applies(st: Statement) -> bool:
     text = st.directive_text or st.text
     asks = st.directive or (st.kind in ("item", "paragraph") and _OPENS_WITH_RERUN.match(text) is not None)
+    # an open question or step titled as a rerun ("### Q2. Re-measure perplexity once ...") asks for it
+    asks = asks or st.kind == "heading" and _OPENS_WITH_RERUN.match(_HEADING_LABEL.sub("", text, count=1)) is not None
     if not (asks and says_rerun(text)):
         return False
     return bool(RERUN.search(_NO_RERUN.sub(" ", text))) if _NO_RERUN.search(text) else True
@@ -100,8 +123,11 @@ def rerun_done(ctx: LintContext) -> list[Hit]:
     names or cites (for a table cell, the series its row names or cites: a Series column, a "last run"
     evidence name), else the same row (the entry's `row`, from result.json or a `Row:` line), else the same
     slug words (model sizes must agree). Evidence named date first or date last, as a folder or a file,
-    counts. A directive that names one series never matches a look-alike (`pq-scan` is not `pq-train`),
-    and "nothing to rerun" asks for nothing. Every such entry is listed; the other places asking for the
+    counts, and so do the dated files and folders inside a series folder (`results/ppl/2026-09-06.json`); a
+    one-word series matches when the directive names it (or what it stands for: ppl, perplexity) and a name
+    the entry's JSON records as a value (its dataset or model). An open question or step titled as a rerun
+    ("### Q2. Re-measure ...") asks for it. A directive that names one series never matches a look-alike
+    (`pq-scan` is not `pq-train`), and "nothing to rerun" asks for nothing. Every such entry is listed; the other places asking for the
     same rerun are related locations.
 
     Why:

@@ -148,21 +148,68 @@ def load_evidence(tree: "Tree", config: "Config", cache_dir: str | Path | None =
             groups.setdefault(rest.split("/", 1)[0], []).append(f)
         else:
             plain.append(f)
-    kinds = config.evidence.kinds
     entries: list[EvidenceEntry] = []
     ignored: list[str] = []
-    if kinds in ("any", "dir"):
-        for name, files in groups.items():
-            entry = _dir_entry(tree, prefix + name, name, files, config.evidence.naming, cache)
-            (entries.append(entry) if entry else ignored.append(name))
-    if kinds in ("any", "file"):
-        for f in plain:
-            name = f[len(prefix) :]
-            entry = _file_entry(tree, f, name, config.evidence.naming, cache)
-            (entries.append(entry) if entry else ignored.append(name))
+    _scan(tree, config, cache, prefix, groups, plain, "", 0, entries, ignored)
     if cache is not None:
         cache.save()
     return EvidenceStore(root, entries, ignored)
+
+
+MAX_NESTING = 2  # folders of series above the dated entries: results/<metric>/<date>.json, evals/<run>/<task>/
+
+
+def _scan(
+    tree: "Tree",
+    config: "Config",
+    cache: SchemaCache | None,
+    prefix: str,
+    groups: dict[str, list[str]],
+    plain: list[str],
+    parent: str,
+    depth: int,
+    entries: list[EvidenceEntry],
+    ignored: list[str],
+) -> None:
+    """The entries of one folder under the root. A folder that is no entry itself (no date in its name, no
+    result.json) groups a series: its dated files and folders are that series' entries (`results/ppl/
+    2026-09-06.json` is the ppl series of 2026-09-06; `evals/run-047/mmmu_val-2026-07-17.json` is
+    run-047/mmmu_val), up to MAX_NESTING folders deep."""
+    kinds = config.evidence.kinds
+    naming = config.evidence.naming
+    for name, files in groups.items():
+        entry = _dir_entry(tree, prefix + name, name, files, naming, cache) if kinds in ("any", "dir") else None
+        if entry is not None:
+            _in_series(entry, parent)
+            entries.append(entry)
+            continue
+        before = len(entries)
+        if depth < MAX_NESTING:
+            inner = prefix + name + "/"
+            sub: dict[str, list[str]] = {}
+            subplain: list[str] = []
+            for f in files:
+                rest = f[len(inner) :]
+                (sub.setdefault(rest.split("/", 1)[0], []).append(f) if "/" in rest else subplain.append(f))
+            series = f"{parent}/{name}" if parent else name
+            _scan(tree, config, cache, inner, sub, subplain, series, depth + 1, entries, [])
+        if len(entries) == before and not parent:
+            ignored.append(name)
+    if kinds in ("any", "file"):
+        for f in plain:
+            name = f[len(prefix) :]
+            entry = _file_entry(tree, f, name, naming, cache)
+            if entry is not None:
+                _in_series(entry, parent)
+                entries.append(entry)
+            elif not parent:
+                ignored.append(name)
+
+
+def _in_series(entry: EvidenceEntry, parent: str) -> None:
+    """An entry inside a series folder belongs to that series (and the slug its name adds)."""
+    if parent and entry.series == entry.slug:
+        entry.series = f"{parent}/{entry.slug}" if entry.slug else parent
 
 
 def _dir_entry(

@@ -124,7 +124,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
 # The column of a table that names a row's work (not its figures, owners, evidence or state).
 WORK_COLUMN = re.compile(
     r"capabilit|title|item|feature|task|descri|work|what|scope|deliverable|change|summary|goal|"
-    r"outcome|name|area|topic|unit|remedia|mitigat|action|finding|\bfix\b|\bbug\b|\bissue\b|request",
+    r"outcome|name|area|topic|unit|remedia|mitigat|action|finding|\bfix\b|\bbug\b|\bissue\b|request|"
+    r"key result|objective|initiative|\bepic\b|\bstor(?:y|ies)\b|requirement",
     re.I,
 )
 # State words of work not started yet: such a row, in a table with no column of next steps, asks for its work.
@@ -239,8 +240,15 @@ class Classifier:
             self._sec_cache[sections] = hit
         return hit
 
-    def is_open_state(self, text: str) -> bool:
-        """Is a State cell's value a not-started state (todo, planned, open, ...)?"""
+    def is_open_state(self, text: str, legend: dict[str, str] | None = None) -> bool:
+        """Is a State cell's value a not-started state (todo, planned, open, ...)? A leading status emoji reads
+        as the words the record's own `legend` gives it ("🔴 not started"). Without a legend a mark is no
+        not-started state: ☐ in a parity matrix means "not ours yet", not "work asked for"."""
+        mark = text.lstrip(" *_`[(").rstrip(" *_`])")
+        if mark and not mark[0].isascii():
+            meaning = next((w for m, w in (legend or {}).items() if mark.startswith(m)), None)
+            if meaning is not None:
+                text = meaning
         value = _norm(text)
         if value in _EMPTY_VALUES or not value:
             return False
@@ -265,7 +273,7 @@ class Classifier:
             return Verdict(False, True, None)
         if kind == "heading":
             return Verdict(False, _historical(text), None)
-        if struck and (kind != "cell" or self.is_directive_column(column)) and self._struck_work(text):
+        if struck and (kind != "cell" or self.is_directive_column(column)) and self.struck_work(text):
             return Verdict(False, True, None)  # "~~Port X~~ Landed; ...": the struck part was the work
         if _historical(text):
             return Verdict(False, True, None)
@@ -286,6 +294,9 @@ class Classifier:
             return Verdict(False, False, None)
         if phrase:
             return Verdict(True, False, text[phrase.start() :].strip())
+        handoff = HANDOFF.search(text) if kind in ("item", "paragraph") else None
+        if handoff:  # "Next owner should ...", "**Next run should** ...": a request to whoever comes next
+            return Verdict(True, False, text[handoff.start() :].strip())
         if box:  # "- [ ] ...": an open task, whatever its wording
             return Verdict(True, False, text[box.end() :].strip() or None)
         rest = text[_end(self.lead_re, text) :]
@@ -311,7 +322,7 @@ class Classifier:
     def _is_request_section(self, title: str) -> bool:
         return self.in_directive_section((title,))
 
-    def _struck_work(self, text: str) -> bool:
+    def struck_work(self, text: str) -> bool:
         """Was the work struck through? What is left, past its ids, dates, notes in parentheses and a
         directive phrase ("Next:", "TODO"), is nothing, or says how the work ended ("Landed; ...")."""
         rest = text[_end(self.lead_re, text) :]
@@ -331,6 +342,11 @@ class Classifier:
         start = _end(self.title_lead_re, title)
         defines = next((i for s, _, i in found if s == start), None)
         return found[0][2], defines
+
+
+def marks_done(text: str) -> bool:
+    """Does a cell say its row's work is done: a check mark, a ticked box, DONE/SHIPPED/...?"""
+    return _DONE_IN_LINE.search(text) is not None or re.match(r"^\W*\[[xX]\]", text) is not None
 
 
 def _states_fact(rest: str) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from roadmap.records.blocks import Block
@@ -125,6 +126,15 @@ _CLOSED_TITLE = re.compile(
     r"\b(?:completion (?:summar(?:y|ies)|reports?)|retrospectives?|post-?mortems?)\b",
     re.I,
 )
+# A review of what happened (a postmortem, a retrospective): finished as a story, but its action items are the
+# follow-up work it hands on, tracked until done.
+RETRO_TITLE = re.compile(r"\b(?:retrospectives?|post-?mortems?|incident (?:reviews?|reports?))\b", re.I)
+FOLLOW_UP_SECTION = re.compile(
+    r"^(?:(?:open |remaining |corrective |preventive |preventative |follow-?up )?action items?|follow-?ups?|"
+    r"(?:corrective|preventive|preventative|remediation) actions?|remediation items?|next steps|open items|"
+    r"to-?dos?|punch-?list)\b",
+    re.I,
+)
 _STATUS_LINE = re.compile(r"^\W{0,4}(?:status|state)\W{0,4}[:=—–-]\s*(.*)$", re.I | re.S)
 _FRONT_STATUS = re.compile(r"^\s*(?:status|state)\s*:\s*['\"]?([^'\"#\n]*)", re.I)
 
@@ -154,6 +164,22 @@ def leading_date(text: str) -> str | None:
     if month is None or not 1 <= int(day) <= 31:
         return None
     return f"{year}-{month:02d}-{int(day):02d}"
+
+
+_TRAIL_DATE = re.compile(rf"^[^\n]{{1,60}}?(?:\s[—–|:-]|,|\s\(|\s)\s*({ISO_DATE})\)?\W*$")
+
+
+def trailing_date(text: str) -> str | None:
+    """The ISO date a short title ends with: "run-047 — 2026-07-14", "Sprint 12 (2026-07-14)" (a log's entries
+    are often titled by their name first)."""
+    m = _TRAIL_DATE.match(text)
+    return m.group(1) if m else None
+
+
+@lru_cache(maxsize=4096)
+def follow_up_section(title: str) -> bool:
+    """Does a heading name a list of follow-up work ("Action items", "Follow-ups", "Next steps", "TODO")?"""
+    return FOLLOW_UP_SECTION.match(re.sub(r"^[^\w(\[]+", "", title_of(title))) is not None
 
 
 def title_of(text: str) -> str:

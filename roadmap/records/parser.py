@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING
 
 from roadmap.records import source, structure
 from roadmap.records.blocks import MD, Block, Cell, Heading, walk
-from roadmap.records.classify import WORK_COLUMN, Classifier, Verdict, as_of_in
+from roadmap.records.classify import WORK_COLUMN, Classifier, Verdict, as_of_in, marks_done
 from roadmap.records.inline import Inline
+from roadmap.records.kinds import follow_up_section
 from roadmap.records.mentions import extract, ids_in
 from roadmap.records.model import AsOf, Mentions, Problem, RecordFile, Statement, Table
 from roadmap.records.patterns import FULL_SHA_RE, PREMISE_LABEL_RE
 from roadmap.records.spans import Region, cell_spans, place
+from roadmap.records.state_words import legend
 from roadmap.records.suppressions import scan
 
 if TYPE_CHECKING:
@@ -65,6 +67,7 @@ class _Builder:
         self.item_rows: dict[int, str | None] = {}  # id(item block) -> its row id, for nested items
         self.item_history: dict[int, bool] = {}  # id(item block) -> historical, for nested items
         self.struct = structure.Structure()
+        self.legend: dict[str, str] | None = None
 
     def build(self, blocks: list[Block]) -> None:
         self._sections(blocks)
@@ -186,7 +189,10 @@ class _Builder:
         state_cols = {n.lower() for n in self.config.state_columns}
         state_col = next((k for k, h in enumerate(tb.headers) if h.strip().lower() in state_cols), None)
         work_col = None
-        if state_col is not None and not any(self.cls.is_directive_column(h) for h in tb.headers):
+        # A table of work under a heading that lists work ("Action items", "Follow-ups") with no state column:
+        # each row is an open item unless it says it is done (struck through, a check mark, DONE).
+        listed = state_col is None and bool(sections) and follow_up_section(sections[-1])
+        if (state_col is not None or listed) and not any(self.cls.is_directive_column(h) for h in tb.headers):
             work_col = next(
                 (k for k, h in enumerate(tb.headers) if k not in id_cols and k != state_col and WORK_COLUMN.search(h)),
                 None,
@@ -196,11 +202,12 @@ class _Builder:
             row_as_of = next(
                 (a for k in date_cols if k < len(cells) for a in [_cell_as_of(cells[k].inline.text)] if a), None
             )
-            open_row = (
-                work_col is not None
-                and state_col is not None
+            open_row = work_col is not None and (
+                state_col is not None
                 and state_col < len(cells)
-                and self.cls.is_open_state(cells[state_col].inline.text)
+                and self.cls.is_open_state(cells[state_col].inline.text, self._legend())
+                or listed
+                and not any(k != work_col and marks_done(c.inline.text) for k, c in enumerate(cells))
             )
             stmts = []
             spans: list[tuple[int, int]] | None = None  # the row's cell spans, split only when a cell has a path
@@ -218,7 +225,9 @@ class _Builder:
                     text, "cell", header, sections, all_struck=inl.struck and not inl.visible, struck=inl.struck
                 )
                 if open_row and k == work_col and not verdict.historical and text:
-                    verdict = Verdict(True, False, text)
+                    # "~~Move X~~ not needed": the struck part was the work
+                    done = inl.struck and self.cls.struck_work(text)
+                    verdict = Verdict(False, True, None) if done else Verdict(True, False, text)
                 if self.struct.kind == "process" and verdict.directive:
                     verdict = Verdict(False, verdict.historical, None)
                 why_cell = why or ("" if verdict.directive else self.struct.unless_asked.get(id(b), ""))
@@ -282,6 +291,12 @@ class _Builder:
                 if found:
                     return found, None
         return None, None
+
+    def _legend(self) -> dict[str, str]:
+        """The status emoji this record's own legend defines (read once, when a table needs it)."""
+        if self.legend is None:
+            self.legend = legend(self.lines)
+        return self.legend
 
     def _history(self, b: Block) -> str:
         """Why the record's structure makes this block history ("" when it is current, or a live hand-off)."""

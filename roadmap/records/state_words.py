@@ -44,6 +44,27 @@ _LABEL_END = re.compile(
 )
 
 
+# A legend pair: a status emoji and the words it stands for ("🔴 not started", "🟡 = at risk", "✅: done").
+_LEGEND_PAIR = re.compile(
+    r"([^\x00-\x7f\w\s·•|,;/()\[\]][\ufe0f\u200d]?)\s*[=:–—-]?\s*([A-Za-z][A-Za-z' -]{0,30}?)\s*(?=$|[·•|,;/).]|\s[^\x00-\x7f])"
+)
+
+
+def legend(lines: list[str]) -> dict[str, str]:
+    """The emoji a record's own legend defines ("Status legend: ✅ done · 🔴 not started"), each mapped to its
+    words: a line with two or more emoji-and-words pairs. A team's legend says what its marks mean; no table of
+    ours can (🔴 is "not started" on one board and "off track" on another)."""
+    found: dict[str, str] = {}
+    for line in lines:
+        if line.isascii() or line.lstrip().startswith("|"):
+            continue
+        pairs = _LEGEND_PAIR.findall(line)
+        if len(pairs) >= 2 or pairs and "legend" in line.lower():
+            for mark, words in pairs:
+                found.setdefault(mark.rstrip("\ufe0f\u200d"), words.strip())
+    return found
+
+
 def norm(word: str) -> str:
     """`in progress` / `In_Progress` / `in-progress` -> IN-PROGRESS; `won't fix` -> WONTFIX."""
     w = re.sub(r"[\s_]+", "-", word.strip().upper().replace("’", "").replace("'", ""))

@@ -21,7 +21,16 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from roadmap.records.blocks import Block
-from roadmap.records.kinds import LIVE_SECTION, NEWEST_FIRST, file_kind, leading_date, title_of
+from roadmap.records.kinds import (
+    LIVE_SECTION,
+    NEWEST_FIRST,
+    RETRO_TITLE,
+    file_kind,
+    follow_up_section,
+    leading_date,
+    title_of,
+    trailing_date,
+)
 from roadmap.records.mentions import ids_in
 
 if TYPE_CHECKING:
@@ -61,7 +70,10 @@ _OURS = re.compile(
 # A hand-off: a directive addressed to whoever comes next, which stays open until someone takes it.
 HANDOFF = re.compile(
     r"\bnext (?:owner|agent|person|session|assignee|maintainer|shift)s? (?:must|should|needs? to|has "
-    r"to|to)\b|\bwhoever (?:picks|takes) (?:this|it) up\b|^\W*hand-?off\s*:",
+    r"to|to)\b|\bwhoever (?:picks|takes) (?:this|it) up\b|^\W*hand-?off\s*:"
+    # ... or to the next round of the work: "**Next run should** turn on ...", "The next sprint must ..."
+    r"|\bnext (?:run|iteration|experiment|attempt|sprint|round|cycle|training run|release)\W{0,4} "
+    r"(?:must|should|needs? to|has to)\b",
     re.I,
 )
 _QUOTE_INTRO = re.compile(
@@ -108,8 +120,9 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
     if kind == "process":
         return Structure(kind, why)
     if kind in ("template", "closed"):
+        follow_ups = kind == "closed" and _retrospective(blocks)
         for b in blocks:
-            if b is not status_block:
+            if b is not status_block and not (follow_ups and _follow_up(b)):
                 history[id(b)] = why
         return Structure(kind, why, history, frozenset())
     is_log = kind == "log"
@@ -159,6 +172,17 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
         elif not is_log and any(_log_section(h.title) for h in b.headings):
             history[id(b)] = "a log section's older content"
     return Structure(kind, why, history, frozenset(live), unless_asked)
+
+
+def _retrospective(blocks: list[Block]) -> bool:
+    """Is the file a postmortem or retrospective by its title?"""
+    title = next((b for b in blocks if b.kind == "heading"), None)
+    return title is not None and RETRO_TITLE.search(title.inline.text) is not None
+
+
+def _follow_up(b: Block) -> bool:
+    """Does the block sit under an action-items section (of a postmortem: the work it hands on)?"""
+    return any(follow_up_section(h.title) for h in b.headings[1:])
 
 
 def _preamble(b: Block) -> bool:
@@ -239,7 +263,7 @@ def _heading_runs(blocks: list[Block], is_log: bool, config: "Config") -> list[l
     heads = [(k, b) for k, b in enumerate(blocks) if b.kind == "heading" and b.heading is not None]
     for n, (k, b) in enumerate(heads):
         assert b.heading is not None
-        date = leading_date(b.inline.text)
+        date = leading_date(b.inline.text) or (trailing_date(b.inline.text) if is_log else None)
         if date is None:
             continue
         level = b.heading.level
