@@ -17,6 +17,7 @@ from roadmap.analysis.landing import (
     changed_paths,
     changes_no_behaviour,
     declared_terms,
+    done_terms,
     done_twin,
     path_commits,
     work_weights,
@@ -27,7 +28,17 @@ from roadmap.analysis.stale import hits_for
 from roadmap.analysis.steps import names_workstream, step_terms
 from roadmap.analysis.touched import changes_named
 from roadmap.analysis.surfaces import describe, subject_ids, work_terms
-from roadmap.analysis.work import CommitWork, WorkMatch, candidates, commit_work, match, said_in_subject, terms_of
+from roadmap.analysis.stem import stem
+from roadmap.analysis.work import (
+    CommitWork,
+    WorkMatch,
+    WorkWeights,
+    candidates,
+    commit_work,
+    match,
+    said_in_subject,
+    terms_of,
+)
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
@@ -345,31 +356,80 @@ def _after_writing(ctx: LintContext, st: Statement, news: News, commit: Commit) 
 
 def _twin_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     """Stale on arrival: another record already marks this work done. The commit that did it is named when
-    one reports the same work, before or after the directive was written."""
+    one reports the same work, before or after the directive was written.
+
+    When the done mark was written decides what it proves. One in the directive's own file contradicts it
+    whenever it was written. One in another file written by the same commit is another thing
+    its author meant ("session: Completed" beside "merge it: Ready"). One written before the directive was in
+    front of whoever wrote it: it counts only when it names most of the directive's work (a mark
+    naming a part of it or its topic, "[x] End-to-end protocol run flow" for "Test the .py upload flow end to
+    end", is other work) and some commit had done that work by then. One written after the directive is news
+    it corroborates: it counts only with a commit between the two that reports the work. A directive that
+    asks for a check is done only by a mark that records a check ("Confirm X is green" is not done by "[x] mark
+    X green")."""
     terms = _work_terms(st)
-    twin = done_twin(ctx, st, terms)
+    history = ctx.get_history()
+    rank = history.rank
+    wrote = _writing_commit(ctx, st)
+    checking = _asks_measurement(st)
+
+    def when(twin: Statement) -> str:
+        """'same' (the directive's file), 'before' (the mark was there when the directive was written),
+        'after', or '' (no twin: blame cannot date the mark, or one commit wrote both)."""
+        if twin.path == st.path:
+            return "same"
+        sha = written_by(ctx, twin)
+        marked = history.by_sha(sha) if sha else None
+        if marked is None or wrote is not None and marked.sha == wrote.sha:
+            return ""  # one commit writing "done" in one file and "to do" in another meant two different things
+        if wrote is None or rank(marked) < rank(wrote):
+            return "before"
+        return "after"
+
+    weights = work_weights(ctx)
+
+    def accept(twin: Statement, same: bool) -> bool:
+        if checking and not _CHECK_STEMS & {stem(w) for w in re.findall(r"[a-z][a-z-]*", twin.text.lower())}:
+            return False
+        timing = when(twin)
+        if same or timing == "same":
+            return same and timing == "same"
+        return timing == "after" or timing == "before" and _covers(weights, terms, done_terms(twin)) >= MIN_TWIN_NAMES
+
+    # the directive's own file first: its mark needs no commit to say the same
+    twin = done_twin(ctx, st, terms, lambda t: accept(t, True)) or done_twin(ctx, st, terms, lambda t: accept(t, False))
     if twin is None:
         return None
-    weights = work_weights(ctx)
+    timing = when(twin)
     own = written_by(ctx, st)
+    marked_at = history.by_sha(written_by(ctx, twin) or "")
     best: tuple[float, Commit, WorkMatch] | None = None
-    docs = asks_documentation(st) or _asks_measurement(st)
+    docs = asks_documentation(st) or checking
     # oldest first, so that of two commits that match as well the one that did the work first is named (a set's
     # order changes from run to run with Python's string hashing)
-    for c in sorted(candidates(terms, weights), key=ctx.get_history().rank):
+    for c in sorted(candidates(terms, weights), key=rank):
         if c.is_merge or c.sha == own:
             continue
+        if timing == "after" and wrote is not None and rank(c) <= rank(wrote):
+            continue  # a mark made since the directive corroborates work done since, not before
+        if timing in ("before", "after") and marked_at is not None and rank(c) > rank(marked_at):
+            continue  # the mark cannot record work that landed after it
         m = match(terms, commit_work(c), weights)
         if not docs and builds_nothing(changed_paths(ctx, [c])[c.sha]):
             continue
+        # a mark made since the directive already says which work: a commit since then whose body reports most of
+        # it need not say so in its subject ("feat(M0.5): runner foundation" designing the RuleRun state machine)
+        said = m.in_subject >= 1 or timing == "after" and m.ratio >= STRONG_RATIO
         if (
             len(m.matched) >= 2
             and m.ratio >= WEAK_RATIO
             and m.refused_ratio < REFUSED
-            and m.in_subject >= 1
+            and said
             and (best is None or m.ratio > best[0])
         ):
             best = (m.ratio, c, m)
+    if best is None and timing in ("before", "after"):
+        return None  # another file's word alone, with no commit that did the work when it says
     done = " ".join(twin.text.split())
     done = done if len(done) <= 80 else done[:77] + "..."
     phrase = f"lists work {twin.path}:{twin.line} already marks done ({done!r})"
@@ -381,6 +441,24 @@ def _twin_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     fix = f"drop or strike the directive: {describe(twin)} records it done"
     # Another record's words, even with a commit saying the same, are not proof it is the same work: a warning.
     return Reason("RL101", "warning", phrase, fix, commits=commits, news=news)
+
+
+MIN_TWIN_NAMES = 0.5  # share of the directive's (IDF-weighted) work terms an earlier mark in another file names
+_CHECK_STEMS = frozenset(stem(v) for v in _MEASURE_VERBS)
+
+
+def _covers(weights: WorkWeights, terms: frozenset[str], named: frozenset[str]) -> float:
+    """IDF-weighted share of `terms` that `named` names."""
+    return weights.idf_sum(terms & named) / (weights.idf_sum(terms) or 1.0)
+
+
+def _writing_commit(ctx: LintContext, st: Statement) -> Commit | None:
+    """The commit that wrote the directive (for a table cell, the one before later state flips of its row);
+    None for a line not committed yet or one blame cannot date."""
+    own = written_by(ctx, st)
+    if own is not None and st.kind == "cell":
+        own = cell_origin(ctx, st, own)
+    return ctx.get_history().by_sha(own) if own else None
 
 
 def _series_reason(series: tuple[list[_Candidate], WorkMatch], news: News) -> Reason:
