@@ -225,7 +225,11 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             if c.sha in fresh and not c.is_merge and c.sha not in cands:
                 cands[c.sha] = _Candidate(c)
     measuring = _asks_measurement(st)
-    things = frozenset(s for s in st.mentions.symbols if "/" not in s and not _FILE_NAME.search(s))
+    # what the directive names in its files: code symbols, and upper-case names (`DEFAULT_DIMENSIONS`, read as
+    # env-var shaped) too, or a change to a file it names would count whatever lines it changed
+    things = frozenset(
+        s for s in (*st.mentions.symbols, *st.mentions.env_vars) if "/" not in s and not _FILE_NAME.search(s)
+    )
     out = []
     for cand in cands.values():
         cand.news = len(fresh)
