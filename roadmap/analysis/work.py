@@ -143,6 +143,15 @@ _UNDONE = re.compile(
     r"\bstill\s+(?:short|behind|slower|over|above|below|under|too)\b",
     re.I,
 )
+# A sentence that reports what was there before the commit ("✅ /api/audit endpoint exists with pagination",
+# "correlation ids (already supported)") lists work the commit did not do; a condition ("skip it if the bucket
+# already exists") describes new behaviour and stays done.
+_EXISTED = re.compile(
+    r"\b(?:already|previously)\s+(?:supported|implemented|existed|exists|existing|present|in\s+place|available|"
+    r"there|wired|covered|handled|done)\b|\bexist(?:s|ed)\s+(?:already|with|since)\b",
+    re.I,
+)
+_CONDITION = re.compile(r"\b(?:if|when|whenever|unless|whether|once)\b", re.I)
 _LONG_FORMS: dict[tuple[str, ...], str] = {}
 
 
@@ -238,7 +247,8 @@ def commit_work(c: Commit) -> CommitWork:
     done: set[str] = set(subject) if not _UNDONE.search(subject_text) else set()
     undone: set[str] = set() if done else set(subject)
     for sent in sentences(body):
-        (undone if _UNDONE.search(sent) else done).update(terms_of(sent))
+        existed = _EXISTED.search(sent) is not None and not _CONDITION.search(sent)
+        (undone if existed or _UNDONE.search(sent) else done).update(terms_of(sent))
     return CommitWork(frozenset(done), frozenset(undone - done), subject)
 
 
