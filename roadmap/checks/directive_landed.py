@@ -24,6 +24,7 @@ from roadmap.analysis.landing import (
     written_by,
 )
 from roadmap.analysis.reconciled import landing_reconciled
+from roadmap.analysis.short_forms import short_forms
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.steps import names_workstream, step_terms
 from roadmap.analysis.touched import changes_named
@@ -140,6 +141,14 @@ def _work_terms(st: Statement) -> frozenset[str]:
     return work_terms(st) - step_terms(st.directive_text or st.text)
 
 
+def _short_forms(st: Statement) -> dict[str, frozenset[str]]:
+    """Short forms of the directive's own words (analysis/short_forms.py), for the terms they stand for."""
+    text = st.directive_text or st.text
+    for i in subject_ids(st):
+        text = text.replace(i, " ")
+    return short_forms(text)
+
+
 def symbols(st: Statement) -> list[str]:
     """The distinctive symbols, flags and env vars the directive names: what RL101 asks the history index about."""
     return sorted({s for s in (*st.mentions.symbols, *st.mentions.env_vars) if _DISTINCT.match(s)})
@@ -218,10 +227,11 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
                 if touching is not None and not touching.is_merge:
                     cand = cands.setdefault(sha, _Candidate(touching))
                     cand.touches += (path,)
+    forms = _short_forms(st)
     if 2 <= len(terms) <= MAX_TERMS_ALONE:  # commits that report the same work in their own words
         # terms alone are evidence only from a subject saying two of them (`strength`): a commit that cannot be
-        # one is no candidate, and is not looked at (said_in_subject)
-        for c in said_in_subject(terms, weights, fresh):
+        # one is no candidate, and is not looked at (said_in_subject); a short form of its words counts ("kid")
+        for c in said_in_subject(terms | frozenset(forms), weights, fresh):
             if c.sha in fresh and not c.is_merge and c.sha not in cands:
                 cands[c.sha] = _Candidate(c)
     measuring = _asks_measurement(st)
@@ -238,12 +248,12 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         if ids and not cand.names:
             cand.other_rows = _names_other_rows(cand.commit, ids)
         cw = commit_work(cand.commit)
-        cand.work = match(terms, cw, weights)
+        cand.work = match(terms, cw, weights, forms)
         if cand.strength is None and len(cand.work.matched) >= 3:
             # a terse message may leave the work's name to the code: the names the commit declares count as done
             declared = declared_terms(ctx, cand.commit) - cw.done - cw.undone
             if declared & terms:
-                cand.work = match(terms, CommitWork(cw.done | declared, cw.undone, cw.subject), weights)
+                cand.work = match(terms, CommitWork(cw.done | declared, cw.undone, cw.subject), weights, forms)
         if measuring and not cand.introduced and not _measured(ctx, cand.commit):
             continue  # a measurement is not done by a commit that only builds
         if not cand.names and changes_no_behaviour(cand.commit.message, st):

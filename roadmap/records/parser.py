@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from roadmap.config import Config
 
 _OPEN_BOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")  # "- [ ] follow-up": still open under a finished item
+_ID_CELL = re.compile(r"[A-Z][A-Z0-9]{1,11}(?:-[A-Z0-9]{1,12}){1,4}")
 _DATE_COLUMN = re.compile(r"^(?:as[ -]of|(?:last[ -])?updated|date|checkpoint|base(?:[ -]commit)?|since)$", re.I)
 _CLASSIFIERS: dict[int, tuple["Config", Classifier]] = {}
 
@@ -270,6 +271,11 @@ class _Builder:
         for k in id_cols:
             if k < len(cells):
                 found = _first_id(cells[k].inline.text, self.config, leading=False)
+                if not found and self.config.hyphenated_ids:
+                    # the table defines its ids: a cell of the ID column that is one id-shaped token is one, even
+                    # where the default pattern wants a letter after the dash (SEC-2026-014, OPS-12)
+                    m = _ID_CELL.fullmatch(cells[k].inline.text.strip(" *_`"))
+                    found = m.group(0) if m else None
                 if found:
                     return found, k
         for k, cell in enumerate(cells):
