@@ -501,8 +501,13 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     up to +5, by the IDF-weighted share of its distinctive terms found in the message, so words every
     commit uses count little) and the score and reasons are shown; weak matches are warnings, strong ones
     errors. A commit matched by its words alone (no row named, no named file changed, no symbol introduced)
-    is information: on records other teams wrote such matches were right about half the time. Work another
-    record already marks done (stale on arrival) is a warning. Every other statement that repeats the
+    is information: on records other teams wrote such matches were right about half the time. A commit may
+    write the work shorter than the directive: a short form of the directive's own adjacent words ("key id" ->
+    kid, initials of three words) or a listed synonym (cap -> limit) counts as those words. Work a record
+    already marks done (stale on arrival) is a warning: a done mark in the directive's own file always counts;
+    one in another file counts when it was written before the directive, names at least half of its work and
+    a commit before the mark reports it, or when it was written after the directive and a commit between the
+    two reports it, never when one commit wrote both. Every other statement that repeats the
     directive is attached as a related location. A changed file the directive names counts only where the
     change names what the directive names in it. In a section of gates, acceptance criteria, scope,
     dependencies, results, background or design, only a line written as a request (an open box, TODO, Next:,

@@ -271,9 +271,9 @@ class _Builder:
         for k in id_cols:
             if k < len(cells):
                 found = _first_id(cells[k].inline.text, self.config, leading=False)
-                if not found and self.config.hyphenated_ids:
-                    # the table defines its ids: a cell of the ID column that is one id-shaped token is one, even
-                    # where the default pattern wants a letter after the dash (SEC-2026-014, OPS-12)
+                if not found:
+                    # the table defines its ids (docs/records.md): a cell of the ID column that is one upper-case
+                    # hyphenated token is one, whatever id_patterns says (SEC-2026-014, OPS-12)
                     m = _ID_CELL.fullmatch(cells[k].inline.text.strip(" *_`"))
                     found = m.group(0) if m else None
                 if found:
