@@ -305,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
             day = dt.datetime.now(dt.timezone.utc)
             d = ROOT / "docs" / "bench-evidence" / f"{day:%Y%m%d}-roadmap-lint-{r['name']}{a.suffix}"
             d.mkdir(parents=True, exist_ok=True)
-            suffix = f" --suffix {a.suffix}" if a.suffix else ""
+            suffix = f" --suffix={a.suffix}" if a.suffix else ""
             command = (
                 f"python tools/realworld.py {r['name']} --repeat {a.repeat} --sample {a.sample} --evidence{suffix}"
             )
