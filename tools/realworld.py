@@ -228,12 +228,13 @@ def one(entry: dict[str, Any], a: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def summary_md(r: dict[str, Any], command: str) -> str:
+def summary_md(r: dict[str, Any], command: str, head: str = "", dirty: bool = False) -> str:
     p = r["precision"]
+    linted_by = f"Linted by this repository at commit `{head}`{' (roadmap/ dirty)' if dirty else ''}. " if head else ""
     lines = [
         f"# roadmap lint on {r['repo']} at {r['commit'][:10]}",
         "",
-        f"{r['commits']} commits, {r['markdown_files']} markdown files. Command: `{command}`.",
+        f"{linted_by}{r['commits']} commits, {r['markdown_files']} markdown files. Command: `{command}`.",
         "",
         "| measure | value | target |",
         "|---|---|---|",
@@ -304,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
             day = dt.datetime.now(dt.timezone.utc)
             d = ROOT / "docs" / "bench-evidence" / f"{day:%Y%m%d}-roadmap-lint-{r['name']}{a.suffix}"
             d.mkdir(parents=True, exist_ok=True)
-            suffix = f" --suffix {a.suffix}" if a.suffix else ""
+            suffix = f" --suffix={a.suffix}" if a.suffix else ""
             command = (
                 f"python tools/realworld.py {r['name']} --repeat {a.repeat} --sample {a.sample} --evidence{suffix}"
             )
@@ -335,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
                 },
             }
             (d / "result.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
-            (d / "summary.md").write_text(summary_md(r, command))
+            (d / "summary.md").write_text(summary_md(r, command, head, dirty))
             print(f"             wrote {d.relative_to(ROOT)}")
     if a.todo:
         a.todo.write_text(yaml.safe_dump(todo, sort_keys=True, allow_unicode=True, width=200))

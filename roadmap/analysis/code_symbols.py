@@ -144,8 +144,18 @@ def code_delta(ctx: LintContext, symbol: str, sha: str) -> int:
     key = (symbol, sha)
     if key not in cache:
         diff = None if "\n" in symbol else _code_diff(ctx, sha)  # counted line by line: no symbol spans lines
-        cache[key] = 0 if diff is None else diff[0].count(symbol) - diff[1].count(symbol)
+        cache[key] = 0 if diff is None else _count(diff[0], symbol) - _count(diff[1], symbol)
     return cache[key]
+
+
+def _count(text: str, symbol: str) -> int:
+    """Occurrences of `symbol` as a whole name: `explain_trace` is not in `add_explain_trace_table`, nor
+    `AsyncDeviceInputs` in `AsyncDeviceInputsV2` (a side that is punctuation, `--flag` or `a::b`, needs no edge)."""
+    if symbol not in text:
+        return 0
+    head = r"(?<![A-Za-z0-9_])" if symbol[:1].isalnum() or symbol[:1] == "_" else ""
+    tail = r"(?![A-Za-z0-9_])" if symbol[-1:].isalnum() or symbol[-1:] == "_" else ""
+    return len(re.findall(head + re.escape(symbol) + tail, text))
 
 
 def _code_diff(ctx: LintContext, sha: str) -> tuple[str, str] | None:

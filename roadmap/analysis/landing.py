@@ -11,10 +11,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from roadmap.analysis.asof import newest_blame
 from roadmap.analysis.context import LintContext
-from roadmap.analysis.surfaces import subject_ids, work_terms
+from roadmap.analysis.surfaces import subject_ids
 from roadmap.analysis.work import WorkWeights, terms_of
 from roadmap.history.commit import Commit
 from roadmap.history.declared import declared_names
@@ -206,22 +207,38 @@ def _closed_rows(ctx: LintContext) -> set[tuple[str, int]]:
     return out
 
 
+# What a done mark adds after the work, in parentheses at its end: when or where it landed ("(merged this morning)",
+# "(PR #54)", "(2026-06-18)"). A note about the mark, not more work.
+_MARK_NOTE = re.compile(r"\s*\([^()]*\)[\s✅✔☑.]*$")
+
+
+def done_terms(st: Statement) -> frozenset[str]:
+    """The work terms of a statement the records mark done, without the note its mark ends with."""
+    text = st.directive_text or st.text
+    for i in subject_ids(st):
+        text = text.replace(i, " ")
+    return terms_of(_MARK_NOTE.sub(" ", text))
+
+
 def done_statements(ctx: LintContext) -> dict[str, list[tuple[Statement, frozenset[str]]]]:
     """work term -> the statements the records mark done that have it (with their terms)."""
     if ctx.facts.done_statements is None:
         closed = _closed_rows(ctx)
         index: dict[str, list[tuple[Statement, frozenset[str]]]] = {}
         for st in ctx.statements():
-            if is_done(st, closed) and len(t := work_terms(st)) >= MIN_TWIN_TERMS and not _EXAMPLE_PATH.search(st.path):
+            if is_done(st, closed) and len(t := done_terms(st)) >= MIN_TWIN_TERMS and not _EXAMPLE_PATH.search(st.path):
                 for term in t:
                     index.setdefault(term, []).append((st, t))
         ctx.facts.done_statements = index
     return ctx.facts.done_statements
 
 
-def done_twin(ctx: LintContext, st: Statement, terms: frozenset[str]) -> Statement | None:
+def done_twin(
+    ctx: LintContext, st: Statement, terms: frozenset[str], accept: Callable[[Statement], bool] | None = None
+) -> Statement | None:
     """A statement the records mark done whose work is this directive's: it names nothing the directive does
-    not (by IDF weight), and shares at least two terms with it. The directive's own table row is no twin."""
+    not (by IDF weight), and shares at least two terms with it. The directive's own table row is no twin, nor a
+    statement `accept` refuses."""
     if len(terms) < MIN_TWIN_SHARED:
         return None
     weights = work_weights(ctx)
@@ -240,6 +257,6 @@ def done_twin(ctx: LintContext, st: Statement, terms: frozenset[str]) -> Stateme
         if len(shared) < MIN_TWIN_SHARED or len(shared) < MIN_TWIN_COVER_PLAIN * len(t):
             continue
         cover = sum(weights.idf(x) for x in shared) / (sum(weights.idf(x) for x in t) or 1.0)
-        if cover >= MIN_TWIN_COVER and (best is None or cover > best[0]):
+        if cover >= MIN_TWIN_COVER and (best is None or cover > best[0]) and (accept is None or accept(other)):
             best = (cover, other)
     return best[1] if best else None

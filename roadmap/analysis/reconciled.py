@@ -7,8 +7,8 @@ purpose. A finding there sends a person to fix what the record already says.
 
 The same file reconciles a landing when
 - its status header (the status line, the preamble, or a first section whose title carries a landed state in
-  capitals) says the work landed, or a section after the statement is titled as a result, as what landed, or
-  with a date; and
+  capitals) says the work landed, or a section after the statement is titled as a result, an addendum, as what
+  landed, or with a date (leading or not); and
 - that block records the commit the finding names: its id, or most of the words of its subject (RL101), or the
   switch the statement calls opt-in together with a flip to on (RL104).
 """
@@ -31,7 +31,7 @@ _LANDED_STATE = re.compile(
 # A section that records what happened after the plan.
 _RESULT_TITLE = re.compile(
     r"\bresults?\b|\bwhat (?:actually )?(?:landed|shipped|changed|was (?:built|done))\b|\bcompletion record\b|"
-    r"\bas (?:landed|built|shipped)\b|\bimplementation notes\b|\boutcome\b",
+    r"\bas (?:landed|built|shipped)\b|\bimplementation notes\b|\boutcome\b|\baddend(?:um|a)\b",
     re.I,
 )
 _FLIP = re.compile(
@@ -39,6 +39,8 @@ _FLIP = re.compile(
     r"\bon\s+by\s+default\b|\bdefault-on\b|\benabled\s+by\s+default\b",
     re.I,
 )
+# A title that carries its date anywhere ("Addendum 2026-07-19 (CLAIM-X)", "Rerun — 2026-07-23") records that day.
+_DATED = re.compile(r"(?<![\d-])20\d\d-[01]\d-[0-3]\d(?![\d-])")
 _HEX = re.compile(r"(?<![\w-])[0-9a-f]{7,40}(?![\w-])")
 MIN_SUBJECT_TERMS = 3  # a subject of fewer words is too short to recognise in other words
 MIN_SUBJECT_COVER = 0.6  # share of the commit subject's work terms the block says
@@ -72,7 +74,9 @@ def _blocks(ctx: LintContext, st: Statement) -> Iterator[tuple[int, str, list[St
         if len(key) <= 1 or key == st.section[: len(key)]:
             continue
         title = title_of(key[-1])
-        if not (_RESULT_TITLE.search(title) or leading_date(title) or _LANDED_STATE.search(title)):
+        if not (
+            _RESULT_TITLE.search(title) or leading_date(title) or _DATED.search(title) or _LANDED_STATE.search(title)
+        ):
             continue
         later = [m for m in members if m.line > st.line]
         if later:

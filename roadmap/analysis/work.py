@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Set as AbstractSet
+from collections.abc import Iterable, Mapping, Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import repeat
@@ -120,6 +120,24 @@ feat fix fixes chore docs doc refactor perf test tests style wip nit revert merg
     )
     | FUNCTION_WORDS
 )
+GENERIC_WORDS = _GENERIC
+# Verbs engineers use for the same change, word -> the one term all of them become ("cap the header size" and
+# "limit request headers" both say limit). Kept small: only words that mean the same in any change description.
+SYNONYMS: dict[str, str] = {
+    "cap": "limit",
+    "deny": "reject",
+    "refuse": "reject",
+    "disallow": "reject",
+}
+_SYNONYM_STEMS: dict[str, str] = {}
+
+
+def _synonym(s: str) -> str:
+    if not _SYNONYM_STEMS:
+        _SYNONYM_STEMS.update({stem(w): stem(to) for w, to in SYNONYMS.items()})
+    return _SYNONYM_STEMS.get(s, s)
+
+
 # Ticket keys (QS-212, LED-418), PR numbers (#142) and merge boilerplate name a change; they say nothing of its work.
 _NOISE = re.compile(
     r"\b[A-Z][A-Z0-9]{1,9}-\d+\b|#\d+\b|^Merge (?:pull request #\d+ from \S+|branch '[^']*'"
@@ -148,6 +166,15 @@ _UNDONE = re.compile(
     r"\bstill\s+(?:short|behind|slower|over|above|below|under|too)\b",
     re.I,
 )
+# A sentence that reports what was there before the commit ("✅ /api/audit endpoint exists with pagination",
+# "correlation ids (already supported)") lists work the commit did not do; a condition ("skip it if the bucket
+# already exists") describes new behaviour and stays done.
+_EXISTED = re.compile(
+    r"\b(?:already|previously)\s+(?:supported|implemented|existed|exists|existing|present|in\s+place|available|"
+    r"there|wired|covered|handled|done)\b|\bexist(?:s|ed)\s+(?:already|with|since)\b",
+    re.I,
+)
+_CONDITION = re.compile(r"\b(?:if|when|whenever|unless|whether|once)\b", re.I)
 _LONG_FORMS: dict[tuple[str, ...], str] = {}
 
 
@@ -195,7 +222,7 @@ def terms_of(text: str) -> frozenset[str]:
             continue
         if len(w) < 2 or w in _GENERIC or w.isdigit():
             continue
-        out.add(s)
+        out.add(_synonym(s))
     longs = _long_forms()
     for n in (5, 4, 3, 2):
         for i in range(len(stems) - n + 1):
@@ -243,7 +270,8 @@ def commit_work(c: Commit) -> CommitWork:
     done: set[str] = set(subject) if not _UNDONE.search(subject_text) else set()
     undone: set[str] = set() if done else set(subject)
     for sent in sentences(body):
-        (undone if _UNDONE.search(sent) else done).update(terms_of(sent))
+        existed = _EXISTED.search(sent) is not None and not _CONDITION.search(sent)
+        (undone if existed or _UNDONE.search(sent) else done).update(terms_of(sent))
     return CommitWork(frozenset(done), frozenset(undone - done), subject)
 
 
@@ -378,9 +406,22 @@ class WorkMatch:
         return f"work terms {len(self.matched)}/{self.total}, weighted {self.ratio:.2f}: {shown}"
 
 
-def match(terms: frozenset[str], cw: CommitWork, weights: WorkWeights) -> WorkMatch:
-    matched = terms & cw.done
-    missing = terms - cw.done
+def match(
+    terms: frozenset[str],
+    cw: CommitWork,
+    weights: WorkWeights,
+    forms: Mapping[str, frozenset[str]] | None = None,
+) -> WorkMatch:
+    """How `cw` covers `terms`. `forms` (analysis/short_forms.py) are short forms of the directive's words: a
+    commit that says one has said the words it stands for ("kid" for "key id")."""
+    done, subject = cw.done, cw.subject
+    if forms:
+        said = {t for f, parts in forms.items() if f in cw.done and f not in terms for t in parts & terms}
+        in_subject = {t for f, parts in forms.items() if f in cw.subject and f not in terms for t in parts & terms}
+        if said:
+            done, subject = done | said, subject | in_subject
+    matched = terms & done
+    missing = terms - done
     refused = missing & cw.undone
     table, stranger = weights.idf_table()
     total = weights.idf_sum(terms) or 1.0
@@ -393,7 +434,7 @@ def match(terms: frozenset[str], cw: CommitWork, weights: WorkWeights) -> WorkMa
         tuple(sorted(matched, key=lambda t: (-table.get(t, stranger), t))),
         len(terms),
         weights.idf_sum(matched) / total,
-        len(matched & cw.subject),
+        len(matched & subject),
         tuple(sorted(refused)),
         weights.idf_sum(refused) / miss,
         chance,

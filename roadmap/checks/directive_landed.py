@@ -18,17 +18,29 @@ from roadmap.analysis.landing import (
     changed_paths,
     changes_no_behaviour,
     declared_terms,
+    done_terms,
     done_twin,
     path_commits,
     work_weights,
     written_by,
 )
 from roadmap.analysis.reconciled import landing_reconciled
+from roadmap.analysis.short_forms import short_forms
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.steps import names_workstream, step_terms
 from roadmap.analysis.touched import changes_named
 from roadmap.analysis.surfaces import describe, subject_ids, work_terms
-from roadmap.analysis.work import CommitWork, WorkMatch, candidates, commit_work, match, said_in_subject, terms_of
+from roadmap.analysis.stem import stem
+from roadmap.analysis.work import (
+    CommitWork,
+    WorkMatch,
+    WorkWeights,
+    candidates,
+    commit_work,
+    match,
+    said_in_subject,
+    terms_of,
+)
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
@@ -176,6 +188,14 @@ def _requests(st: Statement, terms: frozenset[str], verbs: frozenset[str]) -> li
     return [(p, t) for p, t in out if len(t) >= MIN_PART_TERMS]
 
 
+def _short_forms(st: Statement) -> dict[str, frozenset[str]]:
+    """Short forms of the directive's own words (analysis/short_forms.py), for the terms they stand for."""
+    text = st.directive_text or st.text
+    for i in subject_ids(st):
+        text = text.replace(i, " ")
+    return short_forms(text)
+
+
 def symbols(st: Statement) -> list[str]:
     """The distinctive symbols, flags and env vars the directive names: what RL101 asks the history index about."""
     return sorted({s for s in (*st.mentions.symbols, *st.mentions.env_vars) if _DISTINCT.match(s)})
@@ -255,17 +275,22 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
                     cand = cands.setdefault(sha, _Candidate(touching))
                     cand.touches += (path,)
     requests = _requests(st, terms, _verbs(ctx)) if len(terms) > MAX_TERMS_ALONE // 2 else []
+    forms = _short_forms(st)
     # commits that report the same work (or one of its requests) in their own words: terms alone are evidence only
     # from a subject saying two of them (`strength`): a commit that cannot be one is no candidate, and is not
-    # looked at (said_in_subject)
-    wordings = ([terms] if 2 <= len(terms) <= MAX_TERMS_ALONE else []) + [t for _, t in requests]
+    # looked at (said_in_subject); a short form of the directive's words counts ("kid")
+    wordings = ([terms | frozenset(forms)] if 2 <= len(terms) <= MAX_TERMS_ALONE else []) + [t for _, t in requests]
     for words in wordings:
         for c in said_in_subject(words, weights, fresh):
             if c.sha in fresh and not c.is_merge and c.sha not in cands:
                 cands[c.sha] = _Candidate(c)
     measuring = _asks_measurement(st)
     tickets = _tickets(" ".join([st.directive_text or st.text, *(c.text for c in row_of(ctx, st)[1])]))
-    things = frozenset(s for s in st.mentions.symbols if "/" not in s and not _FILE_NAME.search(s))
+    # what the directive names in its files: code symbols, and upper-case names (`DEFAULT_DIMENSIONS`, read as
+    # env-var shaped) too, or a change to a file it names would count whatever lines it changed
+    things = frozenset(
+        s for s in (*st.mentions.symbols, *st.mentions.env_vars) if "/" not in s and not _FILE_NAME.search(s)
+    )
     out = []
     for cand in cands.values():
         cand.news = len(fresh)
@@ -275,7 +300,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             cand.other_rows = _names_other_rows(cand.commit, ids)
         cand.other_ticket = _names_other_ticket(cand.commit, tickets)
         cw = commit_work(cand.commit)
-        cand.work = match(terms, cw, weights)
+        cand.work = match(terms, cw, weights, forms)
         if cand.strength is None:
             # one of the pieces of work the directive asks for, done in full: that piece landed
             for part, part_terms in requests:
@@ -290,7 +315,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             # a terse message may leave the work's name to the code: the names the commit declares count as done
             declared = declared_terms(ctx, cand.commit) - cw.done - cw.undone
             if declared & terms:
-                cand.work = match(terms, CommitWork(cw.done | declared, cw.undone, cw.subject), weights)
+                cand.work = match(terms, CommitWork(cw.done | declared, cw.undone, cw.subject), weights, forms)
         if measuring and not cand.introduced and not _measured(ctx, cand.commit):
             continue  # a measurement is not done by a commit that only builds
         if not cand.names and changes_no_behaviour(cand.commit.message, st):
@@ -438,31 +463,80 @@ def _after_writing(ctx: LintContext, st: Statement, news: News, commit: Commit) 
 
 def _twin_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     """Stale on arrival: another record already marks this work done. The commit that did it is named when
-    one reports the same work, before or after the directive was written."""
+    one reports the same work, before or after the directive was written.
+
+    When the done mark was written decides what it proves. One in the directive's own file contradicts it
+    whenever it was written. One in another file written by the same commit is another thing
+    its author meant ("session: Completed" beside "merge it: Ready"). One written before the directive was in
+    front of whoever wrote it: it counts only when it names most of the directive's work (a mark
+    naming a part of it or its topic, "[x] End-to-end protocol run flow" for "Test the .py upload flow end to
+    end", is other work) and some commit had done that work by then. One written after the directive is news
+    it corroborates: it counts only with a commit between the two that reports the work. A directive that
+    asks for a check is done only by a mark that records a check ("Confirm X is green" is not done by "[x] mark
+    X green")."""
     terms = _work_terms(st)
-    twin = done_twin(ctx, st, terms)
+    history = ctx.get_history()
+    rank = history.rank
+    wrote = _writing_commit(ctx, st)
+    checking = _asks_measurement(st)
+
+    def when(twin: Statement) -> str:
+        """'same' (the directive's file), 'before' (the mark was there when the directive was written),
+        'after', or '' (no twin: blame cannot date the mark, or one commit wrote both)."""
+        if twin.path == st.path:
+            return "same"
+        sha = written_by(ctx, twin)
+        marked = history.by_sha(sha) if sha else None
+        if marked is None or wrote is not None and marked.sha == wrote.sha:
+            return ""  # one commit writing "done" in one file and "to do" in another meant two different things
+        if wrote is None or rank(marked) < rank(wrote):
+            return "before"
+        return "after"
+
+    weights = work_weights(ctx)
+
+    def accept(twin: Statement, same: bool) -> bool:
+        if checking and not _CHECK_STEMS & {stem(w) for w in re.findall(r"[a-z][a-z-]*", twin.text.lower())}:
+            return False
+        timing = when(twin)
+        if same or timing == "same":
+            return same and timing == "same"
+        return timing == "after" or timing == "before" and _covers(weights, terms, done_terms(twin)) >= MIN_TWIN_NAMES
+
+    # the directive's own file first: its mark needs no commit to say the same
+    twin = done_twin(ctx, st, terms, lambda t: accept(t, True)) or done_twin(ctx, st, terms, lambda t: accept(t, False))
     if twin is None:
         return None
-    weights = work_weights(ctx)
+    timing = when(twin)
     own = written_by(ctx, st)
+    marked_at = history.by_sha(written_by(ctx, twin) or "")
     best: tuple[float, Commit, WorkMatch] | None = None
-    docs = asks_documentation(st) or _asks_measurement(st)
+    docs = asks_documentation(st) or checking
     # oldest first, so that of two commits that match as well the one that did the work first is named (a set's
     # order changes from run to run with Python's string hashing)
-    for c in sorted(candidates(terms, weights), key=ctx.get_history().rank):
+    for c in sorted(candidates(terms, weights), key=rank):
         if c.is_merge or c.sha == own:
             continue
+        if timing == "after" and wrote is not None and rank(c) <= rank(wrote):
+            continue  # a mark made since the directive corroborates work done since, not before
+        if timing in ("before", "after") and marked_at is not None and rank(c) > rank(marked_at):
+            continue  # the mark cannot record work that landed after it
         m = match(terms, commit_work(c), weights)
         if not docs and builds_nothing(changed_paths(ctx, [c])[c.sha]):
             continue
+        # a mark made since the directive already says which work: a commit since then whose body reports most of
+        # it need not say so in its subject ("feat(M0.5): runner foundation" designing the RuleRun state machine)
+        said = m.in_subject >= 1 or timing == "after" and m.ratio >= STRONG_RATIO
         if (
             len(m.matched) >= 2
             and m.ratio >= WEAK_RATIO
             and m.refused_ratio < REFUSED
-            and m.in_subject >= 1
+            and said
             and (best is None or m.ratio > best[0])
         ):
             best = (m.ratio, c, m)
+    if best is None and timing in ("before", "after"):
+        return None  # another file's word alone, with no commit that did the work when it says
     done = " ".join(twin.text.split())
     done = done if len(done) <= 80 else done[:77] + "..."
     phrase = f"lists work {twin.path}:{twin.line} already marks done ({done!r})"
@@ -474,6 +548,24 @@ def _twin_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     fix = f"drop or strike the directive: {describe(twin)} records it done"
     # Another record's words, even with a commit saying the same, are not proof it is the same work: a warning.
     return Reason("RL101", "warning", phrase, fix, commits=commits, news=news)
+
+
+MIN_TWIN_NAMES = 0.5  # share of the directive's (IDF-weighted) work terms an earlier mark in another file names
+_CHECK_STEMS = frozenset(stem(v) for v in _MEASURE_VERBS)
+
+
+def _covers(weights: WorkWeights, terms: frozenset[str], named: frozenset[str]) -> float:
+    """IDF-weighted share of `terms` that `named` names."""
+    return weights.idf_sum(terms & named) / (weights.idf_sum(terms) or 1.0)
+
+
+def _writing_commit(ctx: LintContext, st: Statement) -> Commit | None:
+    """The commit that wrote the directive (for a table cell, the one before later state flips of its row);
+    None for a line not committed yet or one blame cannot date."""
+    own = written_by(ctx, st)
+    if own is not None and st.kind == "cell":
+        own = cell_origin(ctx, st, own)
+    return ctx.get_history().by_sha(own) if own else None
 
 
 def _series_reason(series: tuple[list[_Candidate], WorkMatch], news: News) -> Reason:
@@ -502,8 +594,13 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     up to +5, by the IDF-weighted share of its distinctive terms found in the message, so words every
     commit uses count little) and the score and reasons are shown; weak matches are warnings, strong ones
     errors. A commit matched by its words alone (no row named, no named file changed, no symbol introduced)
-    is information: on records other teams wrote such matches were right about half the time. Work another
-    record already marks done (stale on arrival) is a warning. Every other statement that repeats the
+    is information: on records other teams wrote such matches were right about half the time. A commit may
+    write the work shorter than the directive: a short form of the directive's own adjacent words ("key id" ->
+    kid, initials of three words) or a listed synonym (cap -> limit) counts as those words. Work a record
+    already marks done (stale on arrival) is a warning: a done mark in the directive's own file always counts;
+    one in another file counts when it was written before the directive, names at least half of its work and
+    a commit before the mark reports it, or when it was written after the directive and a commit between the
+    two reports it, never when one commit wrote both. Every other statement that repeats the
     directive is attached as a related location. A changed file the directive names counts only where the
     change names what the directive names in it. In a section of gates, acceptance criteria, scope,
     dependencies, results, background or design, only a line written as a request (an open box, TODO, Next:,

@@ -218,6 +218,13 @@ def file_kind(path: str, blocks: list[Block], lines: list[str], config: "Config"
     title_text = title.inline.text if title is not None else ""
     if title_text and _CLOSED_TITLE.search(title_text):
         return "closed", f"its title says the work is finished ('{title_text[:60]}')", None
+    resolution = _resolution(blocks)
+    if resolution is not None:
+        return (
+            "closed",
+            f"its section '{resolution.inline.text.strip()[:60]}' (line {resolution.line}) resolves it",
+            None,
+        )
     main = _TITLE_MAIN.split(title_text, maxsplit=1)[0].strip(" *_`.") if title_text else ""
     if (
         title_text
@@ -250,6 +257,28 @@ _DATE_LINE = re.compile(
     r"(?:^|\s)\W{0,4}(?:[A-Za-z]+\s)?(?:date|created|written|generated|when)\W{0,4}[:=—–-]\s*\**\s*\d{4}-\d{2}-\d{2}",
     re.I,
 )
+
+
+# An issue or task record that says how it was resolved: a top-level "Resolution" section with something in it
+# ("## ✅ Resolution (January 2025)"). Its problem, investigation and acceptance boxes above are then its history.
+# ("Resolved" or "Done" are a board's columns, not this.)
+_RESOLUTION_TITLE = re.compile(
+    r"^\W{0,3}resolution\b(?!\s+(?:plan|options?|proposals?|steps|criteria|pending|tbd))", re.I
+)
+
+
+def _resolution(blocks: list[Block]) -> Block | None:
+    for n, b in enumerate(blocks):
+        if (
+            b.kind == "heading"
+            and b.heading is not None
+            and b.heading.level == 2
+            and _RESOLUTION_TITLE.match(b.inline.text.strip())
+            and n + 1 < len(blocks)
+            and blocks[n + 1].kind != "heading"
+        ):
+            return b
+    return None
 
 
 def _dated(preamble: list[Block]) -> bool:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from roadmap.config import Config
 
 _OPEN_BOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")  # "- [ ] follow-up": still open under a finished item
+_ID_CELL = re.compile(r"[A-Z][A-Z0-9]{1,11}(?:-[A-Z0-9]{1,12}){1,4}")
 _DATE_COLUMN = re.compile(r"^(?:as[ -]of|(?:last[ -])?updated|date|checkpoint|base(?:[ -]commit)?|since)$", re.I)
 _CLASSIFIERS: dict[int, tuple["Config", Classifier]] = {}
 
@@ -279,6 +280,11 @@ class _Builder:
         for k in id_cols:
             if k < len(cells):
                 found = _first_id(cells[k].inline.text, self.config, leading=False)
+                if not found:
+                    # the table defines its ids (docs/records.md): a cell of the ID column that is one upper-case
+                    # hyphenated token is one, whatever id_patterns says (SEC-2026-014, OPS-12)
+                    m = _ID_CELL.fullmatch(cells[k].inline.text.strip(" *_`"))
+                    found = m.group(0) if m else None
                 if found:
                     return found, k
         for k, cell in enumerate(cells):

@@ -217,3 +217,16 @@ def test_a_handoff_folder_named_with_its_date_is_a_snapshot_a_troubleshooting_st
     assert not at(runbook, "Enable preview").directive
     review = parse("# Review\n\n**File Under Review:** `e2e/specs/boot.spec.ts`\n")
     assert not at(review, "File Under Review").directive
+
+
+def test_a_task_that_records_its_resolution_is_history_a_bare_resolution_heading_is_not() -> None:
+    task = (
+        "# Task: builds fail resolving the ORM client on the preview deploys\n\n## Acceptance criteria\n\n"
+        "- [ ] The ORM client generates without errors on preview deploys\n\n"
+    )
+    done = parse(task + "## ✅ Resolution (March)\n\n- Pinned the generator and hoisted the workspace install.\n")
+    assert at(done, "generates without errors").historical
+    assert not at(parse(task + "## Resolution\n\n## Notes\n\nNothing yet.\n"), "generates without errors").historical
+    assert not at(
+        parse(task + "## Resolution options\n\n- Pin the generator.\n"), "generates without errors"
+    ).historical

@@ -207,8 +207,14 @@ def test_an_examples_folder_marks_no_work_of_ours_done(git_repo):
         "2026-05-02",
     )
     assert _findings(repo) == []
+    # a mark of our own, made since, with the commit that did the work between the two
     repo.commit(
-        {".agents/status.md": "# Status\n\n- [x] Schema file valid SQL for the todo app\n"}, "status", "2026-05-03"
+        {"ci/check_schema.sh": "sqlite3 :memory: < db/schema.sql\n"},
+        "ci: lint SQL\n\nRuns sqlite3 over the app's schema file on every push, so invalid SQL fails the build.",
+        "2026-05-03",
+    )
+    repo.commit(
+        {".agents/status.md": "# Status\n\n- [x] Schema file valid SQL for the todo app\n"}, "status", "2026-05-04"
     )
     [f] = _findings(repo)
     assert ".agents/status.md:3 already marks done" in f.message

@@ -85,3 +85,17 @@ def test_a_later_dated_section_that_records_the_flip_reconciles_rl104(git_repo):
 def test_a_later_dated_section_about_something_else_does_not(git_repo):
     repo = _warmup(git_repo, "\n## 2026-03-09 — pods resized\n\n`cache_warmup` memory fits the new pods.\n")
     assert [f.line for f in _findings(repo, "RL104")] == [5]
+
+
+def test_an_addendum_dated_inside_its_title_that_names_the_commit_reconciles_it(git_repo):
+    tail = "\n## Addendum 2026-06-05 (bench flights)\n\nThe fuser went in as SHA; drift alarms are still to do.\n"
+    repo = _fusion(git_repo, "Status: ACTIVE", tail)
+    assert _findings(repo, "RL101") == []
+
+
+def test_a_section_dated_inside_its_title_about_other_work_does_not(git_repo):
+    tail = (
+        "\n## Field trip 2026-06-05 (Dunstable)\n\nWind 9 m/s; the airframe survived two hard landings.\n"  # no commit
+    )
+    repo = _fusion(git_repo, "Status: ACTIVE", tail)
+    assert [f.line for f in _findings(repo, "RL101")] == [7]

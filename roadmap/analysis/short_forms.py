@@ -1,0 +1,47 @@
+"""Short forms a directive's own words make, for a commit that writes the same thing short.
+
+Engineers shorten a phrase in two usual ways: to its initials ("least recently used" -> LRU, "write ahead log" ->
+WAL) and, for an id, a number or a count, to the first word's initial and the short last word whole ("key id" ->
+kid, "process id" -> pid, "user id" -> uid, "disk io" -> dio). analysis/work.py keeps a table of well-known pairs;
+these are formed from the directive's own consecutive words, so "tokens carry a key id" meets a commit that says
+"put a kid header on issued tokens" without anyone listing that pair. A form is only looked for, never counted as
+a term of its own: when a commit says it, the directive's words it stands for count as said (work.match).
+
+Forms come from runs of two or three content words written next to each other (no function word, number or
+punctuation between them); an initialism needs three letters, and no form may be a word of the directive itself or
+a word every commit uses.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from roadmap.analysis.stem import stem
+from roadmap.analysis.work import GENERIC_WORDS
+
+_RUN = re.compile(r"[A-Za-z]+(?:[ \t]+[A-Za-z]+)*")
+MAX_KEPT_WORD = 3  # a last word this short is kept whole ("id", "io", "ui"): "kid", "pid", "dio"
+
+
+@lru_cache(maxsize=1 << 14)
+def short_forms(text: str) -> dict[str, frozenset[str]]:
+    """{stem of a short form: the stems of the words it stands for} for `text`."""
+    out: dict[str, frozenset[str]] = {}
+    own = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
+    for run in _RUN.findall(text):
+        words = [w.lower() for w in run.split()]
+        for n in (2, 3):
+            for i in range(len(words) - n + 1):
+                phrase = words[i : i + n]
+                if any(w in GENERIC_WORDS or len(w) < 2 for w in phrase):
+                    continue
+                forms = []
+                if n == 3:
+                    forms.append("".join(w[0] for w in phrase))
+                if len(phrase[-1]) <= MAX_KEPT_WORD:
+                    forms.append("".join(w[0] for w in phrase[:-1]) + phrase[-1])
+                for form in forms:
+                    if len(form) >= 3 and form not in own and form not in GENERIC_WORDS:
+                        out.setdefault(stem(form), frozenset(stem(w) for w in phrase))
+    return out
