@@ -287,6 +287,16 @@ def applies(st: Statement) -> bool:
     return not any(w in _TARGET_VERBS for w in words)
 
 
+def prepare(ctx: LintContext, statements: list[Statement]) -> None:
+    """The history's term weights and word index, and which commits changed which path, when some directive
+    names a path: what the tests of every directive read."""
+    work_weights(ctx)
+    if any(subject_ids(st) for st in statements):
+        ctx.get_history().index_words()  # every row id the directives name is looked up in it
+    if any(st.mentions.paths for st in statements):
+        path_commits(ctx)
+
+
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     reason = _landed_reason(ctx, st, news) or _twin_reason(ctx, st, news)
     if reason is not None and reason.commits and landing_reconciled(ctx, st, reason.commits[0][0]):

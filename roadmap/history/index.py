@@ -283,6 +283,10 @@ class HistoryIndex:
             hit = self._mentioning[(tok, ignore_case)] = tuple(self._mentioning_scan(tok, ignore_case))
         return list(hit)
 
+    def index_words(self) -> None:
+        """Build the word index commits_mentioning reads now (before a fork shares it, history/forked.py)."""
+        self._word_index()
+
     def _mentioning_scan(self, tok: str, ignore_case: bool) -> list[Commit]:
         if re.fullmatch(r"\w(?:[\w-]*\w)?", tok):
             words = self._word_index()
