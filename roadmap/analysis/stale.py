@@ -24,6 +24,8 @@ from roadmap.records.model import Statement
 
 PRIORITY = ("RL101", "RL103", "RL104", "RL102", "RL401")
 WARM = 8  # statements tested before the rest is shared out
+# The rules whose findings come from this analysis: RL101-RL104 report its groups, RL401 skips statements in them.
+STALE_RULES = frozenset(("RL101", "RL102", "RL103", "RL104", "RL401"))
 
 
 def _rank(r: Reason) -> tuple[int, int]:
@@ -40,7 +42,7 @@ def analyse(ctx: LintContext) -> list[StaleGroup]:
     active = sorted(ctx.detectors, key=_order)
     pool = [st for st in ctx.statements() if not st.historical]
     reasons: dict[int, list[Reason]] = {}
-    todo = [(st, dets) for st in pool if (dets := [d for d in active if d.applies(st)])]
+    todo = _todo(ctx, pool)
     prefetch_blame(ctx, {st.path for st, _ in todo if needs_blame(st)})
     prefetch_cell_walks(ctx, [st for st, _ in todo if st.directive])
     for d in active:
@@ -64,6 +66,19 @@ def analyse(ctx: LintContext) -> list[StaleGroup]:
     groups = _group(pool, [st for st in pool if id(st) in reasons], reasons)
     ctx.facts.stale_groups = groups
     return groups
+
+
+def _todo(ctx: LintContext, pool: list[Statement]) -> list[tuple[Statement, list[Detector]]]:
+    """The live statements some selected detector tests, each with those detectors (once per run)."""
+    if ctx.facts.stale_todo is None:
+        active = sorted(ctx.detectors, key=_order)
+        ctx.facts.stale_todo = [(st, dets) for st in pool if (dets := [d for d in active if d.applies(st)])]
+    return ctx.facts.stale_todo
+
+
+def reads_history(ctx: LintContext) -> bool:
+    """Will the analysis read history (does a selected detector test some live statement)?"""
+    return ctx.facts.stale_groups is None and bool(_todo(ctx, [st for st in ctx.statements() if not st.historical]))
 
 
 def _pins(ctx: LintContext) -> tuple[Callable[[object], Hashable | None], Callable[[Hashable], object]]:
