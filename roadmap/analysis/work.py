@@ -385,12 +385,14 @@ class WorkMatch:
         return f"work terms {len(self.matched)}/{self.total}, weighted {self.ratio:.2f}: {shown}"
 
 
-def match(terms: frozenset[str], cw: CommitWork, weights: WorkWeights) -> WorkMatch:
+def match(terms: frozenset[str], cw: CommitWork, weights: WorkWeights, total: float | None = None) -> WorkMatch:
+    """`total`: `weights.idf_sum(terms) or 1.0` when the caller matches the same `terms` against many commits."""
     matched = terms & cw.done
     missing = terms - cw.done
     refused = missing & cw.undone
     table, stranger = weights.idf_table()
-    total = weights.idf_sum(terms) or 1.0
+    if total is None:
+        total = weights.idf_sum(terms) or 1.0
     miss = weights.idf_sum(missing) or 1.0
     chance = 1.0
     docs = max(weights.docs, MIN_DOCS)  # a short history gives few chances for a coincidence, not many

@@ -214,6 +214,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             if c.sha in fresh and not c.is_merge and c.sha not in cands:
                 cands[c.sha] = _Candidate(c)
     measuring = _asks_measurement(st)
+    total = weights.idf_sum(terms) or 1.0  # the same for every candidate: match() sums the same set in its order
     things = frozenset(s for s in st.mentions.symbols if "/" not in s and not _FILE_NAME.search(s))
     out = []
     for cand in cands.values():
@@ -223,12 +224,12 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         if ids and not cand.names:
             cand.other_rows = _names_other_rows(cand.commit, ids)
         cw = commit_work(cand.commit)
-        cand.work = match(terms, cw, weights)
+        cand.work = match(terms, cw, weights, total)
         if cand.strength is None and len(cand.work.matched) >= 3:
             # a terse message may leave the work's name to the code: the names the commit declares count as done
             declared = declared_terms(ctx, cand.commit) - cw.done - cw.undone
             if declared & terms:
-                cand.work = match(terms, CommitWork(cw.done | declared, cw.undone, cw.subject), weights)
+                cand.work = match(terms, CommitWork(cw.done | declared, cw.undone, cw.subject), weights, total)
         if measuring and not cand.introduced and not _measured(ctx, cand.commit):
             continue  # a measurement is not done by a commit that only builds
         if not cand.names and changes_no_behaviour(cand.commit.message, st):
