@@ -16,10 +16,11 @@ from pathlib import Path
 
 from roadmap import runcache
 from roadmap.analysis.context import LintContext
-from roadmap.analysis.stale import PRIORITY
+from roadmap.analysis.stale import PRIORITY, STALE_RULES, reads_history
 from roadmap.config import Config, load_config
 from roadmap.errors import RuleCrashed, UsageError
 from roadmap.findings import SEVERITIES, Finding
+from roadmap.history import forked
 from roadmap.history.git import GitError, resolve_rev, run_git
 from roadmap.history.tree import Tree
 from roadmap.records.loader import gc_paused, load_records
@@ -140,7 +141,7 @@ def lint(root: Path, options: LintOptions = LintOptions(), config: Config | None
     )
 
     with gc_paused():  # the rules allocate per statement too; see roadmap/records/loader.py
-        findings = _run(ctx, [r for r in rules if r.phase == "check"])
+        findings = _run_checks(ctx, [r for r in rules if r.phase == "check"])
     sup = apply_suppressions(findings, records)
     ctx.facts.suppressions_used = sup.used
     late = apply_suppressions(_run(ctx, [r for r in rules if r.phase == "post"]), records)
@@ -200,6 +201,49 @@ def _run(ctx: LintContext, rules: list[Rule]) -> list[Finding]:
             raise
         except Exception as exc:  # a bug in a rule: name it instead of a bare traceback
             raise RuleCrashed(r.code, exc) from exc
+    return out
+
+
+def _run_checks(ctx: LintContext, rules: list[Rule]) -> list[Finding]:
+    """_run over the check rules, the ones that read no stale analysis in a forked child (history/forked.py) while
+    this process runs the stale directive rules, whose analysis is most of a long run. The findings come in the
+    rules' order, as a serial run gives them, and a rule that raises raises here in that order too."""
+    stale = [r for r in rules if r.code in STALE_RULES]
+    rest = [r for r in rules if r.code not in STALE_RULES]
+    if not stale or not rest or not forked.enabled():
+        return _run(ctx, rules)
+    _shared(ctx)
+    ours, theirs = forked.run_split(lambda: _outcomes(ctx, stale), lambda: _outcomes(ctx, rest))
+    by_code = {**ours, **theirs}
+    out: list[Finding] = []
+    for r in rules:
+        got = by_code[r.code]
+        if isinstance(got, BaseException):
+            raise got
+        out.extend(got)
+    return out
+
+
+def _shared(ctx: LintContext) -> None:
+    """Build the history before the fork shares it, when the stale analysis will read it (history stays lazy: a
+    run that never reads it never builds it). One that cannot be built is left for the rules that need it to fail
+    on, as they would in a serial run."""
+    if reads_history(ctx):
+        try:
+            ctx.get_history()
+        except GitError:
+            pass
+
+
+def _outcomes(ctx: LintContext, rules: list[Rule]) -> dict[str, list[Finding] | BaseException]:
+    """Each rule's findings, or the exception it raised (rules after it are not run, as in a serial run)."""
+    out: dict[str, list[Finding] | BaseException] = {}
+    for r in rules:
+        try:
+            out[r.code] = _run(ctx, [r])
+        except Exception as exc:
+            out[r.code] = exc
+            break
     return out
 
 

@@ -78,10 +78,12 @@ TABLE: tuple[tuple[str, str, str, str, RuleFunc], ...] = (
 # The stale-directive rules' detectors: analysis/stale.py runs the selected ones together, so a directive stale
 # for several reasons is one finding (ctx.detectors).
 DETECTORS: dict[str, Detector] = {
-    "RL101": Detector("RL101", directive_landed.applies, directive_landed.detect, directive_landed.symbols),
+    "RL101": Detector(
+        "RL101", directive_landed.applies, directive_landed.detect, directive_landed.symbols, directive_landed.prepare
+    ),
     "RL102": Detector("RL102", rerun_done.applies, rerun_done.detect),
-    "RL103": Detector("RL103", premise_refuted.applies, premise_refuted.detect),
-    "RL104": Detector("RL104", default_changed.applies, default_changed.detect),
+    "RL103": Detector("RL103", premise_refuted.applies, premise_refuted.detect, prepare=premise_refuted.prepare),
+    "RL104": Detector("RL104", default_changed.applies, default_changed.detect, prepare=default_changed.prepare),
     "RL401": Detector("RL401", state_contradiction.applies, state_contradiction.detect),
 }
 

@@ -29,6 +29,9 @@ class Detector:
     # The symbols it asks the history index to count (`-S`) for a statement it applies to; the index counts
     # only what some selected detector asks (build_history).
     symbols: Callable[[Statement], Iterable[str]] | None = None
+    # Builds what every one of its tests reads (an index over the whole history), given the statements it applies
+    # to: analysis/stale.py calls it before it shares the tests out to a forked child, which then inherits it.
+    prepare: Callable[["LintContext", list[Statement]], None] | None = None
 
 
 @dataclass

@@ -8,7 +8,7 @@ this module imports only the layers below analysis and the pure term helpers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Hashable
+from typing import Any, Hashable
 
 from roadmap.analysis.evidence_figures import EvidenceFigure
 from roadmap.analysis.evidence_series import SeriesFinder
@@ -178,6 +178,7 @@ class Facts:
     file_lines: dict[str, list[str] | None] = field(default_factory=dict)
     # analysis/stale.py
     stale_groups: list[StaleGroup] | None = None
+    stale_todo: list[tuple[Statement, list[Any]]] | None = None  # the statements tested, with their detectors
     # analysis/states.py and analysis/claims.py: every state and claim the records write (their own types)
     states: object = None
     claims: object = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from roadmap.analysis.asof import newest_blame
 from roadmap.analysis.context import LintContext
@@ -174,7 +175,13 @@ _STYLE_WORK = re.compile(
 
 def changes_no_behaviour(message: str, st: Statement) -> bool:
     """Does the commit say it changes no behaviour while the directive asks for a behaviour (a fix, a feature)?"""
-    return bool(_NO_BEHAVIOUR.search(message)) and not _STYLE_WORK.search(st.directive_text or st.text)
+    return _says_no_behaviour(message) and not _STYLE_WORK.search(st.directive_text or st.text)
+
+
+@lru_cache(maxsize=1 << 15)
+def _says_no_behaviour(message: str) -> bool:
+    """Once per commit message: RL101 asks it of every candidate commit of every directive."""
+    return _NO_BEHAVIOUR.search(message) is not None
 
 
 def asks_documentation(st: Statement) -> bool:

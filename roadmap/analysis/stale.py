@@ -11,16 +11,21 @@ Deselecting a rule drops its reason.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Hashable, Iterator
 
 from roadmap.analysis.asof import needs_blame, news_for, prefetch_blame, prefetch_cell_walks
 from roadmap.analysis.context import Detector, LintContext
 from roadmap.analysis.facts import Reason, StaleGroup
+from roadmap.history.forked import map_split
 from roadmap.analysis.surfaces import Surfaces, apart, describe, primary_key, subject_ids
 from roadmap.findings import Hit, Related
+from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
 
 PRIORITY = ("RL101", "RL103", "RL104", "RL102", "RL401")
+WARM = 8  # statements tested before the rest is shared out
+# The rules whose findings come from this analysis: RL101-RL104 report its groups, RL401 skips statements in them.
+STALE_RULES = frozenset(("RL101", "RL102", "RL103", "RL104", "RL401"))
 
 
 def _rank(r: Reason) -> tuple[int, int]:
@@ -37,19 +42,65 @@ def analyse(ctx: LintContext) -> list[StaleGroup]:
     active = sorted(ctx.detectors, key=_order)
     pool = [st for st in ctx.statements() if not st.historical]
     reasons: dict[int, list[Reason]] = {}
-    todo = [(st, dets) for st in pool if (dets := [d for d in active if d.applies(st)])]
+    todo = _todo(ctx, pool)
     prefetch_blame(ctx, {st.path for st, _ in todo if needs_blame(st)})
     prefetch_cell_walks(ctx, [st for st, _ in todo if st.directive])
-    for st, dets in todo:
+    for d in active:
+        if d.prepare is not None and (mine := [st for st, dets in todo if d in dets]):
+            d.prepare(ctx, mine)
+
+    def detect(item: tuple[Statement, list[Detector]]) -> list[Reason]:
+        st, dets = item
         news = news_for(ctx, st)
         if news.kind in ("unknown", "uncommitted"):
-            continue
-        found = [r for d in dets if (r := d.detect(ctx, st, news)) is not None]
+            return []
+        return [r for d in dets if (r := d.detect(ctx, st, news)) is not None]
+
+    # the first block here, so that what every test builds on first use (weights, indexes) is built once, before
+    # the fork shares it; the rest over two processes (history/forked.py)
+    head = [detect(item) for item in todo[:WARM]]
+    pin, unpin = _pins(ctx)
+    for (st, _), found in zip(todo, head + map_split(todo[WARM:], detect, pin, unpin)):
         if found:
             reasons[id(st)] = found
     groups = _group(pool, [st for st in pool if id(st) in reasons], reasons)
     ctx.facts.stale_groups = groups
     return groups
+
+
+def _todo(ctx: LintContext, pool: list[Statement]) -> list[tuple[Statement, list[Detector]]]:
+    """The live statements some selected detector tests, each with those detectors (once per run)."""
+    if ctx.facts.stale_todo is None:
+        active = sorted(ctx.detectors, key=_order)
+        ctx.facts.stale_todo = [(st, dets) for st in pool if (dets := [d for d in active if d.applies(st)])]
+    return ctx.facts.stale_todo
+
+
+def reads_history(ctx: LintContext) -> bool:
+    """Will the analysis read history (does a selected detector test some live statement)?"""
+    return ctx.facts.stale_groups is None and bool(_todo(ctx, [st for st in ctx.statements() if not st.historical]))
+
+
+def _pins(ctx: LintContext) -> tuple[Callable[[object], Hashable | None], Callable[[Hashable], object]]:
+    """A forked child's results name the records' statements and the history's commits by reference
+    (history/forked.py), so the merged reasons hold the objects a serial run would."""
+    statements = list(ctx.statements())
+    where = {id(st): n for n, st in enumerate(statements)}
+
+    def pin(obj: object) -> Hashable | None:
+        if isinstance(obj, Statement):
+            n = where.get(id(obj))
+            return ("s", n) if n is not None else None
+        if isinstance(obj, Commit) and ctx.history is not None and ctx.history.by_sha(obj.sha) is obj:
+            return ("c", obj.sha)
+        return None
+
+    def unpin(key: Hashable) -> object:
+        assert isinstance(key, tuple)
+        kind, value = key
+        return statements[value] if kind == "s" else ctx.get_history().by_sha(value)
+
+    return pin, unpin
 
 
 def _keys(rs: list[Reason]) -> set[str]:

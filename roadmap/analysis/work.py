@@ -176,6 +176,7 @@ _EXISTED = re.compile(
 )
 _CONDITION = re.compile(r"\b(?:if|when|whenever|unless|whether|once)\b", re.I)
 _LONG_FORMS: dict[tuple[str, ...], str] = {}
+_LONG_FIRSTS: set[str] = set()  # the first stems of the long forms: only a text with one can hold a long form
 
 
 def _long_forms() -> dict[tuple[str, ...], str]:
@@ -184,6 +185,7 @@ def _long_forms() -> dict[tuple[str, ...], str]:
             words = tuple(stem(w) for w in long.split())
             if len(words) > 1:
                 _LONG_FORMS[words] = short
+                _LONG_FIRSTS.add(words[0])
     return _LONG_FORMS
 
 
@@ -192,43 +194,53 @@ def _raw_words(text: str) -> list[str]:
     split into their parts. "YaRN" and "RoPE" are words, "PVCs" is the plural of an abbreviation."""
     out: list[str] = []
     for w in _WORD.findall(_NOISE.sub(" ", text)):
-        low = w.lower()
-        if _PLURAL_ABBREVIATION.fullmatch(w):
-            out.append(low[:-1])
-            continue
-        parts = [p for chunk in w.split("_") for p in _CAMEL.findall(chunk)] if ("_" in w or not w.islower()) else []
-        if "_" in w and len([p for p in parts if p]) > 1:
-            out.append(low)
-            out.extend(p.lower() for p in parts if len(p) >= 2)
-        elif len(parts) > 1 and sum(len(p) >= 3 for p in parts) >= 2:
-            out.append(low)  # the identifier itself, as written
-            out.extend(p.lower() for p in parts if len(p) >= 3)
-        else:
-            out.append(low)
+        out.extend(_word_parts(w))
     return out
+
+
+@lru_cache(maxsize=1 << 17)
+def _word_parts(w: str) -> tuple[str, ...]:
+    """One word of _raw_words as the words it stands for (a project's texts repeat a few thousand words)."""
+    low = w.lower()
+    if _PLURAL_ABBREVIATION.fullmatch(w):
+        return (low[:-1],)
+    parts = [p for chunk in w.split("_") for p in _CAMEL.findall(chunk)] if ("_" in w or not w.islower()) else []
+    if "_" in w and len([p for p in parts if p]) > 1:
+        return (low, *(p.lower() for p in parts if len(p) >= 2))
+    if len(parts) > 1 and sum(len(p) >= 3 for p in parts) >= 2:
+        return (low, *(p.lower() for p in parts if len(p) >= 3))  # the identifier itself, as written, then its parts
+    return (low,)
+
+
+@lru_cache(maxsize=1 << 17)
+def _word_term(w: str) -> tuple[str, str | None]:
+    """(stem, the work term it gives or None) of one raw word."""
+    s = stem(w) if w.isalpha() else w
+    if w in ABBREVIATIONS:
+        return s, w
+    if len(w) < 2 or w in _GENERIC or w.isdigit():
+        return s, None
+    return s, _synonym(s)
 
 
 @lru_cache(maxsize=1 << 16)
 def terms_of(text: str) -> frozenset[str]:
     """The work terms of `text`: stems of its content words, identifier parts, one token per abbreviation."""
-    words = _raw_words(text)
     out: set[str] = set()
     stems: list[str] = []
-    for w in words:
-        s = stem(w) if w.isalpha() else w
+    for w in _raw_words(text):
+        s, term = _word_term(w)
         stems.append(s)
-        if w in ABBREVIATIONS:
-            out.add(w)
-            continue
-        if len(w) < 2 or w in _GENERIC or w.isdigit():
-            continue
-        out.add(_synonym(s))
+        if term is not None:
+            out.add(term)
     longs = _long_forms()
+    starts = [i for i, s in enumerate(stems) if s in _LONG_FIRSTS]  # most texts have none
     for n in (5, 4, 3, 2):
-        for i in range(len(stems) - n + 1):
-            hit = longs.get(tuple(stems[i : i + n]))
-            if hit:
-                out.add(hit)
+        for i in starts:
+            if i + n <= len(stems):
+                hit = longs.get(tuple(stems[i : i + n]))
+                if hit:
+                    out.add(hit)
     return frozenset(out)
 
 
@@ -411,9 +423,11 @@ def match(
     cw: CommitWork,
     weights: WorkWeights,
     forms: Mapping[str, frozenset[str]] | None = None,
+    total: float | None = None,
 ) -> WorkMatch:
     """How `cw` covers `terms`. `forms` (analysis/short_forms.py) are short forms of the directive's words: a
-    commit that says one has said the words it stands for ("kid" for "key id")."""
+    commit that says one has said the words it stands for ("kid" for "key id"). `total`: `weights.idf_sum(terms)
+    or 1.0` when the caller matches the same `terms` against many commits."""
     done, subject = cw.done, cw.subject
     if forms:
         said = {t for f, parts in forms.items() if f in cw.done and f not in terms for t in parts & terms}
@@ -424,7 +438,8 @@ def match(
     missing = terms - done
     refused = missing & cw.undone
     table, stranger = weights.idf_table()
-    total = weights.idf_sum(terms) or 1.0
+    if total is None:
+        total = weights.idf_sum(terms) or 1.0
     miss = weights.idf_sum(missing) or 1.0
     chance = 1.0
     docs = max(weights.docs, MIN_DOCS)  # a short history gives few chances for a coincidence, not many

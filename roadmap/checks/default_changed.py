@@ -146,6 +146,14 @@ def applies(st: Statement) -> bool:
     return says_opt_in(st.text)
 
 
+def prepare(ctx: LintContext, statements: list[Statement]) -> None:
+    """The flips of every switch some statement calls opt-in (one pass over the code's history), and the commits
+    saying they turned a default on."""
+    if any(_claimed(st)[0] for st in statements):
+        default_flips(ctx, _all_flags(ctx))
+    commits_matching(ctx, "flips-default", says_flipped, merges=True)
+
+
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     reason = _from_code(ctx, st, news) or _from_message(ctx, st, news)
     if reason is not None and flip_reconciled(ctx, st, sorted(_flags(st))):

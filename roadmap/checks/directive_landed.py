@@ -285,6 +285,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             if c.sha in fresh and not c.is_merge and c.sha not in cands:
                 cands[c.sha] = _Candidate(c)
     measuring = _asks_measurement(st)
+    total = weights.idf_sum(terms) or 1.0  # the same for every candidate: match() sums the same set in its order
     tickets = _tickets(" ".join([st.directive_text or st.text, *(c.text for c in row_of(ctx, st)[1])]))
     # what the directive names in its files: code symbols, and upper-case names (`DEFAULT_DIMENSIONS`, read as
     # env-var shaped) too, or a change to a file it names would count whatever lines it changed
@@ -300,7 +301,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             cand.other_rows = _names_other_rows(cand.commit, ids)
         cand.other_ticket = _names_other_ticket(cand.commit, tickets)
         cw = commit_work(cand.commit)
-        cand.work = match(terms, cw, weights, forms)
+        cand.work = match(terms, cw, weights, forms, total)
         if cand.strength is None:
             # one of the pieces of work the directive asks for, done in full: that piece landed
             for part, part_terms in requests:
@@ -315,7 +316,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             # a terse message may leave the work's name to the code: the names the commit declares count as done
             declared = declared_terms(ctx, cand.commit) - cw.done - cw.undone
             if declared & terms:
-                cand.work = match(terms, CommitWork(cw.done | declared, cw.undone, cw.subject), weights, forms)
+                cand.work = match(terms, CommitWork(cw.done | declared, cw.undone, cw.subject), weights, forms, total)
         if measuring and not cand.introduced and not _measured(ctx, cand.commit):
             continue  # a measurement is not done by a commit that only builds
         if not cand.names and changes_no_behaviour(cand.commit.message, st):
@@ -403,6 +404,16 @@ def applies(st: Statement) -> bool:
         return False
     words = re.findall(r"[a-z][a-z-]*", (st.directive_text or st.text).lower())[:3]
     return not any(w in _TARGET_VERBS for w in words)
+
+
+def prepare(ctx: LintContext, statements: list[Statement]) -> None:
+    """The history's term weights and word index, and which commits changed which path, when some directive
+    names a path: what the tests of every directive read."""
+    work_weights(ctx)
+    if any(subject_ids(st) for st in statements):
+        ctx.get_history().index_words()  # every row id the directives name is looked up in it
+    if any(st.mentions.paths for st in statements):
+        path_commits(ctx)
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:

@@ -166,6 +166,11 @@ def applies(st: Statement) -> bool:
     return st.kind != "heading" and _STATES_PREMISE.search(st.text) is not None
 
 
+def prepare(ctx: LintContext, statements: list[Statement]) -> None:
+    """The commits that say something was refuted (what every test reads)."""
+    commits_matching(ctx, "refutes", REFUTES.search)
+
+
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     for c in news_subset(ctx, "refutes", lambda: commits_matching(ctx, "refutes", REFUTES.search), news):
         hit = _refutation(c, st, news)

@@ -80,6 +80,18 @@ def close_all() -> None:
             r.close()
 
 
+_INHERITED: list[gitpython.Repo] = []  # a forked child's copies of its parent's repositories, never used or closed
+
+
+def after_fork() -> None:
+    """In a forked child: open repositories afresh. The inherited ones talk to the parent's `cat-file` processes
+    through shared pipes, so they are set aside untouched (closing them would stop the parent's processes)."""
+    global _LOCK
+    _LOCK = threading.RLock()  # another thread of the parent may have held it at the fork
+    _INHERITED.extend(_REPOS.values())
+    _REPOS.clear()
+
+
 def _command(args: tuple[str, ...]) -> list[str]:
     return [str(Git.GIT_PYTHON_GIT_EXECUTABLE or "git"), *SAFE_CONFIG, *args]
 

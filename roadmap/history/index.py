@@ -29,11 +29,13 @@ from roadmap.history.ancestry import Ancestry
 from roadmap.history.cache import HistoryCache
 from roadmap.history.commit import Commit, parse_when
 from roadmap.history.git import GitError, git_succeeds, is_shallow, resolve_rev, run_git
-from roadmap.history.log_stream import read_metadata, scan_commits
+from roadmap.history.forked import run_split
+from roadmap.history.log_stream import MAX_UNKNOWN, Scanned, read_metadata, scan_commits
 from roadmap.history.pickaxe import SymbolMatcher
 
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$")
 _WORD = re.compile(r"[\w-]+")
+MIN_SPLIT_COMMITS = 200  # fewer commits stream by in less time than a fork and a second git process take
 
 
 class ShallowHistoryError(GitError):
@@ -121,7 +123,7 @@ class HistoryIndex:
         elif todo:
             matcher = SymbolMatcher(wanted)
             seen: set[str] = set()
-            for sc in scan_commits(root, todo, matcher, specs, progress):
+            for sc in _scan(root, todo, matcher, specs, progress):
                 seen.add(sc.commit.sha)
                 if sc.unknown:
                     cache.put(sc.commit, None, {})
@@ -283,6 +285,10 @@ class HistoryIndex:
             hit = self._mentioning[(tok, ignore_case)] = tuple(self._mentioning_scan(tok, ignore_case))
         return list(hit)
 
+    def index_words(self) -> None:
+        """Build the word index commits_mentioning reads now (before a fork shares it, history/forked.py)."""
+        self._word_index()
+
     def _mentioning_scan(self, tok: str, ignore_case: bool) -> list[Commit]:
         if re.fullmatch(r"\w(?:[\w-]*\w)?", tok):
             words = self._word_index()
@@ -340,6 +346,30 @@ def _with_unknown(c: Commit, why: str) -> Commit:
 
 def _is_ancestor(root: Path, sha: str, head: str) -> bool:
     return git_succeeds(root, "merge-base", "--is-ancestor", sha, head)
+
+
+def _scan(
+    root: Path,
+    shas: list[str],
+    matcher: SymbolMatcher,
+    specs: tuple[str, ...],
+    progress: Callable[[int, int], None] | None,
+) -> list[Scanned]:
+    """scan_commits over `shas`, in order: the older half in a forked child (its own `git log -p`) while this
+    process reads the newer half (history/forked.py). Exactly the serial walk's result: a commit's diff does not
+    depend on the others streamed with it, and where the two halves together meet MAX_UNKNOWN commits with
+    missing objects (past which the serial walk stops reading) the serial walk is run instead."""
+    if progress is not None or len(shas) < MIN_SPLIT_COMMITS:
+        return list(scan_commits(root, shas, matcher, specs, progress))
+    half = len(shas) // 2
+    newer, older = run_split(
+        lambda: list(scan_commits(root, shas[:half], matcher, specs)),
+        lambda: list(scan_commits(root, shas[half:], matcher, specs)),
+    )
+    got = newer + older
+    if sum(1 for sc in got if sc.unknown) >= MAX_UNKNOWN:
+        return list(scan_commits(root, shas, matcher, specs))
+    return got
 
 
 def _rev_list(root: Path, head: str, since: str | None, specs: tuple[str, ...]) -> list[str]:

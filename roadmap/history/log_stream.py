@@ -50,6 +50,7 @@ LOG_ARGS = (
 )
 MAX_COMMIT_BYTES = 64 << 20  # changed-line bytes of one commit beyond which its hits are "unknown"
 MAX_BLOB_BYTES = 64 << 20  # binary blob size beyond which its pair is "unknown"
+MAX_UNKNOWN = 50  # commits with missing objects after which the rest of a walk is not read (all unknown)
 NULL_SHA = "0" * 40
 _MISSING = re.compile(
     r"unable to read|bad object|missing (blob|tree|commit|object)|corrupt|could not read|"
@@ -246,7 +247,7 @@ def scan_commits(
     matcher: SymbolMatcher,
     pathspecs: tuple[str, ...] = (),
     progress: Callable[[int, int], None] | None = None,
-    max_unknown: int = 50,
+    max_unknown: int = MAX_UNKNOWN,
 ) -> Iterator[Scanned]:
     """Stream `shas` (in order) through one `git log -p` and yield a Scanned per commit.
 
