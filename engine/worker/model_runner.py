@@ -10,6 +10,8 @@ this one's tokens are known (async scheduling, engine/engine_core.py).
 
 from __future__ import annotations
 
+import os
+
 import torch
 
 from engine.config import EngineConfig
@@ -25,6 +27,11 @@ from engine.worker.logits_processors import LogitsProcessors
 from engine.worker.logprobs import PendingLogprobs
 from engine.worker.sampler import Sampler, SamplingTensors
 from engine.worker.state import SlotState
+
+
+def graph_logits_enabled() -> bool:
+    """ENGINE_GRAPH_LOGITS=0 keeps the LM head out of the decode graphs (the A/B of the bench's evidence)."""
+    return os.environ.get("ENGINE_GRAPH_LOGITS", "1").strip().lower() not in ("0", "false", "off", "no")
 
 
 class ModelRunner:
@@ -170,7 +177,8 @@ class ModelRunner:
                 self.max_model_len,
                 self.device,
                 self.graph_mode,
-                compute_logits=self.model.compute_logits,
+                # ENGINE_GRAPH_LOGITS=0: the LM head stays outside the graph (an A/B switch for the bench)
+                compute_logits=self.model.compute_logits if graph_logits_enabled() else None,
             )
             self.decode_graphs.capture()
 
