@@ -87,24 +87,25 @@ def launch_shape(m: int, n: int, k: int, weight_bytes: int) -> tuple[int, int] |
     return 8, min(full_k, 1024)
 
 
+def _tile(x: torch.Tensor, weight: torch.Tensor) -> tuple[int, int] | None:
+    """launch_shape's tile for x W^T, or None when the kernel does not take these inputs (F.linear's job)."""
+    if not (
+        x.dim() == 2 and x.dtype in DTYPES and weight.dtype == x.dtype and weight.stride(1) == 1 and x.stride(1) == 1
+    ):
+        return None
+    return launch_shape(x.shape[0], weight.shape[0], weight.shape[1], weight.numel() * weight.element_size())
+
+
 def runs_gemv(x: torch.Tensor, weight: torch.Tensor) -> bool:
-    return (
-        x.dim() == 2
-        and x.dtype in DTYPES
-        and weight.dtype == x.dtype
-        and weight.stride(1) == 1
-        and x.stride(1) == 1
-        and launch_shape(x.shape[0], weight.shape[0], weight.shape[1], weight.numel() * weight.element_size())
-        is not None
-    )
+    return _tile(x, weight) is not None
 
 
 def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
-    """F.linear's contract for 2-D x; the kernel for up to MAX_ROWS half-precision rows, F.linear otherwise."""
-    if not runs_gemv(x, weight):
+    """F.linear's contract for 2-D x; the kernel where launch_shape picks it (half precision, 1-4 rows), F.linear
+    otherwise."""
+    tile = _tile(x, weight)
+    if tile is None:
         return F.linear(x, weight, bias)
-    tile = launch_shape(x.shape[0], weight.shape[0], weight.shape[1], weight.numel() * weight.element_size())
-    assert tile is not None  # runs_gemv said so
     return launch(x, weight, bias, *tile)
 
 
