@@ -53,8 +53,9 @@ class AsyncModelRunnerOutput:
 class OutputCopier:
     """Starts each step's device->host copy of its sampled ids (CUDA: side stream + event; elsewhere: nothing).
 
-    CUDA: a ring of RING pinned buffers and events, reused in turn, so a step allocates nothing (torch's caching
-    host allocator and a fresh event cost the host ~0.1 ms a step at batch 1: docs/device-checks/20261203-gemv-sweep).
+    CUDA: a ring of RING pinned buffers and events, reused in turn, so a step allocates nothing (with a fresh pinned
+    buffer and event each step, start() took 0.12 ms of a 0.84 ms batch-1 host step on the H200:
+    docs/device-checks/20261203-gemv-sweep; the ring's effect alone was not measured).
     A buffer is reused RING steps after its copy was queued; the engine has read it by then (at most two steps are
     in flight), and the event is synchronized first in any case."""
 
