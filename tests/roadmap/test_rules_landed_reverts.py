@@ -1,0 +1,119 @@
+"""RL101 does not count a commit a later commit reverted as the one that landed a directive's work: the item stays
+open, rightly. A revert is git's own (`Revert "..."`, "This reverts commit <sha>.") or a conventional `revert:`
+subject whose message names the sha; a revert of a revert lands the original again; a commit that only talks about
+a revert button, or a revert naming a commit the history does not have, changes nothing.
+Voice: a warehouse team's pick-floor punch-list."""
+
+from __future__ import annotations
+
+from roadmap.analysis.reverts import find_reverts, reverted_shas
+from roadmap.history.commit import Commit
+from roadmap.history.index import HistoryIndex
+from roadmap.lint import LintOptions, lint
+
+PUNCH = """# Pick floor punch-list
+
+## Next
+
+1. WH-12: batch pick lists per aisle behind `WMS_PICK_BATCHING` so pickers walk each aisle once.
+"""
+BASE = "def pick_list(orders):\n    return orders\n"
+BATCHED = (
+    "import os\n\nWMS_PICK_BATCHING = os.environ.get('WMS_PICK_BATCHING') == '1'\n\n\n"
+    "def pick_list(orders):\n    if WMS_PICK_BATCHING:\n        return sorted(orders, key=lambda o: o.aisle)\n"
+    "    return orders\n"
+)
+LANDING = "feat(picking): batch pick lists per aisle behind WMS_PICK_BATCHING\n\nRow: WH-12"
+
+
+def _start(git_repo):
+    repo = git_repo()
+    repo.commit({"wms/picking.py": BASE}, "picking: first cut", "2026-04-01")
+    repo.commit({"agents/punch-list.md": PUNCH}, "pick floor punch-list", "2026-04-02")
+    landed = repo.commit({"wms/picking.py": BATCHED}, LANDING, "2026-04-06")
+    return repo, landed
+
+
+def _findings(repo) -> list[str]:
+    found = lint(repo.path, LintOptions(use_cache=False, select=("RL101",))).findings
+    return [f.message for f in found if f.path == "agents/punch-list.md"]
+
+
+def _git_revert(sha: str) -> str:
+    return f'Revert "{LANDING.splitlines()[0]}"\n\nThis reverts commit {sha}.'
+
+
+def test_landed_then_reverted_is_no_finding(git_repo):
+    repo, landed = _start(git_repo)
+    repo.commit({"wms/picking.py": BASE}, _git_revert(landed), "2026-04-07")
+    assert _findings(repo) == []
+
+
+def test_landed_is_a_finding_without_the_revert(git_repo):
+    repo, landed = _start(git_repo)
+    assert [m for m in _findings(repo) if landed[:9] in m]
+
+
+def test_re_landed_after_a_revert_names_the_re_landing(git_repo):
+    repo, landed = _start(git_repo)
+    # a conventional revert that names the commit by an abbreviated sha
+    msg = f"revert(picking): take aisle batching out again\n\nThis reverts {landed[:7]}'s batching: carts jammed.\n"
+    repo.commit({"wms/picking.py": BASE}, msg, "2026-04-07")
+    again = repo.commit(
+        {"wms/picking.py": BATCHED},
+        "feat(picking): batch pick lists per aisle behind WMS_PICK_BATCHING, carts fixed\n\nRow: WH-12",
+        "2026-04-10",
+    )
+    messages = _findings(repo)
+    assert messages and again[:9] in messages[0]
+    assert landed[:9] not in messages[0]
+
+
+def test_a_revert_of_the_revert_counts_the_original_again(git_repo):
+    repo, landed = _start(git_repo)
+    undo = repo.commit({"wms/picking.py": BASE}, _git_revert(landed), "2026-04-07")
+    redo = f'Revert "Revert "{LANDING.splitlines()[0]}""\n\nThis reverts commit {undo}.'
+    repo.commit({"wms/picking.py": BATCHED}, redo, "2026-04-08")
+    messages = _findings(repo)
+    assert messages and landed[:9] in messages[0]
+
+
+def test_a_revert_button_in_prose_is_no_revert(git_repo):
+    repo, landed = _start(git_repo)
+    msg = (
+        "feat(ui): a revert button on the pick screen\n\nPickers can revert the last scan; "
+        f"builds on {landed[:9]} and reverts nothing."
+    )
+    repo.commit({"wms/screen.py": "def revert_last_scan(s):\n    return s[:-1]\n"}, msg, "2026-04-07")
+    assert [m for m in _findings(repo) if landed[:9] in m]
+
+
+def test_a_revert_of_a_commit_the_history_lacks_changes_nothing(git_repo):
+    repo, landed = _start(git_repo)
+    msg = "revert(picking): drop the cart weight check\n\nThis reverts 0badc0ffee12, which never reached main."
+    repo.commit({"wms/carts.py": "MAX_KG = 40\n"}, msg, "2026-04-07")
+    assert [m for m in _findings(repo) if landed[:9] in m]
+
+
+def _commit(sha: str, subject: str, body: str = "") -> Commit:
+    return Commit(sha, (), "2026-04-01T00:00:00+00:00", 0, "2026-04-01T00:00:00+00:00", 0, subject, body)
+
+
+def test_which_messages_name_a_reverted_commit():
+    sha = "996b5a5" + "0" * 33
+    assert reverted_shas(_commit(sha, 'Revert "x"', f"This reverts commit {sha}.")) == [sha]
+    assert reverted_shas(_commit(sha, "revert: engine", "This reverts 996b5a5's engine changes")) == ["996b5a5"]
+    assert reverted_shas(_commit(sha, "revert(engine)!: undo", "reverts `996b5a5`")) == ["996b5a5"]
+    assert reverted_shas(_commit(sha, "fix: the revert button", "it reverts 996b5a5's label")) == []
+    assert reverted_shas(_commit(sha, "ui: revert button", "Adds a revert button.")) == []
+
+
+def test_a_short_sha_resolves_and_a_revert_of_a_revert_restores(git_repo):
+    repo, landed = _start(git_repo)
+    undo = repo.commit({"wms/picking.py": BASE}, _git_revert(landed[:7]), "2026-04-07")
+    history = HistoryIndex.build(repo.path, use_cache=False)
+    assert find_reverts(history).reverted == {landed}
+    repo.commit({"wms/picking.py": BATCHED}, f'Revert "Revert ..."\n\nThis reverts commit {undo[:8]}.', "2026-04-08")
+    found = find_reverts(HistoryIndex.build(repo.path, use_cache=False))
+    assert found.reverted == {undo}
+    assert undo in found.reverts
