@@ -117,3 +117,56 @@ def test_a_short_sha_resolves_and_a_revert_of_a_revert_restores(git_repo):
     found = find_reverts(HistoryIndex.build(repo.path, use_cache=False))
     assert found.reverted == {undo}
     assert undo in found.reverts
+
+
+NOTES = """# Pick floor rollout notes
+
+- `WMS_PICK_BATCHING` is opt-in (off by default) until the cart trial ends.
+"""
+FLIP = "feat(picking): WMS_PICK_BATCHING is now enabled by default on every floor"
+
+
+def _flipped(git_repo, revert: bool) -> list[str]:
+    repo = git_repo(f"floor-{revert}")
+    repo.commit({"wms/picking.py": BATCHED}, "picking: aisle batching behind a switch", "2026-04-01")
+    repo.commit({"agents/rollout.md": NOTES}, "rollout notes", "2026-04-02")
+    flip = repo.commit({"wms/floor.txt": "batching on\n"}, FLIP, "2026-04-06")
+    if revert:
+        repo.commit({"wms/floor.txt": None}, f'Revert "{FLIP}"\n\nThis reverts commit {flip}.', "2026-04-07")
+    found = lint(repo.path, LintOptions(use_cache=False, select=("RL104",))).findings
+    return [f.message for f in found if f.path == "agents/rollout.md"]
+
+
+def test_rl104_a_default_flip_stands_until_it_is_reverted(git_repo):
+    assert _flipped(git_repo, revert=False)
+    assert _flipped(git_repo, revert=True) == []
+
+
+PLAN = """# Cart routing plan (WH-40)
+
+Written from the 2026-04-10 floor survey.
+
+## Plan
+
+1. Reroute carts around aisle 7: the survey blames its narrow turn for 30% of pick delays.
+"""
+REFUTING = (
+    "routing: cart telemetry (WH-40)\n\nThe aisle 7 turn was misattributed: the 30% of pick delays are "
+    "scanner retries at the turn, not the turn itself."
+)
+
+
+def _refuted(git_repo, revert: bool) -> list[str]:
+    repo = git_repo(f"routing-{revert}")
+    repo.commit({"agents/routing-plan.md": PLAN}, "routing plan", "2026-04-11")
+    sha = repo.commit({"wms/routing.py": "TURN_SLOWDOWN = 0.3\n"}, REFUTING, "2026-04-20")
+    if revert:
+        msg = f"revert(routing): back out the cart telemetry\n\nThis reverts {sha[:8]}: the telemetry was miswired."
+        repo.commit({"wms/routing.py": None}, msg, "2026-04-22")
+    found = lint(repo.path, LintOptions(use_cache=False, select=("RL103",))).findings
+    return [f.message for f in found if f.path == "agents/routing-plan.md"]
+
+
+def test_rl103_a_refutation_stands_until_it_is_reverted(git_repo):
+    assert _refuted(git_repo, revert=False)
+    assert _refuted(git_repo, revert=True) == []
