@@ -170,3 +170,26 @@ def _refuted(git_repo, revert: bool) -> list[str]:
 def test_rl103_a_refutation_stands_until_it_is_reverted(git_repo):
     assert _refuted(git_repo, revert=False)
     assert _refuted(git_repo, revert=True) == []
+
+
+def test_a_git_revert_whose_body_lost_the_sha_reverts_the_commit_of_its_subject(git_repo):
+    repo, landed = _start(git_repo)
+    msg = f'Revert "{LANDING.splitlines()[0]}"\n\nThis reverts the aisle batching: carts jammed at aisle 7.'
+    repo.commit({"wms/picking.py": BASE}, msg, "2026-04-07")
+    assert find_reverts(HistoryIndex.build(repo.path, use_cache=False)).reverted == {landed}
+    assert _findings(repo) == []
+
+
+def test_a_subject_two_commits_share_names_no_reverted_commit(git_repo):
+    repo, landed = _start(git_repo)
+    repo.commit({"wms/picking.py": BATCHED + "\n"}, LANDING, "2026-04-07")
+    msg = f'Revert "{LANDING.splitlines()[0]}"\n\nCarts jammed.'
+    repo.commit({"wms/picking.py": BASE}, msg, "2026-04-08")
+    assert find_reverts(HistoryIndex.build(repo.path, use_cache=False)).reverted == set()
+
+
+def test_a_revert_quoting_the_subject_cut_short_finds_the_one_commit_it_starts(git_repo):
+    repo, landed = _start(git_repo)
+    msg = 'Revert "feat(picking): batch pick lists per aisle"\n\nThis reverts the batching: carts jammed.'
+    repo.commit({"wms/picking.py": BASE}, msg, "2026-04-07")
+    assert find_reverts(HistoryIndex.build(repo.path, use_cache=False)).reverted == {landed}
