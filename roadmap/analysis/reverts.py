@@ -3,13 +3,13 @@
 A revert is read from the message the history pass already has:
 - git's own form: `This reverts commit <sha>.` (subject `Revert "<original subject>"`), whatever the subject;
 - a conventional-commit `revert:` / `revert(scope):` subject, or a `Revert "..."` one, whose message says
-  "reverts <sha>" ("This reverts 996b5a5's engine changes").
+  "reverts <sha>" ("This reverts 996b5a5's engine changes");
 - git's `Revert "<subject>"` whose message names no sha (edited away): the one older commit of that subject (or,
   for a quote cut short, the one whose subject starts with it).
-The sha may be abbreviated; it must resolve to exactly one commit older than the revert (one that resolves to
-nothing, or to several, is ignored). A revert of a revert re-lands the original: a commit is reverted when some
-revert of it is not itself reverted. Computed once per run, newest first, so each revert's own fate is known
-before the commits it reverts are looked at.
+A reverted merge takes out the commits it brought in. The sha may be abbreviated; it must resolve to exactly one
+commit older than the revert (one that resolves to nothing, or to several, is ignored). A revert of a revert
+re-lands the original: a commit is reverted when some revert of it is not itself reverted. Computed once per run,
+newest first, so each revert's own fate is known before the commits it reverts are looked at.
 """
 
 from __future__ import annotations
@@ -81,7 +81,9 @@ def find_reverts(history: HistoryIndex) -> Reverts:
             found = older if len(older) == 1 else []  # one commit of that subject before it, or none is sure
         for target in found:
             if target.sha != commit.sha and history.rank(target) < history.rank(commit):
-                targets.setdefault(target.sha, []).append(commit.sha)
+                # a merge reverted (`git revert -m 1`) takes out the work of the branch it brought in
+                for sha in {target.sha, *(history.merged_in(target) if target.is_merge else ())}:
+                    targets.setdefault(sha, []).append(commit.sha)
     if not targets:
         return Reverts(frozenset(), frozenset())
     reverted: set[str] = set()

@@ -193,3 +193,16 @@ def test_a_revert_quoting_the_subject_cut_short_finds_the_one_commit_it_starts(g
     msg = 'Revert "feat(picking): batch pick lists per aisle"\n\nThis reverts the batching: carts jammed.'
     repo.commit({"wms/picking.py": BASE}, msg, "2026-04-07")
     assert find_reverts(HistoryIndex.build(repo.path, use_cache=False)).reverted == {landed}
+
+
+def test_a_reverted_merge_takes_out_the_work_of_its_branch(git_repo):
+    repo = git_repo()
+    repo.commit({"wms/picking.py": BASE}, "picking: first cut", "2026-04-01")
+    repo.commit({"agents/punch-list.md": PUNCH}, "pick floor punch-list", "2026-04-02")
+    landed = repo.commit({"wms/picking.py": BATCHED}, LANDING, "2026-04-06", branch="aisle-batching")
+    merge = repo.merge("aisle-batching", "Merge branch 'aisle-batching'", "2026-04-07")
+    assert [m for m in _findings(repo) if landed[:9] in m]
+    msg = f"Revert \"Merge branch 'aisle-batching'\"\n\nThis reverts commit {merge}, reversing\nchanges made to x."
+    repo.commit({"wms/picking.py": BASE}, msg, "2026-04-08")
+    assert landed in find_reverts(HistoryIndex.build(repo.path, use_cache=False)).reverted
+    assert _findings(repo) == []
