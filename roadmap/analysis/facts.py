@@ -14,6 +14,7 @@ from roadmap.analysis.evidence_figures import EvidenceFigure
 from roadmap.analysis.evidence_series import SeriesFinder
 from roadmap.analysis.figure_quotes import Quote
 from roadmap.analysis.ownership import Names
+from roadmap.analysis.reverts import Reverts
 from roadmap.analysis.terms import TermWeights
 from roadmap.analysis.work import WorkWeights
 from roadmap.config import DEFAULT_CLAIM_PATTERN, Config
@@ -197,6 +198,7 @@ class Facts:
     changed_paths: dict[str, tuple[str, ...]] = field(default_factory=dict)  # commit sha -> paths it changed
     declared_terms: dict[str, frozenset[str]] = field(default_factory=dict)  # commit sha -> names it declares
     path_commits: dict[str, set[str]] | None = None  # path -> shas that changed it
+    reverts: Reverts | None = None  # analysis/reverts.py: the commits a later revert took out, and the reverts
     # analysis/default_flips.py: per set of flags, flag -> the commits whose diff flipped its default
     default_flips: dict[frozenset[str], dict[str, list[Flip]]] = field(default_factory=dict)
     opt_in_flags: frozenset[str] | None = None  # checks/default_changed.py

@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from roadmap.analysis.asof import newest_blame
 from roadmap.analysis.context import LintContext
+from roadmap.analysis.reverts import Reverts, find_reverts
 from roadmap.analysis.surfaces import subject_ids
 from roadmap.analysis.work import WorkWeights, terms_of
 from roadmap.history.commit import Commit
@@ -59,6 +60,13 @@ def work_weights(ctx: LintContext) -> WorkWeights:
     if ctx.facts.work_weights is None:
         ctx.facts.work_weights = WorkWeights.of(ctx.get_history().commits)
     return ctx.facts.work_weights
+
+
+def reverts(ctx: LintContext) -> Reverts:
+    """The history's reverts and the commits they took out (once per run): neither landed any work."""
+    if ctx.facts.reverts is None:
+        ctx.facts.reverts = find_reverts(ctx.get_history())
+    return ctx.facts.reverts
 
 
 def written_by(ctx: LintContext, st: Statement) -> str | None:

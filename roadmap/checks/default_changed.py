@@ -12,6 +12,7 @@ from roadmap.analysis.context import LintContext
 from roadmap.analysis.default_flips import default_flips
 from roadmap.analysis.work import own_words
 from roadmap.analysis.facts import News, Reason
+from roadmap.analysis.landing import reverts
 from roadmap.analysis.flag_binding import bound, names
 from roadmap.analysis.reconciled import flip_reconciled
 from roadmap.analysis.stale import hits_for
@@ -204,7 +205,10 @@ def _from_message(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     flags, feature = _claimed(st)
     terms = distinctive_terms(st.text, exclude=id_parts(subject_ids(st)))
     flipping = commits_matching(ctx, "flips-default", says_flipped, merges=True)
+    taken_out = reverts(ctx)
     for c in news_subset(ctx, "flips-default", lambda: flipping, news):
+        if taken_out.undone(c):
+            continue  # reverted since, or a revert quoting the flip's subject: the default did not change
         best: tuple[int, str, str, list[str]] | None = None  # (rank, what, sentence, flags named)
         for sent, before, spans in _flip_sentences(c):
             # the flag the sentence turns on, not one it names beside that ("default ON in the `X` build")
@@ -279,7 +283,8 @@ def default_changed(ctx: LintContext) -> list[Hit]:
     "defaults to 0") when a commit made after the statement was written turned it on by default ("enabled
     by default", "defaults to 1", "mirror default ON") and names the same flag or env var (or, weaker, the
     same feature word in a commit about the same work), or whose diff made the value the statement opts in with
-    (`--regalloc=graph`) the setting's default. A later commit turning it back off cancels it, and so
+    (`--regalloc=graph`) the setting's default. A later commit turning it back off cancels it, as does a later
+    revert of the flipping commit (git's `This reverts commit <sha>.`, a `revert:` subject naming it), and so
     does the same record saying so itself: its header or a later dated or result section naming the switch
     and its flip to on.
 

@@ -21,6 +21,7 @@ from roadmap.analysis.landing import (
     done_terms,
     done_twin,
     path_commits,
+    reverts,
     work_weights,
     written_by,
 )
@@ -247,10 +248,11 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
                     named = ()  # "W0/W1" of another workstream
                 cands[c.sha] = _Candidate(c, where if named else "", named)
     base = None
+    taken_out = reverts(ctx)
     for sym in symbols(st):
         if sym not in history.symbols:
             continue
-        hits = [c for c in _introductions(ctx, sym, news) if not c.is_merge]
+        hits = [c for c in _introductions(ctx, sym, news) if not c.is_merge and not taken_out.undone(c)]
         if not hits:
             continue
         base = base or _base_rev(ctx, news)
@@ -294,6 +296,8 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
     )
     out = []
     for cand in cands.values():
+        if taken_out.undone(cand.commit):
+            continue  # a later commit reverted it (or it is a revert): that work did not land
         cand.news = len(fresh)
         if cand.touches:  # a file changed counts only where the change names what the directive names there
             cand.touches = tuple(p for p in cand.touches if changes_named(ctx, cand.commit.sha, p, things))
@@ -525,8 +529,9 @@ def _twin_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     docs = asks_documentation(st) or checking
     # oldest first, so that of two commits that match as well the one that did the work first is named (a set's
     # order changes from run to run with Python's string hashing)
+    taken_out = reverts(ctx)
     for c in sorted(candidates(terms, weights), key=rank):
-        if c.is_merge or c.sha == own:
+        if c.is_merge or c.sha == own or taken_out.undone(c):
             continue
         if timing == "after" and wrote is not None and rank(c) <= rank(wrote):
             continue  # a mark made since the directive corroborates work done since, not before
@@ -622,7 +627,9 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     ticket (`APP-910` against the directive's or its row's `APP-902`, or a subject led by another tracker's key)
     is not the directive's work, whatever words they share. A list item or cell that asks for several pieces of
     work in turn ("turn on X, and rerun Y": each later piece opens with an imperative) is also matched piece by
-    piece: a commit that says most of one piece, in its own words, is information.
+    piece: a commit that says most of one piece, in its own words, is information. A commit a later commit
+    of the history reverted (git's `This reverts commit <sha>.`, or a `revert:` subject naming the sha) did not
+    land anything, and neither did the revert; a revert of that revert lands the original again.
 
     Why:
     A directive for finished work sends the next person to redo it. The records drift silently: the

@@ -9,6 +9,7 @@ from roadmap.analysis.asof import commits_matching, news_subset
 from roadmap.analysis.commit_text import MAX_COMMITS
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News, Reason
+from roadmap.analysis.landing import reverts
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids, work_terms
 from roadmap.analysis.work import own_words, terms_of
@@ -172,7 +173,10 @@ def prepare(ctx: LintContext, statements: list[Statement]) -> None:
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
+    taken_out = reverts(ctx)
     for c in news_subset(ctx, "refutes", lambda: commits_matching(ctx, "refutes", REFUTES.search), news):
+        if taken_out.undone(c):
+            continue  # reverted since (or a revert quoting it): what it said no longer stands
         hit = _refutation(c, st, news)
         if hit is None:
             continue
@@ -193,7 +197,7 @@ def premise_refuted(ctx: LintContext) -> list[Hit]:
     naming a quoted figure in a paragraph that shares the directive's terms is a warning. A refuting sentence
     that points back ("The premise was wrong") is read with the sentences before it in its paragraph, and a
     denied cause ("is not where the loss comes from", "isn't due to") refutes too. The refuting sentence is
-    quoted.
+    quoted. A commit a later commit reverted refutes nothing, and neither does the revert.
 
     Why:
     A directive built on a measurement that turned out wrong sends the next person after a cause that does

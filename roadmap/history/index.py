@@ -270,6 +270,15 @@ class HistoryIndex:
                 out.add(c.sha)
         return out
 
+    def merged_in(self, merge: Commit) -> set[str]:
+        """The commits a merge brought in: reachable from its other parents, not from its first (`p1..p2`)."""
+        graph = self._ancestry()
+        out: set[str] = set()
+        for p in merge.parents[1:]:
+            if p in self._by_sha and merge.parents[0] in self._by_sha:
+                out |= graph.range(p, merge.parents[0])
+        return out
+
     def _ancestry(self) -> Ancestry:
         if self._graph is None:
             self._graph = Ancestry({c.sha: c.parents for c in self.commits})
