@@ -21,7 +21,7 @@ from roadmap.analysis.surfaces import subject_ids
 from roadmap.analysis.work import WorkWeights, terms_of
 from roadmap.history.commit import Commit
 from roadmap.history.declared import declared_names
-from roadmap.history.git import GitError, run_git
+from roadmap.history.git import GitError, run_git, show_patch
 from roadmap.records.model import Statement
 
 # A line the records write as done: a ticked box, a check mark, or a leading "Done"/"Landed"/"Shipped".
@@ -117,21 +117,7 @@ def declared_terms(ctx: LintContext, commit: Commit) -> frozenset[str]:
 def _shown_names(ctx: LintContext, commit: Commit) -> frozenset[str]:
     """declared_names of `git show` (a commit the history pass has no patch text for: a merge, a huge or unreadable
     diff, a history limited to some paths)."""
-    try:
-        out = run_git(
-            ctx.root,
-            "show",
-            "--no-color",
-            "--no-ext-diff",
-            "--no-textconv",
-            "-U0",
-            "--format=",
-            "--end-of-options",
-            commit.sha,
-            "--",
-        )
-    except GitError:
-        out = b""
+    out = show_patch(ctx.root, commit.sha)
     return declared_names(out)
 
 

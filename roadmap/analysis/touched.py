@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import Path
 
 from roadmap.analysis.context import LintContext
-from roadmap.history.git import GitError, run_git
+from roadmap.history.git import show_patch
 
 MAX_DIFF_BYTES = 1 << 20
 
@@ -20,22 +19,7 @@ MAX_DIFF_BYTES = 1 << 20
 @lru_cache(maxsize=1024)
 def _changed_lines(root: str, sha: str, path: str) -> str:
     """The lines `sha` added or removed in `path` (capped): a commit's diff never changes, so once per process."""
-    try:
-        out = run_git(
-            Path(root),
-            "show",
-            "--no-color",
-            "--no-ext-diff",
-            "--no-textconv",
-            "-U0",
-            "--format=",
-            "--end-of-options",
-            sha,
-            "--",
-            path,
-        )
-    except GitError:
-        return ""
+    out = show_patch(root, sha, path)
     text = out[:MAX_DIFF_BYTES].decode("utf-8", "replace")
     return "\n".join(line for line in text.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---")))
 

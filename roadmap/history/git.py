@@ -155,6 +155,27 @@ def run_git(root: str | Path, *args: str, input: bytes | None = None, check: boo
     return out
 
 
+def show_patch(root: str | Path, sha: str, *paths: str) -> bytes:
+    """The patch of commit `sha` (zero context lines, no header, no textconv or external diff), limited to `paths`
+    when given; b"" when git cannot show it."""
+    try:
+        return run_git(
+            root,
+            "show",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "-U0",
+            "--format=",
+            "--end-of-options",
+            sha,
+            "--",
+            *paths,
+        )
+    except GitError:
+        return b""
+
+
 def git_succeeds(root: str | Path, *args: str) -> bool:
     """Did the command exit 0 (`merge-base --is-ancestor`, `cat-file -e`)?"""
     return _run(root, args, None)[0] == 0
