@@ -10,7 +10,9 @@ add, q/k norm + rotary + KV write, SiLU * up): one fused kernel each on Triton, 
 ENGINE_FUSED_OPS=0 keeps the Triton attention but runs the layer ops as their torch references (name
 "triton+eager-ops"): the eager-ops column of an ablation (tools/device_async.py), graphs and all else unchanged.
 ENGINE_GEMV=0 keeps every GEMM on cuBLAS (F.linear); by default the Triton backend runs the linear layers of a
-batch of up to 8 half-precision rows as a GEMV kernel (triton_gemv.py).
+batch of up to 4 half-precision rows as a GEMV kernel (triton_gemv.py), the qkv and gate_up projections with the
+RMSNorm before them fused in (ENGINE_NORM_GEMV=0 keeps the norm a kernel of its own). ENGINE_PDL=0 launches the
+Triton kernels without programmatic dependent launch (engine/kernels/pdl.py).
 ENGINE_COMPILE=1 swaps the Triton backend for its torch.compile alternative (name "triton+compile"): the layer ops
 are the torch references, which the model compiles whole with Inductor (engine/model/decoder.py), the attention
 runs as opaque custom ops (compile_ops.py). Off by default; the torch backend ignores it.
@@ -47,6 +49,24 @@ class LayerKernels:
     silu_and_mul: Callable[[torch.Tensor], torch.Tensor]  # [T, 2 I] -> [T, I]
     # (x, weight, bias) -> x W^T + b: F.linear, or on Triton a GEMV kernel for the few rows of a small decode batch
     linear: Callable[..., torch.Tensor] = F.linear
+    # (x, residual, norm_weight, eps, weight, bias) -> (rms_norm(x + residual) W^T + b, x + residual) in one kernel,
+    # or None: rms_norm, then linear (see norm_linear below)
+    fused_norm_linear: Callable[..., tuple[torch.Tensor, torch.Tensor]] | None = None
+
+    def norm_linear(
+        self,
+        x: torch.Tensor,
+        residual: torch.Tensor | None,
+        norm_weight: torch.Tensor,
+        eps: float,
+        weight: torch.Tensor,
+        bias: torch.Tensor | None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """A layer's RMSNorm (residual add in front) and the projection after it: (normed x W^T + b, new residual)."""
+        if self.fused_norm_linear is not None:
+            return self.fused_norm_linear(x, residual, norm_weight, eps, weight, bias)
+        normed, residual = self.rms_norm(x, norm_weight, eps, residual)
+        return self.linear(normed, weight, bias), residual
 
 
 REFERENCE_LAYERS = LayerKernels(layer_reference.rms_norm, layer_reference.rope_write_kv, layer_reference.silu_and_mul)
@@ -74,12 +94,18 @@ def gemv_enabled() -> bool:
     return os.environ.get("ENGINE_GEMV", "1").strip().lower() not in ("0", "false", "off", "no")
 
 
+def norm_gemv_enabled() -> bool:
+    return os.environ.get("ENGINE_NORM_GEMV", "1").strip().lower() not in ("0", "false", "off", "no")
+
+
 def _triton_kernels() -> AttentionKernels:
     from engine.kernels import triton_act, triton_gemv, triton_norm, triton_rope_kv
     from engine.kernels import triton_attention as ta
 
-    linear = triton_gemv.linear if gemv_enabled() else F.linear
-    layers = LayerKernels(triton_norm.rms_norm, triton_rope_kv.rope_write_kv, triton_act.silu_and_mul, linear)
+    gemv = gemv_enabled()
+    linear = triton_gemv.linear if gemv else F.linear
+    fused = triton_gemv.norm_linear if gemv and norm_gemv_enabled() else None
+    layers = LayerKernels(triton_norm.rms_norm, triton_rope_kv.rope_write_kv, triton_act.silu_and_mul, linear, fused)
     return AttentionKernels(ta.write_kv, ta.paged_attention, ta.prefill_attention, "triton", layers)
 
 

@@ -7,6 +7,8 @@ import torch
 import triton
 import triton.language as tl
 
+from engine.kernels import pdl
+
 BLOCK = 1024
 
 
@@ -20,7 +22,11 @@ def _silu_and_mul_kernel(
     stride_x_t,
     stride_x_n,
     BLOCK: tl.constexpr,
+    USE_PDL: tl.constexpr,
 ):
+    if USE_PDL:  # the kernel before this one may still be writing: wait for it (engine/kernels/pdl.py)
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
     t = tl.program_id(0).to(tl.int64)
     cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
     mask = cols < n_cols
@@ -51,5 +57,6 @@ def silu_and_mul(gate_up: torch.Tensor) -> torch.Tensor:  # [T, 2 I] -> [T, I], 
         gate_up.stride(1),
         BLOCK=block,
         num_warps=4,
+        **pdl.options(gate_up.device),
     )
     return out

@@ -15,6 +15,8 @@ import torch
 import triton
 import triton.language as tl
 
+from engine.kernels import pdl
+
 from engine.kernels.decode_split import NUM_SEGMENTS
 from engine.kernels.triton_unified import launch_options, tile_n
 
@@ -44,7 +46,11 @@ def _decode_segment_kernel(
     TILE_N: tl.constexpr,
     NUM_SEGMENTS: tl.constexpr,
     PRECISION: tl.constexpr,
+    USE_PDL: tl.constexpr,
 ):
+    if USE_PDL:  # the kernel before this one may still be writing: wait for it (engine/kernels/pdl.py)
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
     seq = tl.program_id(0)
     kv_head = tl.program_id(1)
     segment = tl.program_id(2)
@@ -105,7 +111,11 @@ def _merge_segments_kernel(
     stride_o_h,
     HEAD_DIM: tl.constexpr,
     NUM_SEGMENTS: tl.constexpr,
+    USE_PDL: tl.constexpr,
 ):
+    if USE_PDL:  # the kernel before this one may still be writing: wait for it (engine/kernels/pdl.py)
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
     seq = tl.program_id(0)
     head = tl.program_id(1)
     tok = tl.load(cu_q_ptr + seq)
@@ -171,6 +181,7 @@ def split_kv_decode(
         NUM_SEGMENTS=segments,
         PRECISION="ieee" if cache.dtype == torch.float32 else "tf32",
         **launch_options(num_warps, num_stages),
+        **pdl.options(q.device),
     )
     _merge_segments_kernel[(num_seqs, num_heads)](
         out,
@@ -182,4 +193,5 @@ def split_kv_decode(
         out.stride(1),
         HEAD_DIM=head_dim,
         NUM_SEGMENTS=segments,
+        **pdl.options(q.device),
     )

@@ -15,6 +15,9 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
+from engine.kernels import pdl
+from engine.kernels.triton_norm import rms_norm
+
 
 MAX_ROWS = 4  # above this, cuBLAS's tensor-core GEMMs win: the weights are read once for more rows
 # The dispatch below follows docs/device-checks/20261203-gemv-sweep (H200, tiles timed inside CUDA graphs against
@@ -28,23 +31,50 @@ DTYPES = (torch.bfloat16, torch.float16)  # float32 stays on cuBLAS (exact-parit
 
 
 @triton.jit
+def _x_slice(
+    x_rows, r_rows, k, k_ok, m_ok, rstd, nw_ptr, HAS_RESIDUAL: tl.constexpr, NORM: tl.constexpr, dtype: tl.constexpr
+):
+    """Columns k of the GEMV's input rows as float32: x, or x + residual rounded to the activation dtype, and with
+    NORM that RMS-normalised with `rstd` and scaled by the norm weight, rounded wherever triton_norm's kernel rounds:
+    the product is the one the separate norm kernel and this GEMV give."""
+    mask = m_ok[:, None] & k_ok[None, :]
+    xv = tl.load(x_rows + k[None, :], mask=mask, other=0.0).to(tl.float32)
+    if HAS_RESIDUAL:
+        xv = (xv + tl.load(r_rows + k[None, :], mask=mask, other=0.0).to(tl.float32)).to(dtype).to(tl.float32)
+    if NORM:
+        gamma = tl.load(nw_ptr + k, mask=k_ok, other=0.0).to(tl.float32)
+        xv = (gamma[None, :] * (xv * rstd[:, None]).to(dtype).to(tl.float32)).to(dtype).to(tl.float32)
+    return xv
+
+
+@triton.jit
 def _gemv_kernel(
     y_ptr,  # [M, N]
     x_ptr,  # [M, K]
     w_ptr,  # [N, K], unit stride along K
     b_ptr,  # [N] or a dummy
+    r_ptr,  # [M, K] residual in (HAS_RESIDUAL) or a dummy
+    r_out_ptr,  # [M, K] x + residual out (HAS_RESIDUAL; program 0 writes it) or a dummy
+    nw_ptr,  # [K] RMSNorm weight (NORM) or a dummy
+    eps,
     M,
     N,
     K,
     stride_xm,
     stride_wn,
     stride_ym,
+    stride_rm,
+    stride_rom,
     HAS_BIAS: tl.constexpr,
     EVEN_K: tl.constexpr,
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
     BLOCK_K: tl.constexpr,
+    NORM: tl.constexpr,
+    HAS_RESIDUAL: tl.constexpr,
+    USE_PDL: tl.constexpr,
 ):
+    dtype: tl.constexpr = y_ptr.dtype.element_ty
     offs_n = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
     offs_m = tl.arange(0, BLOCK_M)
     offs_k = tl.arange(0, BLOCK_K)
@@ -52,21 +82,42 @@ def _gemv_kernel(
     m_ok = offs_m < M
     w_rows = w_ptr + offs_n.to(tl.int64)[:, None] * stride_wn
     x_rows = x_ptr + offs_m.to(tl.int64)[:, None] * stride_xm
-    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
-    for k0 in range(0, K, BLOCK_K):
+    r_rows = r_ptr + offs_m.to(tl.int64)[:, None] * stride_rm
+    # The first K slice of W is read before waiting on the kernel before this one (weights are never written by a
+    # step's kernels, engine/kernels/pdl.py): the stream of W starts while that kernel finishes.
+    if EVEN_K:
+        w = tl.load(w_rows + offs_k[None, :], mask=n_ok[:, None], other=0.0)
+    else:
+        w = tl.load(w_rows + offs_k[None, :], mask=n_ok[:, None] & (offs_k < K)[None, :], other=0.0)
+    if USE_PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    rstd = tl.zeros([BLOCK_M], dtype=tl.float32)
+    if NORM:  # a first pass over the input rows (a few KiB, from L2) for each row's RMS
+        sq = tl.zeros([BLOCK_M], dtype=tl.float32)
+        for k0 in range(0, K, BLOCK_K):
+            k = k0 + offs_k
+            xv = _x_slice(x_rows, r_rows, k, k < K, m_ok, rstd, nw_ptr, HAS_RESIDUAL, False, dtype)
+            sq += tl.sum(xv * xv, axis=1)
+            if HAS_RESIDUAL:
+                if tl.program_id(0) == 0:
+                    out = r_out_ptr + offs_m.to(tl.int64)[:, None] * stride_rom + k[None, :]
+                    tl.store(out, xv.to(dtype), mask=m_ok[:, None] & (k < K)[None, :])
+        rstd = tl.rsqrt(sq / K + eps)
+    xv = _x_slice(x_rows, r_rows, offs_k, offs_k < K, m_ok, rstd, nw_ptr, HAS_RESIDUAL, NORM, dtype)
+    acc = tl.sum(xv[:, None, :] * w.to(tl.float32)[None, :, :], axis=2)
+    for k0 in range(BLOCK_K, K, BLOCK_K):
         k = k0 + offs_k
         if EVEN_K:
             w = tl.load(w_rows + k[None, :], mask=n_ok[:, None], other=0.0)
-            x = tl.load(x_rows + k[None, :], mask=m_ok[:, None], other=0.0)
         else:
-            k_ok = k < K
-            w = tl.load(w_rows + k[None, :], mask=n_ok[:, None] & k_ok[None, :], other=0.0)
-            x = tl.load(x_rows + k[None, :], mask=m_ok[:, None] & k_ok[None, :], other=0.0)
-        acc += tl.sum(x.to(tl.float32)[:, None, :] * w.to(tl.float32)[None, :, :], axis=2)
+            w = tl.load(w_rows + k[None, :], mask=n_ok[:, None] & (k < K)[None, :], other=0.0)
+        xv = _x_slice(x_rows, r_rows, k, k < K, m_ok, rstd, nw_ptr, HAS_RESIDUAL, NORM, dtype)
+        acc += tl.sum(xv[:, None, :] * w.to(tl.float32)[None, :, :], axis=2)
     if HAS_BIAS:
         acc += tl.load(b_ptr + offs_n, mask=n_ok, other=0.0).to(tl.float32)[None, :]
     y = y_ptr + offs_m.to(tl.int64)[:, None] * stride_ym + offs_n[None, :]
-    tl.store(y, acc.to(y_ptr.dtype.element_ty), mask=m_ok[:, None] & n_ok[None, :])
+    tl.store(y, acc.to(dtype), mask=m_ok[:, None] & n_ok[None, :])
 
 
 def launch_shape(m: int, n: int, k: int, weight_bytes: int) -> tuple[int, int] | None:
@@ -109,6 +160,34 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
     return launch(x, weight, bias, *tile)
 
 
+def norm_linear(
+    x: torch.Tensor,  # [M, K]
+    residual: torch.Tensor | None,  # [M, K]; None: x starts the residual stream
+    norm_weight: torch.Tensor,  # [K]
+    eps: float,
+    weight: torch.Tensor,  # [N, K]
+    bias: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:  # (rms_norm(x + residual) W^T + b, x + residual), as triton_norm + linear
+    """RMSNorm (with the residual add in front) and the GEMM after it as ONE kernel where the GEMV takes the shape:
+    every program normalises the few input rows itself (a K-long pass over them, from L2), program 0 writes the new
+    residual stream, and the separate norm kernel and its output round trip are gone. Elsewhere the norm kernel,
+    then linear()."""
+    tile = _tile(x, weight)
+    fused = (
+        tile is not None
+        and norm_weight.dtype == x.dtype
+        and norm_weight.is_contiguous()
+        and (residual is None or (residual.dtype == x.dtype and residual.shape == x.shape and residual.stride(1) == 1))
+    )
+    if not fused:
+        normed, new_residual = rms_norm(x, norm_weight, eps, residual)
+        return linear(normed, weight, bias), new_residual
+    assert tile is not None
+    res_out = x if residual is None else torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    y = launch(x, weight, bias, *tile, norm=(norm_weight, eps, residual, res_out))
+    return y, res_out
+
+
 def launch(
     x: torch.Tensor,
     weight: torch.Tensor,
@@ -117,29 +196,42 @@ def launch(
     block_k: int,
     num_warps: int = 4,
     num_stages: int | None = None,
+    norm: tuple[torch.Tensor, float, torch.Tensor | None, torch.Tensor] | None = None,
 ) -> torch.Tensor:
-    """The kernel with an explicit tile (tools/device_gemv_sweep.py times the choices); inputs as runs_gemv takes."""
+    """The kernel with an explicit tile (tools/device_gemv_sweep.py times the choices); inputs as runs_gemv takes.
+    `norm` = (norm weight, eps, residual or None, residual out) fuses norm_linear's RMSNorm in front."""
     m, k = x.shape
     n = weight.shape[0]
     y = torch.empty((m, n), dtype=x.dtype, device=x.device)
     extra = {} if num_stages is None else {"num_stages": num_stages}
+    norm_weight, eps, residual, res_out = norm if norm is not None else (weight, 0.0, None, x)
+    res_in = residual if residual is not None else x  # an unread pointer without a residual
     _gemv_kernel[(triton.cdiv(n, block_n),)](
         y,
         x,
         weight,
         bias if bias is not None else weight,
+        res_in,
+        res_out,
+        norm_weight,
+        eps,
         m,
         n,
         k,
         x.stride(0),
         weight.stride(0),
         y.stride(0),
+        res_in.stride(0),
+        res_out.stride(0),
         HAS_BIAS=bias is not None,
         EVEN_K=k % block_k == 0,
         BLOCK_M=triton.next_power_of_2(max(m, 1)),
         BLOCK_N=block_n,
         BLOCK_K=block_k,
+        NORM=norm is not None,
+        HAS_RESIDUAL=residual is not None,
         num_warps=num_warps,
         **extra,
+        **pdl.options(x.device),
     )
     return y

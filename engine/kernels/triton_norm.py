@@ -10,6 +10,8 @@ import torch
 import triton
 import triton.language as tl
 
+from engine.kernels import pdl
+
 
 @triton.jit
 def _rms_norm_kernel(
@@ -30,7 +32,11 @@ def _rms_norm_kernel(
     stride_r_n,
     BLOCK: tl.constexpr,
     HAS_RESIDUAL: tl.constexpr,
+    USE_PDL: tl.constexpr,
 ):
+    if USE_PDL:  # the kernel before this one may still be writing: wait for it (engine/kernels/pdl.py)
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
     row = tl.program_id(0).to(tl.int64)
     cols = tl.arange(0, BLOCK)
     mask = cols < n_cols
@@ -89,5 +95,6 @@ def rms_norm(
         BLOCK=block,
         HAS_RESIDUAL=residual is not None,
         num_warps=num_warps_for(block),
+        **pdl.options(x.device),
     )
     return out, res_out

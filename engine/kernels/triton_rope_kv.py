@@ -13,6 +13,8 @@ import torch
 import triton
 import triton.language as tl
 
+from engine.kernels import pdl
+
 
 @triton.jit
 def _rnd(x, dtype: tl.constexpr):
@@ -77,7 +79,11 @@ def _rope_kv_kernel(
     HEAD_DIM: tl.constexpr,
     BLOCK_SIZE: tl.constexpr,
     NORM: tl.constexpr,
+    USE_PDL: tl.constexpr,
 ):
+    if USE_PDL:  # the kernel before this one may still be writing: wait for it (engine/kernels/pdl.py)
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
     t = tl.program_id(0).to(tl.int64)
     dtype: tl.constexpr = q_out_ptr.dtype.element_ty
     half = tl.arange(0, HEAD_DIM // 2)
@@ -168,5 +174,6 @@ def rope_write_kv(
         BLOCK_SIZE=block_size,
         NORM=norm,
         num_warps=4,
+        **pdl.options(qkv.device),
     )
     return q

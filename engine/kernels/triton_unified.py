@@ -16,6 +16,8 @@ import torch
 import triton
 import triton.language as tl
 
+from engine.kernels import pdl
+
 
 @triton.jit
 def find_seq(cu_q_ptr, target, num_seqs, BLOCK_Q: tl.constexpr):
@@ -58,7 +60,11 @@ def _unified_kernel(
     BLOCK_Q: tl.constexpr,
     TILE_N: tl.constexpr,
     PRECISION: tl.constexpr,
+    USE_PDL: tl.constexpr,
 ):
+    if USE_PDL:  # the kernel before this one may still be writing: wait for it (engine/kernels/pdl.py)
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
     pid = tl.program_id(0)
     kv_head = tl.program_id(1)
     seq = find_seq(cu_q_ptr, pid, num_seqs, BLOCK_Q)
@@ -184,6 +190,7 @@ def unified_attention(
         TILE_N=tile or tile_n(block_size),
         PRECISION="ieee" if cache.dtype == torch.float32 else "tf32",
         **launch_options(num_warps, num_stages),
+        **pdl.options(q.device),
     )
 
 

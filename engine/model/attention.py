@@ -45,8 +45,17 @@ class Attention(nn.Module):
         attn: AttentionMetadata,
         kv_cache: torch.Tensor | None,  # [2, num_blocks, block_size, Hkv, D]; None: no cache (profiling)
     ) -> torch.Tensor:  # [T, H]
-        num_tokens = x.shape[0]
-        qkv = self.qkv_proj(x)  # [T, (Hq + 2 Hkv) * D]
+        return self.from_qkv(positions, self.qkv_proj(x), cos_sin_cache, attn, kv_cache)
+
+    def from_qkv(
+        self,
+        positions: torch.Tensor,  # [T] int64
+        qkv: torch.Tensor,  # [T, (Hq + 2 Hkv) * D]: qkv_proj's output
+        cos_sin_cache: torch.Tensor,
+        attn: AttentionMetadata,
+        kv_cache: torch.Tensor | None,
+    ) -> torch.Tensor:  # [T, H]
+        num_tokens = qkv.shape[0]
         q_w = self.q_norm.weight if self.q_norm is not None else None
         k_w = self.k_norm.weight if self.k_norm is not None else None
         if kv_cache is None:  # the memory-profiling run: attention over the new tokens alone

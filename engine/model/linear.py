@@ -40,6 +40,13 @@ class Linear(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [T, input_size] -> [T, output_size]
         return self.ops.linear(x, self.weight, self.bias)
 
+    def after_norm(
+        self, norm_weight: torch.Tensor, eps: float, x: torch.Tensor, residual: torch.Tensor | None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """This layer applied to RMSNorm(x + residual): (output, x + residual), one kernel where the backend fuses
+        them (LayerKernels.norm_linear)."""
+        return self.ops.norm_linear(x, residual, norm_weight, eps, self.weight, self.bias)
+
 
 class PackedLinear(Linear):
     """Several projections of the same input in one GEMM; shard i occupies rows offsets[i]:offsets[i+1]."""

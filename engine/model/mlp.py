@@ -18,4 +18,7 @@ class GatedMLP(nn.Module):
         self.ops: LayerKernels = REFERENCE_LAYERS
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [T, H] -> [T, H]
-        return self.down_proj(self.ops.silu_and_mul(self.gate_up_proj(x)))
+        return self.from_gate_up(self.gate_up_proj(x))
+
+    def from_gate_up(self, gate_up: torch.Tensor) -> torch.Tensor:  # [T, 2 I] (gate_up_proj's output) -> [T, H]
+        return self.down_proj(self.ops.silu_and_mul(gate_up))

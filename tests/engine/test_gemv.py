@@ -126,3 +126,59 @@ def test_model_linear_layers_run_the_backend_gemm() -> None:
     assert linears and all(m.ops.linear is counting_linear for m in linears)
     linears[0](torch.randn(2, linears[0].weight.shape[1]))
     assert calls == [tuple(linears[0].weight.shape)]
+
+
+@pytest.mark.parametrize(
+    "m,n,k,with_residual",
+    [
+        (1, 64, 128, True),  # wide, one K slice
+        (1, 48, 5000, True),  # narrow, masked 2048-long slices: the norm's pass walks several
+        (3, 96, 200, False),  # layer 0: no residual yet, x is the residual stream
+        (4, 16, 4096, True),  # four rows
+    ],
+)
+def test_norm_linear_fused_equals_norm_kernel_then_gemv(m: int, n: int, k: int, with_residual: bool) -> None:
+    """The fused kernel gives exactly what the RMSNorm kernel followed by the GEMV kernel gives (the normed row is
+    rounded where the norm kernel rounds it), and the residual stream x + residual it writes is the norm kernel's."""
+    skip_without_loops()
+    from engine.kernels import triton_norm
+
+    g = torch.Generator().manual_seed(m * 7 + n + k)
+    x = torch.randn(m, k, generator=g).to(torch.bfloat16)
+    residual = torch.randn(m, k, generator=g).to(torch.bfloat16) if with_residual else None
+    norm_w = (1 + 0.1 * torch.randn(k, generator=g)).to(torch.bfloat16)
+    w = (torch.randn(n, k, generator=g) / k**0.5).to(torch.bfloat16)
+    normed, want_residual = triton_norm.rms_norm(x, norm_w, 1e-6, residual)
+    want = triton_gemv.linear(normed, w)
+    got, got_residual = triton_gemv.norm_linear(x, residual, norm_w, 1e-6, w)
+    assert torch.equal(got, want)
+    assert torch.equal(got_residual, want_residual)
+    if residual is None:
+        assert got_residual is x
+
+
+def test_norm_linear_falls_back_where_the_gemv_does_not_run() -> None:
+    """Shapes the GEMV leaves to cuBLAS (here: float32) take the norm kernel, then F.linear: same contract."""
+    from engine.kernels import layer_reference
+
+    g = torch.Generator().manual_seed(3)
+    x, residual = torch.randn(6, 32, generator=g), torch.randn(6, 32, generator=g)
+    norm_w, w = torch.randn(32, generator=g), torch.randn(8, 32, generator=g)
+    got, got_residual = triton_gemv.norm_linear(x, residual, norm_w, 1e-6, w)
+    normed, want_residual = layer_reference.rms_norm(x, norm_w, 1e-6, residual)
+    torch.testing.assert_close(got, F.linear(normed, w))
+    torch.testing.assert_close(got_residual, want_residual)
+
+
+def test_layer_kernels_compose_norm_and_linear_without_a_fused_kernel() -> None:
+    """A backend without a fused kernel (the torch reference) runs its norm, then its GEMM."""
+    from engine.kernels.backends import REFERENCE_LAYERS
+    from engine.kernels import layer_reference
+
+    g = torch.Generator().manual_seed(5)
+    x, residual = torch.randn(3, 16, generator=g), torch.randn(3, 16, generator=g)
+    norm_w, w, b = torch.randn(16, generator=g), torch.randn(4, 16, generator=g), torch.randn(4, generator=g)
+    got, got_residual = REFERENCE_LAYERS.norm_linear(x, residual, norm_w, 1e-6, w, b)
+    normed, want_residual = layer_reference.rms_norm(x, norm_w, 1e-6, residual)
+    torch.testing.assert_close(got, F.linear(normed, w, b))
+    torch.testing.assert_close(got_residual, want_residual)
