@@ -10,6 +10,8 @@ bit-identical to it (another summation order).
 
 from __future__ import annotations
 
+import os
+
 import torch
 import torch.nn.functional as F
 import triton
@@ -26,25 +28,28 @@ MAX_ROWS = 4  # above this, cuBLAS's tensor-core GEMMs win: the weights are read
 # and on wide ones up to 16 MiB (0.6B's qkv and gate_up, by ~10%); cuBLAS won on 4B's wide qkv and gate_up (8.7 and
 # 28.5 us against 9.3 and 29.9). At four rows only the small narrow weights still won (0.6B's o_proj 3.7 us against
 # 8.0); five to eight rows were not measured, so they stay on cuBLAS.
-MAX_WEIGHT_BYTES = 16 << 20
+# ENGINE_GEMV_WIDE_MIB moves that 16 MiB limit for an A/B (read once, at import).
+MAX_WEIGHT_BYTES = int(os.environ.get("ENGINE_GEMV_WIDE_MIB", "16")) << 20
 DTYPES = (torch.bfloat16, torch.float16)  # float32 stays on cuBLAS (exact-parity runs use float32)
 
 
 @triton.jit
-def _x_slice(
-    x_rows, r_rows, k, k_ok, m_ok, rstd, nw_ptr, HAS_RESIDUAL: tl.constexpr, NORM: tl.constexpr, dtype: tl.constexpr
-):
-    """Columns k of the GEMV's input rows as float32: x, or x + residual rounded to the activation dtype, and with
-    NORM that RMS-normalised with `rstd` and scaled by the norm weight, rounded wherever triton_norm's kernel rounds:
-    the product is the one the separate norm kernel and this GEMV give."""
+def _x_raw(x_rows, r_rows, k, k_ok, m_ok, HAS_RESIDUAL: tl.constexpr, dtype: tl.constexpr):
+    """Columns k of the GEMV's input rows as float32: x, or x + residual rounded to the activation dtype (the
+    residual stream triton_norm's kernel writes)."""
     mask = m_ok[:, None] & k_ok[None, :]
     xv = tl.load(x_rows + k[None, :], mask=mask, other=0.0).to(tl.float32)
     if HAS_RESIDUAL:
         xv = (xv + tl.load(r_rows + k[None, :], mask=mask, other=0.0).to(tl.float32)).to(dtype).to(tl.float32)
-    if NORM:
-        gamma = tl.load(nw_ptr + k, mask=k_ok, other=0.0).to(tl.float32)
-        xv = (gamma[None, :] * (xv * rstd[:, None]).to(dtype).to(tl.float32)).to(dtype).to(tl.float32)
     return xv
+
+
+@triton.jit
+def _normed(xv, rstd, nw_ptr, k, k_ok, dtype: tl.constexpr):
+    """xv RMS-normalised with `rstd` and scaled by the norm weight, rounded wherever triton_norm's kernel rounds: the
+    product is the one the separate norm kernel and this GEMV give."""
+    gamma = tl.load(nw_ptr + k, mask=k_ok, other=0.0).to(tl.float32)
+    return (gamma[None, :] * (xv * rstd[:, None]).to(dtype).to(tl.float32)).to(dtype).to(tl.float32)
 
 
 @triton.jit
@@ -72,6 +77,7 @@ def _gemv_kernel(
     BLOCK_K: tl.constexpr,
     NORM: tl.constexpr,
     HAS_RESIDUAL: tl.constexpr,
+    SINGLE_K: tl.constexpr,
     USE_PDL: tl.constexpr,
 ):
     dtype: tl.constexpr = y_ptr.dtype.element_ty
@@ -93,18 +99,30 @@ def _gemv_kernel(
         tl.extra.cuda.gdc_wait()
         tl.extra.cuda.gdc_launch_dependents()
     rstd = tl.zeros([BLOCK_M], dtype=tl.float32)
-    if NORM:  # a first pass over the input rows (a few KiB, from L2) for each row's RMS
-        sq = tl.zeros([BLOCK_M], dtype=tl.float32)
-        for k0 in range(0, K, BLOCK_K):
-            k = k0 + offs_k
-            xv = _x_slice(x_rows, r_rows, k, k < K, m_ok, rstd, nw_ptr, HAS_RESIDUAL, False, dtype)
-            sq += tl.sum(xv * xv, axis=1)
+    k_ok = offs_k < K
+    if NORM:
+        if SINGLE_K:  # the whole row in one slice: loaded once for its RMS and for the product
+            xv = _x_raw(x_rows, r_rows, offs_k, k_ok, m_ok, HAS_RESIDUAL, dtype)
             if HAS_RESIDUAL:
                 if tl.program_id(0) == 0:
-                    out = r_out_ptr + offs_m.to(tl.int64)[:, None] * stride_rom + k[None, :]
-                    tl.store(out, xv.to(dtype), mask=m_ok[:, None] & (k < K)[None, :])
-        rstd = tl.rsqrt(sq / K + eps)
-    xv = _x_slice(x_rows, r_rows, offs_k, offs_k < K, m_ok, rstd, nw_ptr, HAS_RESIDUAL, NORM, dtype)
+                    out = r_out_ptr + offs_m.to(tl.int64)[:, None] * stride_rom + offs_k[None, :]
+                    tl.store(out, xv.to(dtype), mask=m_ok[:, None] & k_ok[None, :])
+            rstd = tl.rsqrt(tl.sum(xv * xv, axis=1) / K + eps)
+        else:  # a first pass over the input rows (a few KiB, from L2) for each row's RMS
+            sq = tl.zeros([BLOCK_M], dtype=tl.float32)
+            for k0 in range(0, K, BLOCK_K):
+                k = k0 + offs_k
+                xv = _x_raw(x_rows, r_rows, k, k < K, m_ok, HAS_RESIDUAL, dtype)
+                sq += tl.sum(xv * xv, axis=1)
+                if HAS_RESIDUAL:
+                    if tl.program_id(0) == 0:
+                        out = r_out_ptr + offs_m.to(tl.int64)[:, None] * stride_rom + k[None, :]
+                        tl.store(out, xv.to(dtype), mask=m_ok[:, None] & (k < K)[None, :])
+            rstd = tl.rsqrt(sq / K + eps)
+            xv = _x_raw(x_rows, r_rows, offs_k, k_ok, m_ok, HAS_RESIDUAL, dtype)
+        xv = _normed(xv, rstd, nw_ptr, offs_k, k_ok, dtype)
+    else:
+        xv = _x_raw(x_rows, r_rows, offs_k, k_ok, m_ok, False, dtype)
     acc = tl.sum(xv[:, None, :] * w.to(tl.float32)[None, :, :], axis=2)
     for k0 in range(BLOCK_K, K, BLOCK_K):
         k = k0 + offs_k
@@ -112,7 +130,9 @@ def _gemv_kernel(
             w = tl.load(w_rows + k[None, :], mask=n_ok[:, None], other=0.0)
         else:
             w = tl.load(w_rows + k[None, :], mask=n_ok[:, None] & (k < K)[None, :], other=0.0)
-        xv = _x_slice(x_rows, r_rows, k, k < K, m_ok, rstd, nw_ptr, HAS_RESIDUAL, NORM, dtype)
+        xv = _x_raw(x_rows, r_rows, k, k < K, m_ok, HAS_RESIDUAL, dtype)
+        if NORM:
+            xv = _normed(xv, rstd, nw_ptr, k, k < K, dtype)
         acc += tl.sum(xv[:, None, :] * w.to(tl.float32)[None, :, :], axis=2)
     if HAS_BIAS:
         acc += tl.load(b_ptr + offs_n, mask=n_ok, other=0.0).to(tl.float32)[None, :]
@@ -230,6 +250,7 @@ def launch(
         BLOCK_K=block_k,
         NORM=norm is not None,
         HAS_RESIDUAL=residual is not None,
+        SINGLE_K=k <= block_k,
         num_warps=num_warps,
         **extra,
         **pdl.options(x.device),
