@@ -8,11 +8,16 @@ before attention reads the cache, so attention reads everything from the cache.
 
 KV cache, per layer: one tensor [2, num_blocks, block_size, num_kv_heads, head_dim] (index 0 = K, 1 = V).
 A slot is block_id * block_size + offset; block_tables[b, i] is the i-th block of sequence b (-1 / 0 padding
-past the end is never read).
+past the end is never read). That shape is logical: kernels index the cache through its strides, so its memory
+may be laid out token-major (NHD: one token's heads side by side, the shape's own order) or head-major (HND: one
+block's keys of one head side by side, a [block_size, head_dim] run; allocate_kv_cache returns a transposed view).
+A decode program reads one KV head of one sequence, so HND turns its reads of 256-byte rows strided by all the
+heads into block-long contiguous runs (vLLM offers the same choice as VLLM_KV_CACHE_LAYOUT).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import torch
@@ -42,3 +47,48 @@ class AttentionMetadata:
 
 def kv_cache_shape(num_blocks: int, block_size: int, num_kv_heads: int, head_dim: int) -> tuple[int, ...]:
     return (2, num_blocks, block_size, num_kv_heads, head_dim)
+
+
+KV_LAYOUTS = ("NHD", "HND")
+
+
+def kv_cache_layout() -> str:
+    """ENGINE_KV_CACHE_LAYOUT (NHD or HND; read per call, so an A/B can switch it between engines); NHD if unset."""
+    layout = os.environ.get("ENGINE_KV_CACHE_LAYOUT", "NHD").strip().upper() or "NHD"
+    if layout not in KV_LAYOUTS:
+        raise ValueError(f"ENGINE_KV_CACHE_LAYOUT={layout!r}: use one of {', '.join(KV_LAYOUTS)}")
+    return layout
+
+
+def allocate_kv_cache(
+    num_blocks: int,
+    block_size: int,
+    num_kv_heads: int,
+    head_dim: int,
+    *,
+    dtype: torch.dtype,
+    device: torch.device | str,
+    layout: str | None = None,
+) -> torch.Tensor:
+    """A zeroed cache of the logical shape kv_cache_shape(...) in the given memory layout (default: the env's)."""
+    layout = layout or kv_cache_layout()
+    if layout == "HND":
+        stored = torch.zeros(2, num_blocks, num_kv_heads, block_size, head_dim, dtype=dtype, device=device)
+        return stored.transpose(2, 3)
+    return torch.zeros(kv_cache_shape(num_blocks, block_size, num_kv_heads, head_dim), dtype=dtype, device=device)
+
+
+def as_layout(cache: torch.Tensor, layout: str) -> torch.Tensor:
+    """The same values in the other memory layout (tests and sweeps compare layouts on one cache)."""
+    if layout == "HND":
+        return cache.transpose(2, 3).contiguous().transpose(2, 3)
+    return cache.contiguous()
+
+
+def layout_of(cache: torch.Tensor) -> str | None:
+    """NHD or HND from the strides of a [2, blocks, block_size, Hkv, D] cache; None for any other layout."""
+    if cache.is_contiguous():
+        return "NHD"
+    if cache.transpose(2, 3).is_contiguous():
+        return "HND"
+    return None

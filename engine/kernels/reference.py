@@ -16,31 +16,33 @@ from engine.utils import cdiv
 def write_kv(
     k: torch.Tensor,  # [T, Hkv, D]
     v: torch.Tensor,  # [T, Hkv, D]
-    kv_cache: torch.Tensor,  # [2, num_blocks, block_size, Hkv, D]
+    kv_cache: torch.Tensor,  # [2, num_blocks, block_size, Hkv, D], any layout (attention_metadata.allocate_kv_cache)
     slot_mapping: torch.Tensor,  # [T] int64; a negative slot (vLLM's PAD_SLOT_ID = -1) is skipped
 ) -> None:
     if slot_mapping.numel() == 0:
         return
-    num_kv_heads, head_dim = kv_cache.shape[-2], kv_cache.shape[-1]
-    flat = kv_cache.view(2, -1, num_kv_heads, head_dim)  # [2, num_slots, Hkv, D]
-    slots, k, v = _redirect_padding(slot_mapping, k, v, flat)
-    flat[0].index_copy_(0, slots, k.to(flat.dtype))
-    flat[1].index_copy_(0, slots, v.to(flat.dtype))
+    block_size = kv_cache.shape[2]
+    slots, k, v = _redirect_padding(slot_mapping, k, v, kv_cache)
+    where = (slots // block_size, slots % block_size)  # indexes the logical shape: any memory layout
+    kv_cache[0].index_put_(where, k)
+    kv_cache[1].index_put_(where, v)
 
 
 def _redirect_padding(
-    slot_mapping: torch.Tensor, k: torch.Tensor, v: torch.Tensor, flat: torch.Tensor
+    slot_mapping: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kv_cache: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Skip negative slots without a host sync (boolean indexing would sync): each padded token instead rewrites
     the first real token's slot with that token's own K/V, so duplicate writes carry identical values; with no
     real token at all, it rewrites slot 0 with what slot 0 already holds."""
+    block_size = kv_cache.shape[2]
     valid = slot_mapping >= 0
     first = torch.argmax(valid.to(torch.int32))  # index of the first real token, 0 if none
     src = torch.where(valid, torch.arange(slot_mapping.shape[0], device=slot_mapping.device), first)
     slots = slot_mapping[src].clamp_min(0)
     keep = valid[src].view(-1, 1, 1)
-    k = torch.where(keep, k[src].to(flat.dtype), flat[0].index_select(0, slots))
-    v = torch.where(keep, v[src].to(flat.dtype), flat[1].index_select(0, slots))
+    blk, off = slots // block_size, slots % block_size
+    k = torch.where(keep, k[src].to(kv_cache.dtype), kv_cache[0][blk, off])
+    v = torch.where(keep, v[src].to(kv_cache.dtype), kv_cache[1][blk, off])
     return slots, k, v
 
 
@@ -87,8 +89,8 @@ def gather_kv(kv_cache: torch.Tensor, block_table: torch.Tensor, seq_len: int) -
     block_size, num_kv_heads, head_dim = kv_cache.shape[2:]
     num_blocks = cdiv(seq_len, block_size)
     blocks = block_table[:num_blocks].long()
-    k = kv_cache[0].index_select(0, blocks).view(-1, num_kv_heads, head_dim)[:seq_len]
-    v = kv_cache[1].index_select(0, blocks).view(-1, num_kv_heads, head_dim)[:seq_len]
+    k = kv_cache[0].index_select(0, blocks).reshape(-1, num_kv_heads, head_dim)[:seq_len]
+    v = kv_cache[1].index_select(0, blocks).reshape(-1, num_kv_heads, head_dim)[:seq_len]
     return k, v
 
 
@@ -132,8 +134,8 @@ def _decode_batch(
         qr = q.index_select(0, tok_idx)
     blocks = tables[:, :num_blocks].long().clamp_min(0)  # padding entries (-1) are masked out below
     span = num_blocks * block_size
-    k = kv_cache[0][blocks].view(len(rows), span, num_kv_heads, head_dim).transpose(1, 2)  # [R, Hkv, S, D]
-    v = kv_cache[1][blocks].view(len(rows), span, num_kv_heads, head_dim).transpose(1, 2)
+    k = kv_cache[0][blocks].reshape(len(rows), span, num_kv_heads, head_dim).transpose(1, 2)  # [R, Hkv, S, D]
+    v = kv_cache[1][blocks].reshape(len(rows), span, num_kv_heads, head_dim).transpose(1, 2)
     mask = torch.arange(span, device=q.device).unsqueeze(0) < seq_lens.unsqueeze(1)  # [R, S]
     o = F.scaled_dot_product_attention(
         qr.unsqueeze(2), k, v, attn_mask=mask[:, None, None, :], scale=scale, enable_gqa=True

@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 
 from engine.kernels import reference
-from engine.kernels.attention_metadata import AttentionMetadata
+from engine.kernels.attention_metadata import AttentionMetadata, layout_of
 from engine.kernels.decode_split import MIN_SPLIT_SEQLEN, split_kv_pays
 from engine.kernels.triton_decode import split_kv_decode
 from engine.kernels.triton_kv_write import write_kv
@@ -47,8 +47,8 @@ def check_shapes(q: torch.Tensor, kv_cache: torch.Tensor) -> None:
             f"Triton attention needs q and the cache in one of float16/bfloat16/float32, "
             f"got q {q.dtype} and cache {kv_cache.dtype}"
         )
-    if not kv_cache.is_contiguous():
-        raise ValueError("the KV cache must be contiguous")
+    if layout_of(kv_cache) is None:
+        raise ValueError("the KV cache must be laid out NHD or HND (attention_metadata.allocate_kv_cache)")
 
 
 def use_split_kv(attn: AttentionMetadata, num_kv_heads: int, device: torch.device) -> bool:

@@ -17,7 +17,7 @@ import torch
 from engine.config import EngineConfig
 from engine.core.sched_output import SchedulerOutput
 from engine.errors import EngineError
-from engine.kernels.attention_metadata import AttentionMetadata, kv_cache_shape
+from engine.kernels.attention_metadata import AttentionMetadata, allocate_kv_cache
 from engine.kernels.backends import select as select_attention
 from engine.utils import cdiv
 from engine.worker.async_output import AsyncModelRunnerOutput, OutputCopier
@@ -112,13 +112,10 @@ class ModelRunner:
         bs, dev = self.block_size, self.device
         q_lens = [min(self.max_model_len, num_tokens - i) for i in range(0, num_tokens, self.max_model_len)]
         blocks = [cdiv(q, bs) for q in q_lens]
+        mc = self.model_config
         caches = [
-            torch.zeros(
-                kv_cache_shape(sum(blocks), bs, self.model_config.num_key_value_heads, self.model_config.head_dim),
-                dtype=self.dtype,
-                device=dev,
-            )
-            for _ in range(self.model_config.num_hidden_layers)
+            allocate_kv_cache(sum(blocks), bs, mc.num_key_value_heads, mc.head_dim, dtype=self.dtype, device=dev)
+            for _ in range(mc.num_hidden_layers)
         ]
         table = torch.zeros(len(q_lens), max(blocks), dtype=torch.int32)
         first = 0
@@ -164,9 +161,14 @@ class ModelRunner:
 
     def initialize_kv_cache(self, num_blocks: int) -> None:
         mc = self.model_config
-        shape = kv_cache_shape(num_blocks, self.block_size, mc.num_key_value_heads, mc.head_dim)
         # Zeros, not empty: padding lanes of a block may be loaded (and masked) by kernels; never NaN garbage.
-        self.kv_caches = [torch.zeros(shape, dtype=self.dtype, device=self.device) for _ in range(mc.num_hidden_layers)]
+        # The memory layout is ENGINE_KV_CACHE_LAYOUT's (attention_metadata.allocate_kv_cache).
+        self.kv_caches = [
+            allocate_kv_cache(
+                num_blocks, self.block_size, mc.num_key_value_heads, mc.head_dim, dtype=self.dtype, device=self.device
+            )
+            for _ in range(mc.num_hidden_layers)
+        ]
         self.num_blocks = num_blocks
         if self.graph_mode != "off":
             self.decode_graphs = DecodeGraphs(

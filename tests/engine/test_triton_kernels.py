@@ -31,7 +31,7 @@ finally:
     else:
         os.environ["TRITON_INTERPRET"] = _saved
 
-from engine.kernels.attention_metadata import AttentionMetadata, kv_cache_shape  # noqa: E402
+from engine.kernels.attention_metadata import AttentionMetadata, as_layout, kv_cache_shape, layout_of  # noqa: E402
 from engine.model.tiny import TINY_QWEN3  # noqa: E402
 
 if type(_unified_kernel).__name__ != "InterpretedFunction":
@@ -75,12 +75,15 @@ def make_batch(
     block_size: int = 16,
     dtype: torch.dtype = torch.float32,
     seed: int = 0,
+    layout: str = "NHD",
 ):
     """A step's (q, cache, metadata): every sequence's K/V written into shuffled blocks; block tables padded
-    with -1 past each sequence's last block (plus one spare column that must never be read)."""
+    with -1 past each sequence's last block (plus one spare column that must never be read). `layout` is the
+    cache's memory layout (the values are the same in both)."""
     g = torch.Generator().manual_seed(seed)
     free = torch.randperm(NUM_BLOCKS, generator=g).tolist()
     cache = torch.randn(kv_cache_shape(NUM_BLOCKS, block_size, num_kv_heads, head_dim), generator=g).to(dtype)
+    cache = as_layout(cache, layout)
     width = max(-(-s // block_size) for s in seq_lens) + 1
     tables, new_slots = [], []
     for n, s in zip(q_lens, seq_lens):
@@ -127,6 +130,23 @@ MIXED = {  # prefill chunks over cached context, fresh prefills and decode rows,
     "chunks+decode": ([1, 5, 1, 20, 3], [17, 5, 33, 50, 40]),
     "long-chunk": ([37, 1], [70, 2]),
 }
+
+
+@runs_attention
+@pytest.mark.parametrize("split_kv", [False, True], ids=["unified", "split-kv"])
+@pytest.mark.parametrize("case", [DECODE, *MIXED.values()], ids=["decode", *MIXED.keys()])
+def test_head_major_cache_reads_the_same_values(case: tuple[list[int], list[int]], split_kv: bool) -> None:
+    """The kernels index the cache by its strides: a head-major (HND) cache gives what the token-major one does,
+    bit for bit, and the reference reads both the same way."""
+    if split_kv and max(case[0]) > 1:
+        pytest.skip("split-KV decode takes one new token a row")
+    q, cache, attn = make_batch(*case, 4, 2, 64, block_size=16)
+    hnd = as_layout(cache, "HND")
+    assert layout_of(hnd) == "HND" and not hnd.is_contiguous() and torch.equal(hnd, cache)
+    want = triton_attention.paged_attention(q, cache, attn, 0.125, split_kv=split_kv)
+    got = triton_attention.paged_attention(q, hnd, attn, 0.125, split_kv=split_kv)
+    assert torch.equal(got, want)
+    torch.testing.assert_close(got, reference_out(q, hnd, attn), atol=1e-4, rtol=0)
 
 
 @runs_attention
@@ -204,18 +224,21 @@ def test_split_kv_is_chosen_for_few_long_decode_rows(monkeypatch: pytest.MonkeyP
     assert not triton_attention.use_split_kv(meta, 8, torch.device("cpu"))  # not decode-only
 
 
+@pytest.mark.parametrize("layout", ["NHD", "HND"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_write_kv_matches_reference_and_skips_padding(dtype: torch.dtype) -> None:
+def test_write_kv_matches_reference_and_skips_padding(dtype: torch.dtype, layout: str) -> None:
     g = torch.Generator().manual_seed(5)
     # A packed projection in the cache dtype (as the model runs): k and v are strided views into it.
     qkv = torch.randn(6, 4 + 2 + 2, 64, generator=g).to(dtype)
     k, v = qkv[:, 4:6], qkv[:, 6:8]
     slots = torch.tensor([9, -1, 40, 3, -1, 63])  # -1: padded rows (vLLM's PAD_SLOT_ID)
     start = torch.randn(kv_cache_shape(4, 16, 2, 64), generator=g).to(dtype)
-    want, got = start.clone(), start.clone()
+    want, got = as_layout(start, layout), as_layout(start, layout)
+    assert layout_of(want) == layout_of(got) == layout
     reference.write_kv(k, v, want, slots)
     triton_attention.write_kv(k, v, got, slots)
     assert torch.equal(got, want)
+    assert torch.equal(want[0, 0, 9], k[0]) and torch.equal(want[1, 3, 15], v[5])  # slots 9 and 63, by index
     triton_attention.write_kv(k[:2], v[:2], got, torch.tensor([-1, -1]))  # nothing real: cache unchanged
     assert torch.equal(got, want)
 
@@ -272,3 +295,17 @@ def test_llm_greedy_tokens_equal_torch_backend(tmp_path: Path, monkeypatch: pyte
     path.write_text(json.dumps(TINY_QWEN3))
     torch.manual_seed(0)
     assert _generate(path, "triton") == _generate(path, "torch")
+
+
+@runs_attention
+def test_llm_greedy_tokens_same_in_either_cache_layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ENGINE_KV_CACHE_LAYOUT=HND allocates head-major caches; both backends then give the NHD tokens."""
+    path = tmp_path / "tiny-qwen3.json"
+    path.write_text(json.dumps(TINY_QWEN3))
+    want = _generate(path, "torch")
+    monkeypatch.setenv("ENGINE_KV_CACHE_LAYOUT", "HND")
+    assert _generate(path, "torch") == want
+    assert _generate(path, "triton") == want
+    monkeypatch.setenv("ENGINE_KV_CACHE_LAYOUT", "token-major")
+    with pytest.raises(ValueError, match="ENGINE_KV_CACHE_LAYOUT='TOKEN-MAJOR': use one of NHD, HND"):
+        _generate(path, "torch")
