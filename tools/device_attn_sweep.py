@@ -148,7 +148,7 @@ def layout_section(seed: int) -> list[dict[str, Any]]:
         "b1-ctx512-split": ([512], run_split),
         "b1-ctx2048-split": ([2048], run_split),
     }
-    grid = [dict(tile=t, num_warps=w, num_stages=st) for t in (32, 64, 128) for w in (4, 8) for st in (2, 3, 4)]
+    grid = [dict(tile=t, num_warps=w, num_stages=st) for t in (64, 128) for w in (4, 8) for st in (2, 3)]
     results = []
     for name, (ctx, runner) in cases.items():
         ref_bt = make_batch(ctx, seed)
