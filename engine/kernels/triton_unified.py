@@ -12,6 +12,8 @@ that fall in the gaps exit at once. Nothing is read back to the host.
 
 from __future__ import annotations
 
+import os
+
 import torch
 import triton
 import triton.language as tl
@@ -126,6 +128,23 @@ def _unified_kernel(
 # sequences of Qwen3-0.6B's shape read 3.10 TB/s against 2.53 TB/s with the defaults at 512 keys each, 3.07 against
 # 2.77 at mixed 100-2048 (docs/device-checks/20261203-attention-sweep/attn-sweep.json).
 DECODE_LAUNCH = (64, 4, 3)  # TILE_N, num_warps, num_stages
+
+
+def _decode_launch_from_env(default: tuple[int, int, int]) -> tuple[int, int, int]:
+    """ENGINE_DECODE_LAUNCH="tile,warps,stages" replaces DECODE_LAUNCH for an A/B (read once, at import)."""
+    raw = os.environ.get("ENGINE_DECODE_LAUNCH", "").strip()
+    if not raw:
+        return default
+    try:
+        tile, warps, stages = (int(x) for x in raw.split(","))
+    except ValueError:
+        raise ValueError(
+            f"ENGINE_DECODE_LAUNCH={raw!r}: give three integers, tile,warps,stages (e.g. 64,4,3)"
+        ) from None
+    return tile, warps, stages
+
+
+DECODE_LAUNCH = _decode_launch_from_env(DECODE_LAUNCH)
 
 
 def tile_n(block_size: int) -> int:
