@@ -12,6 +12,8 @@ layout    the KV cache token-major (NHD, [blocks, block_size, Hkv, D] in memory)
           [blocks, Hkv, block_size, D]; attention_metadata.allocate_kv_cache), same values: the decode launches
           as the engine makes them (unified at 256 rows, split-KV at 1), 16- and 32-token blocks, and a small
           launch grid around the default for each layout.
+decode    the bytes each program keeps in flight (tile x stages) for full decode batches, each configuration
+          timed twice, interleaved, in both layouts; prints the fastest on the nano-like mixed batch.
 Every configuration's output is compared with the default's (max abs difference); timings are CUDA-event medians
 of 50 launches after 5 untimed ones. The JSON holds every figure; the best of each case is printed.
 """
@@ -179,9 +181,61 @@ def layout_section(seed: int) -> list[dict[str, Any]]:
     return results
 
 
+DECODE_GRID = [
+    (64, 4, 3),
+    (64, 4, 4),
+    (64, 4, 5),
+    (64, 4, 6),
+    (128, 4, 2),
+    (128, 4, 3),
+    (128, 2, 3),
+    (128, 8, 3),
+    (32, 4, 8),
+    (32, 2, 8),
+    (256, 8, 1),
+    (256, 4, 1),
+]
+
+
+def decode_section(seed: int) -> list[dict[str, Any]]:
+    rng = torch.Generator().manual_seed(seed)
+    mixed = torch.randint(100, 2049, (256,), generator=rng).tolist()
+    cases = {"b256-mixed": mixed, "b256-ctx512": [512] * 256, "b128-ctx1024": [1024] * 128}
+    results = []
+    for name, ctx in cases.items():
+        for layout in ("NHD", "HND"):
+            bt = make_batch(ctx, seed, layout)
+            ref = torch.empty_like(bt["q"])
+            run_unified(bt, ref, tile=64, num_warps=4, num_stages=3)()
+            rows = {cfg: [] for cfg in DECODE_GRID}
+            for _ in range(2):  # interleaved: a drift of the clocks hits every configuration alike
+                for cfg in DECODE_GRID:
+                    tile, warps, stages = cfg
+                    rows[cfg].append(measure(bt, run_unified, ref, tile=tile, num_warps=warps, num_stages=stages))
+            table = []
+            for cfg, runs in rows.items():
+                ok = [r for r in runs if "ms" in r and r["max_abs_diff"] < 2e-2]
+                entry = dict(config=list(cfg), runs=runs)
+                if ok:
+                    entry["ms"] = min(r["ms"] for r in ok)
+                    entry["gbps"] = round(bt["kv_bytes"] / entry["ms"] / 1e6, 1)
+                table.append(entry)
+            timed = sorted((e for e in table if "ms" in e), key=lambda e: e["ms"])
+            print(
+                f"decode {name} {layout}: "
+                + "; ".join(f"{tuple(e['config'])} {e['ms']} ms {e['gbps']} GB/s" for e in timed[:5]),
+                flush=True,
+            )
+            results.append(dict(case=name, layout=layout, rows=table, best=timed[0] if timed else None))
+            del bt
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sections", nargs="+", default=["unified", "split"], choices=["unified", "split", "layout"])
+    ap.add_argument(
+        "--sections", nargs="+", default=["unified", "split"], choices=["unified", "split", "layout", "decode"]
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
@@ -196,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
         result["split"] = split_section(args.seed)
     if "layout" in args.sections:
         result["layout"] = layout_section(args.seed)
+    if "decode" in args.sections:
+        result["decode"] = decode_section(args.seed)
     result["wall_s"] = round(time.time() - t0, 1)
     Path(args.out).write_text(json.dumps(result, indent=1))
     print(f"wall {result['wall_s']} s; {args.out}")
