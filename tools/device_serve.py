@@ -6,7 +6,9 @@
 1. Offline: a child process builds the LLM (dummy weights), runs the bench's untimed warm-up and one untimed pass,
    then one timed `LLM.generate` of the workload (token-id prompts, greedy, ignore_eos; engine/bench/ours.py, as
    `engine bench throughput` measures it). A child, so its GPU memory is gone before the server loads the model.
-2. Online: `engine serve` with the same engine settings in a child process, one untimed warm-up load, then
+2. Online: `engine serve` with the same engine settings in a child process, one untimed warm-up load (64 requests)
+   and --warmup-passes untimed passes of the whole workload at the highest concurrency (as the offline side gets one
+   untimed pass; each is recorded with "warmup": true, so the cost of a cold server's first burst stays visible), then
    `engine bench serve`'s client (engine/bench/serve.py) at each point: concurrency 1 (on the first
    --c1-prompts prompts: one request at a time would take most of the budget on all of them), 64 and 256 with every
    request sent at once, and two Poisson request rates (default: 50% and 80% of the offline request rate).
@@ -65,6 +67,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="engine serve's own flag: the engine core in its own process (default) or a thread",
     )
     p.add_argument("--budget-s", type=float, default=420.0, help="start no point after this many seconds")
+    p.add_argument(
+        "--warmup-passes",
+        type=int,
+        default=1,
+        help="untimed passes of the whole workload at the highest concurrency before the points (default 1, as "
+        "the offline side's one untimed pass)",
+    )
     p.add_argument("--offline-child", default=None, help=argparse.SUPPRESS)  # internal: run step 1, write here
     if "--tiny" in (sys.argv[1:] if argv is None else argv):  # smaller defaults; flags given still win
         p.set_defaults(
@@ -288,6 +297,11 @@ def run_online(
     try:
         log("warm-up load (untimed)")
         bench_point(port, args, min(args.num_prompts, 64), 64, math.inf)
+        top = max(int(c) for c in args.concurrencies.split(","))
+        for i in range(args.warmup_passes):
+            log(f"warm-up pass {i + 1}/{args.warmup_passes}: {args.num_prompts} prompts, concurrency {top} (untimed)")
+            rows.append(dict(point_row(bench_point(port, args, args.num_prompts, top, math.inf), offline), warmup=True))
+            log(f"  {rows[-1]['output_tok_per_s']} output tok/s, ratio {rows[-1]['online_over_offline']} (warm-up)")
         for prompts, c, rate in points:
             if time.monotonic() - t_start > args.budget_s:
                 rows.append(
@@ -314,6 +328,7 @@ def table(offline: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     lines = [f"offline: {offline['output_tok_per_s']:.1f} output tok/s, {offline['requests_per_s']:.2f} req/s", head]
     for r in rows:
         name = f"c={r['max_concurrency']}" if r["max_concurrency"] else f"rate={r['request_rate']}"
+        name = f"warm-up {name}" if r.get("warmup") else name
         if "skipped" in r:
             lines.append(f"{name:<22}skipped ({r['skipped']})")
             continue

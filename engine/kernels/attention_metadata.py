@@ -52,9 +52,13 @@ def kv_cache_shape(num_blocks: int, block_size: int, num_kv_heads: int, head_dim
 KV_LAYOUTS = ("NHD", "HND")
 
 
-def kv_cache_layout() -> str:
-    """ENGINE_KV_CACHE_LAYOUT (NHD or HND; read per call, so an A/B can switch it between engines); NHD if unset."""
-    layout = os.environ.get("ENGINE_KV_CACHE_LAYOUT", "NHD").strip().upper() or "NHD"
+def kv_cache_layout(device: torch.device | str = "cpu") -> str:
+    """ENGINE_KV_CACHE_LAYOUT (NHD or HND; read per call, so an A/B can switch it between engines). Unset: HND on
+    CUDA, where the Triton decode kernel read a nano-like batch 3.58 against 3.11 TB/s token-major on an H200
+    (docs/device-checks/20261204-decode-tiles), and NHD elsewhere, where the reference kernels gather whole blocks
+    and a head-major cache would cost them a copy."""
+    default = "HND" if torch.device(device).type == "cuda" else "NHD"
+    layout = os.environ.get("ENGINE_KV_CACHE_LAYOUT", default).strip().upper() or default
     if layout not in KV_LAYOUTS:
         raise ValueError(f"ENGINE_KV_CACHE_LAYOUT={layout!r}: use one of {', '.join(KV_LAYOUTS)}")
     return layout
@@ -70,8 +74,8 @@ def allocate_kv_cache(
     device: torch.device | str,
     layout: str | None = None,
 ) -> torch.Tensor:
-    """A zeroed cache of the logical shape kv_cache_shape(...) in the given memory layout (default: the env's)."""
-    layout = layout or kv_cache_layout()
+    """A zeroed cache of the logical shape kv_cache_shape(...) in the given memory layout (default: kv_cache_layout)."""
+    layout = layout or kv_cache_layout(device)
     if layout == "HND":
         stored = torch.zeros(2, num_blocks, num_kv_heads, block_size, head_dim, dtype=dtype, device=device)
         return stored.transpose(2, 3)

@@ -5,7 +5,7 @@ the graph code asks before any kernel module is loaded.
 Split-KV pays when the unified grid (num_seqs * Hkv programs, each walking a whole context alone) would not fill the
 GPU twice over and the context is long enough that one program walking it alone is slow. On an H200 the unified
 kernel took 19 us a layer for one sequence of ~520 keys (8 programs; docs/device-checks/20261203-step-profile), so
-the bar is a few 64-key tiles, not a full slice per segment: a segment past a short context returns at once.
+the bar is a few decode tiles, not a full slice per segment: a segment past a short context returns at once.
 ENGINE_SPLIT_KV_MIN_SEQLEN overrides the bar (read at import; ablations).
 """
 
@@ -17,7 +17,7 @@ import os
 import torch
 
 NUM_SEGMENTS = 16
-# Four 64-key tiles for the unified kernel's lone program.
+# 256 keys: two of the unified kernel's 128-key decode tiles for its lone program.
 MIN_SPLIT_SEQLEN = int(os.environ.get("ENGINE_SPLIT_KV_MIN_SEQLEN", "256"))
 
 

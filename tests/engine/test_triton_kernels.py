@@ -309,3 +309,19 @@ def test_llm_greedy_tokens_same_in_either_cache_layout(tmp_path: Path, monkeypat
     monkeypatch.setenv("ENGINE_KV_CACHE_LAYOUT", "token-major")
     with pytest.raises(ValueError, match="ENGINE_KV_CACHE_LAYOUT='TOKEN-MAJOR': use one of NHD, HND"):
         _generate(path, "torch")
+
+
+def test_cache_layout_defaults_to_head_major_on_cuda_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.kernels.attention_metadata import allocate_kv_cache, kv_cache_layout
+
+    monkeypatch.delenv("ENGINE_KV_CACHE_LAYOUT", raising=False)
+    assert (kv_cache_layout("cuda"), kv_cache_layout(torch.device("cuda", 0)), kv_cache_layout("cpu")) == (
+        "HND",
+        "HND",
+        "NHD",
+    )
+    assert layout_of(allocate_kv_cache(3, 16, 2, 8, dtype=torch.float32, device="cpu")) == "NHD"
+    hnd = allocate_kv_cache(3, 16, 2, 8, dtype=torch.float32, device="cpu", layout="HND")
+    assert hnd.shape == kv_cache_shape(3, 16, 2, 8) and layout_of(hnd) == "HND" and not hnd.any()
+    monkeypatch.setenv("ENGINE_KV_CACHE_LAYOUT", "nhd")
+    assert kv_cache_layout("cuda") == "NHD"
