@@ -42,10 +42,13 @@ class CompileLog:
         self._started[str(key)] = time.perf_counter()
         return False  # go on compiling
 
-    def _after(self, *, key: Any, repr: str, **_: Any) -> bool:
+    def _after(self, *, key: Any, repr: str, compile: dict[str, Any] | None = None, **_: Any) -> bool:
         t0 = self._started.pop(str(key), None)
         seconds = None if t0 is None else round(time.perf_counter() - t0, 3)
-        self.events.append({"kernel": repr.split("[", 1)[0], "repr": repr[:400], "seconds": seconds})
+        constants = {str(k): str(v) for k, v in ((compile or {}).get("constants") or {}).items()}
+        self.events.append(
+            {"kernel": repr.split("[", 1)[0], "repr": repr[:400], "constants": constants, "seconds": seconds}
+        )
         return False
 
 
@@ -101,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         for e in new:
-            print(f"   {e['seconds']} s  {e['repr'][:160]}", flush=True)
+            print(f"   {e['seconds']} s  {e['kernel']} {e['constants']}", flush=True)
     result = {
         "model": args.model,
         "device": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu",

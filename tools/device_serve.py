@@ -279,7 +279,7 @@ def point_row(result: dict[str, Any], offline: dict[str, Any]) -> dict[str, Any]
 
 def run_online(
     args: argparse.Namespace, model: str, flags: list[str], offline: dict[str, Any], tmp: Path, t_start: float
-) -> tuple[list[dict[str, Any]], str]:
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
     rates = (
         [float(r) for r in args.rates.split(",")]
         if args.rates
@@ -293,15 +293,16 @@ def run_online(
     server_log = tmp / "serve.log"
     log(f"engine serve {model} on port {port} ...")
     proc = start_server(args, model, flags, port, server_log)
-    rows = []
+    rows: list[dict[str, Any]] = []
+    warm: list[dict[str, Any]] = []
     try:
         log("warm-up load (untimed)")
         bench_point(port, args, min(args.num_prompts, 64), 64, math.inf)
         top = max(int(c) for c in args.concurrencies.split(","))
         for i in range(args.warmup_passes):
             log(f"warm-up pass {i + 1}/{args.warmup_passes}: {args.num_prompts} prompts, concurrency {top} (untimed)")
-            rows.append(dict(point_row(bench_point(port, args, args.num_prompts, top, math.inf), offline), warmup=True))
-            log(f"  {rows[-1]['output_tok_per_s']} output tok/s, ratio {rows[-1]['online_over_offline']} (warm-up)")
+            warm.append(dict(point_row(bench_point(port, args, args.num_prompts, top, math.inf), offline), warmup=True))
+            log(f"  {warm[-1]['output_tok_per_s']} output tok/s, ratio {warm[-1]['online_over_offline']} (warm-up)")
         for prompts, c, rate in points:
             if time.monotonic() - t_start > args.budget_s:
                 rows.append(
@@ -317,7 +318,7 @@ def run_online(
             log(f"  {rows[-1]['output_tok_per_s']} output tok/s, ratio {rows[-1]['online_over_offline']}")
     finally:
         stop_server(proc)
-    return rows, server_log.read_text()[-3000:]
+    return rows, warm, server_log.read_text()[-3000:]
 
 
 def table(offline: dict[str, Any], rows: list[dict[str, Any]]) -> str:
@@ -371,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"offline engine: {model} {' '.join(flags)}")
         offline = run_offline(args, model, flags, tmp)
         log(f"offline: {offline['output_tok_per_s']:.1f} output tok/s")
-        rows, server_tail = run_online(args, model, flags, offline, tmp, t_start)
+        rows, warm, server_tail = run_online(args, model, flags, offline, tmp, t_start)
     import torch
 
     result = {
@@ -387,6 +388,7 @@ def main(argv: list[str] | None = None) -> int:
             "python": platform.python_version(),
         },
         "offline": offline,
+        "warmup_points": warm,
         "points": rows,
         "server_log_tail": server_tail,
         "wall_s": round(time.monotonic() - t_start, 1),
@@ -394,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2, default=str) + "\n")
-    print(table(offline, rows))
+    print(table(offline, warm + rows))
     log(f"wrote {out} in {result['wall_s']} s")
     return 0
 

@@ -48,6 +48,8 @@ def test_tiny_run_writes_offline_online_and_ratios(tmp_path: Path) -> None:
         "offline"
     ]
     points = result["points"]
+    (warm,) = result["warmup_points"]  # one untimed pass of the whole workload at the top concurrency
+    assert warm["warmup"] and warm["max_concurrency"] == 12 and warm["completed"] == 12, warm
     assert [(p["max_concurrency"], p["request_rate"]) for p in points] == [(1, "inf"), (12, "inf"), (None, 40.0)], (
         points
     )
@@ -58,4 +60,9 @@ def test_tiny_run_writes_offline_online_and_ratios(tmp_path: Path) -> None:
             p["output_tok_per_s"] / result["offline"]["output_tok_per_s"], abs=2e-4
         )
         assert p["ttft_ms"]["p50"] <= p["ttft_ms"]["p99"] and p["itl_ms"] and p["tpot_ms"]
-    assert "offline:" in proc.stdout and "c=12 n=12" in proc.stdout and "rate=40.0" in proc.stdout
+    assert (
+        "offline:" in proc.stdout
+        and "c=12 n=12" in proc.stdout
+        and "warm-up c=12" in proc.stdout
+        and "rate=40.0" in proc.stdout
+    )
