@@ -162,6 +162,14 @@ class EngineCore:
     def has_unfinished_requests(self) -> bool:
         return self.scheduler.has_unfinished_requests()
 
+    def reset_prefix_cache(self) -> bool:
+        """Forget the cached prompt blocks (vLLM's LLM.reset_prefix_cache): the next request of the same prompt
+        computes it again. Only between requests: False, and nothing done, while any request is unfinished."""
+        if self.scheduler.has_unfinished_requests():
+            return False
+        self.scheduler.kv.reset_prefix_cache()
+        return True
+
     @property
     def num_steps_in_flight(self) -> int:
         """Launched steps whose output was not processed yet. Left over once every request finished, they hold only

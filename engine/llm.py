@@ -46,6 +46,10 @@ class LLM:
     def get_tokenizer(self):
         return self.engine_core.tokenizer
 
+    def reset_prefix_cache(self) -> bool:
+        """Forget cached prompt blocks, so the same prompts are computed again (benchmarks repeat a workload)."""
+        return self.engine_core.reset_prefix_cache()
+
     # ---- generation --------------------------------------------------------------------------------
     def generate(
         self,

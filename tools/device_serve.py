@@ -8,7 +8,9 @@
    `engine bench throughput` measures it). A child, so its GPU memory is gone before the server loads the model.
 2. Online: `engine serve` with the same engine settings in a child process, one untimed warm-up load (64 requests)
    and --warmup-passes untimed passes of the whole workload at the highest concurrency (as the offline side gets one
-   untimed pass; each is recorded with "warmup": true, so the cost of a cold server's first burst stays visible), then
+   untimed pass; each is recorded with "warmup": true, so the cost of a cold server's first burst stays visible),
+   all on prompts of other seeds than the points' (the offline pass empties its prefix cache first; the server's
+   must not hold a point's prompts either), then
    `engine bench serve`'s client (engine/bench/serve.py) at each point: concurrency 1 (on the first
    --c1-prompts prompts: one request at a time would take most of the budget on all of them), 64 and 256 with every
    request sent at once, and two Poisson request rates (default: 50% and 80% of the offline request rate).
@@ -230,7 +232,7 @@ def stop_server(proc: subprocess.Popen) -> None:
 
 
 def bench_point(
-    port: int, args: argparse.Namespace, num_prompts: int, concurrency: int | None, rate: float
+    port: int, args: argparse.Namespace, num_prompts: int, concurrency: int | None, rate: float, seed: int
 ) -> dict[str, Any]:
     from engine.bench import serve as bench
 
@@ -244,7 +246,7 @@ def bench_point(
         num_prompts=num_prompts,
         random_input_len=args.input_len,
         random_output_len=args.output_len,
-        seed=0,
+        seed=seed,
         request_rate=rate,
         max_concurrency=concurrency,
         disable_tqdm=True,
@@ -297,11 +299,14 @@ def run_online(
     warm: list[dict[str, Any]] = []
     try:
         log("warm-up load (untimed)")
-        bench_point(port, args, min(args.num_prompts, 64), 64, math.inf)
+        # Warm-ups draw other prompts (seeds 101, 102, ...) than the points: the server's prefix cache must not hold
+        # a point's prompts before it runs, as the offline side empties its cache before its timed pass.
+        bench_point(port, args, min(args.num_prompts, 64), 64, math.inf, seed=101)
         top = max(int(c) for c in args.concurrencies.split(","))
         for i in range(args.warmup_passes):
             log(f"warm-up pass {i + 1}/{args.warmup_passes}: {args.num_prompts} prompts, concurrency {top} (untimed)")
-            warm.append(dict(point_row(bench_point(port, args, args.num_prompts, top, math.inf), offline), warmup=True))
+            res = bench_point(port, args, args.num_prompts, top, math.inf, seed=102 + i)
+            warm.append(dict(point_row(res, offline), warmup=True))
             log(f"  {warm[-1]['output_tok_per_s']} output tok/s, ratio {warm[-1]['online_over_offline']} (warm-up)")
         for prompts, c, rate in points:
             if time.monotonic() - t_start > args.budget_s:
@@ -314,7 +319,10 @@ def run_online(
                 )
                 continue
             log(f"point: {prompts} prompts, concurrency {c}, rate {rate}")
-            rows.append(point_row(bench_point(port, args, prompts, c, rate), offline))
+            # The offline workload's own prompts (seed 0) for the first point at the top concurrency, the one
+            # compared with offline; fresh ones (seeds 200, 201, ...) for every other point.
+            seed = 0 if c == top and not any(r.get("seed") == 0 for r in rows) else 200 + len(rows)
+            rows.append(dict(point_row(bench_point(port, args, prompts, c, rate, seed), offline), seed=seed))
             log(f"  {rows[-1]['output_tok_per_s']} output tok/s, ratio {rows[-1]['online_over_offline']}")
     finally:
         stop_server(proc)

@@ -35,7 +35,11 @@ def generate(
     llm: LLM, workload: Workload, on_progress: Callable[[int, int], None] | None = None
 ) -> tuple[list[RequestTiming], float]:
     """One timed pass over the workload: (per-request timings, wall seconds of generate()). Token ids only: the
-    workloads are ids, so no text is decoded (vLLM's benchmarks offer the same, --disable-detokenize)."""
+    workloads are ids, so no text is decoded (vLLM's benchmarks offer the same, --disable-detokenize). The prefix
+    cache is emptied first: a pass repeats the prompts of the pass before, and would otherwise skip their prefill
+    (on the H200 that made a Qwen3-4B nano pass 1.5 s shorter, docs/device-checks/20261204-decode-tiles)."""
+    if not llm.reset_prefix_cache():
+        raise RuntimeError("the engine still has requests in flight: a benchmark pass needs it idle")
     prompts: list[str | dict[str, Any]] = [{"prompt_token_ids": p} for p in workload.prompts]
     params = [
         SamplingParams(max_tokens=n, ignore_eos=True, temperature=0.0, detokenize=False) for n in workload.output_lens

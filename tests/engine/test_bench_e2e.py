@@ -327,3 +327,20 @@ def test_plots_without_matplotlib_name_the_package(
     assert "--result-only" in err
     assert not any(tmp_path.iterdir())
     assert cli.main(["render", str(tmp_path)]) == 2 and "'evident-roadmap[bench]'" in capsys.readouterr().err
+
+
+def test_every_bench_pass_computes_its_prompts_again(tiny: str) -> None:
+    """A pass repeats the prompts of the pass before: without emptying the prefix cache, the timed runs would skip
+    their prefill (vLLM's benchmarks draw fresh prompts; ours empties the cache before each pass)."""
+    from engine.args import EngineArgs
+    from engine.bench import ours
+
+    llm, _ = ours.build_llm(EngineArgs(model=tiny, load_format="dummy", device="cpu", max_model_len=64, max_num_seqs=8))
+    w = workloads.build("random", 6, 40, 4, 0)
+    kv = llm.engine_core.scheduler.kv
+    ours.generate(llm, w)
+    looked_up, hits = kv.prefix_queries, kv.prefix_hits
+    ours.generate(llm, w)
+    assert kv.prefix_queries > looked_up and kv.prefix_hits == hits  # the same prompts, no block found cached
+    llm.generate([{"prompt_token_ids": w.prompts[0]}], use_tqdm=False)
+    assert kv.prefix_hits > hits  # the cache itself works: a plain request after the pass does find them
