@@ -15,6 +15,7 @@ Four kinds of newer figure, like compared with like (same series, same metric, u
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Iterable
 
 from roadmap.analysis.best_claims import better, claimed_metric, same_compounds, same_measure
@@ -165,7 +166,9 @@ def _by_canonical(ctx: "LintContext", current: list[Quote], qs: list[Quote], dat
             if comparable(q.fig, n)
             and not (_quals(q.fig) and _quals(n) and _quals(q.fig) != _quals(n))
             and not explicitly_old(t.text, n)
+            and _same_referent(q.st.text, q.fig, t.text, n)
         ]
+        peers = _about_subject(q, t.text, peers)
         if peers and not any(close_scaled(q.fig.value, q.fig.text, q.unit, n.value, n.unit, n.text) for n in peers):
             new = [(n.value, with_unit(n.text, n.unit)) for n in peers]
             yield Stale(
@@ -176,6 +179,49 @@ def _by_canonical(ctx: "LintContext", current: list[Quote], qs: list[Quote], dat
                 "canonical",
                 {"kind": "statement", "path": t.path, "line": t.line, "date": d, "text": t.text[:200]},
             )
+
+
+# A series name two figures of one sentence can belong to: a hyphenated token with a digit or a second hyphen
+# ("Qwen3-4B", "bench-arm64", "silesia-l3"); its stem is what comes before the first hyphen.
+_SUBJECT = re.compile(r"\b[A-Za-z][\w.]*-[\w.-]*\w")
+
+
+def _subjects(text: str) -> list[tuple[int, str]]:
+    return [(m.start(), m.group().lower()) for m in _SUBJECT.finditer(text) if any(ch.isdigit() for ch in m.group())]
+
+
+def _about_subject(q: Quote, text: str, peers: list[Figure]) -> list[Figure]:
+    """The figures of a canonical statement that belong to the quote's own series, where that statement names
+    several of one kind ("25,097 tok/s for Qwen3-0.6B and 13,103 for Qwen3-4B" against a Qwen3-4B row): each
+    figure belongs to the nearest name; a statement naming only the quote's series (or none) keeps them all."""
+    own = {name for _, name in _subjects(" ".join([*q.keys, q.row_key or "", q.st.text]))}
+    named = _subjects(text)
+    stems = {name.split("-", 1)[0] for name in own}
+    siblings = [(at, name) for at, name in named if name.split("-", 1)[0] in stems]
+    if not own & {name for _, name in siblings} or all(name in own for _, name in siblings):
+        return peers
+    return [n for n in peers if min(siblings, key=lambda s: abs(s[0] - n.start))[1] in own]
+
+
+_REFERENT_SKIP = {"of", "the", "a", "an", "its", "our", "their", "this", "that", "on", "at", "in", "to"}
+
+
+def _referent(text: str, fig: Figure) -> str | None:
+    """What a percentage is a share of, as the words right after it say: "77.4% of the 17,801 tok/s bound" ->
+    bound, "97% busy" -> busy; None when nothing follows within its clause."""
+    if fig.unit != "%":
+        return None
+    tail = re.split(r"[;,()|]|\.\s", text[fig.start + len(fig.text) : fig.start + len(fig.text) + 60])[0]
+    words = [w for w in re.findall(r"[A-Za-z]+", tail) if w.lower() not in _REFERENT_SKIP]
+    unit_words = {"tok", "s", "ms", "gb", "tb", "mb"}
+    words = [w for w in words if w.lower() not in unit_words]
+    return words[0].lower() if words else None
+
+
+def _same_referent(a_text: str, a: Figure, b_text: str, b: Figure) -> bool:
+    """Two percentages are one measure only if they are shares of the same thing (or either says not of what)."""
+    ra, rb = _referent(a_text, a), _referent(b_text, b)
+    return ra is None or rb is None or ra == rb
 
 
 def _row_label(ctx: "LintContext", t: Statement) -> str:

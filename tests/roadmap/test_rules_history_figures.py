@@ -54,6 +54,41 @@ def test_different_metrics_are_not_compared(git_repo):
     assert _findings(repo, "RL201") == []
 
 
+def _two_series_record(arm_cell: str) -> str:
+    return (
+        "# Benchmark record\n\n| Target | Row | Latest result |\n|---|---|---|\n"
+        f"| bench-x86, nightly | PERF-4B | decode 44.0 ms |\n| bench-arm64, as above | PERF-4B | {arm_cell} |\n"
+    )
+
+
+def test_a_canonical_sentence_about_two_series_updates_each_row_with_its_own_figure(git_repo):
+    """The canonical cell gives one figure per named target: each record row is compared with its own target's."""
+    repo = git_repo()
+    repo.commit({RECORD: _two_series_record("decode 39.0 ms")}, "rec", "2026-07-25")
+    repo.commit({ROADMAP: _roadmap("decode 41.2 ms on bench-x86 and 37.9 ms on bench-arm64")}, "row", "2026-08-07")
+    found = {f.line: f.message for f in _findings(repo, "RL201")}
+    assert set(found) == {5, 6}, found
+    assert "44.0 ms" in found[5] and "41.2 ms" in found[5] and "37.9" not in found[5]
+    assert "39.0 ms" in found[6] and "37.9 ms" in found[6] and "41.2" not in found[6]
+
+
+def test_a_figure_of_another_series_does_not_supersede(git_repo):
+    repo = git_repo()
+    repo.commit({RECORD: _two_series_record("decode 39.0 ms")}, "rec", "2026-07-25")
+    repo.commit({ROADMAP: _roadmap("decode 44.0 ms on bench-x86; bench-arm64 not rerun")}, "row", "2026-08-07")
+    assert _findings(repo, "RL201") == []  # x86's figure is its own row's, and it still holds
+
+
+def test_shares_of_different_things_are_not_compared(git_repo):
+    repo = git_repo()
+    repo.commit({RECORD: _record("77.4% of the bound")}, "rec", "2026-07-25")
+    repo.commit({ROADMAP: _roadmap("the host is 97% busy")}, "row", "2026-08-07")
+    assert _findings(repo, "RL201") == []
+    repo.commit({ROADMAP: _roadmap("80.0% of the bound")}, "row", "2026-08-09")
+    [f] = _findings(repo, "RL201")
+    assert "77.4%" in f.message and "80.0%" in f.message
+
+
 def test_newer_evidence_supersedes(git_repo):
     repo = git_repo()
     repo.commit({RECORD: _record("0.9864x of peer")}, "rec", "2026-07-25")
