@@ -47,7 +47,14 @@ class CompileLog:
         seconds = None if t0 is None else round(time.perf_counter() - t0, 3)
         constants = {str(k): str(v) for k, v in ((compile or {}).get("constants") or {}).items()}
         self.events.append(
-            {"kernel": repr.split("[", 1)[0], "repr": repr[:400], "constants": constants, "seconds": seconds}
+            {
+                "kernel": repr.split("[", 1)[0],
+                "repr": repr[:400],
+                "constants": constants,
+                # the specialization: argument types with their alignment / ==1 / %16 attributes
+                "key": str(key)[:600],
+                "seconds": seconds,
+            }
         )
         return False
 
