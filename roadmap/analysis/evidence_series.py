@@ -51,6 +51,10 @@ def series_keys(tables: Iterable[Table]) -> set[str]:
     return out
 
 
+def _series_columns(table: Table) -> list[int]:
+    return [j for j, h in enumerate(table.headers) if _SERIES_COLUMNS.match(h.strip())]
+
+
 def key_column(table: Table) -> int | None:
     """The column that names what a row is about: Series/Key/Config/Model/..., else the first (unless it names
     metrics)."""
@@ -136,11 +140,15 @@ class SeriesFinder:
                 if c is not st:
                     names |= self.cited(c)
             k = key_column(table)
-            if k is not None and k < len(cells) and cells[k] is not st:
-                key = " ".join(cells[k].text.lower().split())
+            # The key column, and any other column named like a series ("| Model | Series | AUC |": the row is
+            # LightGBM's, its figures are of the churn-gbm series).
+            for j in dict.fromkeys([k, *_series_columns(table)]):
+                if j is None or j >= len(cells) or cells[j] is st:
+                    continue
+                key = " ".join(cells[j].text.lower().split())
                 if key and single_figure(key) is None:
                     names |= self.named(key)
-                    if _SERIES_COLUMNS.match(table.headers[k].strip()):
+                    if _SERIES_COLUMNS.match(table.headers[j].strip()):
                         keys.add(key)
         if not names and self.known:
             names |= self._from_heading(st, cells)

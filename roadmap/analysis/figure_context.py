@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from roadmap.analysis.metric_terms import SIDES, Metric, metric_of, scale, words_of
+from roadmap.analysis.metric_terms import SIDES, STATS, Metric, metric_of, scale, words_of
 from roadmap.analysis.terms import STOPWORDS
 
 _CLAUSE = re.compile(r"[;|\n()\[\]]|[.,]\s|\s[—–]\s|\bvs\b|\bversus\b")
@@ -69,7 +69,8 @@ def metric_before(text: str, start: int) -> Metric:
     left = _clause_left(text, start)
     picked: list[str] = []
     skipped = 0
-    for token in reversed(re.findall(r"[A-Za-z][\w-]*|\d[\w.]*|[=<>≤≥:]", left)):
+    tokens = list(reversed(re.findall(r"[A-Za-z][\w-]*|\d[\w.]*|[=<>≤≥:]", left)))
+    for i, token in enumerate(tokens):
         if token[0].isdigit():
             break
         if token in "=<>≤≥:":
@@ -82,6 +83,10 @@ def metric_before(text: str, start: int) -> Metric:
             break
         picked[:0] = parts
         if len(picked) >= _MAX_WORDS:
+            # a statistic just before a long metric name still qualifies it ("p99 regional failover time: 48 s")
+            stat = next((w for t in tokens[i + 1 : i + 3] for w in words_of(t) if w in STATS), None)
+            if stat is not None:
+                picked[:0] = [stat]
             break
     if not picked:  # "upstream vLLM gets 6100 tok/s": whose figure it is, when nothing names the metric
         picked = [w for w in words_of(left) if w in SIDES][-1:]

@@ -163,7 +163,20 @@ _UNDONE = re.compile(
     r"\bdo\s+not\s+merge\b|\bis\s+(?:a\s+)?separate\b|"
     # a target reported as not reached: "the 10 s budget still unmet", "p99 not met yet", "falls short of 27k"
     r"\bunmet\b|\bnot\s+(?:yet\s+)?(?:met|reached|achieved|there)\b|\bfalls?\s+short\b|"
-    r"\bstill\s+(?:short|behind|slower|over|above|below|under|too)\b",
+    r"\bstill\s+(?:short|behind|slower|over|above|below|under|too)\b|"
+    # part of the work, the rest said to remain: "only the read half", "writes still go through SettleOne",
+    # "no way back to slot A yet", "the rest stays on the old path"
+    r"\bonly\s+(?:the\s+)?(?:\w+\s+)?(?:half|part|side)\b|\bstill\s+(?:go(?:es)?|goes|happens?|live|lives|"
+    r"sits?|stays?|remains?|brick\w*)\b|\bno\s+[^.;:]{0,40}\byet\b|\bthe\s+rest\s+(?:stays?|remains?|is\s+still)\b",
+    re.I,
+)
+# A commit that says it did part of a piece of work and names the rest as remaining ("This is only the read half:
+# writes still go through SettleOne", "part 1 of 2", "the rest stays on the old path"): by its words alone it does
+# not complete a directive (a symbol it introduces, or the directive's id in its message, still can).
+_PARTIAL = re.compile(
+    r"\bonly\s+(?:the\s+)?(?:\w+\s+)?(?:half|part|side)\b|\b(?:first|one)\s+half\b|\bpart\s+(?:1|one|i)\s+(?:of|/)|"
+    r"\bthe\s+rest\s+(?:stays?|remains?|is\s+still|still)\b|\bpartially\b|"
+    r"\bpartial\s+(?:fix|implementation|port|support|work|migration|rollout|change)\b",
     re.I,
 )
 # A sentence that reports what was there before the commit ("✅ /api/audit endpoint exists with pagination",
@@ -273,6 +286,7 @@ class CommitWork:
     done: frozenset[str]
     undone: frozenset[str]
     subject: frozenset[str]
+    partial: bool = False  # it says it did only part of its work (_PARTIAL)
 
 
 @lru_cache(maxsize=1 << 15)
@@ -284,7 +298,8 @@ def commit_work(c: Commit) -> CommitWork:
     for sent in sentences(body):
         existed = _EXISTED.search(sent) is not None and not _CONDITION.search(sent)
         (undone if existed or _UNDONE.search(sent) else done).update(terms_of(sent))
-    return CommitWork(frozenset(done), frozenset(undone - done), subject)
+    partial = _PARTIAL.search(subject_text) is not None or _PARTIAL.search(body) is not None
+    return CommitWork(frozenset(done), frozenset(undone - done), subject, partial)
 
 
 @dataclass
@@ -412,6 +427,7 @@ class WorkMatch:
     refused: tuple[str, ...]  # directive terms the commit names only where it says what it did NOT do
     refused_ratio: float  # IDF-weighted share of the unmatched terms that it refused
     chance: float = 1.0  # how often a commit of this history says all the matched terms (independence)
+    partial: bool = False  # the commit says it did only part of its work
 
     def describe(self, limit: int = 6) -> str:
         shown = ", ".join(self.matched[:limit]) + (", ..." if len(self.matched) > limit else "")
@@ -453,6 +469,7 @@ def match(
         tuple(sorted(refused)),
         weights.idf_sum(refused) / miss,
         chance,
+        cw.partial,
     )
 
 

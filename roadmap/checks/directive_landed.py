@@ -92,6 +92,8 @@ class _Candidate:
         unrelated commit cannot move a finding across the line); None when the commit did not do the work."""
         if self.work is not None and self.work.refused_ratio >= REFUSED and not self.introduced:
             return None  # its message says it left this work for later
+        if self.work is not None and self.work.partial and not self.introduced and not self.names:
+            return None  # by its words, it did part of the work and left the rest
         if (self.other_rows or self.other_ticket) and not self.names and not self.introduced:
             return None  # it says whose work it is, and that is another row's or another ticket's
         n, ratio, subject = self._terms
@@ -320,7 +322,9 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             # a terse message may leave the work's name to the code: the names the commit declares count as done
             declared = declared_terms(ctx, cand.commit) - cw.done - cw.undone
             if declared & terms:
-                cand.work = match(terms, CommitWork(cw.done | declared, cw.undone, cw.subject), weights, forms, total)
+                cand.work = match(
+                    terms, CommitWork(cw.done | declared, cw.undone, cw.subject, cw.partial), weights, forms, total
+                )
         if measuring and not cand.introduced and not _measured(ctx, cand.commit):
             continue  # a measurement is not done by a commit that only builds
         if not cand.names and changes_no_behaviour(cand.commit.message, st):

@@ -69,11 +69,14 @@ _OURS = re.compile(
 )
 # A hand-off: a directive addressed to whoever comes next, which stays open until someone takes it.
 HANDOFF = re.compile(
-    r"\bnext (?:owner|agent|person|session|assignee|maintainer|shift)s? (?:must|should|needs? to|has "
+    r"\bnext (?:owner|agent|person|session|assignee|maintainer|shift|on-?call|engineer|responder|developer|dev|"
+    r"implementer|reviewer|contributor|rotation|team|worker|editor|writer)s? (?:must|should|needs? to|has "
     r"to|to)\b|\bwhoever (?:picks|takes) (?:this|it) up\b|^\W*hand-?off\s*:"
     # ... or to the next round of the work: "**Next run should** turn on ...", "The next sprint must ..."
     r"|\bnext (?:run|iteration|experiment|attempt|sprint|round|cycle|training run|release)\W{0,4} "
-    r"(?:must|should|needs? to|has to)\b",
+    r"(?:must|should|needs? to|has to)\b"
+    # ... or a follow-up line by its label: "Next: rerun ...", "**Follow-up:** ...", "Next steps: ..."
+    r"|^\W*(?:next(?: steps?| up)?|follow[- ]?ups?|to-?do)\W{0,3}:",
     re.I,
 )
 _QUOTE_INTRO = re.compile(
@@ -155,11 +158,10 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
                 if o is not e
                 and (o.date, -o.order if newest_first else o.order) > (e.date, -e.order if newest_first else e.order)
             ]
-            open_subject = bool(e.subjects) and not any(e.subjects & o.subjects for o in later)
             for b in e.blocks:
                 if id(b) in history:
                     continue
-                if open_subject and HANDOFF.search(b.inline.text):
+                if HANDOFF.search(b.inline.text) and not _answered(b, e, later, config):
                     live.add(id(b))
                 else:
                     history[id(b)] = f"an older dated entry ({e.date}) in a sequence of entries"
@@ -218,6 +220,35 @@ def _quoted_lines(blocks: list[Block]) -> set[int]:
             out.add(b.quote)
         previous = ""  # the intro introduces the quote right after it, not the next one
     return out
+
+
+# A name a later entry would repeat if it took the hand-off up: a token with a digit, an underscore, a hyphen
+# between letters, an inner capital or two capitals ("churn-logreg", "plan_type", "SpecAugment", "BPE", "2e-4"),
+# with a letter in it.
+_NAME = re.compile(r"[\w./=-]*(?:\d|_|[A-Za-z]-[A-Za-z]|[a-z][A-Z]|[A-Z]{2})[\w./=-]*")
+_DATE_LIKE = re.compile(r"^\d{4}-\d{2}(?:-\d{2})?$|^\d{1,2}:\d{2}")
+
+
+def _names(text: str) -> frozenset[str]:
+    out = set()
+    for m in _NAME.finditer(text):
+        t = m.group().strip("./=-").lower()
+        if len(t) >= 2 and any(ch.isalpha() for ch in t) and not _DATE_LIKE.match(t):
+            out.add(t)
+    return frozenset(out)
+
+
+def _answered(b: Block, e: "_Entry", later: list["_Entry"], config: "Config") -> bool:
+    """Did a later entry of the log take this hand-off up? It names the hand-off's ids (else its entry's); or, for
+    a hand-off no id names, it repeats one of the hand-off's own names ("Next: add SpecAugment ..." and a later
+    "SpecAugment W=80 helped"). A hand-off with neither is taken to be answered by whatever came after it."""
+    about = _subjects(b.inline.text, config) or e.subjects
+    if about:
+        return any(about & o.subjects for o in later)
+    names = _names(b.inline.text)
+    if not names:
+        return bool(later)
+    return any(names & _names(" ".join(x.inline.text for x in o.blocks)) for o in later)
 
 
 def _subjects(text: str, config: "Config") -> frozenset[str]:

@@ -1,0 +1,112 @@
+"""Follow-up lines of a log, partial work, a statistic before a long metric name and a Series column beside the key
+column: general behaviour found missing by the blind scenarios of 2026-12-04, each with its negative control."""
+
+from __future__ import annotations
+
+from roadmap.analysis.figure_context import metric_before
+from roadmap.lint import LintOptions, lint
+
+LOG = "experiments/LOG.md"
+CONFIG = 'records:\n  - "experiments/*.md"\n  - "README.md"\n'
+
+
+def _codes(repo, path: str, needle: str) -> set[str]:
+    text = (repo.path / path).read_text().split("\n")
+    return {
+        f.code
+        for f in lint(repo.path, LintOptions(use_cache=False)).findings
+        if f.path == path and any(needle in text[n - 1] for n in range(f.line, (f.end_line or f.line) + 1))
+    }
+
+
+def _log(*entries: str) -> str:
+    return "# Lab notes\n\nOldest first; follow-ups go on Next: lines.\n\n" + "\n\n".join(entries) + "\n"
+
+
+def test_an_older_entrys_next_line_stays_open_until_a_later_entry_names_it(git_repo):
+    repo = git_repo()
+    first = (
+        "## 2026-03-02\n- Baseline done.\n- Next: rerun bench-kv-get on the new disks.\n- Next: rerun bench-kv-put too."
+    )
+    repo.commit({"roadmap.yaml": CONFIG, LOG: _log(first)}, "notes", "2026-03-02")
+    repo.commit(
+        {"docs/bench-evidence/20260301-bench-kv-get/result.json": '{"series": "bench-kv-get", "ops": 1}'},
+        "b",
+        "2026-03-01",
+    )
+    later = "## 2026-03-05\n- bench-kv-put on the new disks: 41k ops/s."
+    repo.commit({LOG: _log(first, later)}, "notes", "2026-03-05")
+    repo.commit(
+        {"docs/bench-evidence/20260306-bench-kv-get/result.json": '{"series": "bench-kv-get", "ops": 2}'},
+        "b",
+        "2026-03-06",
+    )
+    repo.commit(
+        {"docs/bench-evidence/20260306-bench-kv-put/result.json": '{"series": "bench-kv-put", "ops": 3}'},
+        "b",
+        "2026-03-06",
+    )
+    assert "RL102" in _codes(repo, LOG, "Next: rerun bench-kv-get")  # nobody wrote about it since: still asked
+    assert _codes(repo, LOG, "Next: rerun bench-kv-put") == set()  # the later entry took it up
+
+
+def test_next_on_call_must_is_a_hand_off(git_repo):
+    repo = git_repo()
+    handoff = "# Handoff\n\n## 2026-03-02 ana -> li\n- Next on-call must rerun drill-failover after the patch window.\n"
+    repo.commit({"roadmap.yaml": 'records: ["ops/*.md"]\n', "ops/handoff.md": handoff}, "handoff", "2026-03-02")
+    repo.commit(
+        {"docs/bench-evidence/20260304-drill-failover/result.json": '{"series": "drill-failover"}'}, "d", "2026-03-04"
+    )
+    assert "RL102" in _codes(repo, "ops/handoff.md", "Next on-call must rerun")
+
+
+def _plan(cell: str) -> str:
+    return f"# Plan\n\n| Ticket | Status | Next step |\n|---|---|---|\n| PAY-7 | in progress | {cell} |\n"
+
+
+def test_a_commit_that_says_it_did_half_does_not_complete_the_item(git_repo):
+    repo = git_repo()
+    item = "move both settlement reads and settlement writes to the batch endpoint"
+    repo.commit(
+        {"roadmap.yaml": 'records: ["docs/*.md"]\n', "docs/PLAN.md": _plan(item), "settle.go": "package s\n"},
+        "plan",
+        "2026-03-02",
+    )
+    repo.commit(
+        {"settle.go": "package s\n\nfunc readBatch() {}\n"},
+        "settlement: read settlements through the batch endpoint\n\nThis is only the read half: settlement writes still go "
+        "through the per-item endpoint until the acquirer enables signed manifests.",
+        "2026-03-04",
+    )
+    assert "RL101" not in _codes(repo, "docs/PLAN.md", "move both settlement reads")
+    repo.commit(
+        {"settle.go": "package s\n\nfunc readBatch() {}\nfunc writeBatch() {}\n"},
+        "settlement: move settlement reads and writes to the batch endpoint",
+        "2026-03-09",
+    )
+    assert "RL101" in _codes(repo, "docs/PLAN.md", "move both settlement reads")  # a later commit did all of it
+
+
+def test_a_statistic_before_a_long_metric_name_still_qualifies_it():
+    text = "Current p99 regional failover time: 48 s"
+    assert metric_before(text, text.index("48")).stat == "p99"
+    text = "Regional failover time: 48 s"
+    assert metric_before(text, text.index("48")).stat is None
+
+
+def test_a_series_column_beside_the_key_column_names_the_rows_series(git_repo):
+    repo = git_repo()
+    table = "# churn\n\n| Model | Series | AUC |\n|---|---|---|\n| LightGBM | churn-gbm | 0.861 |\n| Baseline | - | 0.700 |\n"
+    ev = "docs/bench-evidence/{}-churn-gbm/result.json"
+    repo.commit(
+        {
+            "roadmap.yaml": CONFIG,
+            "README.md": table,
+            ev.format("20260301"): '{"series": "churn-gbm", "metrics": {"auc": 0.861}}',
+        },
+        "r",
+        "2026-03-01",
+    )
+    repo.commit({ev.format("20260310"): '{"series": "churn-gbm", "metrics": {"auc": 0.874}}'}, "rerun", "2026-03-10")
+    assert "RL201" in _codes(repo, "README.md", "| LightGBM | churn-gbm | 0.861 |")
+    assert _codes(repo, "README.md", "| Baseline |") == set()  # no series: nothing to compare with
