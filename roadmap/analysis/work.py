@@ -335,10 +335,12 @@ class WorkWeights:
         return math.log((self.docs + 1) / (self.df.get(term, 0) + 1)) + 1.0
 
     def idf_sum(self, terms: Iterable[str]) -> float:
-        """sum(self.idf(t) for t in terms), in the same order (so the same float), without a call per term: match()
-        asks it of millions of terms on a long history, which has a few thousand."""
+        """The sum of self.idf(t) over terms, without a call per term: match() asks it of millions of terms on a
+        long history, which has a few thousand. Summed exactly (math.fsum), so the float does not depend on the
+        order of the terms: a set of strings iterates in an order Python's string hashing picks anew each run,
+        and a plain sum in that order made two equally good candidates compare differently from run to run."""
         table, stranger = self.idf_table()
-        return sum(map(table.get, terms, repeat(stranger)))
+        return math.fsum(map(table.get, terms, repeat(stranger)))
 
     def idf_table(self) -> tuple[dict[str, float], float]:
         """({term: idf} for every term of the history, the idf of a term it never uses), computed once."""
@@ -441,12 +443,13 @@ def match(
     if total is None:
         total = weights.idf_sum(terms) or 1.0
     miss = weights.idf_sum(missing) or 1.0
+    ranked = tuple(sorted(matched, key=lambda t: (-table.get(t, stranger), t)))
     chance = 1.0
     docs = max(weights.docs, MIN_DOCS)  # a short history gives few chances for a coincidence, not many
-    for t in matched:
+    for t in ranked:  # in one order every run (a set's changes with the string hashing): the same float product
         chance *= min(1.0, max(weights.df.get(t, 0), 1) / docs)
     return WorkMatch(
-        tuple(sorted(matched, key=lambda t: (-table.get(t, stranger), t))),
+        ranked,
         len(terms),
         weights.idf_sum(matched) / total,
         len(matched & subject),

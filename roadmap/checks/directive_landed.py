@@ -287,7 +287,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             if c.sha in fresh and not c.is_merge and c.sha not in cands:
                 cands[c.sha] = _Candidate(c)
     measuring = _asks_measurement(st)
-    total = weights.idf_sum(terms) or 1.0  # the same for every candidate: match() sums the same set in its order
+    total = weights.idf_sum(terms) or 1.0  # the same for every candidate: match() would sum the same
     tickets = _tickets(" ".join([st.directive_text or st.text, *(c.text for c in row_of(ctx, st)[1])]))
     # what the directive names in its files: code symbols, and upper-case names (`DEFAULT_DIMENSIONS`, read as
     # env-var shaped) too, or a change to a file it names would count whatever lines it changed
