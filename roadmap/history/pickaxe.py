@@ -85,12 +85,16 @@ class SymbolMatcher:
 
         Returns {symbol: net count change summed over files} for exactly the symbols git's -S reports for this
         commit (some pair's count differs). A symbol moved between files is a hit with net 0; a symbol moved
-        within one file is not reported. Each pair is searched for its own candidates and counted for those
-        alone: a commit touching many files counts a symbol only where it occurs.
+        within one file is not reported. The commit's candidates are searched for once, in all its pairs'
+        text together (a search per pair cost a pass of every first-byte regex per file), and each is counted
+        in every pair: a pair it does not occur in counts 0 on both sides.
         """
+        if not files:
+            return {}
+        found = self.candidates(b"\n".join(added + b"\n" + removed for added, removed in files))
         net: dict[bytes, int] = {}
-        for added, removed in files:
-            for w in self.candidates(added + b"\n" + removed):
+        for w in found:
+            for added, removed in files:
                 d = added.count(w) - removed.count(w)
                 if d:
                     net[w] = net.get(w, 0) + d
