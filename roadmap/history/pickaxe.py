@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 _Trie = dict[int, Any]  # byte -> subtrie; -1 -> True where a word ends
+COUNT_BUDGET = 256  # (candidates x file pairs) of a commit counted in every pair before pairs are searched apart
 
 
 def _trie_pattern(words: list[bytes]) -> bytes:
@@ -87,14 +88,19 @@ class SymbolMatcher:
         commit (some pair's count differs). A symbol moved between files is a hit with net 0; a symbol moved
         within one file is not reported. The commit's candidates are searched for once, in all its pairs'
         text together (a search per pair cost a pass of every first-byte regex per file), and each is counted
-        in every pair: a pair it does not occur in counts 0 on both sides.
+        in every pair, where a pair it does not occur in counts 0 on both sides; a commit with many candidates
+        and many pairs (a repository's first commit) is searched pair by pair, each pair counting its own.
         """
         if not files:
             return {}
         found = self.candidates(b"\n".join(added + b"\n" + removed for added, removed in files))
+        if len(files) == 1 or len(found) * len(files) <= COUNT_BUDGET:
+            per_pair = [(added, removed, found) for added, removed in files]
+        else:
+            per_pair = [(added, removed, self.candidates(added + b"\n" + removed)) for added, removed in files]
         net: dict[bytes, int] = {}
-        for w in found:
-            for added, removed in files:
+        for added, removed, words in per_pair:
+            for w in words:
                 d = added.count(w) - removed.count(w)
                 if d:
                     net[w] = net.get(w, 0) + d
