@@ -342,7 +342,12 @@ def _names_other_rows(commit: Commit, ids: frozenset[str]) -> bool:
 _TICKET = re.compile(r"(?<![\w-])([A-Z][A-Z0-9]{1,9})-(\d+)(?![\w-])")
 
 
+@lru_cache(maxsize=1 << 15)
 def _tickets(text: str) -> frozenset[tuple[str, str]]:
+    """The ticket keys in `text`, once per text: the same commit messages are asked about for directive after
+    directive (on the 10,000-commit benchmark this regex was a tenth of the stale analysis)."""
+    if "-" not in text:
+        return frozenset()  # every key has its dash
     return frozenset(_TICKET.findall(text))
 
 
