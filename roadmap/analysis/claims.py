@@ -16,6 +16,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.states import GROUPS
@@ -126,9 +127,9 @@ def closed_by(ctx: LintContext, c: Claim) -> Statement | None:
     for other in ctx.statements():
         if (
             other is c.st
-            or listed_active(other)
-            or c.key not in other.text
+            or c.key not in other.text  # a substring test first: most statements do not name the claim
             or (other.path, other.line) == (c.st.path, c.st.line)
+            or listed_active(other)
         ):
             continue
         if is_id and claim_of(ctx, other) == c.key and _leads(other.text, c.key):
@@ -179,7 +180,13 @@ def _titled(st: Statement, cid: str | None) -> bool:
 def _claims_section(st: Statement) -> bool:
     if not st.section:
         return False
-    name = re.sub(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\b", "", section_name(st))  # ids in a title are not its kind
+    return _lists_claims(section_name(st))
+
+
+@lru_cache(maxsize=1 << 12)
+def _lists_claims(title: str) -> bool:
+    """Does a section of this title list live claims? (Once per title: every bullet of a section asks.)"""
+    name = re.sub(r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\b", "", title)  # ids in a title are not its kind
     return bool(ACTIVE_SECTIONS.search(name)) and not PAST_SECTIONS.search(name)
 
 
@@ -315,16 +322,35 @@ def _ttl(text: str) -> float | None:
 
 def _records_ttl(ctx: LintContext, path: str) -> tuple[float, str] | None:
     """A TTL for claims the records state: in the claim's own file first, then in any record."""
-    own = ctx.record(path)
-    for rf in ([own] if own is not None else []) + [r for r in ctx.records if r.path != path]:
-        for st in rf.statements:
-            if "laim" not in st.text:
-                continue
-            m = _RECORD_TTL.search(st.text)
-            if m:
-                value = m.group(1) or m.group(3)
-                unit = (m.group(2) or m.group(4)).lower()
-                days = _ttl(f"{value} {unit}")
-                if days is not None:
-                    return days, f"{st.path}:{st.line}"
+    by_file = _ttl_rules(ctx)
+    own = by_file.get(path)
+    if own is not None:
+        return own
+    return next((rule for p, rule in by_file.items() if p != path), None)
+
+
+def _ttl_rules(ctx: LintContext) -> dict[str, tuple[float, str]]:
+    """Each record's first rule for claims' TTL, in the records' order (once per run: a rule was looked for
+    in every statement of every record once per claim)."""
+    if ctx.facts.claim_ttl_rules is None:
+        rules: dict[str, tuple[float, str]] = {}
+        for rf in ctx.records:
+            rule = _file_ttl(rf)
+            if rule is not None and rf.path not in rules:
+                rules[rf.path] = rule
+        ctx.facts.claim_ttl_rules = rules
+    return ctx.facts.claim_ttl_rules
+
+
+def _file_ttl(rf: RecordFile) -> tuple[float, str] | None:
+    for st in rf.statements:
+        if "laim" not in st.text:
+            continue
+        m = _RECORD_TTL.search(st.text)
+        if m:
+            value = m.group(1) or m.group(3)
+            unit = (m.group(2) or m.group(4)).lower()
+            days = _ttl(f"{value} {unit}")
+            if days is not None:
+                return days, f"{st.path}:{st.line}"
     return None

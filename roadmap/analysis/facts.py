@@ -163,6 +163,8 @@ class Facts:
     code_diffs: dict[str, tuple[str, str] | None] = field(default_factory=dict)
     # analysis/commit_text.py
     term_weights: TermWeights | None = None
+    # analysis/claims.py: record path -> its first rule for claims' TTL (days, where)
+    claim_ttl_rules: dict[str, tuple[float, str]] | None = None
     # analysis/refs.py
     live: list[tuple[RecordFile, Statement]] | None = None
     record_lines: dict[str, list[str]] = field(default_factory=dict)

@@ -174,7 +174,10 @@ def _label_ids(st: Statement, fig: Figure, table: Table | None, cells: tuple[Sta
         return _series_ids(text)
     # In prose only an id that directly labels the figure ("- wal-commit-64w: 63.5k commits/s"), not a model or
     # series named somewhere earlier in the sentence (that names the subject, not what the figure measures).
-    label = _LABEL.search(st.text[: fig.start])
+    before = st.text[: fig.start]
+    if not before.rstrip().endswith((":", "=")):
+        return frozenset()  # a label ends in `:` or `=` before the figure (only spaces between): no search needed
+    label = _LABEL.search(before)
     return _series_ids(label.group(1)) if label else frozenset()
 
 

@@ -91,7 +91,10 @@ _PINNED = re.compile(r"(?P<what>[^\s`()]+)`?\s*@\s*`?$")
 def _pinned_elsewhere(ctx: LintContext, st: Statement, start: int) -> bool | None:
     """For `X @ <sha>`: True when X is not ours (a path absent from our tree, another checkout), False when it is
     (a path of ours, a checkout named after this repository), None when there is no `@` pin."""
-    m = _PINNED.search(st.text[max(0, start - 200) : start])
+    window = st.text[max(0, start - 200) : start]
+    if not window.rstrip().removesuffix("`").rstrip().endswith("@"):
+        return None  # no `@` right before the sha (only spaces and a backtick between): nothing to search for
+    m = _PINNED.search(window)
     if m is None:
         return None
     what = m.group("what").rstrip(":,")

@@ -257,7 +257,7 @@ def done_twin(
         shared = terms & t
         if len(shared) < MIN_TWIN_SHARED or len(shared) < MIN_TWIN_COVER_PLAIN * len(t):
             continue
-        cover = sum(weights.idf(x) for x in shared) / (sum(weights.idf(x) for x in t) or 1.0)
+        cover = weights.idf_sum(shared) / (weights.idf_sum(t) or 1.0)  # exact sums: the same float in any set order
         if cover >= MIN_TWIN_COVER and (best is None or cover > best[0]) and (accept is None or accept(other)):
             best = (cover, other)
     return best[1] if best else None

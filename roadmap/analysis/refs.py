@@ -366,6 +366,18 @@ def proven_ours(ctx: LintContext, site: RefSite, foreign_too: bool = True) -> st
 _WORDS_BEFORE = re.compile(r"(?:[^\s`|()\[\]<>*\"']+ ){1,3}$")
 
 
+def _words_before_from(line: str, end: int) -> int:
+    """Where a match of _WORDS_BEFORE ending at `end` can start at the earliest: after the fourth space before
+    `end`, since it holds at most three words each ended by one space. A search from the line's start tried every
+    position of a long table line, each reading up to three words on."""
+    at = end
+    for _ in range(4):
+        at = line.rfind(" ", 0, at)
+        if at == -1:
+            return 0
+    return at + 1
+
+
 def _with_spaces(ctx: LintContext, rf: RecordFile, ref: PathRef) -> PathRef | None:
     """The reference as written when its path has spaces in it: the parser cannot know the tree, so in
     `src/my file.py:3` it reads `file.py:3`; when that does not resolve but up to three words written right
@@ -375,7 +387,8 @@ def _with_spaces(ctx: LintContext, rf: RecordFile, ref: PathRef) -> PathRef | No
     lines = record_lines(ctx, rf)
     if not 1 <= ref.record_line <= len(lines) or resolve(ctx, ref, rf.path).path is not None:
         return None
-    m = _WORDS_BEFORE.search(lines[ref.record_line - 1], 0, ref.start_col)
+    line = lines[ref.record_line - 1]
+    m = _WORDS_BEFORE.search(line, _words_before_from(line, ref.start_col), ref.start_col)
     if m is None:
         return None
     words = m.group().split(" ")[:-1]

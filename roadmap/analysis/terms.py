@@ -196,8 +196,8 @@ def overlap_tokens(terms: set[str], other: set[str] | frozenset[str], weights: T
     matched = tuple(sorted(terms & other))
     if weights is None or not terms:
         return Overlap(matched, len(terms))
-    total = sum(weights.idf(t) for t in terms)
-    return Overlap(matched, len(terms), sum(weights.idf(t) for t in matched) / total)
+    total = math.fsum(weights.idf(t) for t in terms)  # exact: the same float in any order of the set
+    return Overlap(matched, len(terms), math.fsum(weights.idf(t) for t in matched) / total)
 
 
 def hinted(pattern: re.Pattern[str], hints: tuple[str, ...]) -> Callable[[str], bool]:

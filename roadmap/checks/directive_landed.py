@@ -289,7 +289,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             if c.sha in fresh and not c.is_merge and c.sha not in cands:
                 cands[c.sha] = _Candidate(c)
     measuring = _asks_measurement(st)
-    total = weights.idf_sum(terms) or 1.0  # the same for every candidate: match() sums the same set in its order
+    total = weights.idf_sum(terms) or 1.0  # the same for every candidate: match() would sum the same
     tickets = _tickets(" ".join([st.directive_text or st.text, *(c.text for c in row_of(ctx, st)[1])]))
     # what the directive names in its files: code symbols, and upper-case names (`DEFAULT_DIMENSIONS`, read as
     # env-var shaped) too, or a change to a file it names would count whatever lines it changed
@@ -346,7 +346,12 @@ def _names_other_rows(commit: Commit, ids: frozenset[str]) -> bool:
 _TICKET = re.compile(r"(?<![\w-])([A-Z][A-Z0-9]{1,9})-(\d+)(?![\w-])")
 
 
+@lru_cache(maxsize=1 << 15)
 def _tickets(text: str) -> frozenset[tuple[str, str]]:
+    """The ticket keys in `text`, once per text: the same commit messages are asked about for directive after
+    directive (on the 10,000-commit benchmark this regex was a tenth of the stale analysis)."""
+    if "-" not in text:
+        return frozenset()  # every key has its dash
     return frozenset(_TICKET.findall(text))
 
 

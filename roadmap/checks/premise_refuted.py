@@ -142,7 +142,7 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
     dates, figures = _anchors(st, news)
     terms = work_terms(st)
     wordy = len(terms) > 20  # a long statement shares three words with anything: figures must tie it
-    denies = _DENIES.search(st.text) is not None
+    denies = _denies(st.text)
     for _, sentences in paragraphs:
         for quoted, sent in sentences:
             figure = _names(sent, figures)
@@ -157,6 +157,13 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
             if figure and in_sent >= 2 or not wordy and in_sent >= MIN_TERMS and (in_sent * 3 >= len(terms) or focused):
                 return "warning", quoted
     return None
+
+
+@lru_cache(maxsize=1 << 14)
+def _denies(text: str) -> bool:
+    """Does the statement give its subject up? Once per statement, not once per refuting commit: the pattern's
+    many word-bounded alternatives are tried at every position of the text."""
+    return _DENIES.search(text) is not None
 
 
 def applies(st: Statement) -> bool:

@@ -21,8 +21,12 @@ DECLARED = re.compile(
 )
 MAX_DIFF_BYTES = 1 << 20  # of a commit's patch text read for names
 PATTERN_ID = hashlib.sha256(f"{DECLARED.pattern}\0{MAX_DIFF_BYTES}".encode()).hexdigest()[:12]
+# DECLARED with its line start written as the newline before it: a `^` under re.M is tried at every position of
+# the text, a literal "\n+" is skipped to. Searched in the text after a "\n", it finds the same names.
+_AFTER_NEWLINE = re.compile("\n" + DECLARED.pattern.removeprefix("^"))
 
 
 def declared_names(patch: bytes) -> frozenset[str]:
     """The names declared on the `+` lines of a `-U0` patch (its first MAX_DIFF_BYTES bytes)."""
-    return frozenset(m.group(1) for m in DECLARED.finditer(patch[:MAX_DIFF_BYTES].decode("utf-8", "replace")))
+    text = "\n" + patch[:MAX_DIFF_BYTES].decode("utf-8", "replace")
+    return frozenset(m.group(1) for m in _AFTER_NEWLINE.finditer(text))

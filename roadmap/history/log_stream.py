@@ -15,6 +15,7 @@ import re
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
+from typing import IO
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,28 +90,87 @@ class BlobCounter:
 
 
 class _Commit:
-    """Accumulates one commit's patch while it streams by."""
+    """One commit's patch, read from its whole block of the stream at once."""
 
-    __slots__ = ("header", "files", "added", "removed", "binary", "blob_ids", "size", "unknown", "patch", "patch_size")
+    __slots__ = ("header", "files", "binary", "unknown", "patch")
 
     def __init__(self, header: bytes):
         self.header = header
-        self.files: list[tuple[bytes, bytes]] = []
-        self.added: list[bytes] | None = None
-        self.removed: list[bytes] = []
-        self.binary: list[tuple[str, str]] = []
-        self.blob_ids: tuple[str, str] | None = None
-        self.size = 0
+        self.files: list[tuple[bytes, bytes]] = []  # per file pair: (added lines, removed lines), joined by \n
+        self.binary: list[tuple[str, str]] = []  # (old, new) blob ids of binary file pairs
         self.unknown: str | None = None
-        self.patch: list[bytes] | None = []  # the patch text as `git show` prints it; None past MAX_DIFF_BYTES
-        self.patch_size = 0
+        self.patch: bytes | None = b""  # the patch text as `git show` prints it; None past MAX_DIFF_BYTES
 
-    def end_file(self) -> None:
-        if self.added is not None and (self.added or self.removed):
-            self.files.append((b"\n".join(self.added), b"\n".join(self.removed)))
-        self.added = None
-        self.removed = []
-        self.blob_ids = None
+
+# A `-U0` hunk line, after the newline that ends the line before it (a hunk's first line is its `@@` header, so
+# every `+`/`-` line of a hunk body follows a newline): a literal prefix lets the regex engine skip to it.
+_ADDED = re.compile(rb"\n\+([^\n]*)")
+_REMOVED = re.compile(rb"\n-([^\n]*)")
+_FILE_START = b"diff --git "
+
+
+def _line_starts(text: bytes, prefix: bytes) -> list[int]:
+    """Where the lines of `text` that begin with `prefix` begin (a find per line found, not a look at every line)."""
+    out = [0] if text.startswith(prefix) else []
+    at = text.find(b"\n" + prefix)
+    while at != -1:
+        out.append(at + 1)
+        at = text.find(b"\n" + prefix, at + 1)
+    return out
+
+
+def _read_block(block: bytes) -> _Commit:
+    """A commit's block of the stream (from its \\x00\\x01 header to the next one) as a _Commit: the header
+    lines up to the one holding \\x00\\x02, then per file pair the `+`/`-` lines of its hunks (the `+++`/`---`
+    lines before the first hunk are no change), its blob ids and whether git called it binary.
+
+    Reading each commit as one block, with a regex per kind of line, gives what a loop over the stream's lines
+    gave (the patch of mudler/vllm.cpp's history is 68 MB, 1.5 million lines) in a fraction of its time."""
+    mark = block.find(b"\x00\x02")
+    eol = block.find(b"\n", mark) if mark != -1 else -1
+    if eol == -1:
+        return _Commit(block)  # header only (a commit without a diff, or the stream's end)
+    cur = _Commit(block[: eol + 1])
+    text = block[eol + 1 :]
+    files = _line_starts(text, _FILE_START)
+    if not files:
+        return cur
+    patch = text[files[0] :]
+    cur.patch = patch if len(patch) <= MAX_DIFF_BYTES else None  # longer: `git show` is asked, if anyone asks
+    starts = [a - files[0] for a in files] + [len(patch)]
+    size = 0
+    for a, b in zip(starts, starts[1:]):
+        size += _read_file(cur, patch[a:b])
+    if size > MAX_COMMIT_BYTES:
+        cur.unknown = f"diff larger than {MAX_COMMIT_BYTES} bytes"
+        cur.files = []
+    return cur
+
+
+def _read_file(cur: _Commit, section: bytes) -> int:
+    """Add one file pair's section (from its `diff --git` line) to `cur`; the bytes of its changed lines."""
+    hunk = section.find(b"\n@")
+    header = section if hunk == -1 else section[: hunk + 1]
+    blob_ids: tuple[str, str] | None = None
+    for line in header.split(b"\n"):
+        if line.startswith(b"index "):
+            ids = line[6:].split()[0].split(b"..")
+            if len(ids) == 2:
+                blob_ids = (ids[0].decode(), ids[1].decode())
+        elif line.startswith(b"Binary files ") and blob_ids is not None:
+            cur.binary.append(blob_ids)
+    if hunk == -1:
+        return 0
+    body = section[hunk:]
+    added = _ADDED.findall(body)
+    removed = _REMOVED.findall(body)
+    if added or removed:
+        cur.files.append((b"\n".join(added), b"\n".join(removed)))
+    # each line with its sign and its newline (the stream's last line may have none)
+    size = sum(map(len, added)) + sum(map(len, removed)) + 2 * (len(added) + len(removed))
+    if not body.endswith(b"\n") and body[body.rfind(b"\n") + 1 :][:1] in (b"+", b"-"):
+        size -= 1
+    return size
 
 
 def _parse_header(raw: bytes) -> Commit:
@@ -124,13 +184,12 @@ def _parse_header(raw: bytes) -> Commit:
 
 
 def _finish(cur: _Commit, matcher: SymbolMatcher, blobs: BlobCounter) -> Scanned:
-    cur.end_file()
     commit = _parse_header(cur.header)
     if cur.unknown:
         return Scanned(commit, {}, cur.unknown)
     deltas = matcher.deltas(cur.files)
     # a merge's patch is not streamed (`--diff-merges=off`): `git show` prints its combined diff instead
-    declared = declared_names(b"".join(cur.patch)) if cur.patch is not None and not commit.is_merge else None
+    declared = declared_names(cur.patch) if cur.patch is not None and not commit.is_merge else None
     for old, new in cur.binary:
         a, b = blobs.read(old), blobs.read(new)
         if a is None or b is None:
@@ -142,6 +201,25 @@ def _finish(cur: _Commit, matcher: SymbolMatcher, blobs: BlobCounter) -> Scanned
         for sym, d in matcher.count_blob_delta(a, b).items():
             deltas[sym] = deltas.get(sym, 0) + d
     return Scanned(commit, deltas, declared=declared)
+
+
+_BLOCK_START = re.compile(rb"\x00\x01")
+CHUNK = 1 << 20  # bytes read from git at a time
+_HOLD_BYTES = 2 * MAX_COMMIT_BYTES  # one commit's block held in memory before its changed lines are counted
+
+
+def _oversized(partial: bytes) -> _Commit | None:
+    """The commit whose block `partial` begins, marked unknown, when the changed lines read so far are already
+    over MAX_COMMIT_BYTES (its whole patch can only be more); None while they are not."""
+    cur = _read_block(partial)
+    if cur.unknown is None:
+        return None
+    return cur
+
+
+def _read_chunk(stdout: IO[bytes]) -> bytes:
+    read1 = getattr(stdout, "read1", None)
+    return read1(CHUNK) if read1 is not None else stdout.read(CHUNK)
 
 
 def _stream(
@@ -175,53 +253,32 @@ def _stream(
     feeder.start()
     drainer.start()
     try:
-        cur: _Commit | None = None
-        in_header = False
-        in_hunk = False
-        for line in stdout:
-            if line[:2] == b"\x00\x01":
-                if cur is not None:
-                    yield _finish(cur, matcher, blobs)
-                cur = _Commit(line)
-                in_header = b"\x00\x02" not in line
-                in_hunk = False
-                state["partial"] = line[2:42].decode()
+        pending = b""  # the stream read so far from the last commit's \x00\x01 on
+        big: _Commit | None = None  # the commit being read when its changed lines alone are over the limit
+        hold = _HOLD_BYTES  # pending's size at which its changed lines are counted next (doubling: linear work)
+        while chunk := _read_chunk(stdout):
+            seek = max(len(pending) - 1, 0)  # a marker may straddle two chunks
+            pending += chunk
+            # every block but the last is complete: the next commit's header has begun
+            starts = [m.start() for m in _BLOCK_START.finditer(pending, seek)]
+            if not starts:
+                if len(pending) > hold and big is None:
+                    big = _oversized(pending)
+                    hold *= 2
+                if big is not None:  # its verdict is known: the rest of its patch is not kept
+                    pending = pending[-1:]
                 continue
-            if cur is None:
-                continue
-            if in_header:
-                cur.header += line
-                in_header = b"\x00\x02" not in line
-                continue
-            if cur.patch is not None and (cur.patch or line.startswith(b"diff --git ")):
-                cur.patch_size += len(line)
-                if cur.patch_size > MAX_DIFF_BYTES:
-                    cur.patch = None  # too long to read names from: `git show` is asked, if anyone asks
-                else:
-                    cur.patch.append(line)
-            c = line[:1]
-            if in_hunk and (c == b"+" or c == b"-"):
-                if cur.unknown is None:
-                    cur.size += len(line)
-                    if cur.size > MAX_COMMIT_BYTES:
-                        cur.unknown = f"diff larger than {MAX_COMMIT_BYTES} bytes"
-                        cur.files, cur.added, cur.removed = [], [], []
-                    elif c == b"+":
-                        cur.added.append(line[1:-1] if line[-1:] == b"\n" else line[1:])  # type: ignore[union-attr]
-                    else:
-                        cur.removed.append(line[1:-1] if line[-1:] == b"\n" else line[1:])
-            elif c == b"@":
-                in_hunk = True
-            elif line.startswith(b"diff --git "):
-                cur.end_file()
-                cur.added = []
-                in_hunk = False
-            elif not in_hunk and line.startswith(b"index "):
-                ids = line[6:].split()[0].split(b"..")
-                if len(ids) == 2:
-                    cur.blob_ids = (ids[0].decode(), ids[1].decode())
-            elif not in_hunk and line.startswith(b"Binary files ") and cur.blob_ids is not None:
-                cur.binary.append(cur.blob_ids)
+            hold = _HOLD_BYTES
+            if big is not None:
+                yield _finish(big, matcher, blobs)
+                big = None
+            elif pending.startswith(b"\x00\x01") and starts[0] != 0:
+                starts.insert(0, 0)  # the block held from the last chunk ends where this chunk's first begins
+            for a, b in zip(starts, starts[1:]):
+                yield _finish(_read_block(pending[a:b]), matcher, blobs)
+            pending = pending[starts[-1] :]
+            if len(pending) >= 42:
+                state["partial"] = pending[2:42].decode()
         rc = proc.wait()
         feeder.join()
         drainer.join()
@@ -229,8 +286,10 @@ def _stream(
         if rc != 0:
             state["error"] = err or f"git log exited {rc}"
             return
-        if cur is not None:
-            yield _finish(cur, matcher, blobs)
+        if big is not None:
+            yield _finish(big, matcher, blobs)
+        elif pending.startswith(b"\x00\x01"):
+            yield _finish(_read_block(pending), matcher, blobs)
         state["partial"] = None
     finally:  # a consumer that stops early (an exception, Ctrl-C) must not leave git running
         if proc.poll() is None:

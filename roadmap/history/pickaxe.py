@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 _Trie = dict[int, Any]  # byte -> subtrie; -1 -> True where a word ends
+FEW_CANDIDATES = 16  # a commit's candidates counted with bytes.count in each file pair; more: one walk per side
 
 
 def _trie_pattern(words: list[bytes]) -> bytes:
@@ -80,18 +81,49 @@ class SymbolMatcher:
                 m = search(text, m.start() + 1)
         return found
 
+    def counts(self, text: bytes) -> dict[bytes, int]:
+        """{symbol: text.count(symbol)} for the symbols that occur in `text`, from one walk over the places a symbol
+        starts (the walk of `candidates`): at each, the longest symbol there and the symbols that are its prefixes,
+        each counted where its last counted occurrence has ended (bytes.count's leftmost non-overlapping count;
+        one regex walks the starts of one first byte's symbols in order)."""
+        out: dict[bytes, int] = {}
+        ends: dict[bytes, int] = {}  # symbol -> where its last counted occurrence ends
+        for rx in self._rxs:
+            search = rx.search
+            m = search(text)
+            while m is not None:
+                at = m.start()
+                w = m.group()
+                for s in (w, *self._prefixes.get(w, ())):
+                    if at >= ends.get(s, 0):
+                        out[s] = out.get(s, 0) + 1
+                        ends[s] = at + len(s)
+                m = search(text, at + 1)
+        return out
+
     def deltas(self, files: list[tuple[bytes, bytes]]) -> dict[str, int]:
         """`files`: per file pair (added text, removed text), lines joined by b"\\n".
 
         Returns {symbol: net count change summed over files} for exactly the symbols git's -S reports for this
         commit (some pair's count differs). A symbol moved between files is a hit with net 0; a symbol moved
-        within one file is not reported. Each pair is searched for its own candidates and counted for those
-        alone: a commit touching many files counts a symbol only where it occurs.
+        within one file is not reported. The commit's candidates are searched for once, in all its pairs'
+        text together (a search per pair cost a pass of every first-byte regex per file). A few are counted
+        with bytes.count in every pair (0 on both sides where one does not occur); many are counted by `counts`,
+        one walk per side of each pair: bytes.count of each of 990 symbols over a 656 KB record took 1.8 s for
+        one commit of the 10,000-commit benchmark repository, the walk 0.04 s.
         """
+        if not files:
+            return {}
+        found = self.candidates(b"\n".join(added + b"\n" + removed for added, removed in files))
         net: dict[bytes, int] = {}
         for added, removed in files:
-            for w in self.candidates(added + b"\n" + removed):
-                d = added.count(w) - removed.count(w)
+            if len(found) <= FEW_CANDIDATES:
+                pair = [(w, added.count(w) - removed.count(w)) for w in found]
+            else:
+                plus, minus = self.counts(added), self.counts(removed)
+                pair = [(w, n - minus.get(w, 0)) for w, n in plus.items()]
+                pair += [(w, -n) for w, n in minus.items() if w not in plus]
+            for w, d in pair:
                 if d:
                     net[w] = net.get(w, 0) + d
         return {self._bytes[w]: d for w, d in net.items()}

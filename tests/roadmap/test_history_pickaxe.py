@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import subprocess
 
 import pytest
@@ -119,3 +120,31 @@ def test_matcher_finds_overlapping_and_prefix_symbols():
     assert m.candidates(b"xzy") == set()
     assert m.deltas([(b"ab ab", b"ab")]) == {"ab": 1}
     assert m.deltas([(b"x.y", b""), (b"", b"x.y")]) == {"x.y": 0}  # moved between files: a hit, net 0
+
+
+def test_counts_are_bytes_count_for_overlapping_repeats_and_prefixes():
+    # `counts` reads every symbol's count off one walk; it must be bytes.count's leftmost non-overlapping count
+    symbols = ["aa", "aaa", "ab", "aba", "abab", "b", "ba", "x.y", "--f", "--flag"]
+    m = SymbolMatcher(symbols)
+    rng = random.Random(0)
+    for _ in range(500):
+        text = "".join(
+            rng.choice(["a", "b", "aa", "ab", "x.y", "--flag", " ", "\n"]) for _ in range(rng.randint(0, 40))
+        )
+        data = text.encode()
+        got = m.counts(data)
+        assert got == {s.encode(): data.count(s.encode()) for s in symbols if data.count(s.encode())}
+
+
+def test_a_commit_with_many_candidates_gives_the_same_deltas_as_counting_each():
+    symbols = [f"sym{i:03d}" for i in range(40)] + ["sym0", "sym00"]
+    m = SymbolMatcher(symbols)
+    added = " ".join(symbols * 3).encode()
+    removed = " ".join(symbols[::2]).encode()
+    files = [(added, removed), (removed, added), (b"sym001 sym001", b"")]
+
+    def delta(s: str, a: bytes, r: bytes) -> int:
+        return a.count(s.encode()) - r.count(s.encode())
+
+    hit = [s for s in symbols if any(delta(s, a, r) for a, r in files)]  # some pair's count differs
+    assert m.deltas(files) == {s: sum(delta(s, a, r) for a, r in files) for s in hit}
