@@ -86,7 +86,13 @@ _BASES = {
 _QUALS = {"output", "total", "prefill", "decode", "peak", "input"}
 _PCTS = {"p50", "p90", "p95", "p99", "median", "mean", "min", "max"}
 # Run on lower-cased text: a case-insensitive alternation is several times slower in `re`.
-_METRIC_WORD = re.compile(r"\b(" + "|".join(sorted({*_BASES, *_QUALS, *_PCTS}, key=len, reverse=True)) + r")\b")
+# Each word's leading `\b` is written as a lookbehind after its first letter: the alternation then opens with
+# literals, so `re` skips to their first letters in C instead of trying every position.
+_METRIC_WORD = re.compile(
+    "("
+    + "|".join(f"{w[0]}(?<!\\w{w[0]}){w[1:]}" for w in sorted({*_BASES, *_QUALS, *_PCTS}, key=len, reverse=True))
+    + r")\b"
+)
 _DIGIT = re.compile(r"\d")
 _CLAUSE_END = re.compile(r"[;|\n]|\.\s")
 _WORDISH = frozenset("._")

@@ -132,7 +132,7 @@ class _Builder:
             b.parent is not None
             and self.item_history.get(id(b.parent))
             and not _OPEN_BOX.match(b.raw)
-            and not structure.HANDOFF.search(text)
+            and not structure.find_handoff(text)
         ):
             why = why or "under a finished or historical item"
             verdict = Verdict(False, True, None)
