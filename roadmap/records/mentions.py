@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 _HYPHEN_TOKEN = re.compile(r"[A-Z0-9]-[A-Z0-9]")
 _PLAIN = re.compile(r"[^\d/._=\-:#]*")
 _NOTHING = Mentions()
+_SPACE = re.compile(r"\s")
 
 
 def ids_in(text: str, config: "Config") -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
@@ -40,7 +41,7 @@ def _classify_code(content: str, config: "Config") -> tuple[str, str] | None:
     return _code_kind(content, config.id_re, config.claim_re)
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1 << 16)
 def _code_kind(content: str, id_re: re.Pattern[str], claim_re: re.Pattern[str]) -> tuple[str, str] | None:
     # Cached by content: records quote the same code spans (`src/x.py`, `--flag`, a symbol) over and over.
     c = content.strip()
@@ -127,7 +128,7 @@ def extract(inline: Inline, config: "Config", record_path: str, header: str | No
             continue
         if kind[0] == "env":
             envs.append((s, e, kind[1]))
-        elif any(ch.isspace() for ch in kind[1]):
+        elif _SPACE.search(kind[1]):  # a command, not a name (`\s` is str.isspace(), found in C)
             symbols.extend(_symbols_in_command(kind[1]))
         else:
             symbols.append(kind[1])

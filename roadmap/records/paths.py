@@ -59,12 +59,13 @@ _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _FRAGMENT = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
 # A code-looking symbol right before a reference: `Cls::method()`, snake_case, CamelCase, dotted.
 _IDENT = re.compile(r"[A-Za-z_]\w*(?:(?:::|\.)[A-Za-z_]\w*)*")
+_ASCII_LETTER = re.compile(r"[A-Za-z]")  # what str.isalpha() accepts in ASCII text, found in C
 # Used with .match(text, pos): no `^`, which would only ever match at the start of the whole text.
 _SYM_AFTER = re.compile(r"\s*[(\[]?\s*(?:`)?([A-Za-z_][\w]*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?")
 
 
 def _looks_like_file(path: str) -> bool:
-    if not any(c.isalpha() for c in path):
+    if not (_ASCII_LETTER.search(path) if path.isascii() else any(c.isalpha() for c in path)):
         return False
     first = path.lstrip("./").split("/", 1)[0]
     if _DOMAIN.match(first):
@@ -99,7 +100,7 @@ def find_paths(
     spans: list[tuple[int, int]] = []
     for m in _path_matches(text):
         path = m.group("path")
-        if not _looks_like_file(path) or any(s <= m.start() < e for s, e in skip):
+        if not _looks_like_file(path) or (skip and any(s <= m.start() < e for s, e in skip)):
             continue
         line = m.group("l1") or m.group("h1")
         end = m.group("l2") or m.group("h2")
