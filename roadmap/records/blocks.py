@@ -13,7 +13,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from roadmap.records import tables
+from roadmap.records import fastinline, tables
 from roadmap.records.inline import Inline, join, render
 from roadmap.records.model import AsOf
 
@@ -47,6 +47,10 @@ def _inline_pass(state: StateCore) -> None:
             if _INLINE_SPECIAL.search(token.content) is None:
                 if token.content:
                     token.children.append(Token("text", "", 0, content=token.content))
+                continue
+            simple = fastinline.parse(token.content, state.md)
+            if simple is not None:
+                token.meta["inline"] = simple  # read by rendered(): no child tokens made
             else:
                 state.md.inline.parse(token.content, state.md, state.env, token.children)
         elif token.type == "table_rows":
@@ -71,12 +75,21 @@ def _cell_inline(content: str, state: StateCore) -> Inline:
     """What render() gives for the children the inline pass and core `text_join` make of `content`."""
     if _INLINE_SPECIAL.search(content) is None:
         return Inline(text=content, visible=bool(content.strip()))
+    simple = fastinline.parse(content, state.md)
+    if simple is not None:
+        return simple
     children: list[Token] = []
     state.md.inline.parse(content, state.md, state.env, children)
     for child in children:  # text_join: an escaped character is text (render ignores other types)
         if child.type == "text_special":
             child.type = "text"
     return render(children)
+
+
+def rendered(token: Token) -> Inline:
+    """The Inline of an `inline` token: made by the inline pass (fastinline), else render() of its children."""
+    made = token.meta.get("inline")
+    return made if isinstance(made, Inline) else render(token.children)
 
 
 MD.core.ruler.at("inline", _inline_pass)
@@ -142,7 +155,7 @@ def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
             level = int(tok.tag[1:]) if tok.tag[1:].isdigit() else 1
             while headings and headings[-1].level >= level:
                 headings.pop()
-            inl = render(tokens[i + 1].children)
+            inl = rendered(tokens[i + 1])
             h = Heading(level=level, title=inl.text.strip(), line=tok.map[0] + 1)
             blocks.append(
                 Block(
@@ -175,7 +188,7 @@ def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
                 blocks.append(block)
         elif typ == "paragraph_open" and tok.map:
             if items and tok.level == items[-1][1] + 1:
-                items[-1][2].append((render(tokens[i + 1].children), tok.map))
+                items[-1][2].append((rendered(tokens[i + 1]), tok.map))
             elif _pipe_rows(lines, tok.map):  # (the inline pass left these unparsed: see _row_paragraph)
                 # table rows cut off from their header (markdown-it reads them as one paragraph): each row is
                 # its own statement on its own line, as it would be under its header
@@ -187,7 +200,7 @@ def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
                             row + 1,
                             order,
                             tuple(headings),
-                            render(MD.parseInline(lines[row])[0].children),
+                            rendered(MD.parseInline(lines[row])[0]),
                             lines[row],
                             parent=items[-1][0] if items else None,
                             quote=quotes[0] if quotes else 0,
@@ -201,7 +214,7 @@ def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
                         tok.map[1],
                         order,
                         tuple(headings),
-                        render(tokens[i + 1].children),
+                        rendered(tokens[i + 1]),
                         _raw(lines, tok.map),
                         parent=items[-1][0] if items else None,
                         quote=quotes[0] if quotes else 0,
@@ -253,7 +266,7 @@ def _table(
                 rows.append((row_line, cells))
             cells = None
         elif t.type == "inline" and cells is not None:
-            inl = render(t.children)
+            inl = rendered(t)
             if in_head:
                 headers.append(inl.text.strip())
             else:
