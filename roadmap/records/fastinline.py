@@ -23,10 +23,11 @@ from roadmap.records.inline import Inline
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-# Where a token other than text can start: a backtick run, a line break, an emphasis run.
-_TOKEN_START = re.compile(r"`+|\n|\*+|_+")
+# Where a token other than text can start: a backtick run, a line break, an emphasis run; and tildes, text when
+# alone ("~2x": strikethrough needs two) and a strikethrough marker otherwise.
+_TOKEN_START = re.compile(r"`+|\n|\*+|_+|~+")
 # The characters of every other inline rule: outside a code span, one of them means the full parse.
-_OTHER_RULES = re.compile(r"[\\~\[!<&]")
+_OTHER_RULES = re.compile(r"[\\\[!<&]")
 
 
 @lru_cache(maxsize=64)
@@ -40,6 +41,9 @@ Piece = tuple[str, str, int]  # ("text" | "code" | "mark", its text, the mark's 
 
 def parse(content: str, md: "MarkdownIt") -> Inline | None:
     """render() of markdown-it's inline tokens for `content`, or None when it holds another construct."""
+    other = _OTHER_RULES.search(content)
+    if other is not None and "`" not in content[: other.start()]:
+        return None  # another construct, and no code span before it that could hold it: decline at once
     scan = _Scan(content, md)
     if not scan.run():
         return None
@@ -71,6 +75,11 @@ class _Scan:
             mark = m.group()
             if mark == "\n":
                 pos = self._newline(m.end())
+            elif mark == "~":
+                self.pending += mark
+                pos = m.end()
+            elif mark[0] == "~":
+                return False  # strikethrough: markdown-it's parse
             elif mark[0] == "`":
                 pos = self._code(m)
             else:
