@@ -122,6 +122,9 @@ _STRUCK_OUTCOME = re.compile(
     re.I,
 )
 _EMPTY_VALUES = frozenset({"", "none", "n/a", "na", "nothing", "-", "—", "–", "tbd", "none.", "(none)", "nil"})
+# More characters than the longest empty value that _norm() keeps (it drops only whitespace and `_-*.:`, and
+# lower-casing never shortens a character): then the text is no empty value, and needs no _norm().
+_LONGER_THAN_EMPTY = re.compile(rf"(?:[^\s_\-*.:][\s_\-*.:]*){{{max(map(len, _EMPTY_VALUES)) + 1}}}")
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
 # The column of a table that names a row's work (not its figures, owners, evidence or state).
 WORK_COLUMN = re.compile(
@@ -311,7 +314,7 @@ class Classifier:
             return Verdict(False, True, None)  # a dated log entry in the past tense records what happened
         if first is not None and word in _LABELS and kind != "cell" and _LABEL_TAIL.match(rest[first.end() :]):
             return Verdict(False, False, None)  # "**File**: src/x.ts" names a place; "File" is no imperative here
-        meaningful = _norm(text) not in _EMPTY_VALUES
+        meaningful = _LONGER_THAN_EMPTY.search(text) is not None or _norm(text) not in _EMPTY_VALUES
         if not meaningful:
             return Verdict(False, False, None)
         if kind == "cell":

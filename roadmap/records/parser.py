@@ -119,7 +119,8 @@ class _Builder:
     def _statement(self, b: Block) -> None:
         inl = b.inline
         text, raw = self._capped(b.line, "statement", inl.text.strip(), b.raw)
-        inl = Inline(text=text, code=inl.code, links=inl.links, struck=inl.struck, visible=inl.visible)
+        if text != inl.text:  # trimmed or capped
+            inl = Inline(text=text, code=inl.code, links=inl.links, struck=inl.struck, visible=inl.visible)
         sections = tuple(h.title for h in b.headings)
         verdict = self.cls.classify(
             text, b.kind, None, sections, all_struck=inl.struck and not inl.visible, struck=inl.struck
@@ -214,14 +215,10 @@ class _Builder:
             spans: list[tuple[int, int]] | None = None  # the row's cell spans, split only when a cell has a path
             for k, cell in enumerate(cells):
                 header = tb.headers[k] if k < len(tb.headers) else ""
-                text, raw = self._capped(line, f"cell `{header}`", cell.inline.text.strip(), cell.raw)
-                inl = Inline(
-                    text=text,
-                    code=cell.inline.code,
-                    links=cell.inline.links,
-                    struck=cell.inline.struck,
-                    visible=cell.inline.visible,
-                )
+                text, raw = self._capped(line, "cell", cell.inline.text.strip(), cell.raw, header)
+                inl = cell.inline
+                if text != inl.text:  # trimmed or capped
+                    inl = Inline(text=text, code=inl.code, links=inl.links, struck=inl.struck, visible=inl.visible)
                 verdict = self.cls.classify(
                     text, "cell", header, sections, all_struck=inl.struck and not inl.visible, struck=inl.struck
                 )
@@ -316,9 +313,12 @@ class _Builder:
             return mentions
         return replace(mentions, paths=place(mentions.paths, self.lines, regions))
 
-    def _capped(self, line: int, what: str, text: str, raw: str) -> tuple[str, str]:
+    def _capped(self, line: int, what: str, text: str, raw: str, header: str | None = None) -> tuple[str, str]:
+        """`text` and `raw` cut at MAX_TEXT, a Problem recorded when they were longer (`what`, or the cell of
+        column `header`, is what the problem names)."""
         longest = max(len(text), len(raw))
         if longest > source.MAX_TEXT:
+            what = what if header is None else f"cell `{header}`"
             self.rf.problems.append(source.cap_problem(self.rf.path, line, what, longest))
         return text[: source.MAX_TEXT], raw[: source.MAX_TEXT]
 

@@ -85,7 +85,7 @@ def valid_compact_date(d: str) -> bool:
 
 
 def dedupe(items: list[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(items))
+    return tuple(dict.fromkeys(items)) if items else ()  # (most statements name none of a kind)
 
 
 # A line that states a premise the next steps rest on ("Hypothesis: ...", "Assumption for the next sweeps: ...",
