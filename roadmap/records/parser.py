@@ -25,6 +25,11 @@ _OPEN_BOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")  # "- [ ] follow-up": s
 _ID_CELL = re.compile(r"[A-Z][A-Z0-9]{1,11}(?:-[A-Z0-9]{1,12}){1,4}")
 _DATE_COLUMN = re.compile(r"^(?:as[ -]of|(?:last[ -])?updated|date|checkpoint|base(?:[ -]commit)?|since)$", re.I)
 _CLASSIFIERS: dict[int, tuple["Config", Classifier]] = {}
+# A table's cells read once per distinct (short) content: the memo's bounds keep a 50,000-row table's ids out.
+_MEMO_TEXT = 32
+_MEMO_CELLS = 4096
+_CellKey = tuple[str, str, bool, bool, tuple[tuple[int, int, str], ...], tuple[tuple[int, int, str], ...]]
+_CellReading = tuple[Verdict, AsOf | None, Mentions]
 
 
 def classifier_for(config: "Config") -> Classifier:
@@ -199,6 +204,7 @@ class _Builder:
                 (k for k, h in enumerate(tb.headers) if k not in id_cols and k != state_col and WORK_COLUMN.search(h)),
                 None,
             )
+        read: dict[_CellKey, _CellReading] = {}  # _read_cell's memo, for this table
         for index, (line, cells) in enumerate(tb.rows):
             row_id, define_col = self._row_id(tb.headers, cells, id_cols)
             row_as_of = next(
@@ -219,9 +225,7 @@ class _Builder:
                 inl = cell.inline
                 if text != inl.text:  # trimmed or capped
                     inl = Inline(text=text, code=inl.code, links=inl.links, struck=inl.struck, visible=inl.visible)
-                verdict = self.cls.classify(
-                    text, "cell", header, sections, all_struck=inl.struck and not inl.visible, struck=inl.struck
-                )
+                verdict, own, mentions = self._read_cell(read, text, inl, header, sections)
                 if open_row and k == work_col and not verdict.historical and text:
                     # "~~Move X~~ not needed": the struck part was the work
                     done = inl.struck and self.cls.struck_work(text)
@@ -231,8 +235,6 @@ class _Builder:
                 why_cell = why or ("" if verdict.directive else self.struct.unless_asked.get(id(b), ""))
                 if why_cell:
                     verdict = Verdict(False, True, None)
-                own = as_of_in(text, leading_date=False)
-                mentions = extract(inl, self.config, self.rf.path, header)
                 if mentions.paths:
                     if spans is None:
                         spans = cell_spans(self.lines[line - 1]) if line <= len(self.lines) else []
@@ -270,6 +272,25 @@ class _Builder:
                 id_column=id_col,
             )
         )
+
+    def _read_cell(
+        self, read: dict[_CellKey, _CellReading], text: str, inl: Inline, header: str, sections: tuple[str, ...]
+    ) -> _CellReading:
+        """A cell's verdict, own as-of and mentions: functions of its content and column alone, so a table's
+        repeated short cells (states, owners, "-", check marks) are read once; `read` holds them."""
+        key = (text, header, inl.struck, inl.visible, tuple(inl.code), tuple(inl.links))
+        got = read.get(key)
+        if got is None:
+            got = (
+                self.cls.classify(
+                    text, "cell", header, sections, all_struck=inl.struck and not inl.visible, struck=inl.struck
+                ),
+                as_of_in(text, leading_date=False),
+                extract(inl, self.config, self.rf.path, header),
+            )
+            if len(text) <= _MEMO_TEXT and len(read) < _MEMO_CELLS:
+                read[key] = got
+        return got
 
     def _row_id(self, headers: list[str], cells: list[Cell], id_cols: list[int]) -> tuple[str | None, int | None]:
         """(row id, index of the cell that defines it): the first id in an id-named column (ID/Row/Key/...),
