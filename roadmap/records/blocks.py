@@ -13,7 +13,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from roadmap.records import tables
+from roadmap.records import fastinline, tables
 from roadmap.records.inline import Inline, join, render
 from roadmap.records.model import AsOf
 
@@ -26,14 +26,31 @@ _INLINE_SPECIAL = re.compile(r"[\n\\`~*_\[!<&]")
 
 def _inline_pass(state: StateCore) -> None:
     """markdown-it's core "inline" rule, with plain content short-cut to the one text token it parses to; the
-    cells of a `table_rows` token (records/tables.py) are parsed here too, straight to their Inline."""
-    for token in state.tokens:
-        if token.type == "inline":
+    cells of a `table_rows` token (records/tables.py) are parsed here too, straight to their Inline. A paragraph
+    that walk() splits into table rows (each row parsed on its own there) is not parsed as a whole."""
+    items: list[int] = []  # levels of the open list items, tracked as walk() tracks them
+    lines: list[str] | None = None
+    tokens = state.tokens
+    for k, token in enumerate(tokens):
+        if token.type == "list_item_open" and token.map:
+            items.append(token.level)
+        elif token.type == "list_item_close" and items:
+            items.pop()
+        elif token.type == "inline":
             if token.children is None:
                 token.children = []
+            if token.content.startswith("|") and "\n" in token.content:
+                if lines is None:
+                    lines = state.src.split("\n")
+                if _row_paragraph(tokens, k, items, lines):
+                    continue
             if _INLINE_SPECIAL.search(token.content) is None:
                 if token.content:
                     token.children.append(Token("text", "", 0, content=token.content))
+                continue
+            simple = fastinline.parse(token.content, state.md)
+            if simple is not None:
+                token.meta["inline"] = simple  # read by rendered(): no child tokens made
             else:
                 state.md.inline.parse(token.content, state.md, state.env, token.children)
         elif token.type == "table_rows":
@@ -42,16 +59,37 @@ def _inline_pass(state: StateCore) -> None:
             meta["row_inlines"] = [[_cell_inline(c, state) for c in cells] for _, cells in meta["rows"]]
 
 
+def _row_paragraph(tokens: list[Token], k: int, items: list[int], lines: list[str]) -> bool:
+    """Is inline token `k` the content of a paragraph walk() reads as separate table rows, never as a whole? (Its
+    test, on the same lines: markdown-it's source lines are the record's, front matter blanked, and a paragraph
+    holds no blank line.) Such paragraphs are often whole cut-off tables: hundreds of kilobytes parsed twice."""
+    opening = tokens[k - 1] if k else None
+    if opening is None or opening.type != "paragraph_open" or not opening.map:
+        return False
+    if items and opening.level == items[-1] + 1:
+        return False  # a list item's own paragraph: walk() joins it into the item
+    return _pipe_rows(lines, opening.map)
+
+
 def _cell_inline(content: str, state: StateCore) -> Inline:
     """What render() gives for the children the inline pass and core `text_join` make of `content`."""
     if _INLINE_SPECIAL.search(content) is None:
         return Inline(text=content, visible=bool(content.strip()))
+    simple = fastinline.parse(content, state.md)
+    if simple is not None:
+        return simple
     children: list[Token] = []
     state.md.inline.parse(content, state.md, state.env, children)
     for child in children:  # text_join: an escaped character is text (render ignores other types)
         if child.type == "text_special":
             child.type = "text"
     return render(children)
+
+
+def rendered(token: Token) -> Inline:
+    """The Inline of an `inline` token: made by the inline pass (fastinline), else render() of its children."""
+    made = token.meta.get("inline")
+    return made if isinstance(made, Inline) else render(token.children)
 
 
 MD.core.ruler.at("inline", _inline_pass)
@@ -117,7 +155,7 @@ def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
             level = int(tok.tag[1:]) if tok.tag[1:].isdigit() else 1
             while headings and headings[-1].level >= level:
                 headings.pop()
-            inl = render(tokens[i + 1].children)
+            inl = rendered(tokens[i + 1])
             h = Heading(level=level, title=inl.text.strip(), line=tok.map[0] + 1)
             blocks.append(
                 Block(
@@ -149,10 +187,9 @@ def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
                 block.raw = "\n".join(lines[block.line - 1 : block.end_line])
                 blocks.append(block)
         elif typ == "paragraph_open" and tok.map:
-            inl = render(tokens[i + 1].children)
             if items and tok.level == items[-1][1] + 1:
-                items[-1][2].append((inl, tok.map))
-            elif _pipe_rows(lines, tok.map):
+                items[-1][2].append((rendered(tokens[i + 1]), tok.map))
+            elif _pipe_rows(lines, tok.map):  # (the inline pass left these unparsed: see _row_paragraph)
                 # table rows cut off from their header (markdown-it reads them as one paragraph): each row is
                 # its own statement on its own line, as it would be under its header
                 for row in range(tok.map[0], tok.map[1]):
@@ -163,7 +200,7 @@ def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
                             row + 1,
                             order,
                             tuple(headings),
-                            render(MD.parseInline(lines[row])[0].children),
+                            rendered(MD.parseInline(lines[row])[0]),
                             lines[row],
                             parent=items[-1][0] if items else None,
                             quote=quotes[0] if quotes else 0,
@@ -177,7 +214,7 @@ def walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], set[int]]:
                         tok.map[1],
                         order,
                         tuple(headings),
-                        inl,
+                        rendered(tokens[i + 1]),
                         _raw(lines, tok.map),
                         parent=items[-1][0] if items else None,
                         quote=quotes[0] if quotes else 0,
@@ -229,7 +266,7 @@ def _table(
                 rows.append((row_line, cells))
             cells = None
         elif t.type == "inline" and cells is not None:
-            inl = render(t.children)
+            inl = rendered(t)
             if in_head:
                 headers.append(inl.text.strip())
             else:

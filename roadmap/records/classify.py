@@ -10,7 +10,7 @@ from roadmap.records import roles
 from roadmap.records.mentions import ids_in
 from roadmap.records.model import AsOf
 from roadmap.records.patterns import ISO_DATE
-from roadmap.records.structure import HANDOFF
+from roadmap.records.structure import find_handoff
 
 if TYPE_CHECKING:
     from roadmap.config import Config
@@ -27,6 +27,8 @@ _HIST_START = re.compile(
 )
 _HIST_KEYS = re.compile("historical|superseded|obsolete|outdated|formerly|no longer")  # found in lower case
 _ASOF_KEYS = re.compile("as of|as at|updated|authored|written|snapshot|reconciled|checkpoint|base|commit")
+_HEX7 = re.compile(r"[0-9a-f]{7}")
+_ISO_DATE = re.compile(ISO_DATE)
 _LEADING_DATE = re.compile(rf"^\W{{0,3}}({ISO_DATE})(?!\d)")
 _SHA_ASOF = re.compile(
     r"(?i:\b(?:base(?:\s+commit)?|based\s+on|as\s+of|as\s+at|authored\s+(?:from|at|on)|"
@@ -120,6 +122,9 @@ _STRUCK_OUTCOME = re.compile(
     re.I,
 )
 _EMPTY_VALUES = frozenset({"", "none", "n/a", "na", "nothing", "-", "—", "–", "tbd", "none.", "(none)", "nil"})
+# More characters than the longest empty value that _norm() keeps (it drops only whitespace and `_-*.:`, and
+# lower-casing never shortens a character): then the text is no empty value, and needs no _norm().
+_LONGER_THAN_EMPTY = re.compile(rf"(?:[^\s_\-*.:][\s_\-*.:]*){{{max(map(len, _EMPTY_VALUES)) + 1}}}")
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
 # The column of a table that names a row's work (not its figures, owners, evidence or state).
 WORK_COLUMN = re.compile(
@@ -172,7 +177,11 @@ _LABELS = frozenset(
 _LABEL_TAIL = re.compile(r"(?:\s+[A-Za-z]+){0,3}[*_` ]*:")
 _OPEN_BOX = re.compile(r"^\s*\[ \]\s+(?=\S)")
 # A line that marks its own work done: a check mark, or DONE/COMPLETE(D) written in capitals.
-_DONE_IN_LINE = re.compile(r"[✅✔☑]|\b(?:DONE|COMPLETED?|FINISHED|SHIPPED|LANDED)\b")
+# (Each alternative opens with a literal, the words' `\b` written as a lookbehind after their first letter, so that
+# `re` skips to candidate characters in C rather than trying every position.)
+_DONE_IN_LINE = re.compile(
+    r"✅|✔|☑|D(?<!\wD)ONE\b|C(?<!\wC)OMPLETED?\b|F(?<!\wF)INISHED\b|S(?<!\wS)HIPPED\b|L(?<!\wL)ANDED\b"
+)
 
 
 @dataclass(frozen=True)
@@ -207,8 +216,7 @@ class Classifier:
             if broad
             else None
         )
-        phr = "|".join(re.escape(p) for p in sorted(d.phrases, key=len, reverse=True))
-        self.phrase_re = re.compile(rf"(?<![\w])(?:{phr})(?!\w)") if phr else None
+        self.phrase_re = _phrase_re(d.phrases)
         idp = "|".join(f"(?:{p})" for p in (*config.id_patterns, *config.claim_patterns)) or r"(?!x)x"
         # What may precede the first real word of a directive: dates, ids, owners in parentheses, separators.
         # ... and a step number: "W2.1 Generate ...", "2.3 Add ...", "P1: Port ...", "Step 3: Wire ..."
@@ -288,13 +296,11 @@ class Classifier:
             if kind in ("item", "paragraph")
             else None
         )
-        if role and not (
-            box or phrase and phrase.group(0).lower() != "must" or HANDOFF.search(text) or roles.asks(text)
-        ):
+        if role and not (box or phrase and phrase.group(0).lower() != "must" or find_handoff(text) or roles.asks(text)):
             return Verdict(False, False, None)
         if phrase:
             return Verdict(True, False, text[phrase.start() :].strip())
-        handoff = HANDOFF.search(text) if kind in ("item", "paragraph") else None
+        handoff = find_handoff(text) if kind in ("item", "paragraph") else None
         if handoff:  # "Next owner should ...", "**Next run should** ...": a request to whoever comes next
             return Verdict(True, False, text[handoff.start() :].strip())
         if box:  # "- [ ] ...": an open task, whatever its wording
@@ -308,7 +314,7 @@ class Classifier:
             return Verdict(False, True, None)  # a dated log entry in the past tense records what happened
         if first is not None and word in _LABELS and kind != "cell" and _LABEL_TAIL.match(rest[first.end() :]):
             return Verdict(False, False, None)  # "**File**: src/x.ts" names a place; "File" is no imperative here
-        meaningful = _norm(text) not in _EMPTY_VALUES
+        meaningful = _LONGER_THAN_EMPTY.search(text) is not None or _norm(text) not in _EMPTY_VALUES
         if not meaningful:
             return Verdict(False, False, None)
         if kind == "cell":
@@ -342,6 +348,20 @@ class Classifier:
         start = _end(self.title_lead_re, title)
         defines = next((i for s, _, i in found if s == start), None)
         return found[0][2], defines
+
+
+def _phrase_re(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
+    r"""The directive phrases as whole words, longest first. Each phrase's leading `(?<![\w])` is written after its
+    first character (`N(?<![\w]N)ext:`: the same test), so the alternation opens with literals and `re` skips to
+    their first characters in C; a lookbehind in front would be tried at every position of every statement."""
+    ordered = sorted(phrases, key=len, reverse=True)
+    phr = "|".join(re.escape(p) for p in ordered)
+    if not phr:
+        return None
+    if not all(ordered):  # an empty phrase matches wherever the lookbehind holds: keep the plain form
+        return re.compile(rf"(?<![\w])(?:{phr})(?!\w)")
+    alts = "|".join(f"{re.escape(p[0])}(?<![\\w]{re.escape(p[0])}){re.escape(p[1:])}" for p in ordered)
+    return re.compile(rf"(?:{alts})(?!\w)")
 
 
 def marks_done(text: str) -> bool:
@@ -391,8 +411,10 @@ def as_of_in(text: str, leading_date: bool) -> AsOf | None:
     """The base sha and/or date `text` says it was written from; a leading date counts for dated entries."""
     low = text.lower()
     keyed = _ASOF_KEYS.search(low) is not None  # both patterns need one of these words; skip the regexes without
-    sha_m = _SHA_ASOF.search(text) if keyed else None
-    date_m = _DATE_ASOF.search(text) if keyed else None
+    # ... and a sha (7 hex digits in a row) or an ISO date: cheap scans; the patterns open with a case-insensitive
+    # `\b` that `re` tries at every position of the text
+    sha_m = _SHA_ASOF.search(text) if keyed and _HEX7.search(text) else None
+    date_m = _DATE_ASOF.search(text) if keyed and _ISO_DATE.search(text) else None
     date = date_m.group(1) if date_m else None
     if date is None and leading_date:
         lead = _LEADING_DATE.match(text)

@@ -7,6 +7,7 @@ inherits unit and metric from its header (`Throughput (tok/s)` over `6831.71`).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from functools import lru_cache
 
 from roadmap.records.model import Figure
@@ -86,7 +87,13 @@ _BASES = {
 _QUALS = {"output", "total", "prefill", "decode", "peak", "input"}
 _PCTS = {"p50", "p90", "p95", "p99", "median", "mean", "min", "max"}
 # Run on lower-cased text: a case-insensitive alternation is several times slower in `re`.
-_METRIC_WORD = re.compile(r"\b(" + "|".join(sorted({*_BASES, *_QUALS, *_PCTS}, key=len, reverse=True)) + r")\b")
+# Each word's leading `\b` is written as a lookbehind after its first letter: the alternation then opens with
+# literals, so `re` skips to their first letters in C instead of trying every position.
+_METRIC_WORD = re.compile(
+    "("
+    + "|".join(f"{w[0]}(?<!\\w{w[0]}){w[1:]}" for w in sorted({*_BASES, *_QUALS, *_PCTS}, key=len, reverse=True))
+    + r")\b"
+)
 _DIGIT = re.compile(r"\d")
 _CLAUSE_END = re.compile(r"[;|\n]|\.\s")
 _WORDISH = frozenset("._")
@@ -143,6 +150,13 @@ def _numbers(text: str) -> list[_Num]:
 
 def _unit_at(text: str, pos: int) -> tuple[str | None, int]:
     """The unit written at `pos` (right after a number) and where it ends; (None, pos) when there is none."""
+    # Every unit and rate opens with a letter, `%` or `×`, at `pos` or after one space: most numbers are
+    # followed by something else (punctuation, a digit), and need neither regex.
+    first = text[pos : pos + 1]
+    if first.isspace():
+        first = text[pos + 1 : pos + 2]
+    if not (first.isalpha() or first == "%" or first == "×"):
+        return None, pos
     um = _UNIT_RE.match(text, pos)
     if um and not (um.group(2).lower() == "x" and um.group(1)):  # "2 x 3" is a product; ratios are "1.0283x"
         return _UNITS[um.group(2).lower()], um.end()
@@ -182,8 +196,16 @@ def _metric(words: list[str]) -> str | None:
     return " ".join(p for p in (qual, base, pct) if p)
 
 
-def _words_between(words: list[tuple[int, int, str]], lo: int, hi: int) -> list[str]:
-    return [w for s, e, w in words if s >= lo and e <= hi]
+def _words_between(words: list[tuple[int, int, str]], starts: list[int], lo: int, hi: int) -> list[str]:
+    """The words lying within [lo, hi]. `words` are whole words in text order, none overlapping, so their ends
+    rise with their starts: those inside are a run from the first starting at `lo` on (found by bisection)."""
+    out = []
+    for k in range(bisect_left(starts, lo), len(words)):
+        s, e, w = words[k]
+        if e > hi:
+            break
+        out.append(w)
+    return out
 
 
 def header_unit(header: str) -> str | None:
@@ -254,6 +276,7 @@ def find_figures(text: str, header: str | None = None) -> list[Figure]:
         return []  # unitless integers only ("stage 14", "497 calls"): counts, whatever metric words surround them
     h_metric = _header_metric(header) if header else None
     words = [(m.start(), m.end(), m.group(1)) for m in _METRIC_WORD.finditer(text.lower())]
+    starts = [s for s, _, _ in words]
     out: list[Figure] = []
     prev_end = 0
     chain_metric: str | None = None
@@ -263,13 +286,13 @@ def find_figures(text: str, header: str | None = None) -> list[Figure]:
             lo = max(prev_end, n.start - 60)
             for cut in _CLAUSE_END.finditer(text, lo, n.start):
                 lo = cut.end()
-            metric = _metric(_words_between(words, lo, n.start))
+            metric = _metric(_words_between(words, starts, lo, n.start))
         if metric is None and chained[i]:
             metric = chain_metric
         if metric is None and words:
             hi = min(raw[i + 1].start if i + 1 < len(raw) else len(text), n.end + 30)
             cut_a = _CLAUSE_END.search(text, n.end, hi)
-            metric = _metric(_words_between(words, n.end, cut_a.start() if cut_a else hi))
+            metric = _metric(_words_between(words, starts, n.end, cut_a.start() if cut_a else hi))
         metric = metric or h_metric
         unit = n.unit
         if unit is None and h_unit and (n.frac or whole == n.written):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from roadmap.records import patterns as P
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 _HYPHEN_TOKEN = re.compile(r"[A-Z0-9]-[A-Z0-9]")
 _PLAIN = re.compile(r"[^\d/._=\-:#]*")
 _NOTHING = Mentions()
+_SPACE = re.compile(r"\s")
 
 
 def ids_in(text: str, config: "Config") -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
@@ -36,19 +38,19 @@ def ids_in(text: str, config: "Config") -> tuple[list[tuple[int, int, str]], lis
 
 def _classify_code(content: str, config: "Config") -> tuple[str, str] | None:
     """("symbol", name) | ("env", name) for a code span; None when it is a sha, id, path, date or figure."""
+    return _code_kind(content, config.id_re, config.claim_re)
+
+
+@lru_cache(maxsize=1 << 16)
+def _code_kind(content: str, id_re: re.Pattern[str], claim_re: re.Pattern[str]) -> tuple[str, str] | None:
+    # Cached by content: records quote the same code spans (`src/x.py`, `--flag`, a symbol) over and over.
     c = content.strip()
     if not c or len(c) > 200:
         return None
     env = P.FULL_ENV_RE.match(c)
     if env:
         return ("env", env.group(1))
-    if (
-        P.FULL_SHA_RE.match(c)
-        or config.id_re.fullmatch(c)
-        or config.claim_re.fullmatch(c)
-        or P.DATE_RE.fullmatch(c)
-        or is_figure(c)
-    ):
+    if P.FULL_SHA_RE.match(c) or id_re.fullmatch(c) or claim_re.fullmatch(c) or P.DATE_RE.fullmatch(c) or is_figure(c):
         return None
     refs, _ = find_paths(c, [], [])
     if refs and refs[0].text == c.rstrip(".,;:!?"):  # `src/x.py.`: a path and the sentence's full stop
@@ -115,7 +117,7 @@ def extract(inline: Inline, config: "Config", record_path: str, header: str | No
             evidence.append((0, 0, ref.path[len(root) :].split("/", 1)[0]))
     envs = []
     if "_" in masked or "=" in masked:
-        envs = [(m.start(), m.end(), m.group(1) or m.group(2)) for m in P.ENV_RE.finditer(masked)]
+        envs = P.find_envs(masked)
 
     symbols: list[str] = []
     code_spans = []
@@ -126,7 +128,7 @@ def extract(inline: Inline, config: "Config", record_path: str, header: str | No
             continue
         if kind[0] == "env":
             envs.append((s, e, kind[1]))
-        elif any(ch.isspace() for ch in kind[1]):
+        elif _SPACE.search(kind[1]):  # a command, not a name (`\s` is str.isspace(), found in C)
             symbols.extend(_symbols_in_command(kind[1]))
         else:
             symbols.append(kind[1])

@@ -25,6 +25,11 @@ _OPEN_BOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")  # "- [ ] follow-up": s
 _ID_CELL = re.compile(r"[A-Z][A-Z0-9]{1,11}(?:-[A-Z0-9]{1,12}){1,4}")
 _DATE_COLUMN = re.compile(r"^(?:as[ -]of|(?:last[ -])?updated|date|checkpoint|base(?:[ -]commit)?|since)$", re.I)
 _CLASSIFIERS: dict[int, tuple["Config", Classifier]] = {}
+# A table's cells read once per distinct (short) content: the memo's bounds keep a 50,000-row table's ids out.
+_MEMO_TEXT = 32
+_MEMO_CELLS = 4096
+_CellKey = tuple[str, str, bool, bool, tuple[tuple[int, int, str], ...], tuple[tuple[int, int, str], ...]]
+_CellReading = tuple[Verdict, AsOf | None, Mentions]
 
 
 def classifier_for(config: "Config") -> Classifier:
@@ -119,7 +124,8 @@ class _Builder:
     def _statement(self, b: Block) -> None:
         inl = b.inline
         text, raw = self._capped(b.line, "statement", inl.text.strip(), b.raw)
-        inl = Inline(text=text, code=inl.code, links=inl.links, struck=inl.struck, visible=inl.visible)
+        if text != inl.text:  # trimmed or capped
+            inl = Inline(text=text, code=inl.code, links=inl.links, struck=inl.struck, visible=inl.visible)
         sections = tuple(h.title for h in b.headings)
         verdict = self.cls.classify(
             text, b.kind, None, sections, all_struck=inl.struck and not inl.visible, struck=inl.struck
@@ -132,7 +138,7 @@ class _Builder:
             b.parent is not None
             and self.item_history.get(id(b.parent))
             and not _OPEN_BOX.match(b.raw)
-            and not structure.HANDOFF.search(text)
+            and not structure.find_handoff(text)
         ):
             why = why or "under a finished or historical item"
             verdict = Verdict(False, True, None)
@@ -198,6 +204,7 @@ class _Builder:
                 (k for k, h in enumerate(tb.headers) if k not in id_cols and k != state_col and WORK_COLUMN.search(h)),
                 None,
             )
+        read: dict[_CellKey, _CellReading] = {}  # _read_cell's memo, for this table
         for index, (line, cells) in enumerate(tb.rows):
             row_id, define_col = self._row_id(tb.headers, cells, id_cols)
             row_as_of = next(
@@ -214,17 +221,11 @@ class _Builder:
             spans: list[tuple[int, int]] | None = None  # the row's cell spans, split only when a cell has a path
             for k, cell in enumerate(cells):
                 header = tb.headers[k] if k < len(tb.headers) else ""
-                text, raw = self._capped(line, f"cell `{header}`", cell.inline.text.strip(), cell.raw)
-                inl = Inline(
-                    text=text,
-                    code=cell.inline.code,
-                    links=cell.inline.links,
-                    struck=cell.inline.struck,
-                    visible=cell.inline.visible,
-                )
-                verdict = self.cls.classify(
-                    text, "cell", header, sections, all_struck=inl.struck and not inl.visible, struck=inl.struck
-                )
+                text, raw = self._capped(line, "cell", cell.inline.text.strip(), cell.raw, header)
+                inl = cell.inline
+                if text != inl.text:  # trimmed or capped
+                    inl = Inline(text=text, code=inl.code, links=inl.links, struck=inl.struck, visible=inl.visible)
+                verdict, own, mentions = self._read_cell(read, text, inl, header, sections)
                 if open_row and k == work_col and not verdict.historical and text:
                     # "~~Move X~~ not needed": the struck part was the work
                     done = inl.struck and self.cls.struck_work(text)
@@ -234,8 +235,6 @@ class _Builder:
                 why_cell = why or ("" if verdict.directive else self.struct.unless_asked.get(id(b), ""))
                 if why_cell:
                     verdict = Verdict(False, True, None)
-                own = as_of_in(text, leading_date=False)
-                mentions = extract(inl, self.config, self.rf.path, header)
                 if mentions.paths:
                     if spans is None:
                         spans = cell_spans(self.lines[line - 1]) if line <= len(self.lines) else []
@@ -273,6 +272,25 @@ class _Builder:
                 id_column=id_col,
             )
         )
+
+    def _read_cell(
+        self, read: dict[_CellKey, _CellReading], text: str, inl: Inline, header: str, sections: tuple[str, ...]
+    ) -> _CellReading:
+        """A cell's verdict, own as-of and mentions: functions of its content and column alone, so a table's
+        repeated short cells (states, owners, "-", check marks) are read once; `read` holds them."""
+        key = (text, header, inl.struck, inl.visible, tuple(inl.code), tuple(inl.links))
+        got = read.get(key)
+        if got is None:
+            got = (
+                self.cls.classify(
+                    text, "cell", header, sections, all_struck=inl.struck and not inl.visible, struck=inl.struck
+                ),
+                as_of_in(text, leading_date=False),
+                extract(inl, self.config, self.rf.path, header),
+            )
+            if len(text) <= _MEMO_TEXT and len(read) < _MEMO_CELLS:
+                read[key] = got
+        return got
 
     def _row_id(self, headers: list[str], cells: list[Cell], id_cols: list[int]) -> tuple[str | None, int | None]:
         """(row id, index of the cell that defines it): the first id in an id-named column (ID/Row/Key/...),
@@ -316,9 +334,12 @@ class _Builder:
             return mentions
         return replace(mentions, paths=place(mentions.paths, self.lines, regions))
 
-    def _capped(self, line: int, what: str, text: str, raw: str) -> tuple[str, str]:
+    def _capped(self, line: int, what: str, text: str, raw: str, header: str | None = None) -> tuple[str, str]:
+        """`text` and `raw` cut at MAX_TEXT, a Problem recorded when they were longer (`what`, or the cell of
+        column `header`, is what the problem names)."""
         longest = max(len(text), len(raw))
         if longest > source.MAX_TEXT:
+            what = what if header is None else f"cell `{header}`"
             self.rf.problems.append(source.cap_problem(self.rf.path, line, what, longest))
         return text[: source.MAX_TEXT], raw[: source.MAX_TEXT]
 

@@ -10,6 +10,7 @@ import posixpath
 import re
 from bisect import bisect_left
 from itertools import islice
+from typing import Iterator
 from urllib.parse import unquote
 
 from roadmap.records.model import PathRef
@@ -49,18 +50,22 @@ PATH_RE = re.compile(
     r"|::(?P<sym>[A-Za-z_]\w*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?)?(?![\w/])"
 )
 _DOT_EXT = re.compile(rf"\.(?:{_EXTS})(?![\w])")
+# What every PATH_RE match contains: a slash, or a dot and a known extension. Led by a literal character, so `re`
+# skips to candidates in C; PATH_RE itself opens with a lookbehind and is tried at every position of the text.
+_PATH_MARK = re.compile(rf"/|\.(?:{_EXTS})(?![\w])")
 _HAS_EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,9}$")
 _DOMAIN = re.compile(r"^(?:www\.)?[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|ai|co|edu|gov|app|hf)$")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _FRAGMENT = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
 # A code-looking symbol right before a reference: `Cls::method()`, snake_case, CamelCase, dotted.
 _IDENT = re.compile(r"[A-Za-z_]\w*(?:(?:::|\.)[A-Za-z_]\w*)*")
+_ASCII_LETTER = re.compile(r"[A-Za-z]")  # what str.isalpha() accepts in ASCII text, found in C
 # Used with .match(text, pos): no `^`, which would only ever match at the start of the whole text.
 _SYM_AFTER = re.compile(r"\s*[(\[]?\s*(?:`)?([A-Za-z_][\w]*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?")
 
 
 def _looks_like_file(path: str) -> bool:
-    if not any(c.isalpha() for c in path):
+    if not (_ASCII_LETTER.search(path) if path.isascii() else any(c.isalpha() for c in path)):
         return False
     first = path.lstrip("./").split("/", 1)[0]
     if _DOMAIN.match(first):
@@ -93,11 +98,9 @@ def find_paths(
     """Path refs written in `text` (not inside `skip` spans, e.g. link texts) and the spans they cover."""
     refs: list[PathRef] = []
     spans: list[tuple[int, int]] = []
-    if "/" not in text and _DOT_EXT.search(text) is None:
-        return refs, spans
-    for m in PATH_RE.finditer(text):
+    for m in _path_matches(text):
         path = m.group("path")
-        if not _looks_like_file(path) or any(s <= m.start() < e for s, e in skip):
+        if not _looks_like_file(path) or (skip and any(s <= m.start() < e for s, e in skip)):
             continue
         line = m.group("l1") or m.group("h1")
         end = m.group("l2") or m.group("h2")
@@ -117,6 +120,26 @@ def find_paths(
         )
         spans.append((m.start(), m.end()))
     return refs, spans
+
+
+def _path_matches(text: str) -> Iterator[re.Match[str]]:
+    """PATH_RE.finditer(text), run only over the space-delimited words that hold a slash or a `.ext`.
+
+    A match holds no space and always a _PATH_MARK, so it lies inside one such word; cutting the search at the
+    word's closing space changes nothing (PATH_RE's lookahead rejects neither a space nor the end), and its
+    lookbehind still sees the character before the word. Same matches, in the same order."""
+    pos, n = 0, len(text)
+    while pos < n:
+        mark = _PATH_MARK.search(text, pos)
+        if mark is None:
+            return
+        space = text.rfind(" ", pos, mark.start())
+        start = space + 1 if space >= 0 else pos
+        end = text.find(" ", mark.end())
+        if end < 0:
+            end = n
+        yield from PATH_RE.finditer(text, start, end)
+        pos = end + 1
 
 
 def _symbol_beside(text: str, start: int, end: int, code: list[tuple[int, int, str]]) -> str | None:

@@ -13,6 +13,9 @@ SHA_RE = re.compile(r"[0-9a-f](?<![\w\-/:#@][0-9a-f])(?<![^.]\.[0-9a-f])[0-9a-f]
 FULL_SHA_RE = re.compile(r"^(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}$")
 # VT_ASYNC_DEVICE_MIRROR (an underscore), $HOME-style is not required; or NAME= (an assignment).
 ENV_RE = re.compile(r"(?<![\w.-])\$?\{?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?![\w-])|(?<![\w.-])([A-Z][A-Z0-9_]{2,})(?==)")
+# What every ENV_RE match holds, led by a capital letter so `re` skips to candidates in C (ENV_RE opens with a
+# lookbehind and is tried at every position): no candidate, no env var; else ENV_RE runs from the first one.
+_ENV_HINT = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9]|[A-Z][A-Z0-9_]{2,}=")
 FULL_ENV_RE = re.compile(r"^\$?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z][A-Z0-9_]{2,}(?==))(?:=\S*)?$")
 FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 # Evidence names: 20260727-slug or slug-20260727 (compact date); found from the date (a cheap literal scan) and
@@ -21,6 +24,15 @@ _EV_DATE = re.compile(r"20\d{6}")
 _EV_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 PICKAXE_RE = re.compile(r"-[SG]\s*'([^']+)'|-[SG]\s*\"([^\"]+)\"")
 DIGIT_RE = re.compile(r"\d")
+
+
+def find_envs(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, name) of every ENV_RE match. A match's name starts at or after the first _ENV_HINT, and
+    the match at most two characters (`${`) before it: the scan starts there, with the same matches."""
+    hint = _ENV_HINT.search(text)
+    if hint is None:
+        return []
+    return [(m.start(), m.end(), m.group(1) or m.group(2)) for m in ENV_RE.finditer(text, max(0, hint.start() - 2))]
 
 
 def find_shas(text: str) -> list[tuple[int, int, str]]:
@@ -73,7 +85,7 @@ def valid_compact_date(d: str) -> bool:
 
 
 def dedupe(items: list[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(items))
+    return tuple(dict.fromkeys(items)) if items else ()  # (most statements name none of a kind)
 
 
 # A line that states a premise the next steps rest on ("Hypothesis: ...", "Assumption for the next sweeps: ...",

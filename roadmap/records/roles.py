@@ -56,6 +56,7 @@ _REQUEST = re.compile(
 )
 # A check recorded at a commit: a hex commit id and a verdict in the indicative.
 _SHA = re.compile(r"(?<![\w-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}(?![\w-])")
+_HEX7 = re.compile(r"[0-9a-f]{7}")  # what every _SHA match holds
 _VERDICT = re.compile(
     r"\b(?:pass(?:es|ed)?|PASS|fail(?:s|ed)?|FAIL|0 errors|no errors|0[- ]warn\w*|green|bit[- ]exact|"
     r"byte[- ]identical|token[- ]exact|builds? clean(?:ly)?|clean build|succeed(?:s|ed)?)\b",
@@ -109,4 +110,11 @@ def asks(text: str) -> bool:
 
 def records_a_check(text: str) -> bool:
     """A check recorded at a named commit, with its verdict ("Clean `ae9e8ff` builds; CTest passes 1/1")."""
-    return _SHA.search(text) is not None and _VERDICT.search(text) is not None and not asks(text)
+    # 7 hex digits in a row first: a cheap scan that rules out most lines (_SHA opens with a lookbehind, which
+    # `re` tries at every position)
+    return (
+        _HEX7.search(text) is not None
+        and _SHA.search(text) is not None
+        and _VERDICT.search(text) is not None
+        and not asks(text)
+    )

@@ -79,6 +79,19 @@ HANDOFF = re.compile(
     r"|^\W*(?:next(?: steps?| up)?|follow[- ]?ups?|to-?do)\W{0,3}:",
     re.I,
 )
+
+
+def find_handoff(text: str) -> re.Match[str] | None:
+    r"""HANDOFF.search(text), skipped when the text lacks the words every match holds ("next", "whoever",
+    "hand", "follow", "todo", "to-do"): HANDOFF opens with `\b` and is case-insensitive, so `re` tries it at every
+    position. (None of these letters has a case-insensitive match outside ASCII, so the lower-cased text holds them
+    if a match does.)"""
+    low = text.lower()
+    if not any(h in low for h in ("next", "whoever", "hand", "follow", "todo", "to-do")):
+        return None
+    return HANDOFF.search(text)
+
+
 _QUOTE_INTRO = re.compile(
     r"\b(?:upstream|verbatim|quot(?:e|ed|es|ing)|excerpt|original(?:ly)?|relocated|reads|says|"
     r"wrote|writes|documentation of)\b[^.]*:\s*$|\bverbatim\b",
@@ -161,7 +174,7 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
             for b in e.blocks:
                 if id(b) in history:
                     continue
-                if HANDOFF.search(b.inline.text) and not _answered(b, e, later, config):
+                if find_handoff(b.inline.text) and not _answered(b, e, later, config):
                     live.add(id(b))
                 else:
                     history[id(b)] = f"an older dated entry ({e.date}) in a sequence of entries"
