@@ -26,7 +26,11 @@ OPT_IN = re.compile(
     r"\bopt-?in\b|\b(?:off|disabled) by default\b|\bdefault(?:s|ed)?(?: to| is)?[ :=]+"
     r"(?:off|0(?![.,]\d)|false|disabled)\b|\bexperimental\b|\bnot (?:on|enabled) by default\b|"
     r"\b(?:is|are|stays?|remains?)\s+(?:off|disabled)\b|\boff\s+unless\b|"
-    r"\bbehind (?:a|the|an) (?:flag|switch|env(?:ironment)? var(?:iable)?)\b",
+    r"\bbehind (?:a|the|an) (?:flag|switch|env(?:ironment)? var(?:iable)?)\b"
+    # the same in the languages records are often kept in: Spanish, German, French
+    r"|\b(?:desactivad|apagad)[oa]s? por defecto\b|\bpor defecto (?:está |están |viene )?(?:desactivad|apagad)"
+    r"|\bstandardmäßig (?:deaktiviert|aus|abgeschaltet)\b|\bper default (?:deaktiviert|aus)\b"
+    r"|\bdésactivée?s? par défaut\b|\bpar défaut,? (?:il |elle )?(?:est )?désactivée?\b",
     re.I,
 )
 FLIPPED = re.compile(
@@ -34,7 +38,10 @@ FLIPPED = re.compile(
     r"[ :=]+(?:on|1(?![.,]\d)|true|enabled)\b|\b(?:turn(?:s|ed)?|switch(?:es|ed)?|flip(?:s|ped)?)\b[^.;]{0,40}"
     r"\bon by default\b|\benabl(?:e|es|ed|ing)\b[^.;]{0,60}\bby default\b|"
     r"\bmak(?:e|es|ing)\b[^.;]{0,60}\bthe default\b|\b(?:is|are)\s+now\s+(?:on|enabled)\b|"
-    r"\bon\s+unless\b|\bas the default\b",
+    r"\bon\s+unless\b|\bas the default\b"
+    r"|\b(?:activad|encendid|habilitad)[oa]s? por defecto\b|\bpor defecto (?:está |están )?(?:activad|encendid)"
+    r"|\bstandardmäßig (?:aktiviert|an|ein|eingeschaltet)\b|\bper default (?:aktiviert|an)\b"
+    r"|(?<![\w-])activée?s? par défaut\b",
     re.I,
 )
 # A sentence that also says the thing stays off is no flip ("ships DEFAULT OFF, X=1 to opt in", even when it
@@ -50,10 +57,11 @@ _NEGATED = re.compile(
     r"(?:on|enabled?|turned\s+on|the\s+default|default)\b",
     re.I,
 )
-says_opt_in = hinted(OPT_IN, ("opt", "default", "exper", "off", "disab", "behind"))  # one in every OPT_IN match
+# one in every OPT_IN match
+says_opt_in = hinted(OPT_IN, ("opt", "default", "exper", "off", "disab", "behind", "defecto", "tandardm", "faut"))
 # "default" is in every FLIPPED match but two: "is now on" and "on unless" ("on" alone let almost every commit
 # message through to the regex, a tenth of the stale analysis's prelude on mudler/vllm.cpp)
-says_flipped = hinted(FLIPPED, ("default", "now", "unle"))
+says_flipped = hinted(FLIPPED, ("default", "now", "unle", "defecto", "tandardm", "faut"))
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+")
 _FULL_STOP = re.compile(r"(?<=[.!?])\s+")
 # What names a switch: a --flag, an ENV_VAR, or a snake_case setting (`use_fused_adam`, `split_kv`).

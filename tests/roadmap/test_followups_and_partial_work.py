@@ -110,3 +110,24 @@ def test_a_series_column_beside_the_key_column_names_the_rows_series(git_repo):
     repo.commit({ev.format("20260310"): '{"series": "churn-gbm", "metrics": {"auc": 0.874}}'}, "rerun", "2026-03-10")
     assert "RL201" in _codes(repo, "README.md", "| LightGBM | churn-gbm | 0.861 |")
     assert _codes(repo, "README.md", "| Baseline |") == set()  # no series: nothing to compare with
+
+
+def _switch_repo(git_repo, record: str, flipped: bool, name: str):
+    repo = git_repo(name)
+    code = 'import os\n\nACTIVE = os.getenv("CACHE_X") == "1"\n'
+    repo.commit(
+        {"roadmap.yaml": 'records: ["docs/*.md"]\n', "docs/NOTES.md": record, "cache.py": code}, "init", "2026-03-02"
+    )
+    new = code.replace('== "1"', '!= "0"') if flipped else code + "\nTTL = 60\n"
+    repo.commit({"cache.py": new}, "cache: tune", "2026-03-09")
+    return repo
+
+
+def test_a_default_written_in_spanish_or_german_is_checked_against_the_flip(git_repo):
+    es = "# Notas\n\n- La caché está desactivada por defecto; para probarla, `CACHE_X=1`.\n"
+    assert "RL104" in _codes(_switch_repo(git_repo, es, True, "es"), "docs/NOTES.md", "desactivada por defecto")
+    de = "# Notizen\n\n- Der Cache ist standardmäßig deaktiviert; zum Testen `CACHE_X=1` setzen.\n"
+    assert "RL104" in _codes(_switch_repo(git_repo, de, True, "de"), "docs/NOTES.md", "standardmäßig deaktiviert")
+    assert "RL104" not in _codes(
+        _switch_repo(git_repo, es, False, "es-unchanged"), "docs/NOTES.md", "desactivada por defecto"
+    )
