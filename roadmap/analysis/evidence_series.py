@@ -51,8 +51,9 @@ def series_keys(tables: Iterable[Table]) -> set[str]:
     return out
 
 
-def _series_columns(table: Table) -> list[int]:
-    return [j for j, h in enumerate(table.headers) if _SERIES_COLUMNS.match(h.strip())]
+@lru_cache(maxsize=4096)
+def _series_columns(headers: tuple[str, ...]) -> tuple[int, ...]:
+    return tuple(j for j, h in enumerate(headers) if _SERIES_COLUMNS.match(h.strip()))
 
 
 def key_column(table: Table) -> int | None:
@@ -142,7 +143,7 @@ class SeriesFinder:
             k = key_column(table)
             # The key column, and any other column named like a series ("| Model | Series | AUC |": the row is
             # LightGBM's, its figures are of the churn-gbm series).
-            for j in dict.fromkeys([k, *_series_columns(table)]):
+            for j in dict.fromkeys([k, *_series_columns(tuple(table.headers))]):
                 if j is None or j >= len(cells) or cells[j] is st:
                     continue
                 key = " ".join(cells[j].text.lower().split())

@@ -150,6 +150,11 @@ _WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ][A-Za-zÀ-ÖØ-öø-ÿ0-9_]*|[0-9]+(
 _PLURAL_ABBREVIATION = re.compile(r"[A-Z]{2,}s")
 _CAMEL = re.compile(r"[A-ZÀ-ÖØ-Þ]+(?![a-zß-öø-ÿ])|[A-ZÀ-ÖØ-Þ]?[a-zß-öø-ÿ]+|[0-9]+")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)")
+# Part of the work done, the rest said to remain ("only the read half", "the rest stays on the old path"): both a
+# sentence of work not done (_UNDONE) and a commit that did only part of its work (_PARTIAL).
+_PART_LEFT = (
+    r"\bonly\s+(?:the\s+)?(?:\w+\s+)?(?:half|part|side)\b|\bthe\s+rest\s+(?:stays?|remains?|is\s+still|still)\b"
+)
 # A sentence of a commit message that reports work NOT done: deferred, left untouched, explicitly refused.
 _UNDONE = re.compile(
     r"\buntouched\b|\bnot\s+(?:yet|done|touched|included|covered|handled|addressed|implemented|changed|doing|"
@@ -167,16 +172,15 @@ _UNDONE = re.compile(
     r"\bstill\s+(?:short|behind|slower|over|above|below|under|too)\b|"
     # part of the work, the rest said to remain: "only the read half", "writes still go through SettleOne",
     # "no way back to slot A yet", "the rest stays on the old path"
-    r"\bonly\s+(?:the\s+)?(?:\w+\s+)?(?:half|part|side)\b|\bstill\s+(?:go(?:es)?|goes|happens?|live|lives|"
-    r"sits?|stays?|remains?|brick\w*)\b|\bno\s+[^.;:]{0,40}\byet\b|\bthe\s+rest\s+(?:stays?|remains?|is\s+still)\b",
+    + _PART_LEFT
+    + r"|\bstill\s+(?:go(?:es)?|goes|happens?|live|lives|sits?|stays?|remains?|brick\w*)\b|\bno\s+[^.;:]{0,40}\byet\b",
     re.I,
 )
 # A commit that says it did part of a piece of work and names the rest as remaining ("This is only the read half:
 # writes still go through SettleOne", "part 1 of 2", "the rest stays on the old path"): by its words alone it does
 # not complete a directive (a symbol it introduces, or the directive's id in its message, still can).
 _PARTIAL = re.compile(
-    r"\bonly\s+(?:the\s+)?(?:\w+\s+)?(?:half|part|side)\b|\b(?:first|one)\s+half\b|\bpart\s+(?:1|one|i)\s+(?:of|/)|"
-    r"\bthe\s+rest\s+(?:stays?|remains?|is\s+still|still)\b|\bpartially\b|"
+    _PART_LEFT + r"|\b(?:first|one)\s+half\b|\bpart\s+(?:1|one|i)\s+(?:of|/)|\bpartially\b|"
     r"\bpartial\s+(?:fix|implementation|port|support|work|migration|rollout|change)\b",
     re.I,
 )

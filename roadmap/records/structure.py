@@ -114,6 +114,13 @@ class _Entry:
     blocks: list[Block]
     subjects: frozenset[str]
     order: int
+    _names: frozenset[str] | None = None
+
+    def names(self) -> frozenset[str]:
+        """_names of the entry's whole text, once: every older hand-off of the log asks each later entry."""
+        if self._names is None:
+            self._names = _names(" ".join(x.inline.text for x in self.blocks))
+        return self._names
 
 
 @lru_cache(maxsize=4096)
@@ -261,7 +268,7 @@ def _answered(b: Block, e: "_Entry", later: list["_Entry"], config: "Config") ->
     names = _names(b.inline.text)
     if not names:
         return bool(later)
-    return any(names & _names(" ".join(x.inline.text for x in o.blocks)) for o in later)
+    return any(names & o.names() for o in later)
 
 
 def _subjects(text: str, config: "Config") -> frozenset[str]:
