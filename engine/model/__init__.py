@@ -2,7 +2,7 @@
 
 loaded = load_model("Qwen3-0.6B", load_format="dummy", device="cuda")
 hidden = loaded.model(input_ids, positions, attn_metadata, kv_caches)   # [T, H]
-logits = loaded.model.compute_logits(hidden[last_token_rows])           # [N, V] float32
+logits = loaded.model.compute_logits(hidden[last_token_rows])           # [N, V], the model dtype
 """
 
 from engine.model.config import ModelConfig, shipped_config_names

@@ -104,7 +104,7 @@ class DecoderForCausalLM(nn.Module):
             return self._compiled_forward(input_ids, positions, attn, kv_caches)
         return self.model(input_ids, positions, attn, kv_caches)
 
-    def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:  # [N, H] -> [N, V] float32
+    def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:  # [N, H] -> [N, V] in the model's dtype
         return self.lm_head(hidden)
 
     def set_attention_kernels(self, kernels: AttentionKernels) -> None:

@@ -90,7 +90,7 @@ class DecodeGraphs:
         if mode not in ("capture", "replay"):
             raise ValueError(f"DecodeGraphs mode must be capture or replay, got {mode!r}")
         self.model, self.kv_caches, self.sizes, self.mode = model, kv_caches, sizes, mode
-        self.compute_logits = compute_logits  # hidden [n, H] -> logits [n, V] float32, replayed with the forward
+        self.compute_logits = compute_logits  # hidden [n, H] -> logits [n, V] (model dtype), replayed with the forward
         n = sizes[-1]
         self.input_ids = torch.zeros(n, dtype=torch.int64, device=device)
         self.positions = torch.zeros(n, dtype=torch.int64, device=device)
@@ -169,7 +169,7 @@ class DecodeGraphs:
     def run_with_logits(
         self, b: int, input_ids: torch.Tensor, positions: torch.Tensor, attn: AttentionMetadata
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """As run(), with the real rows' logits [n, V] float32 (None without compute_logits). Both are the graph's
+        """As run(), with the real rows' logits [n, V] (None without compute_logits). Both are the graph's
         static outputs: the next replay overwrites them, so a caller that keeps them longer copies them."""
         n = attn.num_seqs
         if self._dirty > n:  # rows an earlier, larger step wrote become padding again

@@ -99,6 +99,7 @@ class LogitsProcessors:
         rows = [(i, t) for i, rid in enumerate(inputs.sample_req_ids) if (t := self.tracked.get(rid)) is not None]
         if not rows:
             return sampler(logits, inputs.sampling), None
+        logits = logits.float()  # penalties and masks in float32, as before the logits kept the model's dtype
         raw = logits
         logits = self._penalize(logits, [(i, t) for i, t in rows if t.params.penalized])
         logits = self._mask_early_stops(logits, [(i, t) for i, t in rows if t.num_output < t.params.min_tokens])

@@ -218,10 +218,10 @@ class ModelRunner:
                 return AsyncModelRunnerOutput([])
             return self.output_copier.start([], None, logprobs=PendingLogprobs(0, prompt=prompt_logprobs))
         if graph_logits is not None and inputs.logits_indices is None:  # every row samples
-            logits = graph_logits  # [S, vocab] float32, the graph's static output
+            logits = graph_logits  # [S, vocab] the model's dtype, the graph's static output
         else:
             rows = hidden if inputs.logits_indices is None else hidden[inputs.logits_indices]
-            logits = self.model.compute_logits(rows)  # [S, vocab] float32
+            logits = self.model.compute_logits(rows)  # [S, vocab] the model's dtype
         # The sampler alone unless a row asks for penalties, min_tokens or logprobs (then: torch ops around it).
         sampled, pending = self.logits_processors.sample(logits, inputs, self.sampler)  # [S] on the device
         if prompt_logprobs:
@@ -229,5 +229,6 @@ class ModelRunner:
             pending.prompt = prompt_logprobs
         self.state.last_sampled[inputs.sample_slots] = sampled  # next step's decode inputs
         self.state.num_tokens[inputs.sample_slots_np] += 1
-        kept = logits.clone() if self.keep_logits else None  # fp32 (ModelRunnerOutput.logits), not a graph buffer
+        # fp32 (ModelRunnerOutput.logits), a copy: never a graph buffer
+        kept = logits.to(torch.float32, copy=True) if self.keep_logits else None
         return self.output_copier.start(inputs.sample_req_ids, sampled, kept, pending)
