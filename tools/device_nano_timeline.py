@@ -255,10 +255,15 @@ def main(argv: list[str] | None = None) -> int:
         from torch.profiler import ProfilerActivity, profile
 
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            t0 = time.perf_counter()
             ours.generate(llm, w)
             torch.cuda.synchronize()
-        kernels = kernel_table(prof)
-        for k in kernels:
+            profiled_s = time.perf_counter() - t0
+        kernels = kernel_table(prof, top=10**6)
+        total = sum(k["ms"] for k in kernels)
+        print(f"profiled pass: {profiled_s:.3f} s wall, {total / 1e3:.3f} s of device kernels and copies", flush=True)
+        kernels = {"profiled_pass_s": round(profiled_s, 3), "device_ms": round(total, 1), "top": kernels[:40]}
+        for k in kernels["top"][:25]:
             print(f"   {k['ms']:9.2f} ms  {k['count']:7d}  {k['name']}", flush=True)
     result = {
         "model": args.model,

@@ -6,7 +6,8 @@ Split-KV pays when the unified grid (num_seqs * Hkv programs, each walking a who
 GPU twice over and the context is long enough that one program walking it alone is slow. On an H200 the unified
 kernel took 19 us a layer for one sequence of ~520 keys (8 programs; docs/device-checks/20261203-step-profile), so
 the bar is a few decode tiles, not a full slice per segment: a segment past a short context returns at once.
-ENGINE_SPLIT_KV_MIN_SEQLEN overrides the bar (read at import; ablations).
+ENGINE_SPLIT_KV_MIN_SEQLEN overrides the bar and ENGINE_SPLIT_KV_GRID the programs per SM below which the unified
+grid counts as too small (both read at import; ablations).
 """
 
 from __future__ import annotations
@@ -30,8 +31,12 @@ def num_sms(device: torch.device) -> int:
     return torch.cuda.get_device_properties(device).multi_processor_count
 
 
+# The unified grid is "too small" below this many programs per SM. ENGINE_SPLIT_KV_GRID overrides it (ablations).
+GRID_PROGRAMS_PER_SM = int(os.environ.get("ENGINE_SPLIT_KV_GRID", "2"))
+
+
 def grid_leaves_gpu_idle(num_seqs: int, num_kv_heads: int, device: torch.device) -> bool:
-    return num_seqs * num_kv_heads < 2 * num_sms(device)
+    return num_seqs * num_kv_heads < GRID_PROGRAMS_PER_SM * num_sms(device)
 
 
 def split_kv_pays(num_seqs: int, num_kv_heads: int, max_seqlen_k: int, device: torch.device) -> bool:
