@@ -24,11 +24,12 @@ PromptType = Union[str, dict[str, Any]]
 class LLM:
     def __init__(self, model: str | None = None, **kwargs: Any) -> None:
         """`LLM(model, max_num_seqs=..., dtype=..., ...)`: every keyword is an engine setting (engine/args.py)."""
-        self._init(EngineCore.from_args(EngineArgs.from_kwargs({"model": model, **kwargs}, caller="LLM")))
+        args = EngineArgs.from_kwargs({"model": model, **kwargs}, caller="LLM")
+        self._init(EngineCore.from_args(args.for_offline()))
 
     @classmethod
     def from_engine_args(cls, engine_args: EngineArgs) -> LLM:
-        return cls.from_engine_core(EngineCore.from_args(engine_args))
+        return cls.from_engine_core(EngineCore.from_args(engine_args.for_offline()))
 
     @classmethod
     def from_engine_core(cls, engine_core: EngineCore) -> LLM:

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from engine.args import EngineArgs
+from engine.args import DEFAULT_BATCHED_TOKENS, EngineArgs
 from engine.bench import evidence, metrics, ours, peer_transformers, workloads
 from engine.bench.errors import BenchError
 from engine.bench.result import assemble, check_peer_matches, ratio
@@ -210,7 +210,7 @@ def roofline(
 ) -> dict[str, Any]:
     defaults = EngineArgs()
     max_seqs = int(engine_settings.get("max_num_seqs") or defaults.max_num_seqs)
-    max_tokens = int(engine_settings.get("max_num_batched_tokens") or defaults.max_num_batched_tokens)
+    max_tokens = int(engine_settings.get("max_num_batched_tokens") or DEFAULT_BATCHED_TOKENS)
     b = workload_bound(s.shape, s.dtype.itemsize, w.prompt_lens, w.output_lens, max_seqs, max_tokens, s.ceilings)
     rec = roofline_record(s.shape, s.dtype.itemsize, b, s.ceilings, measured, s.ceiling_details)
     rec["schedule"].update({"max_num_seqs": max_seqs, "max_num_batched_tokens": max_tokens})

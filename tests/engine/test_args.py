@@ -132,3 +132,31 @@ def test_the_engine_resolves_from_the_model(tiny_qwen3_dir: Path) -> None:
     llm = LLM(str(tiny_qwen3_dir), device="cpu", dtype="bf16", max_num_seqs=2)
     assert llm.config.dtype is torch.bfloat16 and llm.config.max_model_len == 512  # the model's context
     assert next(llm.engine_core.loaded.model.parameters()).dtype is torch.bfloat16
+
+
+def test_step_budget_defaults_by_use_and_device_as_vllm(monkeypatch):
+    """Unset, the step budget is 16384 offline on a CUDA device of >= 70 GiB other than an A100, 8192 for the server
+    and everywhere else; a budget given is kept."""
+    from types import SimpleNamespace
+
+    from engine.args import default_max_num_batched_tokens
+
+    cuda = torch.device("cuda", 0)
+    gpus = {
+        "NVIDIA H200": (143 * 2**30, 16384),
+        "NVIDIA A100-SXM4-80GB": (80 * 2**30, 8192),
+        "NVIDIA L4": (23 * 2**30, 8192),
+    }
+    for name, (memory, offline) in gpus.items():
+        props = SimpleNamespace(name=name, total_memory=memory)
+        monkeypatch.setattr(torch.cuda, "get_device_properties", lambda _d, p=props: p)
+        assert default_max_num_batched_tokens(cuda, offline=True) == offline, name
+        assert default_max_num_batched_tokens(cuda, offline=False) == 8192, name
+    assert default_max_num_batched_tokens(torch.device("cpu"), offline=True) == 8192
+
+    unset = EngineArgs(device="cpu")
+    assert unset.max_num_batched_tokens is None
+    assert unset.for_offline().max_num_batched_tokens == 8192
+    config = unset.create_engine_config(dtype=torch.float32, max_position_embeddings=64)
+    assert config.max_num_batched_tokens == 8192
+    assert EngineArgs(device="cpu", max_num_batched_tokens=96).for_offline().max_num_batched_tokens == 96
