@@ -85,6 +85,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "share a GIL; --no-engine-process steps it in a thread of the server",
     )
     g.add_argument(
+        "--warmup",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="on CUDA, run a small burst of requests at startup so the first clients never wait for kernels to "
+        "compile (default); --no-warmup starts serving right after the model loads",
+    )
+    g.add_argument(
         "--timeout-keep-alive",
         type=float,
         default=Timeouts.keep_alive,
@@ -232,11 +239,15 @@ def _core_client(args: argparse.Namespace, eargs: EngineArgs, threads: int | Non
     from engine.serve.core_client import ProcessCore, ThreadCore
 
     if args.engine_process:
-        return ProcessCore(eargs, threads)
+        return ProcessCore(eargs, threads, warmup=args.warmup)
     import torch
 
     from engine.engine_core import EngineCore
+    from engine.serve.warmup import warm_up
 
     if threads is not None:
         torch.set_num_threads(threads)
-    return ThreadCore(EngineCore.from_args(eargs))
+    core = EngineCore.from_args(eargs)
+    if args.warmup:
+        warm_up(core)
+    return ThreadCore(core)

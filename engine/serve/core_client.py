@@ -124,7 +124,7 @@ class ProcessCore:
     The constructor waits for the model to load: a user mistake there (a bad path, no memory for the KV cache)
     raises EngineError here, with the child's message."""
 
-    def __init__(self, engine_args: EngineArgs, cpu_threads: int | None = None) -> None:
+    def __init__(self, engine_args: EngineArgs, cpu_threads: int | None = None, warmup: bool = False) -> None:
         ctx = multiprocessing.get_context("spawn")  # CUDA cannot be used in a forked child
         cmd_recv, self._cmd = ctx.Pipe(duplex=False)
         self._out, out_send = ctx.Pipe(duplex=False)
@@ -132,7 +132,7 @@ class ProcessCore:
         # exits when the server goes (its command pipe closes).
         self.process = ctx.Process(
             target=_engine_process,
-            args=(engine_args, cpu_threads, cmd_recv, out_send),
+            args=(engine_args, cpu_threads, cmd_recv, out_send, warmup),
             name="engine-core",
             daemon=engine_args.tensor_parallel_size == 1,
         )
@@ -219,8 +219,10 @@ def _engine_process(
     cpu_threads: int | None,
     commands: multiprocessing.connection.Connection,
     outputs: multiprocessing.connection.Connection,
+    warmup: bool = False,
 ) -> None:
-    """The engine process: build the core, report ready (or the error), then loop until told to stop."""
+    """The engine process: build the core (and warm it up), report ready (or the error), then loop until told to
+    stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the process group: the server decides when to stop
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
@@ -229,6 +231,10 @@ def _engine_process(
         if cpu_threads is not None and engine_args.resolve_device().type == "cpu":
             torch.set_num_threads(cpu_threads)
         core = EngineCore.from_args(engine_args)
+        if warmup:
+            from engine.serve.warmup import warm_up
+
+            warm_up(core)
         info = CoreInfo.of(core, with_machine=True)
     except EngineError as e:
         write_frame(outputs.fileno(), ("error", str(e)))
