@@ -184,6 +184,26 @@ _PARTIAL = re.compile(
     r"\bpartial\s+(?:fix|implementation|port|support|work|migration|rollout|change)\b",
     re.I,
 )
+# What a commit says is not there yet, by name: "No forward yet (W3 throws a stub)", "the loader is still a stub",
+# "eviction is not yet wired". Its words say that piece of work is still to do even where the same words come up
+# elsewhere in the message as work done (a declaration `Model::Forward` is not the forward pass).
+_NOT_THERE = re.compile(
+    r"\bno\s+((?:[\w/+-]+\s+){0,3}?[\w/+-]+)\s+yet\b|"
+    r"\b((?:[\w/+-]+\s+){0,2}?[\w/+-]+)\s+(?:is|are)\s+(?:still\s+)?(?:not\s+yet|missing|a\s+stub|stubbed)\b",
+    re.I,
+)
+
+
+def _not_there(text: str) -> set[str]:
+    out: set[str] = set()
+    low = text.lower()
+    if "yet" not in low and "stub" not in low and "missing" not in low:
+        return out
+    for m in _NOT_THERE.finditer(text):
+        out.update(terms_of(m.group(1) or m.group(2)))
+    return out
+
+
 # One of these is in every _UNDONE match (lower case, none with the letters i, s or k: see terms.hinted), so a
 # sentence with none is not searched: the pattern's word-bounded alternatives are tried at every position of
 # every sentence of every commit (a third of commit_work on the 10,000-commit benchmark repository).
@@ -303,6 +323,7 @@ class CommitWork:
     undone: frozenset[str]
     subject: frozenset[str]
     partial: bool = False  # it says it did only part of its work (_PARTIAL)
+    absent: frozenset[str] = frozenset()  # terms of what it says is not there yet (_NOT_THERE), not its subject's
 
 
 @lru_cache(maxsize=1 << 15)
@@ -315,7 +336,8 @@ def commit_work(c: Commit) -> CommitWork:
         existed = _EXISTED.search(sent) is not None and not _CONDITION.search(sent)
         (undone if existed or _says_undone(sent) else done).update(terms_of(sent))
     partial = _PARTIAL.search(subject_text) is not None or _PARTIAL.search(body) is not None
-    return CommitWork(frozenset(done), frozenset(undone - done), subject, partial)
+    absent = frozenset(_not_there(body) - subject)
+    return CommitWork(frozenset(done), frozenset(undone - done), subject, partial, absent)
 
 
 @dataclass
@@ -446,6 +468,7 @@ class WorkMatch:
     refused_ratio: float  # IDF-weighted share of the unmatched terms that it refused
     chance: float = 1.0  # how often a commit of this history says all the matched terms (independence)
     partial: bool = False  # the commit says it did only part of its work
+    absent: tuple[str, ...] = ()  # directive terms the commit says are not there yet
 
     def describe(self, limit: int = 6) -> str:
         shown = ", ".join(self.matched[:limit]) + (", ..." if len(self.matched) > limit else "")
@@ -489,6 +512,7 @@ def match(
         weights.idf_sum(refused) / miss,
         chance,
         cw.partial,
+        tuple(sorted(terms & cw.absent)),
     )
 
 

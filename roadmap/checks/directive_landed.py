@@ -94,6 +94,8 @@ class _Candidate:
             return None  # its message says it left this work for later
         if self.work is not None and self.work.partial and not self.introduced and not self.names:
             return None  # by its words, it did part of the work and left the rest
+        if self.work is not None and self.work.absent:
+            return None  # it says a piece the directive asks for is not there yet ("No forward yet")
         if (self.other_rows or self.other_ticket) and not self.names and not self.introduced:
             return None  # it says whose work it is, and that is another row's or another ticket's
         n, ratio, subject = self._terms
@@ -323,7 +325,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             declared = declared_terms(ctx, cand.commit) - cw.done - cw.undone
             if declared & terms:
                 cand.work = match(
-                    terms, CommitWork(cw.done | declared, cw.undone, cw.subject, cw.partial), weights, forms, total
+                    terms, CommitWork(cw.done | declared, cw.undone, cw.subject, cw.partial, cw.absent), weights, forms, total
                 )
         if measuring and not cand.introduced and not _measured(ctx, cand.commit):
             continue  # a measurement is not done by a commit that only builds

@@ -131,3 +131,49 @@ def test_a_default_written_in_spanish_or_german_is_checked_against_the_flip(git_
     assert "RL104" not in _codes(
         _switch_repo(git_repo, es, False, "es-unchanged"), "docs/NOTES.md", "desactivada por defecto"
     )
+
+
+def _port_plan() -> str:
+    return (
+        "# Port notes\n\n## Tests to port\n\n"
+        "- Port: the registry case (`GraniteMoeForCausalLM` resolves to our MoE factory); the forward doctest; "
+        "the greedy parity run against upstream.\n"
+    )
+
+
+def _landing(extra: str) -> str:
+    return (
+        "feat(model): GraniteMoeForCausalLM registry stub and config parsing\n\n"
+        "Registers the architecture and parses its config; the loader and the forward pass raise clear errors."
+        + extra
+    )
+
+
+def _registry_repo(git_repo, extra: str):
+    repo = git_repo()
+    repo.commit(
+        {"roadmap.yaml": 'records: ["notes/*.md"]\n', "notes/port.md": _port_plan(), "src/models.py": "MODELS = {}\n"},
+        "notes: what to port",
+        "2026-04-01",
+    )
+    repo.commit(
+        {"src/models.py": "MODELS = {}\n\n\nclass GraniteMoeForCausalLM:\n    pass\n"}, _landing(extra), "2026-04-03"
+    )
+    return repo
+
+
+def test_a_commit_that_says_a_named_piece_is_not_there_yet_does_not_complete_the_item(git_repo):
+    # it introduces the symbol of the first request and says the forward pass is not there yet: the doctest of the
+    # forward pass and the parity run are still to do
+    repo = _registry_repo(git_repo, " No forward yet.")
+    assert "RL101" not in _codes(repo, "notes/port.md", "Port: the registry case")
+
+
+def test_the_same_commit_without_that_sentence_completes_it(git_repo):
+    repo = _registry_repo(git_repo, "")
+    assert "RL101" in _codes(repo, "notes/port.md", "Port: the registry case")
+
+
+def test_something_not_there_yet_that_the_item_does_not_ask_for_changes_nothing(git_repo):
+    repo = _registry_repo(git_repo, " No changelog entry yet.")
+    assert "RL101" in _codes(repo, "notes/port.md", "Port: the registry case")
