@@ -325,7 +325,11 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             declared = declared_terms(ctx, cand.commit) - cw.done - cw.undone
             if declared & terms:
                 cand.work = match(
-                    terms, CommitWork(cw.done | declared, cw.undone, cw.subject, cw.partial, cw.absent), weights, forms, total
+                    terms,
+                    CommitWork(cw.done | declared, cw.undone, cw.subject, cw.partial, cw.absent),
+                    weights,
+                    forms,
+                    total,
                 )
         if measuring and not cand.introduced and not _measured(ctx, cand.commit):
             continue  # a measurement is not done by a commit that only builds

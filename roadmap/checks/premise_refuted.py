@@ -45,7 +45,11 @@ _CLAIMS_CAUSE = re.compile(
 _STATES_PREMISE = re.compile(
     r"^\W*(?:hypothes[ie]s|assumption|root[- ]cause|premise|theory|suspect(?:ed)?)\b\s*[:—-]"
     r"|\bdominat(?:es|ed|ing)\b|\b(?:comes?|came) from\b|\bbecause\b|\bdue to\b|\bcaused by\b"
-    r"|\b(?:is|are) the (?:bottleneck|cause|culprit)\b|\bcannot\b[^\n;]{0,80}?:\s|\bnot exploitable\b",
+    r"|\b(?:is|are) the (?:bottleneck|cause|culprit|reason)\b|\bcannot\b[^\n;]{0,80}?:\s|\bnot exploitable\b"
+    # a diagnosis: "that is what produces the 502s", "which is why the p99 spikes", "the root cause is ..."
+    r"|\b(?:is|was|that's|which is|this is)\s+(?:what|why)\s+(?:\w+\s+){0,2}?"
+    r"(?:causes?|caused|produces?|produced|triggers?|triggered|drives?|explains?|leads?\s+to)\b"
+    r"|\broot[- ]cause\s+(?:is|was)\b",
     re.I,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(\"'])")

@@ -13,7 +13,7 @@ from roadmap.records.inline import Inline
 from roadmap.records.kinds import follow_up_section
 from roadmap.records.mentions import extract, ids_in
 from roadmap.records.model import AsOf, Mentions, Problem, RecordFile, Statement, Table
-from roadmap.records.patterns import FULL_SHA_RE, PREMISE_LABEL_RE
+from roadmap.records.patterns import FULL_SHA_RE, PREMISE_LABEL_RE, PRESENT_CAUSE_RE
 from roadmap.records.spans import Region, cell_spans, place
 from roadmap.records.state_words import legend
 from roadmap.records.suppressions import scan
@@ -132,7 +132,9 @@ class _Builder:
         )
         if self.struct.kind == "process" and verdict.directive:
             verdict = Verdict(False, verdict.historical, None)  # an instruction of a how-to, not work
-        live = verdict.directive or PREMISE_LABEL_RE.match(text) is not None
+        live = (
+            verdict.directive or PREMISE_LABEL_RE.match(text) is not None or PRESENT_CAUSE_RE.search(text) is not None
+        )
         why = self._history(b) or ("" if live else self.struct.unless_asked.get(id(b), ""))
         if why or (
             b.parent is not None

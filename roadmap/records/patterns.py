@@ -90,6 +90,15 @@ def dedupe(items: list[str]) -> tuple[str, ...]:
 
 # A line that states a premise the next steps rest on ("Hypothesis: ...", "Assumption for the next sweeps: ...",
 # "Root cause: ..."): in a log's newest entry it is as live as a request, since a later commit can refute it.
+# A diagnosis stated as the present cause: "the pool is running out (...); that is what produces the 502s", "the
+# stall is due to X", "the root cause is Y". In a log's newest entry it is what the team believes now (a later
+# commit can refute it), where the entry's report of what happened is history.
+PRESENT_CAUSE_RE = re.compile(
+    r"\b(?:is|are)\s+(?:the\s+)?(?:cause|bottleneck|culprit|reason)\s+(?:of|for|why)\b"
+    r"|\b(?:is|that's|which\s+is|this\s+is)\s+what\s+(?:\w+\s+){0,2}?(?:causes|produces|triggers|drives|explains)\b"
+    r"|\b(?:is|are)\s+(?:caused\s+by|due\s+to)\b|\broot[- ]cause\s+is\b",
+    re.I,
+)
 PREMISE_LABEL_RE = re.compile(
     r"^\W*(?:working\s+)?(?:hypothes[ie]s|assumptions?|premise|theory|root[- ]cause|suspicion)\b[^:\n]{0,40}:",
     re.I,

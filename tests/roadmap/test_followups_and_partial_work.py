@@ -144,8 +144,7 @@ def _port_plan() -> str:
 def _landing(extra: str) -> str:
     return (
         "feat(model): GraniteMoeForCausalLM registry stub and config parsing\n\n"
-        "Registers the architecture and parses its config; the loader and the forward pass raise clear errors."
-        + extra
+        "Registers the architecture and parses its config; the loader and the forward pass raise clear errors." + extra
     )
 
 
@@ -177,3 +176,51 @@ def test_the_same_commit_without_that_sentence_completes_it(git_repo):
 def test_something_not_there_yet_that_the_item_does_not_ask_for_changes_nothing(git_repo):
     repo = _registry_repo(git_repo, " No changelog entry yet.")
     assert "RL101" in _codes(repo, "notes/port.md", "Port: the registry case")
+
+
+def _journal(*entries: str) -> str:
+    return "# Ops journal\n\nNewest at the top.\n\n" + "\n\n".join(entries) + "\n"
+
+
+def _refuted_diagnosis_repo(git_repo, entries: list[str]):
+    repo = git_repo()
+    repo.commit(
+        {"roadmap.yaml": 'records: ["ops/*.md"]\n', "ops/journal.md": _journal(*entries), "gw.conf": "idle 75\n"},
+        "ops: journal",
+        "2026-05-04",
+    )
+    repo.commit(
+        {"gw.conf": "idle 55\n"},
+        "gateway: idle timeout 75 -> 55 s (INC-88)\n\nThe 504s were not queue saturation: the worker queue peaked at "
+        "40 of 512 during the pages, so that diagnosis in the journal was wrong. Idle sockets were reused after the "
+        "backend closed them.",
+        "2026-05-08",
+    )
+    return repo
+
+
+NEWEST = (
+    "## 2026-05-04\n- Paged twice for gateway 504s (INC-88). The worker queue is saturated at 512 under the export "
+    "job; that is what produces the 504s."
+)
+
+
+def test_the_newest_entrys_present_diagnosis_is_current_and_a_later_commit_refutes_it(git_repo):
+    repo = _refuted_diagnosis_repo(git_repo, [NEWEST, "## 2026-04-20\n- Rotated the gateway certificates."])
+    assert "RL103" in _codes(repo, "ops/journal.md", "that is what produces the 504s")
+
+
+def test_the_same_diagnosis_in_an_older_entry_is_history(git_repo):
+    newer = "## 2026-05-04\n- Rotated the gateway certificates."
+    older = NEWEST.replace("2026-05-04", "2026-04-20")
+    repo = _refuted_diagnosis_repo(git_repo, [newer, older])
+    assert "RL103" not in _codes(repo, "ops/journal.md", "that is what produces the 504s")
+
+
+def test_a_past_report_of_a_cause_in_the_newest_entry_stays_history(git_repo):
+    past = NEWEST.replace(
+        "The worker queue is saturated at 512 under the export job; that is what produces",
+        "We thought the worker queue at 512 under the export job was what produced",
+    )
+    repo = _refuted_diagnosis_repo(git_repo, [past, "## 2026-04-20\n- Rotated the gateway certificates."])
+    assert "RL103" not in _codes(repo, "ops/journal.md", "what produced the 504s")
