@@ -49,7 +49,7 @@ _STATES_PREMISE = re.compile(
     # a diagnosis: "that is what produces the 502s", "which is why the p99 spikes", "the root cause is ..."
     r"|\b(?:is|was|that's|which is|this is)\s+(?:what|why)\s+(?:\w+\s+){0,2}?"
     r"(?:causes?|caused|produces?|produced|triggers?|triggered|drives?|explains?|leads?\s+to)\b"
-    r"|\broot[- ]cause\s+(?:is|was)\b",
+    r"|\b(?:root[- ])?cause\s+(?:is|was)\b",
     re.I,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(\"'])")

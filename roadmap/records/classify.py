@@ -127,6 +127,9 @@ _EMPTY_VALUES = frozenset({"", "none", "n/a", "na", "nothing", "-", "—", "–"
 _LONGER_THAN_EMPTY = re.compile(rf"(?:[^\s_\-*.:][\s_\-*.:]*){{{max(map(len, _EMPTY_VALUES)) + 1}}}")
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
 # The column of a table that names a row's work (not its figures, owners, evidence or state).
+# A free-text column that may carry a row's work when the table has no column of work: "| #381 | Priya | 🔴 | Add
+# DualSense rumble on recoil |" under "Ticket | Owner | Status | Notes". Only a cell that opens with an imperative counts.
+NOTE_COLUMN = re.compile(r"\bnotes?\b|comment|detail|remark|context", re.I)
 WORK_COLUMN = re.compile(
     r"capabilit|title|item|feature|task|descri|work|what|scope|deliverable|change|summary|goal|"
     r"outcome|name|area|topic|unit|remedia|mitigat|action|finding|\bfix\b|\bbug\b|\bissue\b|request|"
@@ -327,6 +330,11 @@ class Classifier:
 
     def _is_request_section(self, title: str) -> bool:
         return self.in_directive_section((title,))
+
+    def opens_with_imperative(self, text: str) -> bool:
+        """Does the text, past its ids and lead ("#381 —", "**"), open with one of the directive verbs?"""
+        first = _WORD.match(text[_end(self.lead_re, text) :])
+        return first is not None and first.group(0).lower() in self.verbs
 
     def struck_work(self, text: str) -> bool:
         """Was the work struck through? What is left, past its ids, dates, notes in parentheses and a

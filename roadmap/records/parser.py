@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from roadmap.records import source, structure
 from roadmap.records.blocks import MD, Block, Cell, Heading, walk
-from roadmap.records.classify import WORK_COLUMN, Classifier, Verdict, as_of_in, marks_done
+from roadmap.records.classify import NOTE_COLUMN, WORK_COLUMN, Classifier, Verdict, as_of_in, marks_done
 from roadmap.records.inline import Inline
 from roadmap.records.kinds import follow_up_section
 from roadmap.records.mentions import extract, ids_in
@@ -201,18 +201,28 @@ class _Builder:
         # A table of work under a heading that lists work ("Action items", "Follow-ups") with no state column:
         # each row is an open item unless it says it is done (struck through, a check mark, DONE).
         listed = state_col is None and bool(sections) and follow_up_section(sections[-1])
+        note_col = None  # with no column of work: a notes column whose cell opens with an imperative names it
         if (state_col is not None or listed) and not any(self.cls.is_directive_column(h) for h in tb.headers):
             work_col = next(
                 (k for k, h in enumerate(tb.headers) if k not in id_cols and k != state_col and WORK_COLUMN.search(h)),
                 None,
             )
+            if work_col is None and state_col is not None:
+                note_col = next(
+                    (
+                        k
+                        for k, h in enumerate(tb.headers)
+                        if k not in id_cols and k != state_col and k not in date_cols and NOTE_COLUMN.search(h)
+                    ),
+                    None,
+                )
         read: dict[_CellKey, _CellReading] = {}  # _read_cell's memo, for this table
         for index, (line, cells) in enumerate(tb.rows):
             row_id, define_col = self._row_id(tb.headers, cells, id_cols)
             row_as_of = next(
                 (a for k in date_cols if k < len(cells) for a in [_cell_as_of(cells[k].inline.text)] if a), None
             )
-            open_row = work_col is not None and (
+            open_row = (work_col is not None or note_col is not None) and (
                 state_col is not None
                 and state_col < len(cells)
                 and self.cls.is_open_state(cells[state_col].inline.text, self._legend())
@@ -228,7 +238,8 @@ class _Builder:
                 if text != inl.text:  # trimmed or capped
                     inl = Inline(text=text, code=inl.code, links=inl.links, struck=inl.struck, visible=inl.visible)
                 verdict, own, mentions = self._read_cell(read, text, inl, header, sections)
-                if open_row and k == work_col and not verdict.historical and text:
+                is_work = k == work_col or k == note_col and self.cls.opens_with_imperative(text)
+                if open_row and is_work and not verdict.historical and text:
                     # "~~Move X~~ not needed": the struck part was the work
                     done = inl.struck and self.cls.struck_work(text)
                     verdict = Verdict(False, True, None) if done else Verdict(True, False, text)

@@ -224,3 +224,51 @@ def test_a_past_report_of_a_cause_in_the_newest_entry_stays_history(git_repo):
     )
     repo = _refuted_diagnosis_repo(git_repo, [past, "## 2026-04-20\n- Rotated the gateway certificates."])
     assert "RL103" not in _codes(repo, "ops/journal.md", "what produced the 504s")
+
+
+def _board(*rows: str) -> str:
+    return (
+        "# Sprint 9\n\nStatus: 🔴 not started · 🟡 in progress · 🟢 done\n\n| Ticket | Owner | Status | Notes |\n"
+        "|---|---|---|---|\n" + "\n".join(rows) + "\n"
+    )
+
+
+def _board_repo(git_repo, rows: list[str], message: str):
+    repo = git_repo()
+    repo.commit(
+        {"roadmap.yaml": 'records: ["sprint/*.md"]\n', "sprint/board.md": _board(*rows), "src/audio.c": "int x;\n"},
+        "sprint 9 board",
+        "2026-06-01",
+    )
+    repo.commit({"src/audio.c": "int x;\nint duck_music_on_dialogue;\n"}, message, "2026-06-03")
+    return repo
+
+
+LANDING = "audio: duck the music bus under dialogue lines\n\nThe music bus ducks by 9 dB while a dialogue line plays."
+
+
+def test_a_notes_cell_that_opens_with_an_imperative_names_the_open_rows_work(git_repo):
+    row = "| #412 | Ines | 🔴 | Make the music bus duck under dialogue lines |"
+    repo = _board_repo(git_repo, [row], LANDING)
+    assert "RL101" in _codes(repo, "sprint/board.md", "Make the music bus duck")
+
+
+def test_a_notes_cell_that_comments_or_a_closed_row_asks_nothing(git_repo):
+    rows = [
+        "| #412 | Ines | 🔴 | the music bus under dialogue lines is too loud, says QA |",
+        "| #413 | Ines | 🟢 | Make the music bus duck under dialogue lines |",
+    ]
+    repo = _board_repo(git_repo, rows, LANDING)
+    assert _codes(repo, "sprint/board.md", "too loud") == set()
+    assert _codes(repo, "sprint/board.md", "| #413 |") == set()
+
+
+def test_a_cause_written_as_cause_is_in_a_notes_cell_can_be_refuted(git_repo):
+    row = "| #415 | Sam | 🟡 | Stutter in the forest level — cause is the texture streamer re-reading mip chains |"
+    repo = _board_repo(
+        git_repo,
+        [row],
+        "fix forest stutter (#415)\n\nThe texture streamer does not re-read mip chains. That theory was wrong: the "
+        "stutter is the audio thread waking every frame.",
+    )
+    assert "RL103" in _codes(repo, "sprint/board.md", "cause is the texture streamer")
