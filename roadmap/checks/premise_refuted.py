@@ -31,7 +31,13 @@ REFUTES = re.compile(
     r"asserts\s+on)"
     # a cause denied: "the outlier channels are not where the loss comes from", "the stall isn't due to X"
     r"|\b(?:is|are|was|were)(?:n't|\s+not)\s+(?:caused\s+by|due\s+to|what\s+causes|"
-    r"where\s[^.;]{0,40}?\b(?:comes?|came)\s+from)\b|\b(?:does|do|did)(?:n't|\s+not)\s+come\s+from\b",
+    r"where\s[^.;]{0,40}?\b(?:comes?|came)\s+from)\b|\b(?:does|do|did)(?:n't|\s+not)\s+come\s+from\b"
+    # the same in the languages records are often kept in: Spanish, German, French
+    r"|\b(?:era|es|fue|estaba|resultó|resulto)\s+(?:una\s+)?(?:hipótesis\s+|hipotesis\s+|idea\s+)?"
+    r"(?:equivocad[oa]|incorrect[oa]|fals[oa]|errónea|erronea)\b|\bno\s+(?:venía|venia|venían|venian|viene|vienen)\s+de"
+    r"|\bno\s+(?:era|es|fue)\s+(?:la\s+causa|el\s+origen)\b"
+    r"|\b(?:war|ist)\s+(?:falsch|widerlegt|nicht\s+die\s+Ursache)\b|\bkam\s+nicht\s+von\b"
+    r"|\b(?:était|est)\s+(?:fausse?|erronée?|erroné|incorrecte?)\b|\bne\s+(?:venait|vient)\s+pas\s+d",
     re.I,
 )
 # A statement whose premise can be refuted: a directive, or a finding that gives a cause for a measurement.
@@ -49,7 +55,9 @@ _STATES_PREMISE = re.compile(
     # a diagnosis: "that is what produces the 502s", "which is why the p99 spikes", "the root cause is ..."
     r"|\b(?:is|was|that's|which is|this is)\s+(?:what|why)\s+(?:\w+\s+){0,2}?"
     r"(?:causes?|caused|produces?|produced|triggers?|triggered|drives?|explains?|leads?\s+to)\b"
-    r"|\b(?:root[- ])?cause\s+(?:is|was)\b",
+    r"|\b(?:root[- ])?cause\s+(?:is|was)\b"
+    r"|\b(?:el\s+origen|la\s+causa)\s+(?:es|era)\b|\bse\s+debe\s+a\b|\bdie\s+Ursache\s+ist\b|\bliegt\s+an\b"
+    r"|\bla\s+cause\s+est\b|\best\s+dûe?\s+à\b",
     re.I,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(\"'])")

@@ -96,7 +96,9 @@ def dedupe(items: list[str]) -> tuple[str, ...]:
 PRESENT_CAUSE_RE = re.compile(
     r"\b(?:is|are)\s+(?:the\s+)?(?:cause|bottleneck|culprit|reason)\s+(?:of|for|why)\b"
     r"|\b(?:is|that's|which\s+is|this\s+is)\s+what\s+(?:\w+\s+){0,2}?(?:causes|produces|triggers|drives|explains)\b"
-    r"|\b(?:is|are)\s+(?:caused\s+by|due\s+to)\b|\broot[- ]cause\s+is\b",
+    r"|\b(?:is|are)\s+(?:caused\s+by|due\s+to)\b|\broot[- ]cause\s+is\b"
+    # Spanish, German, French: "El origen es ...", "se debe a", "die Ursache ist", "la cause est"
+    r"|\b(?:el\s+origen|la\s+causa)\s+es\b|\bse\s+debe\s+a\b|\bdie\s+Ursache\s+ist\b|\bla\s+cause\s+est\b",
     re.I,
 )
 PREMISE_LABEL_RE = re.compile(

@@ -272,3 +272,37 @@ def test_a_cause_written_as_cause_is_in_a_notes_cell_can_be_refuted(git_repo):
         "stutter is the audio thread waking every frame.",
     )
     assert "RL103" in _codes(repo, "sprint/board.md", "cause is the texture streamer")
+
+
+def _bitacora_repo(git_repo, entries: list[str]):
+    repo = git_repo()
+    repo.commit(
+        {
+            "roadmap.yaml": 'records: ["docs/*.md"]\n',
+            "docs/bitacora.md": "# Bitácora\n\n" + "\n\n".join(entries) + "\n",
+            "db/indices.sql": "-- nada\n",
+        },
+        "docs: bitácora",
+        "2026-11-05",
+    )
+    repo.commit(
+        {"db/indices.sql": "CREATE INDEX pedidos_cliente ON pedidos (cliente_id);\n"},
+        "db: índice en pedidos.cliente_id\n\nLos timeouts del listado no venían del pool de Hikari: el pool nunca pasó de "
+        "12 conexiones activas. Lo del pool era una hipótesis equivocada.",
+        "2026-11-10",
+    )
+    return repo
+
+
+CAUSA = "## 2026-11-05\n- Timeouts en el listado de pedidos. El origen es el pool de Hikari, que se queda corto."
+
+
+def test_a_spanish_diagnosis_in_the_newest_entry_is_refuted_in_spanish(git_repo):
+    repo = _bitacora_repo(git_repo, ["## 2026-11-01\n- Desplegamos la 2.4.", CAUSA])
+    assert "RL103" in _codes(repo, "docs/bitacora.md", "El origen es el pool de Hikari")
+
+
+def test_the_spanish_diagnosis_in_an_older_entry_stays_history(git_repo):
+    older = CAUSA.replace("2026-11-05", "2026-11-01")
+    repo = _bitacora_repo(git_repo, [older, "## 2026-11-05\n- Desplegamos la 2.4."])
+    assert _codes(repo, "docs/bitacora.md", "El origen es el pool de Hikari") == set()
