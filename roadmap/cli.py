@@ -261,6 +261,19 @@ def _target(paths: list[str], config_file: str | None, command: str) -> tuple[Ta
     return target, load_config(target.root, Path(config_file) if config_file else None, target.start)
 
 
+def _fallback_note(used: Config | None) -> None:
+    """One line on stderr when no config was given and the default globs found nothing: which globs were read."""
+    from roadmap.config import FALLBACK_RECORDS
+
+    if used is not None and used.records == FALLBACK_RECORDS:
+        print(
+            "roadmap: note: no file matches the default record globs (agents/, .agents/, .agent/); read the markdown "
+            f"of {', '.join(FALLBACK_RECORDS)} instead (README, CHANGELOG and the like excepted); set `records` in "
+            "roadmap.yaml or [tool.roadmap] of pyproject.toml to choose",
+            file=sys.stderr,
+        )
+
+
 def _no_records(root: Path, config: Config) -> CliError:
     return CliError(
         f"no record files match {', '.join(config.records)} in {root} (config: {config.source}); set "
@@ -335,6 +348,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     result = lint(root, options, config)
     if result.records == 0:
         raise _no_records(root, config)
+    _fallback_note(result.config)
     fmt = args.output_format or config.output_format
 
     if args.diff:
@@ -413,6 +427,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     )
     if result.records == 0:
         raise _no_records(target.root, config)
+    _fallback_note(result.config)
     links = links_for(target.root, args.output, config.commit_url)
     _emit(args, render_report(build_report(result), fmt, links))
     return exits.OK

@@ -6,13 +6,14 @@ Every default works without any config on this repo's layout (`agents/*.md`, `do
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 import tomllib
 from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import yaml
 
@@ -785,3 +786,41 @@ def glob_match(pattern: str, path: str) -> bool:
     while pattern.startswith("./"):
         pattern = pattern[2:]
     return _glob_re(pattern).match(path) is not None
+
+
+# Where records are read when no config was given and the default globs find no file: the top-level markdown other
+# than a project's standard files, and the folders teams keep plans, logs and notes in. A repository keeping its
+# records in `TODO.md` and `docs/` is linted without a config; the CLI says which globs it used.
+FALLBACK_RECORDS: tuple[str, ...] = (
+    "*.md",
+    "docs/**/*.md",
+    "doc/**/*.md",
+    "wiki/**/*.md",
+    "notes/**/*.md",
+    "plans/**/*.md",
+    "planning/**/*.md",
+    "ops/**/*.md",
+)
+FALLBACK_EXCLUDE: tuple[str, ...] = (
+    *(f"{name}*.md" for name in ("README", "CHANGELOG", "LICENSE", "CONTRIBUTING", "CODE_OF_CONDUCT", "SECURITY")),
+    *(f"{name}*.md" for name in ("readme", "changelog", "license", "contributing", "code_of_conduct", "security")),
+    "**/node_modules/**",
+    "**/vendor/**",
+    "**/third_party/**",
+)
+
+
+def with_fallback_records(config: Config, files: Iterable[str]) -> Config:
+    """`config`, or, when it is the defaults and its globs match none of `files`, the fallback globs (when those
+    match some file)."""
+    if config.source != "defaults":
+        return config
+    files = list(files)
+    if any(glob_match(g, p) for p in files for g in config.records):
+        return config
+    fallback = dataclasses.replace(config, records=FALLBACK_RECORDS, exclude=(*config.exclude, *FALLBACK_EXCLUDE))
+    picked = any(
+        any(glob_match(g, p) for g in fallback.records) and not any(glob_match(g, p) for g in fallback.exclude)
+        for p in files
+    )
+    return fallback if picked else config

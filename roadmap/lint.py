@@ -17,7 +17,7 @@ from pathlib import Path
 from roadmap import runcache
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.stale import PRIORITY, STALE_RULES, reads_history
-from roadmap.config import Config, load_config
+from roadmap.config import Config, load_config, with_fallback_records
 from roadmap.errors import RuleCrashed, UsageError
 from roadmap.findings import SEVERITIES, Finding
 from roadmap.history import forked
@@ -109,6 +109,7 @@ def lint(root: Path, options: LintOptions = LintOptions(), config: Config | None
         raise UsageError(f"--at {options.at}: not a commit")
     since = head_sha(root, options.since) if options.since is not None else None
     tree = Tree(root, rev=head if options.at is not None else None, max_bytes=config.max_file_bytes)
+    config = with_fallback_records(config, tree.files)
     key = _run_key(root, config, head, since, rules, options)
     if key is not None:
         hit = runcache.load(root, key, tree, head)

@@ -181,7 +181,11 @@ _UNDONE = re.compile(
 # not complete a directive (a symbol it introduces, or the directive's id in its message, still can).
 _PARTIAL = re.compile(
     _PART_LEFT + r"|\b(?:first|one)\s+half\b|\bpart\s+(?:1|one|i)\s+(?:of|/)|\bpartially\b|"
-    r"\bpartial\s+(?:fix|implementation|port|support|work|migration|rollout|change)\b",
+    r"\bpartial\s+(?:fix|implementation|port|support|work|migration|rollout|change)\b|"
+    # "The TODO item stays open for the paired-end half", "Punkt 3 bleibt offen", "el punto sigue abierto"
+    r"\b(?:item|ticket|task|todo|point|punkt|row|issue|story|card|rest|remainder|punto|tarefa|tâche)\b[^.;]{0,30}?"
+    r"\b(?:stays?|remains?|is\s+still|bleibt|sigue|reste|continua|fica)\s+(?:open|offen|abiert[oa]|ouverte?|abert[oa])\b|"
+    r"\bthe\s+[\w-]+\s+half\b",
     re.I,
 )
 # What a commit says is not there yet, by name: "No forward yet (W3 throws a stub)", "the loader is still a stub",

@@ -187,3 +187,26 @@ def test_selection_mistakes_name_the_file_and_the_fix(capsys, repo, monkeypatch,
     monkeypatch.chdir(repo.path)
     code, _, err = run(capsys, "lint")
     assert code == 2 and message in err and "pyproject.toml" in err and err.count("\n") == 1, err
+
+
+def test_without_config_and_without_agents_records_the_usual_places_are_read(capsys, git_repo, monkeypatch):
+    r = git_repo()
+    r.commit(
+        {
+            "README.md": "# Tool\n\n- [ ] Add a `--frobnicate` flag\n",  # a project's README: never a record here
+            "TODO.md": "# TODO\n\n- [ ] Add a `--verbose` flag\n",
+            "docs/plan.md": "# Plan\n\n- [ ] Write the `--quiet` docs\n",
+            "notes.txt": "not markdown\n",
+        },
+        "init",
+        "2026-07-01",
+    )
+    monkeypatch.chdir(r.path)
+    code, out, err = run(capsys, "lint", "--output-format", "json")
+    assert code == 0 and json.loads(out)["findings"] == []
+    assert "roadmap: note: no file matches the default record globs" in err and err.count("\n") == 1
+    from roadmap.lint import LintOptions, lint
+
+    result = lint(r.path, LintOptions(use_cache=False))
+    assert result.records == 2  # TODO.md and docs/plan.md; README.md excepted
+    assert {rf.path for rf in result.context.records} == {"TODO.md", "docs/plan.md"}

@@ -306,3 +306,29 @@ def test_the_spanish_diagnosis_in_an_older_entry_stays_history(git_repo):
     older = CAUSA.replace("2026-11-05", "2026-11-01")
     repo = _bitacora_repo(git_repo, [older, "## 2026-11-05\n- Desplegamos la 2.4."])
     assert _codes(repo, "docs/bitacora.md", "El origen es el pool de Hikari") == set()
+
+
+def _trim_repo(git_repo, body: str):
+    repo = git_repo()
+    todo = "# TODO\n\n- [ ] Port adapter trimming from cutadapt to fastp, for single-end and paired-end libraries\n"
+    repo.commit({"TODO.md": todo, "trim.py": "TOOL = 'cutadapt'\n"}, "todo", "2026-02-01")
+    repo.commit({"trim.py": "TOOL = {'se': 'fastp', 'pe': 'cutadapt'}\n"}, body, "2026-02-05")
+    return repo
+
+
+def test_a_commit_that_says_the_item_stays_open_does_not_complete_it(git_repo):
+    repo = _trim_repo(
+        git_repo,
+        "trim: single-end and paired-end adapter trimming through fastp instead of cutadapt\n\nThe TODO item stays "
+        "open for the paired-end libraries: fastp moves their adapter calls.",
+    )
+    assert "RL101" not in _codes(repo, "TODO.md", "Port adapter trimming")
+
+
+def test_the_same_commit_without_it_completes_the_item(git_repo):
+    repo = _trim_repo(
+        git_repo,
+        "trim: single-end and paired-end adapter trimming through fastp instead of cutadapt\n\nBoth library kinds "
+        "go through fastp now.",
+    )
+    assert "RL101" in _codes(repo, "TODO.md", "Port adapter trimming")
