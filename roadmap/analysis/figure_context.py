@@ -93,6 +93,21 @@ def metric_before(text: str, start: int) -> Metric:
     return metric_of(picked)
 
 
+def metric_after(text: str, end: int) -> Metric:
+    """The metric the words right after a figure name, when nothing before it does ("41.2 min wall", "11.8 GB peak
+    RSS"): up to two words of the same clause, up to punctuation, a function word, a verb or another number."""
+    right = re.match(r"[ \t]+([A-Za-z][\w-]*)(?:[ \t]+([A-Za-z][\w-]*))?", text[end : end + 40])
+    if right is None:
+        return metric_of([])
+    picked: list[str] = []
+    for token in right.groups():
+        parts = words_of(token) if token else []
+        if not parts or any(p in STOPWORDS and p not in _KEEP or p in _VERBS or p in _COMPARATIVES for p in parts):
+            break
+        picked += parts
+    return metric_of(picked)
+
+
 _COMPARATIVES = frozenset(
     {
         "under",

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from roadmap.analysis.figure_context import bar_of, metric_before
+from roadmap.analysis.figure_context import bar_of, metric_after, metric_before
 from roadmap.analysis.figures_compare import explicitly_old, marked_historical
 from roadmap.analysis.evidence_series import SeriesFinder, key_column, metric_column
 from roadmap.analysis.metric_terms import NO_METRIC, Metric, metric_of, without, words_of
@@ -83,6 +83,9 @@ def _has_digit(text: str) -> bool:
     return _DIGIT.search(text) is not None
 
 
+_ARTICLE_BEFORE = re.compile(r"\b(?:a|an|the|one|each|every|per)\s+$", re.I)
+
+
 def _figures(
     st: Statement, table: Table | None, cells: tuple[Statement, ...]
 ) -> list[tuple[Figure, str | None, Metric]]:
@@ -110,6 +113,9 @@ def _figures(
             metric = previous[1]  # "throughput 6831.71 vs 6643.40 tok/s": one metric for the chain
         elif not (metric.known or metric.stat) and cell_metric.known:
             metric = cell_metric
+        elif not (metric.known or metric.stat) and not _ARTICLE_BEFORE.search(st.text, 0, fig.start):
+            # "runs in 41.2 min wall"; not "a 16.6 ms GPU frame", where the figure sizes a thing (a budget)
+            metric = metric_after(st.text, fig.start + len(fig.text))
         found.append((fig, fig.unit or cell_unit, metric))
         previous = (fig, metric)
     return [f for f in found if f[1] is not None or f[2].known]

@@ -132,11 +132,28 @@ def _iso(d: str) -> str | None:
     return day.isoformat() if 1990 <= day.year <= 2199 else None
 
 
+# Where evidence is looked for when the configured root is the default one and holds no file: the folders teams
+# keep benchmark results in (`bench/<series>/<date>.json`, `perf/<date>/<series>.json`). The first that holds a
+# dated entry is the root.
+DEFAULT_ROOT = "docs/bench-evidence"
+FALLBACK_ROOTS = ("bench", "benchmarks", "perf", "results", "evidence")
+
+
 def load_evidence(tree: "Tree", config: "Config", cache_dir: str | Path | None = None) -> EvidenceStore:
     """Every entry under the evidence root of `tree`. With `cache_dir` (the directory holding
     `.roadmap_cache/`), schema verdicts are looked up by content (roadmap/evidence/cache.py)."""
-    cache = SchemaCache(cache_dir) if cache_dir is not None else None
     root = config.evidence.root.strip("/")
+    if root == DEFAULT_ROOT and not any(f.startswith(root + "/") for f in tree.files):
+        for candidate in FALLBACK_ROOTS:
+            if any(f.startswith(candidate + "/") for f in tree.files):
+                store = _load(tree, config, cache_dir, candidate)
+                if any(e.date for e in store):
+                    return store
+    return _load(tree, config, cache_dir, root)
+
+
+def _load(tree: "Tree", config: "Config", cache_dir: str | Path | None, root: str) -> EvidenceStore:
+    cache = SchemaCache(cache_dir) if cache_dir is not None else None
     prefix = root + "/"
     groups: dict[str, list[str]] = {}
     plain: list[str] = []
@@ -178,6 +195,12 @@ def _scan(
     kinds = config.evidence.kinds
     naming = config.evidence.naming
     for name, files in groups.items():
+        dated = _dated_folder_of_series(tree, prefix + name, name, files, naming, cache)
+        if dated:  # perf/2026-02-10/regalloc-suite.json: one entry per series file, of the folder's date
+            for entry in dated:
+                _in_series(entry, parent)
+            entries.extend(dated)
+            continue
         entry = _dir_entry(tree, prefix + name, name, files, naming, cache) if kinds in ("any", "dir") else None
         if entry is not None:
             _in_series(entry, parent)
@@ -204,6 +227,28 @@ def _scan(
                 entries.append(entry)
             elif not parent:
                 ignored.append(name)
+
+
+def _dated_folder_of_series(
+    tree: "Tree", path: str, name: str, files: list[str], naming: str, cache: SchemaCache | None
+) -> list[EvidenceEntry]:
+    """A folder named by a date alone, with no result.json, holding JSON files named by series (and no dates):
+    each file is that series' entry of the folder's date. Empty for any other folder."""
+    parsed = parse_name(name, naming)
+    if parsed is None or parsed[1] or f"{path}/result.json" in files:
+        return []
+    direct = [f for f in files if "/" not in f[len(path) + 1 :] and f.endswith(".json")]
+    if not direct or any(parse_name(f.rsplit("/", 1)[1], naming, strip_ext=True) for f in direct):
+        return []
+    out = []
+    for f in direct:
+        stem = f.rsplit("/", 1)[1][: -len(".json")]
+        entry = EvidenceEntry(
+            path=f, name=f"{name}/{stem}", kind="file", date=parsed[0], slug=stem, series=stem, files=(f,)
+        )
+        _read_result(tree, f, entry, cache)
+        out.append(entry)
+    return out
 
 
 def _in_series(entry: EvidenceEntry, parent: str) -> None:

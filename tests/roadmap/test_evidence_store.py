@@ -196,3 +196,46 @@ def test_evidence_at_an_older_revision(git_repo) -> None:
     repo.commit({"docs/bench-evidence/20260805-a/result.json": json.dumps(result())}, "b", "2026-08-05")
     assert len(load_evidence(Tree(repo.path), Config())) == 2
     assert [e.name for e in load_evidence(Tree(repo.path, rev=old), Config())] == ["20260727-a"]
+
+
+def _series(entries) -> set[tuple[str | None, str]]:
+    return {(e.date, e.series) for e in entries}
+
+
+def test_with_no_default_root_the_usual_folders_are_evidence(git_repo) -> None:
+    """No docs/bench-evidence: `bench/<series>/<date>.json` and `perf/<date>/<series>.json` are read (the first
+    folder holding a dated entry); a configured root is never replaced."""
+    r = git_repo()
+    r.commit({"bench/callvar/2026-02-10.json": '{"series": "callvar", "metrics": {"min": 41.2}}'}, "b", "2026-02-10")
+    assert _series(load_evidence(Tree(r.path), Config())) == {("2026-02-10", "callvar")}
+
+    p = git_repo("perf")
+    p.commit(
+        {
+            "perf/2026-02-03/regalloc-suite.json": '{"series": "regalloc-suite", "metrics": {"ms": 812}}',
+            "perf/2026-02-20/regalloc-suite.json": '{"series": "regalloc-suite", "metrics": {"ms": 640}}',
+            "perf/2026-02-20/parse-suite.json": '{"series": "parse-suite", "metrics": {"ms": 90}}',
+        },
+        "p",
+        "2026-02-20",
+    )
+    store = load_evidence(Tree(p.path), Config())
+    assert _series(store) == {
+        ("2026-02-03", "regalloc-suite"),
+        ("2026-02-20", "regalloc-suite"),
+        ("2026-02-20", "parse-suite"),
+    }
+    assert store.latest("regalloc-suite").path == "perf/2026-02-20/regalloc-suite.json"
+
+    both = git_repo("both")
+    both.commit(
+        {
+            "docs/bench-evidence/20260301-kv-get/result.json": '{"series": "kv-get"}',
+            "bench/callvar/2026-02-10.json": '{"series": "callvar"}',
+        },
+        "b",
+        "2026-03-01",
+    )
+    assert {e.series for e in load_evidence(Tree(both.path), Config())} == {"kv-get"}
+    elsewhere = Config(evidence=EvidenceConfig(root="docs/results"))
+    assert len(load_evidence(Tree(both.path), elsewhere)) == 0  # a configured root that holds nothing stays so

@@ -332,3 +332,15 @@ def test_the_same_commit_without_it_completes_the_item(git_repo):
         "go through fastp now.",
     )
     assert "RL101" in _codes(repo, "TODO.md", "Port adapter trimming")
+
+
+def test_a_metric_named_after_its_figure_is_read_when_nothing_before_names_one():
+    from roadmap.analysis.figure_context import metric_after
+
+    text = "callvar runs in 41.2 min wall, then 11.8 GB peak RSS and 3 runs of the suite"
+    at = text.index("41.2 min") + len("41.2 min")
+    assert metric_after(text, at).terms == frozenset({"wall"})
+    at = text.index("11.8 GB") + len("11.8 GB")
+    assert metric_after(text, at).terms == frozenset({"peak", "rss"})
+    at = text.index("3 runs") + len("3")
+    assert not metric_after(text, at).terms - {"run"}  # a count of runs: at most the word itself
