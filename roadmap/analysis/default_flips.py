@@ -212,6 +212,9 @@ def spellings(flag: str) -> set[str]:
     if flag.startswith("--"):
         base = flag[2:]
         out |= {base, base.replace("-", "_")}
+    elif re.match(r"-[A-Z][a-z]", flag):  # a compiler's option family: rustc's -Zincremental-igraph
+        base = flag[2:]
+        out |= {base, base.replace("-", "_")}
     elif "." in flag:
         base = flag.rsplit(".", 1)[1]
         out.add(base)
@@ -222,6 +225,9 @@ def spellings(flag: str) -> set[str]:
         for words in (title, caps):
             out.add("".join(words))
             out.add(words[0].lower() + "".join(words[1:]))
+        # the constant holding its default: INCREMENTAL_IGRAPH_DEFAULT, DEFAULT_INCREMENTAL_IGRAPH
+        upper = "_".join(p.upper() for p in parts)
+        out |= {f"{upper}_DEFAULT", f"DEFAULT_{upper}"}
     return {s for s in out if len(s) >= 4}
 
 

@@ -67,7 +67,7 @@ _FULL_STOP = re.compile(r"(?<=[.!?])\s+")
 # What names a switch: a --flag, an ENV_VAR, or a snake_case setting (`use_fused_adam`, `split_kv`).
 # Or a dotted config key whose last part is such a setting (`wal.group_commit`).
 _FLAG = re.compile(
-    r"^(?:--[a-z0-9][\w-]+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?:[a-z][a-z0-9]*\.)*[a-z][a-z0-9]*(?:_[a-z0-9]+)+)$"
+    r"^(?:--[a-z0-9][\w-]+|-[A-Z][a-z][a-z0-9]*(?:-[a-z0-9]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?:[a-z][a-z0-9]*\.)*[a-z][a-z0-9]*(?:_[a-z0-9]+)+)$"
 )
 
 
@@ -284,7 +284,7 @@ def _turned_off(c: Commit) -> tuple[str, ...]:
 def _flag_re(flag: str) -> re.Pattern[str]:
     """A switch as prose writes it: `split_kv`, split-KV and split kv are one; `--split-kv` matches split-kv."""
     parts = [re.escape(p) for p in re.split(r"[-_ ]+", flag.lstrip("-")) if p]
-    return re.compile(r"(?<![\w-])(?:--)?" + r"[-_ ]?".join(parts) + r"(?![\w-])", re.I)
+    return re.compile(r"(?<![\w-])(?:--?)?" + r"[-_ ]?".join(parts) + r"(?![\w-])", re.I)
 
 
 def default_changed(ctx: LintContext) -> list[Hit]:

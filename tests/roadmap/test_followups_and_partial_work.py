@@ -344,3 +344,26 @@ def test_a_metric_named_after_its_figure_is_read_when_nothing_before_names_one()
     assert metric_after(text, at).terms == frozenset({"peak", "rss"})
     at = text.index("3 runs") + len("3")
     assert not metric_after(text, at).terms - {"run"}  # a count of runs: at most the word itself
+
+
+def _compiler_repo(git_repo, flipped: str):
+    repo = git_repo()
+    status = (
+        "# Status\n\n| Area | State | Notes |\n|---|---|---|\n"
+        "| Loop unswitching | LANDED | opt-in via `-Zloop-unswitch`, off by default |\n"
+        "| Tail merging | LANDED | opt-in via `-Ztail-merge`, off by default |\n"
+    )
+    code = "pub const LOOP_UNSWITCH_DEFAULT: bool = false;\npub const TAIL_MERGE_DEFAULT: bool = false;\n"
+    repo.commit(
+        {"roadmap.yaml": 'records: ["docs/*.md"]\n', "docs/status.md": status, "src/opts.rs": code}, "s", "2026-03-01"
+    )
+    repo.commit(
+        {"src/opts.rs": code.replace(f"{flipped}: bool = false", f"{flipped}: bool = true")}, "opts: flip", "2026-03-05"
+    )
+    return repo
+
+
+def test_a_compiler_flags_default_constant_turned_on_makes_its_opt_in_claim_stale(git_repo):
+    repo = _compiler_repo(git_repo, "LOOP_UNSWITCH_DEFAULT")
+    assert "RL104" in _codes(repo, "docs/status.md", "`-Zloop-unswitch`")
+    assert "RL104" not in _codes(repo, "docs/status.md", "`-Ztail-merge`")  # its constant stayed false
