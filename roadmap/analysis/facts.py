@@ -146,6 +146,7 @@ class Facts:
     news_subsets: dict[tuple[Hashable, str, str], list[Commit]] = field(default_factory=dict)
     # analysis/cell_asof.py
     cells_by_line: dict[str, dict[int, list[Statement]]] = field(default_factory=dict)
+    row_keys: dict[tuple[str, int], RowKey | None] = field(default_factory=dict)  # (path, line) -> key now
     # analysis/rows_at.py: (path, rev, row id) -> rows; a file's lines and token index at a revision; full parses
     rows_at: dict[tuple[str, str, str], list[tuple[int, RowKey]]] = field(default_factory=dict)
     lines_at: dict[tuple[str, str], list[str] | None] = field(default_factory=dict)
