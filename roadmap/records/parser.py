@@ -12,7 +12,7 @@ from roadmap.records.classify import WORK_COLUMN, Classifier, Verdict, as_of_in,
 from roadmap.records.inline import Inline
 from roadmap.records.kinds import follow_up_section
 from roadmap.records.mentions import extract, ids_in
-from roadmap.records.model import AsOf, Mentions, Problem, RecordFile, Statement, Table
+from roadmap.records.model import AsOf, Mentions, Problem, RecordFile, Statement, Table, built
 from roadmap.records.patterns import FULL_SHA_RE, PREMISE_LABEL_RE
 from roadmap.records.spans import Region, cell_spans, place
 from roadmap.records.state_words import legend
@@ -239,24 +239,27 @@ class _Builder:
                     if spans is None:
                         spans = cell_spans(self.lines[line - 1]) if line <= len(self.lines) else []
                     mentions = self._placed(mentions, [(line, *spans[k])] if k < len(spans) else [])
-                st = Statement(
-                    path=self.rf.path,
-                    line=line,
-                    end_line=line,
-                    kind="cell",
-                    text=text,
-                    raw=raw,
-                    section=sections,
-                    row_id=row_id or section_row,
-                    column=header,
-                    table_row=index,
-                    mentions=mentions,
-                    directive=verdict.directive,
-                    historical=verdict.historical,
-                    as_of=self._resolve_as_of(own, b.headings, row_as_of),
-                    defines=row_id if k == define_col else None,
-                    directive_text=verdict.directive_text,
-                    history=why_cell,
+                st = built(  # Statement(...), a table's many cells made faster (model.built)
+                    Statement,
+                    {
+                        "path": self.rf.path,
+                        "line": line,
+                        "end_line": line,
+                        "kind": "cell",
+                        "text": text,
+                        "raw": raw,
+                        "section": sections,
+                        "row_id": row_id or section_row,
+                        "column": header,
+                        "table_row": index,
+                        "mentions": mentions,
+                        "directive": verdict.directive,
+                        "historical": verdict.historical,
+                        "as_of": self._resolve_as_of(own, b.headings, row_as_of),
+                        "defines": row_id if k == define_col else None,
+                        "directive_text": verdict.directive_text,
+                        "history": why_cell,
+                    },
                 )
                 stmts.append(st)
                 self.rf.statements.append(st)
