@@ -141,6 +141,7 @@ class Facts:
     news: dict[StatementKey, News] = field(default_factory=dict)
     commits_after: dict[str, tuple[Commit, ...]] = field(default_factory=dict)
     blame: dict[str, dict[int, str]] = field(default_factory=dict)  # record path -> {line: sha}
+    newest_blame: dict[tuple[str, int, int], str | None] = field(default_factory=dict)  # (path, first, last) -> sha
     news_shas: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     commits_matching: dict[str, list[Commit]] = field(default_factory=dict)
     news_subsets: dict[tuple[Hashable, str, str], list[Commit]] = field(default_factory=dict)

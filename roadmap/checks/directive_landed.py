@@ -290,6 +290,8 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         for c in _said(ctx, words, news):
             if c.sha in fresh and not c.is_merge and c.sha not in cands:
                 cands[c.sha] = _Candidate(c)
+    if not cands:
+        return []  # no commit can be the work: what the candidates are weighed by need not be worked out
     measuring = _asks_measurement(st)
     total = weights.idf_sum(terms) or 1.0  # the same for every candidate: match() would sum the same
     tickets = _tickets(" ".join([st.directive_text or st.text, *(c.text for c in row_of(ctx, st)[1])]))
