@@ -66,9 +66,7 @@ def children_cpu() -> float:
 
 def run_api(repo: Path) -> dict:
     before, t0 = children_cpu(), time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, "-c", _API, str(repo)], capture_output=True, text=True, cwd=ROOT, env=_env()
-    )
+    proc = subprocess.run([sys.executable, "-c", _API, str(repo)], capture_output=True, text=True, cwd=ROOT, env=_env())
     wall, total = time.perf_counter() - t0, children_cpu() - before
     if proc.returncode != 0:
         raise SystemExit(f"lint() failed: {proc.stderr.strip()[-800:]}")

@@ -196,6 +196,7 @@ class Facts:
     paths_by_depth: dict[int, list[str]] | None = None
     # checks/directive_landed.py: the newest commit on or before an as-of point
     landed_base: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    work_matches: dict[Hashable, Any] = field(default_factory=dict)  # RL101: (terms, commit work, forms) -> match
     # analysis/landing.py: work-term weights and postings over the history; statements the records mark done
     work_weights: WorkWeights | None = None
     done_statements: dict[str, list[tuple[Statement, frozenset[str]]]] | None = None

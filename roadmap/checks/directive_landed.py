@@ -311,7 +311,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             cand.other_rows = _names_other_rows(cand.commit, ids)
         cand.other_ticket = _names_other_ticket(cand.commit, tickets)
         cw = commit_work(cand.commit)
-        cand.work = match(terms, cw, weights, forms, total)
+        cand.work = _match(ctx, terms, cw, forms, total)
         if cand.strength is None:
             # one of the pieces of work the directive asks for, done in full: that piece landed
             for part, part_terms in requests:
@@ -338,6 +338,19 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
 
 
 _ROW_TRAILERS = ("row", "rows", "refs", "claim", "claims")
+
+
+def _match(
+    ctx: LintContext, terms: frozenset[str], cw: CommitWork, forms: dict[str, frozenset[str]], total: float
+) -> WorkMatch:
+    """match(terms, cw, work_weights(ctx), forms, total), once per run for the same arguments: directives that
+    differ only in a number or an id meet the same commit with the same words."""
+    cache = ctx.facts.work_matches
+    key = (terms, cw, tuple(forms.items()), total)
+    hit = cache.get(key)
+    if hit is None:
+        hit = cache[key] = match(terms, cw, work_weights(ctx), forms, total)
+    return hit
 
 
 def _said(ctx: LintContext, words: frozenset[str], news: News) -> list[Commit]:
@@ -420,9 +433,11 @@ def _asks_measurement_text(text: str) -> bool:
 _WORD_RE = re.compile(r"[a-z][a-z-]*")
 
 
-def _first_words(text: str, n: int = 3) -> list[str]:
-    """The first `n` lower-case words of `text` (what `re.findall(...)[:n]` gives, without reading past them)."""
-    return [m.group(0) for m in islice(_WORD_RE.finditer(text.lower()), n)]
+@lru_cache(maxsize=1 << 16)
+def _first_words(text: str) -> tuple[str, ...]:
+    """The first three lower-case words of `text` (what `re.findall(...)[:3]` gives, without reading past them);
+    once per text: the history's symbol pass, the detectors' applies and the tests of a directive all ask."""
+    return tuple(m.group(0) for m in islice(_WORD_RE.finditer(text.lower()), 3))
 
 
 def _together(ctx: LintContext, st: Statement, cands: list[_Candidate]) -> tuple[list[_Candidate], WorkMatch] | None:

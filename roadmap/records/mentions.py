@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from roadmap.records import patterns as P
 from roadmap.records.figures import find_figures, is_figure
@@ -23,10 +23,22 @@ _NOTHING = Mentions()
 _SPACE = re.compile(r"\s")
 
 
+_last_ids: list[Any] = [None, None, (), ()]  # ids_in's last (text, config, ids, claims)
+
+
 def ids_in(text: str, config: "Config") -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
     """(row ids, claim ids) found whole-token in `text`, each as (start, end, id); states are not ids."""
     if config.hyphenated_ids and _HYPHEN_TOKEN.search(text) is None:
         return [], []  # the default patterns need "X-Y"; most statements have none
+    last = _last_ids
+    if last[0] == text and last[1] is config:  # a table's id cell is read for its row id, then for its mentions
+        return list(last[2]), list(last[3])
+    ids, claims = _ids_in(text, config)
+    last[:] = [text, config, tuple(ids), tuple(claims)]
+    return ids, claims
+
+
+def _ids_in(text: str, config: "Config") -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
     claims = [(m.start(), m.end(), m.group(0)) for m in config.claim_re.finditer(text)]
     ids = [
         (m.start(), m.end(), m.group(0))

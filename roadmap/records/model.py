@@ -5,7 +5,7 @@ Every statement carries its exact 1-based line span so findings, suppressions an
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -152,12 +152,7 @@ def built(cls: type[T], values: dict[str, Any]) -> T:
         if not cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
             raise TypeError(f"{cls.__name__} is not a frozen dataclass: a shared default could be changed")
         every = fields(cls)  # type: ignore[arg-type]
-        template = {
-            f.name: f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
-            if f.default_factory is not MISSING
-            else None
-            for f in every
-        }
+        template = {f.name: _default(f) for f in every}  # a required field's None is always overwritten
         required = frozenset(f.name for f in every if f.default is MISSING and f.default_factory is MISSING)
         known = _TEMPLATES[cls] = (template, required)
     template, required = known
@@ -170,3 +165,11 @@ def built(cls: type[T], values: dict[str, Any]) -> T:
     if len(state) != len(template):
         return cls(**values)  # raises the TypeError __init__ raises for a field the class does not have
     return obj
+
+
+def _default(f: Field[Any]) -> Any:
+    if f.default is not MISSING:
+        return f.default
+    if f.default_factory is not MISSING:
+        return f.default_factory()
+    return None

@@ -205,6 +205,11 @@ class _Builder:
                 None,
             )
         read: dict[_CellKey, _CellReading] = {}  # _read_cell's memo, for this table
+        # what is the same for every cell of the table, worked out once: its structure's verdicts and the as-of
+        # point of a cell that names none of its own (nor its row)
+        process = self.struct.kind == "process"
+        unless_asked = self.struct.unless_asked.get(id(b), "")
+        table_as_of = self._resolve_as_of(None, b.headings)
         for index, (line, cells) in enumerate(tb.rows):
             row_id, define_col = self._row_id(tb.headers, cells, id_cols)
             row_as_of = next(
@@ -230,9 +235,9 @@ class _Builder:
                     # "~~Move X~~ not needed": the struck part was the work
                     done = inl.struck and self.cls.struck_work(text)
                     verdict = Verdict(False, True, None) if done else Verdict(True, False, text)
-                if self.struct.kind == "process" and verdict.directive:
+                if process and verdict.directive:
                     verdict = Verdict(False, verdict.historical, None)
-                why_cell = why or ("" if verdict.directive else self.struct.unless_asked.get(id(b), ""))
+                why_cell = why or ("" if verdict.directive else unless_asked)
                 if why_cell:
                     verdict = Verdict(False, True, None)
                 if mentions.paths:
@@ -255,7 +260,7 @@ class _Builder:
                         "mentions": mentions,
                         "directive": verdict.directive,
                         "historical": verdict.historical,
-                        "as_of": self._resolve_as_of(own, b.headings, row_as_of),
+                        "as_of": self._resolve_as_of(own, b.headings, row_as_of) if own or row_as_of else table_as_of,
                         "defines": row_id if k == define_col else None,
                         "directive_text": verdict.directive_text,
                         "history": why_cell,
