@@ -3,6 +3,7 @@
 50,000-row table lints in <= 10 s"; a measurement, not a test).
 
     .venv/bin/python tools/bench_table.py [--rows 50000] [--repeat 5] [--repo DIR [--reuse]] [--json PATH]
+                                          [--baseline CHECKOUT]
 
 Builds the test's repository once (its `table_repo`: one table of `--rows` directive rows, one row in fifty
 flipping its state in a later commit, then a code commit), then times, `--repeat` times each and alternating:
@@ -15,6 +16,9 @@ flipping its state in a later commit, then a code commit), then times, `--repeat
 
 Wall time is reported too, but other jobs on the machine move it: judge the CPU medians, and the load average
 recorded with each run. The commit measured is this checkout's HEAD (with `dirty` when its roadmap/ differs).
+With `--baseline CHECKOUT` (another checkout of this repository, e.g. a `git worktree` at an older commit) the
+same runs are made with its roadmap package too, each baseline run right before the run it is compared with, so
+that a change of load moves both alike.
 """
 
 from __future__ import annotations
@@ -64,9 +68,12 @@ def children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_api(repo: Path) -> dict:
+def run_api(repo: Path, root: Path) -> dict:
+    """lint() as the test calls it, in a fresh interpreter importing `root`'s roadmap package."""
     before, t0 = children_cpu(), time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", _API, str(repo)], capture_output=True, text=True, cwd=ROOT, env=_env())
+    proc = subprocess.run(
+        [sys.executable, "-c", _API, str(repo)], capture_output=True, text=True, cwd=root, env=_env(root)
+    )
     wall, total = time.perf_counter() - t0, children_cpu() - before
     if proc.returncode != 0:
         raise SystemExit(f"lint() failed: {proc.stderr.strip()[-800:]}")
@@ -83,27 +90,27 @@ def run_api(repo: Path) -> dict:
     }
 
 
-def run_cli(repo: Path, out_json: Path) -> dict:
+def run_cli(repo: Path, out_json: Path, root: Path) -> dict:
+    """The real CLI with `root`'s roadmap package, cold (no cache)."""
     cmd = [sys.executable, "-m", "roadmap", "lint", str(repo), "--no-cache", "--format", "json", "-o", str(out_json)]
     before, t0 = children_cpu(), time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=_env())
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=_env(root))
     wall, cpu = time.perf_counter() - t0, children_cpu() - before
     if proc.returncode not in (0, 1):
         raise SystemExit(f"roadmap lint failed ({proc.returncode}): {proc.stderr.strip()[-800:]}")
-    findings = len(json.loads(out_json.read_text())["findings"])
     return {
         "kind": "cli",
         "cpu_s": round(cpu, 2),
         "wall_s": round(wall, 2),
         "exit": proc.returncode,
-        "findings": findings,
+        "findings": len(json.loads(out_json.read_text())["findings"]),
         "loadavg_1m": round(os.getloadavg()[0], 2),
     }
 
 
-def _env() -> dict[str, str]:
+def _env(root: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
     return env
 
 
@@ -112,11 +119,28 @@ def summary(runs: list[dict], key: str) -> dict:
     return {"median": round(statistics.median(values), 2), "min": min(values), "max": max(values), "n": len(values)}
 
 
-def measured_commit() -> dict:
+def measured_commit(root: Path) -> dict:
     def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True).stdout.strip()
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True).stdout.strip()
 
     return {"sha": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain", "--", "roadmap"))}
+
+
+def figures(runs: list[dict], commit: dict, rows: int) -> dict:
+    api = [r for r in runs if r["kind"] == "api"]
+    cli = [r for r in runs if r["kind"] == "cli"]
+    return {
+        "commit": commit,
+        "repo": {"rows": rows, "statements": api[0]["statements"], "findings": api[0]["findings"]},
+        "api": {
+            "cpu_s": summary(api, "cpu_s"),
+            "total_cpu_s": summary(api, "total_cpu_s"),
+            "wall_s": summary(api, "wall_s"),
+        },
+        "cli": {"cpu_s": summary(cli, "cpu_s"), "wall_s": summary(cli, "wall_s")},
+        "loadavg_1m": summary(runs, "loadavg_1m"),
+        "runs": runs,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,24 +150,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repo", type=Path, help="where to build the repository (default: a temporary directory)")
     ap.add_argument("--reuse", action="store_true", help="--repo already holds the repository: do not rebuild")
     ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    ap.add_argument("--baseline", type=Path, help="another checkout whose roadmap package is timed alongside")
     a = ap.parse_args(argv)
     if a.reuse and a.repo is None:
         ap.error("--reuse needs --repo")
+    roots = {"measured": ROOT} if a.baseline is None else {"baseline": a.baseline.resolve(), "measured": ROOT}
     tmp = Path(tempfile.mkdtemp(prefix="bench-table-"))
-    repo = a.repo if a.repo is not None else tmp / "table"
+    repo = (a.repo if a.repo is not None else tmp / "table").resolve()
     try:
         load_start = os.getloadavg()
         if not a.reuse:
             build(repo, a.rows)
-        runs = []
+        runs: dict[str, list[dict]] = {name: [] for name in roots}
         for _ in range(max(1, a.repeat)):
-            runs.append(run_api(repo))
-            runs.append(run_cli(repo, tmp / "lint.json"))
-        api = [r for r in runs if r["kind"] == "api"]
-        cli = [r for r in runs if r["kind"] == "cli"]
-        report = {
+            for kind in ("api", "cli"):
+                for name, root in roots.items():
+                    got = run_api(repo, root) if kind == "api" else run_cli(repo, tmp / "lint.json", root)
+                    runs[name].append(got)
+        report: dict = {
             "command": "python tools/bench_table.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-            "commit": measured_commit(),
             "machine": {
                 "cpus": os.cpu_count(),
                 "python": platform.python_version(),
@@ -151,27 +176,23 @@ def main(argv: list[str] | None = None) -> int:
                 "loadavg_start": [round(x, 2) for x in load_start],
                 "loadavg_end": [round(x, 2) for x in os.getloadavg()],
             },
-            "repo": {"rows": a.rows, "statements": api[0]["statements"], "findings": api[0]["findings"]},
-            "api": {
-                "cpu_s": summary(api, "cpu_s"),
-                "total_cpu_s": summary(api, "total_cpu_s"),
-                "wall_s": summary(api, "wall_s"),
-            },
-            "cli": {"cpu_s": summary(cli, "cpu_s"), "wall_s": summary(cli, "wall_s")},
-            "loadavg_1m": summary(runs, "loadavg_1m"),
             "target_s": TARGET_S,
-            "runs": runs,
         }
+        for name, root in roots.items():
+            report[name] = figures(runs[name], measured_commit(root), a.rows)
         if a.json:
             a.json.parent.mkdir(parents=True, exist_ok=True)
             a.json.write_text(json.dumps(report, indent=2) + "\n")
-        for kind in ("api", "cli"):
-            part = report[kind]
-            line = f"{kind}: cpu {part['cpu_s']['median']} s (min {part['cpu_s']['min']}, max {part['cpu_s']['max']})"
-            if "total_cpu_s" in part:
-                line += f", with forked children {part['total_cpu_s']['median']} s"
-            print(line + f", wall {part['wall_s']['median']} s, n={part['cpu_s']['n']}")
-        print(f"load average (1 min) median {report['loadavg_1m']['median']}; commit {report['commit']['sha'][:9]}")
+        for name in roots:
+            fig = report[name]
+            print(f"{name} {fig['commit']['sha'][:9]}{' (dirty)' if fig['commit']['dirty'] else ''}:")
+            for kind in ("api", "cli"):
+                part, cpu = fig[kind], fig[kind]["cpu_s"]
+                line = f"  {kind}: cpu {cpu['median']} s (min {cpu['min']}, max {cpu['max']})"
+                if "total_cpu_s" in part:
+                    line += f", with forked children {part['total_cpu_s']['median']} s"
+                print(line + f", wall {part['wall_s']['median']} s, n={cpu['n']}")
+            print(f"  load average (1 min) median {fig['loadavg_1m']['median']}")
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
