@@ -69,7 +69,16 @@ def _after(ctx: LintContext, base: str) -> tuple[Commit, ...]:
 
 
 def newest_blame(ctx: LintContext, path: str, first: int, last: int) -> str | None:
-    """The newest commit (in graph order, never by commit date) that last touched any of lines first..last."""
+    """The newest commit (in graph order, never by commit date) that last touched any of lines first..last; once
+    per span (the prefetch, the news and the landing tests of a directive all ask)."""
+    cache = ctx.facts.newest_blame
+    key = (path, first, last)
+    if key not in cache:
+        cache[key] = _newest_blame(ctx, path, first, last)
+    return cache[key]
+
+
+def _newest_blame(ctx: LintContext, path: str, first: int, last: int) -> str | None:
     lines = blame_file(ctx, path)
     if not lines:
         return None

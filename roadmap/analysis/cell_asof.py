@@ -105,14 +105,19 @@ def _blame_many(ctx: LintContext, path: str, rev: str, lines: set[int]) -> None:
 
 
 def _other_cells(ctx: LintContext, st: Statement) -> RowKey | None:
-    """The key of st's own row as it reads now (None when the row has no state column to flip)."""
+    """The key of st's own row as it reads now (None when the row has no state column to flip); once per row,
+    though the prefetch and each cell's walk ask it."""
+    cache = ctx.facts.row_keys
+    where = (st.path, st.line)
+    if where in cache:
+        return cache[where]
     cells = _cells_on_line(ctx, st.path).get(st.line, [])
-    if not cells:
-        return None
     states = state_columns(ctx)
-    if not any((c.column or "").lower() in states for c in cells):
-        return None
-    return row_key(cells, states)
+    if not cells or not any((c.column or "").lower() in states for c in cells):
+        cache[where] = None
+    else:
+        cache[where] = row_key(cells, states)
+    return cache[where]
 
 
 def _cells_on_line(ctx: LintContext, path: str) -> dict[int, list[Statement]]:

@@ -141,11 +141,13 @@ class Facts:
     news: dict[StatementKey, News] = field(default_factory=dict)
     commits_after: dict[str, tuple[Commit, ...]] = field(default_factory=dict)
     blame: dict[str, dict[int, str]] = field(default_factory=dict)  # record path -> {line: sha}
+    newest_blame: dict[tuple[str, int, int], str | None] = field(default_factory=dict)  # (path, first, last) -> sha
     news_shas: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     commits_matching: dict[str, list[Commit]] = field(default_factory=dict)
     news_subsets: dict[tuple[Hashable, str, str], list[Commit]] = field(default_factory=dict)
     # analysis/cell_asof.py
     cells_by_line: dict[str, dict[int, list[Statement]]] = field(default_factory=dict)
+    row_keys: dict[tuple[str, int], RowKey | None] = field(default_factory=dict)  # (path, line) -> key now
     # analysis/rows_at.py: (path, rev, row id) -> rows; a file's lines and token index at a revision; full parses
     rows_at: dict[tuple[str, str, str], list[tuple[int, RowKey]]] = field(default_factory=dict)
     lines_at: dict[tuple[str, str], list[str] | None] = field(default_factory=dict)
@@ -194,6 +196,7 @@ class Facts:
     paths_by_depth: dict[int, list[str]] | None = None
     # checks/directive_landed.py: the newest commit on or before an as-of point
     landed_base: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    work_matches: dict[Hashable, Any] = field(default_factory=dict)  # RL101: (terms, commit work, forms) -> match
     # analysis/landing.py: work-term weights and postings over the history; statements the records mark done
     work_weights: WorkWeights | None = None
     done_statements: dict[str, list[tuple[Statement, frozenset[str]]]] | None = None

@@ -234,6 +234,16 @@ def done_statements(ctx: LintContext) -> dict[str, list[tuple[Statement, frozens
     return ctx.facts.done_statements
 
 
+def may_have_twin(ctx: LintContext, terms: frozenset[str]) -> bool:
+    """Can done_twin find a twin for these terms at all? A twin shares MIN_TWIN_SHARED terms with them, each
+    one a key of the done-statement index: fewer keys among the terms rule every twin out, before anything
+    about the directive (the commit that wrote it) is worked out."""
+    if len(terms) < MIN_TWIN_SHARED:
+        return False
+    index = done_statements(ctx)
+    return sum(t in index for t in terms) >= MIN_TWIN_SHARED
+
+
 def done_twin(
     ctx: LintContext, st: Statement, terms: frozenset[str], accept: Callable[[Statement], bool] | None = None
 ) -> Statement | None:

@@ -24,12 +24,18 @@ _RUN = re.compile(r"[A-Za-z]+(?:[ \t]+[A-Za-z]+)*")
 MAX_KEPT_WORD = 3  # a last word this short is kept whole ("id", "io", "ui"): "kid", "pid", "dio"
 
 
-@lru_cache(maxsize=1 << 14)
 def short_forms(text: str) -> dict[str, frozenset[str]]:
     """{stem of a short form: the stems of the words it stands for} for `text`."""
+    return _forms(tuple(_RUN.findall(text)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _forms(runs: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """short_forms of a text with these runs of words: the forms and the text's own words are read from its
+    runs alone, so texts that differ only in numbers and punctuation ("stage 3", "stage 4") share one entry."""
     out: dict[str, frozenset[str]] = {}
-    own = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
-    for run in _RUN.findall(text):
+    own = {w.lower() for run in runs for w in run.split()}  # every letter word of the text is in one run
+    for run in runs:
         words = [w.lower() for w in run.split()]
         for n in (2, 3):
             for i in range(len(words) - n + 1):

@@ -122,6 +122,8 @@ def _group(pool: list[Statement], stale: list[Statement], reasons: dict[int, lis
     Only pairs that can pass are tested: a repeat names a row or claim the other names too, and related text
     shares work terms (and a row or claim, when both name one); indexes by id and by term find those pairs,
     so the work grows with the pairs that share something, not with the square of the statements."""
+    if not stale:
+        return []  # no group, so no surface to look for: indexing every live directive's terms would be wasted
     sf = Surfaces()
     parent = {id(s): id(s) for s in stale}
 

@@ -207,9 +207,10 @@ def hinted(pattern: re.Pattern[str], hints: tuple[str, ...]) -> Callable[[str], 
     `i` and `s`, which re.IGNORECASE also matches with non-ASCII letters (ı, İ, ſ) that `str.lower` keeps.
     A regex of many `\\b`-led alternatives is tried at every position; a substring test is not."""
 
+    any_hint = re.compile("|".join(map(re.escape, hints))).search if hints else None  # one C-level pass for all
+
     def search(text: str) -> bool:
-        low = text.lower()
-        return any(h in low for h in hints) and pattern.search(text) is not None
+        return any_hint is not None and any_hint(text.lower()) is not None and pattern.search(text) is not None
 
     return search
 

@@ -279,9 +279,16 @@ def _word_term(w: str) -> tuple[str, str | None]:
 @lru_cache(maxsize=1 << 16)
 def terms_of(text: str) -> frozenset[str]:
     """The work terms of `text`: stems of its content words, identifier parts, one token per abbreviation."""
+    return _terms_of_words(tuple(_raw_words(text)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _terms_of_words(words: tuple[str, ...]) -> frozenset[str]:
+    """terms_of a text with these raw words: texts that differ only in what is no word (a bare number, an
+    issue key, punctuation) share one entry."""
     out: set[str] = set()
     stems: list[str] = []
-    for w in _raw_words(text):
+    for w in words:
         s, term = _word_term(w)
         stems.append(s)
         if term is not None:

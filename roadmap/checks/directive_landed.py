@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 
 from roadmap.analysis.asof import news_shas, news_subset
 from roadmap.analysis.cell_asof import cell_origin
@@ -20,6 +21,7 @@ from roadmap.analysis.landing import (
     declared_terms,
     done_terms,
     done_twin,
+    may_have_twin,
     path_commits,
     reverts,
     work_weights,
@@ -287,9 +289,11 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
     # looked at (said_in_subject); a short form of the directive's words counts ("kid")
     wordings = ([terms | frozenset(forms)] if 2 <= len(terms) <= MAX_TERMS_ALONE else []) + [t for _, t in requests]
     for words in wordings:
-        for c in said_in_subject(words, weights, fresh):
+        for c in _said(ctx, words, news):
             if c.sha in fresh and not c.is_merge and c.sha not in cands:
                 cands[c.sha] = _Candidate(c)
+    if not cands:
+        return []  # no commit can be the work: what the candidates are weighed by need not be worked out
     measuring = _asks_measurement(st)
     total = weights.idf_sum(terms) or 1.0  # the same for every candidate: match() would sum the same
     tickets = _tickets(" ".join([st.directive_text or st.text, *(c.text for c in row_of(ctx, st)[1])]))
@@ -309,7 +313,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             cand.other_rows = _names_other_rows(cand.commit, ids)
         cand.other_ticket = _names_other_ticket(cand.commit, tickets)
         cw = commit_work(cand.commit)
-        cand.work = match(terms, cw, weights, forms, total)
+        cand.work = _match(ctx, terms, cw, forms, total)
         if cand.strength is None:
             # one of the pieces of work the directive asks for, done in full: that piece landed
             for part, part_terms in requests:
@@ -342,10 +346,42 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
 _ROW_TRAILERS = ("row", "rows", "refs", "claim", "claims")
 
 
+def _match(
+    ctx: LintContext, terms: frozenset[str], cw: CommitWork, forms: dict[str, frozenset[str]], total: float
+) -> WorkMatch:
+    """match(terms, cw, work_weights(ctx), forms, total), once per run for the same arguments: directives that
+    differ only in a number or an id meet the same commit with the same words."""
+    cache = ctx.facts.work_matches
+    key = (terms, cw, tuple(forms.items()), total)
+    hit = cache.get(key)
+    if hit is None:
+        hit = cache[key] = match(terms, cw, work_weights(ctx), forms, total)
+    return hit
+
+
+def _said(ctx: LintContext, words: frozenset[str], news: News) -> list[Commit]:
+    """said_in_subject(words, ...) among the news of `news`, once per (words, as-of point): directives that
+    differ only in a number or an id ("stage 3 runner", "stage 4 runner") have the same words."""
+    cache = ctx.facts.news_subsets
+    key = (("said", words), news.kind, news.base)
+    hit = cache.get(key)
+    if hit is None:
+        hit = cache[key] = said_in_subject(words, work_weights(ctx), news_shas(ctx, news))
+    return hit
+
+
 def _names_other_rows(commit: Commit, ids: frozenset[str]) -> bool:
     """Do the commit's trailers (Row:, Refs:, Claim:) name rows, none of them one of `ids`?"""
+    named = _row_trailers(commit)
+    return named is not None and not any(_id_re(i).search(named) for i in ids)
+
+
+@lru_cache(maxsize=1 << 12)
+def _row_trailers(commit: Commit) -> str | None:
+    """The values of the commit's row trailers joined, None when it has none (once per commit: the same few
+    news commits are candidates for directive after directive)."""
     named = [v for k in _ROW_TRAILERS for v in commit.trailer_values(k)]
-    return bool(named) and not any(_id_re(i).search(" ".join(named)) for i in ids)
+    return " ".join(named) if named else None
 
 
 # A tracker's ticket key: APP-902, DATA-1290 (a project key, a dash, a number).
@@ -393,9 +429,21 @@ def _asks_measurement(st: Statement) -> bool:
     return _asks_measurement_text(st.directive_text or st.text)
 
 
+@lru_cache(maxsize=1 << 10)
 def _asks_measurement_text(text: str) -> bool:
-    words = re.findall(r"[a-z][a-z-]*", text.lower())[:6]
-    return bool(words) and any(w in _MEASURE_VERBS for w in words[:3])
+    """Does `text` open with a measuring verb (one of its first three words)? Cached: a directive's detectors
+    ask it of the same text several times in a row."""
+    return any(w in _MEASURE_VERBS for w in _first_words(text))
+
+
+_WORD_RE = re.compile(r"[a-z][a-z-]*")
+
+
+@lru_cache(maxsize=1 << 16)
+def _first_words(text: str) -> tuple[str, ...]:
+    """The first three lower-case words of `text` (what `re.findall(...)[:3]` gives, without reading past them);
+    once per text: the history's symbol pass, the detectors' applies and the tests of a directive all ask."""
+    return tuple(m.group(0) for m in islice(_WORD_RE.finditer(text.lower()), 3))
 
 
 def _together(ctx: LintContext, st: Statement, cands: list[_Candidate]) -> tuple[list[_Candidate], WorkMatch] | None:
@@ -421,8 +469,7 @@ def _together(ctx: LintContext, st: Statement, cands: list[_Candidate]) -> tuple
 def applies(st: Statement) -> bool:
     if not st.directive:
         return False
-    words = re.findall(r"[a-z][a-z-]*", (st.directive_text or st.text).lower())[:3]
-    return not any(w in _TARGET_VERBS for w in words)
+    return not any(w in _TARGET_VERBS for w in _first_words(st.directive_text or st.text))
 
 
 def prepare(ctx: LintContext, statements: list[Statement]) -> None:
@@ -505,6 +552,8 @@ def _twin_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     asks for a check is done only by a mark that records a check ("Confirm X is green" is not done by "[x] mark
     X green")."""
     terms = _work_terms(st)
+    if not may_have_twin(ctx, terms):
+        return None  # no statement marked done shares enough terms with it: no twin, whoever wrote it
     history = ctx.get_history()
     rank = history.rank
     wrote = _writing_commit(ctx, st)

@@ -304,6 +304,8 @@ class HistoryIndex:
             words = self._word_index()
             key = tok.lower() if ignore_case else tok
             found = words.get(key, set()) if not ignore_case else words.get("\0" + key, set())
+            if not found:
+                return []  # most row ids no commit names: no pass over every commit for them
             return [c for c in self.commits if c.sha in found]
         rx = re.compile(r"(?<![\w-])" + re.escape(tok) + r"(?![\w-])", re.I if ignore_case else 0)
         return [c for c in self.commits if rx.search(_text(c))]

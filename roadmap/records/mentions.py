@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from roadmap.records import patterns as P
 from roadmap.records.figures import find_figures, is_figure
 from roadmap.records.inline import Inline
-from roadmap.records.model import Mentions, PathRef
+from roadmap.records.model import Mentions, PathRef, built
 from roadmap.records.paths import find_paths, link_ref, link_symbol
 
 if TYPE_CHECKING:
@@ -23,10 +23,22 @@ _NOTHING = Mentions()
 _SPACE = re.compile(r"\s")
 
 
+_last_ids: list[Any] = [None, None, (), ()]  # ids_in's last (text, config, ids, claims)
+
+
 def ids_in(text: str, config: "Config") -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
     """(row ids, claim ids) found whole-token in `text`, each as (start, end, id); states are not ids."""
     if config.hyphenated_ids and _HYPHEN_TOKEN.search(text) is None:
         return [], []  # the default patterns need "X-Y"; most statements have none
+    last = _last_ids
+    if last[0] == text and last[1] is config:  # a table's id cell is read for its row id, then for its mentions
+        return list(last[2]), list(last[3])
+    ids, claims = _ids_in(text, config)
+    last[:] = [text, config, tuple(ids), tuple(claims)]
+    return ids, claims
+
+
+def _ids_in(text: str, config: "Config") -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
     claims = [(m.start(), m.end(), m.group(0)) for m in config.claim_re.finditer(text)]
     ids = [
         (m.start(), m.end(), m.group(0))
@@ -139,15 +151,20 @@ def extract(inline: Inline, config: "Config", record_path: str, header: str | No
     if has_digit:
         noise = [(s, e) for s, e, _ in (*ids, *claims, *shas, *dates, *evidence, *envs) if e > s]
         figures = find_figures(_mask(masked, noise + code_spans), header)
+    if not (paths or ids or claims or symbols or envs or shas or dates or figures or evidence):
+        return _NOTHING  # found nothing after all ("stage 14": a count): the empty mentions every such cell shares
     envs.sort()
-    return Mentions(
-        ids=P.dedupe([i for _, _, i in ids]),
-        claims=P.dedupe([c for _, _, c in claims]),
-        symbols=P.dedupe(symbols),
-        env_vars=P.dedupe([v for _, _, v in envs]),
-        shas=P.dedupe([s for _, _, s in shas]),
-        dates=P.dedupe([d for _, _, d in dates]),
-        figures=tuple(figures),
-        paths=tuple(dict.fromkeys(paths)),
-        evidence=P.dedupe([v for _, _, v in evidence]),
+    return built(  # Mentions(...), made faster (model.built)
+        Mentions,
+        {
+            "ids": P.dedupe([i for _, _, i in ids]),
+            "claims": P.dedupe([c for _, _, c in claims]),
+            "symbols": P.dedupe(symbols),
+            "env_vars": P.dedupe([v for _, _, v in envs]),
+            "shas": P.dedupe([s for _, _, s in shas]),
+            "dates": P.dedupe([d for _, _, d in dates]),
+            "figures": tuple(figures),
+            "paths": tuple(dict.fromkeys(paths)),
+            "evidence": P.dedupe([v for _, _, v in evidence]),
+        },
     )

@@ -39,14 +39,16 @@ def test_cell_asof_50k_rows_lint_in_linear_time(git_repo):
     cpu, wall, statements = timed_lint(table_repo(git_repo, 50_000, "large"))
     assert statements == 150_001 and small_statements == 15_001
     print(f"\n50,000 rows: {cpu:.1f} s CPU, {wall:.1f} s wall; 5,000 rows: {small_cpu:.1f} s CPU")
-    # Measured 2026-12-03 on the shared 2-core dev box under a load of 6-9 (wall is 2-3x CPU): 50,000 rows
-    # 12.7-14.8 s CPU, 24-30 s wall (17.7-18.9 s CPU before the table rule of records/tables.py), of which parsing
-    # is ~5 s (markdown-it and the block walk 0.56 s, was 2.1 s; the rest reads each cell's mentions and verdict);
-    # 5,000 rows 1.2-1.5 s CPU. The issue asks for <= 10 s: not met yet, the remainder is the lint past parsing. The
-    # bound below catches a quadratic path, which gives a ratio near 100 for 10x the rows (it took more than 600
-    # s); linear work gives about 10.
+    # Measured 2026-12-04 with tools/bench_table.py (this test's repository and call, each run alternated with one
+    # of b107543, the commit before; docs/bench-evidence/20261204-roadmap-50k-table/) on the shared 2-core dev box
+    # under a load of 3.8-4.7: 50,000 rows 7.55 s CPU median (6.5-10.0; b107543: 10.71 s, 8.6-11.4), 11.3 s wall,
+    # 12.1 s CPU with the forked children (b107543: 17.2 s). Alternated earlier at a load of 2.5-2.9, a tree with
+    # most of the change: 6.0-6.8 s CPU (b107543: 7.8-8.0 s). The parse is ~40% of this process's CPU, the stale
+    # analysis of the 50,000 directive cells most of the rest. The issue asks for <= 10 s: met, but a loaded box
+    # moves it by +-30%. The ratio bound catches a quadratic path, which gives a ratio near 100 for 10x the rows (it
+    # took more than 600 s); linear work gives about 10.
     assert cpu / max(small_cpu, 0.1) < 20, f"{cpu:.1f}s vs {small_cpu:.1f}s CPU for 10x the rows"
-    assert cpu < 90 and wall < 600, f"{cpu:.1f}s CPU, {wall:.1f}s wall"
+    assert cpu < 30 and wall < 600, f"{cpu:.1f}s CPU, {wall:.1f}s wall"
 
 
 def test_rows_at_a_revision_match_a_full_parse(git_repo):
