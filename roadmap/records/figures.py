@@ -159,7 +159,10 @@ def _unit_at(text: str, pos: int) -> tuple[str | None, int]:
         return None, pos
     um = _UNIT_RE.match(text, pos)
     if um and not (um.group(2).lower() == "x" and um.group(1)):  # "2 x 3" is a product; ratios are "1.0283x"
-        return _UNITS[um.group(2).lower()], um.end()
+        # lower() turns the micro sign (U+00B5) into the Greek mu (U+03BC): both spell micro
+        unit = _UNITS.get(um.group(2).lower().replace("\u03bc", "\u00b5"))
+        if unit is not None:
+            return unit, um.end()
     rate = _RATE_RE.match(text, pos)
     if rate is not None:
         return rate_unit(rate.group(1)), rate.end()

@@ -198,3 +198,16 @@ def test_deeply_nested_config_is_a_usage_error(capsys, git_repo):
         repo.commit({"agents/ok.md": "- fine\n", name: body}, "docs: records", "2026-07-01")
         code, _, err = run(capsys, "lint", str(repo.path))
         assert code == 2 and "nested too deeply" in err and "Traceback" not in err
+
+
+def test_a_greek_mu_before_s_is_a_microsecond_not_a_crash(git_repo):
+    """blz's CHANGELOG.md writes `1μs` with the Greek mu (U+03BC): lower() of the micro sign gives that letter, which
+    the unit table did not hold, and the lint stopped with an internal KeyError."""
+    from roadmap.lint import LintOptions, lint
+    from roadmap.records.figures import _unit_at
+
+    assert _unit_at("1\u03bcs of", 1)[0] == _unit_at("1\u00b5s of", 1)[0] == "us"
+    r = git_repo()
+    r.commit({"agents/plan.md": "# Plan\n\n- Lookup takes 1\u03bcs and 2\u00b5s at p99.\n"}, "plan", "2026-07-01")
+    result = lint(r.path, LintOptions(use_cache=False))
+    assert result.records == 1 and not [f for f in result.findings if f.severity == "error"]
