@@ -412,7 +412,10 @@ class Config:
     )
     # Record files whose kind the structure does not show (globs -> a KINDS value): `{".agents/state.md" = "log"}`.
     kinds: tuple[tuple[str, str], ...] = ()
-    state_columns: tuple[str, ...] = ("State", "Status", "Lifecycle")
+    state_columns: tuple[str, ...] = (
+        *("State", "Status", "Lifecycle"),
+        *("Estado", "Situación", "Situação", "Situacao", "Zustand", "Statut", "État", "Etat", "Stato"),
+    )
     id_columns: tuple[str, ...] = ("ID", "Id", "Row", "Row ID", "Key", "Claim", "Claim ID", "Item")
     directives: DirectiveConfig = field(default_factory=DirectiveConfig)
     evidence: EvidenceConfig = field(default_factory=EvidenceConfig)

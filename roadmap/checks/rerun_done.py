@@ -15,16 +15,31 @@ from roadmap.evidence.store import EvidenceEntry
 from roadmap.findings import Hit, Related
 from roadmap.records.model import Statement
 
+_RERUN_OTHER = (
+    r"|\bre-?e(?:xecutar|jecutar)\b|\bre-?medir\b|\bvolver\s+a\s+(?:ejecutar|correr|medir|lanzar)\b|"
+    r"\brodar\s+(?:[\w./-]+\s+){0,3}(?:de\s+novo|novamente)\b|\berneut\s+(?:aus)?(?:führen|messen|laufen)\b|"
+    r"\bneu\s+messen\b|\brelancer\b|\brefaire\s+(?:le|la|les)\s+(?:mesure|bench)|\brieseguire\b|"
+    r"\brilanciare\b|\brimisurare\b"
+)
 RERUN = re.compile(
     r"\bre-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b|\b(?:measure|run|bench(?:mark)?)\s+"
-    r"(?:[\w./-]+\s+){0,3}again\b|\brepeat the\b",
+    r"(?:[\w./-]+\s+){0,3}again\b|\brepeat the\b" + _RERUN_OTHER,
+    # Spanish, Portuguese, German, French, Italian: "Reexecutar o benchmark", "volver a medir", "erneut messen"
     re.I,
 )
-says_rerun = hinted(RERUN, ("run", "mea", "bench", "take", "prof", "aga", "repeat", "redo", "re-do", "capt", "time"))
+says_rerun = hinted(
+    RERUN,
+    (
+        *("run", "mea", "bench", "take", "prof", "aga", "repeat", "redo", "re-do", "capt", "time"),
+        *("exec", "ejec", "volver", "rodar", "erneut", "neu ", "relanc", "refaire", "riesegu", "rilanc", "rimisur"),
+    ),
+)
 # A list item or paragraph that opens with a rerun verb asks for one, whatever the directive vocabulary says
 # ("Re-capture forest-level on PS5 once ...").
 _OPENS_WITH_RERUN = re.compile(
-    r"^\W{0,3}(?:\[ \]\s*)?re-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b", re.I
+    r"^\W{0,3}(?:\[ \]\s*)?(?:re-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b|"
+    r"re-?e(?:xecutar|jecutar)\b|re-?medir\b|relancer\b|rieseguire\b)",
+    re.I,
 )
 # "nothing to rerun until ...", "no need to re-bench", "rerun not needed": a rerun the text says is not asked for
 _NO_RERUN = re.compile(

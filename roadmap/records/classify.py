@@ -133,7 +133,9 @@ NOTE_COLUMN = re.compile(r"\bnotes?\b|comment|detail|remark|context", re.I)
 WORK_COLUMN = re.compile(
     r"capabilit|title|item|feature|task|descri|work|what|scope|deliverable|change|summary|goal|"
     r"outcome|name|area|topic|unit|remedia|mitigat|action|finding|\bfix\b|\bbug\b|\bissue\b|request|"
-    r"key result|objective|initiative|\bepic\b|\bstor(?:y|ies)\b|requirement",
+    r"key result|objective|initiative|\bepic\b|\bstor(?:y|ies)\b|requirement|"
+    # Spanish, Portuguese, German, French, Italian
+    r"trabajo|tarea|trabalho|tarefa|aufgabe|arbeit|vorhaben|tâche|tache|travail|lavoro|compito|attivit",
     re.I,
 )
 # State words of work not started yet: such a row, in a table with no column of next steps, asks for its work.
@@ -155,6 +157,25 @@ _TODO_STATES = frozenset(
         "ready",
         "proposed",
         "backlog",
+        # the same in the languages records are often kept in: Spanish, Portuguese, German, French, Italian
+        "pendiente",
+        "no iniciado",
+        "sin empezar",
+        "por hacer",
+        "pendente",
+        "não iniciado",
+        "nao iniciado",
+        "a fazer",
+        "offen",
+        "geplant",
+        "nicht begonnen",
+        "à faire",
+        "a faire",
+        "non commencé",
+        "non commence",
+        "prévu",
+        "da fare",
+        "non iniziato",
     }
 )
 # Sections of rules and process: their imperatives say how to work, not what work is left.

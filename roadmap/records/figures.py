@@ -120,15 +120,29 @@ class _Num:
         return -v if self.sign in ("-", "−") else v
 
 
+# A decimal comma ("47,5 min", "3,1 h": most of Europe and Latin America writes decimals so): one or two digits
+# after the comma, and a unit after them. "1,000" (three digits) stays a thousands separator.
+_DECIMAL_COMMA = re.compile(r",(\d{1,2})(?![\d,])")
+
+
 def _numbers(text: str) -> list[_Num]:
     out: list[_Num] = []
+    covered = 0  # where the last number read ended: "47,5 min" is one number, not 47 and "5 min"
     for cand in _DIGITS.finditer(text):
         s = cand.start()
+        if s < covered:
+            continue
         before = text[s - 1] if s else ""
         if before.isalnum() or before in _WORDISH:
             continue  # inside a word or a version: H200, p50, v1.2
         m = _STRICT.match(text, s)
         if m is None:
+            continue
+        dc = _DECIMAL_COMMA.match(text, m.end()) if m.group(2) is None and "," not in m.group(1) else None
+        if dc is not None and _unit_at(text, dc.end())[0] is not None:
+            unit, unit_end = _unit_at(text, dc.end())
+            out.append(_Num(s, unit_end, "", m.group(1), "." + dc.group(1), text[s:unit_end], unit))
+            covered = unit_end
             continue
         sign = ""
         if before and before in _SIGNS and (s < 2 or not (text[s - 2].isalnum() or text[s - 2] in _WORDISH)):

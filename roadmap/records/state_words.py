@@ -46,7 +46,8 @@ _LABEL_END = re.compile(
 
 # A legend pair: a status emoji and the words it stands for ("🔴 not started", "🟡 = at risk", "✅: done").
 _LEGEND_PAIR = re.compile(
-    r"([^\x00-\x7f\w\s·•|,;/()\[\]][\ufe0f\u200d]?)\s*[=:–—-]?\s*([A-Za-z][A-Za-z' -]{0,30}?)\s*(?=$|[·•|,;/).]|\s[^\x00-\x7f])"
+    r"([^\x00-\x7f\w\s·•|,;/()\[\]][\ufe0f\u200d]?)\s*[=:–—-]?\s*([A-Za-zÀ-ÖØ-öø-ÿ][A-Za-zÀ-ÖØ-öø-ÿ' -]{0,30}?)\s*"
+    r"(?=$|[·•|,;/).]|\s[^\x00-\x7fÀ-ÖØ-öø-ÿ])"
 )
 
 

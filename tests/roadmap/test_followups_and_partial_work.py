@@ -367,3 +367,47 @@ def test_a_compiler_flags_default_constant_turned_on_makes_its_opt_in_claim_stal
     repo = _compiler_repo(git_repo, "LOOP_UNSWITCH_DEFAULT")
     assert "RL104" in _codes(repo, "docs/status.md", "`-Zloop-unswitch`")
     assert "RL104" not in _codes(repo, "docs/status.md", "`-Ztail-merge`")  # its constant stayed false
+
+
+def _plano(state: str) -> str:
+    return (
+        "# Plano do trimestre\n\nLegenda: 🟢 concluído · 🟡 em andamento · 🔴 não iniciado · ⏸️ pausado\n\n"
+        "| # | Trabalho | Estado | Dono |\n|---|---|---|---|\n"
+        f"| 3 | Reexecutar o benchmark `nightly-etl` depois do upgrade do Spark | {state} | Caio |\n"
+    )
+
+
+def _plano_repo(git_repo, state: str):
+    repo = git_repo()
+    repo.commit(
+        {
+            "docs/plano.md": _plano(state),
+            "docs/bench-evidence/20260126-nightly-etl/result.json": '{"series": "nightly-etl", "metrics": {"min": 1}}',
+        },
+        "plano",
+        "2026-01-28",
+    )
+    repo.commit(
+        {"docs/bench-evidence/20260218-nightly-etl/result.json": '{"series": "nightly-etl", "metrics": {"min": 2}}'},
+        "bench: nightly-etl no Spark 3.5",
+        "2026-02-18",
+    )
+    return repo
+
+
+def test_a_portuguese_plan_table_asks_for_its_rerun_by_its_own_legend(git_repo):
+    repo = _plano_repo(git_repo, "🔴")  # "não iniciado" by the legend, in an Estado column, work in Trabalho
+    assert "RL102" in _codes(repo, "docs/plano.md", "Reexecutar o benchmark")
+
+
+def test_a_paused_row_of_that_table_asks_nothing(git_repo):
+    repo = _plano_repo(git_repo, "⏸️")
+    assert _codes(repo, "docs/plano.md", "Reexecutar o benchmark") == set()
+
+
+def test_a_decimal_comma_before_a_unit_is_one_figure():
+    from roadmap.records.figures import find_figures
+
+    assert [(f.value, f.unit) for f in find_figures("Tempo atual: 47,5 min")] == [(47.5, "min")]
+    assert [(f.value, f.unit) for f in find_figures("p99 1,250 ms")] == [(1250.0, "ms")]  # thousands
+    assert find_figures("items 2,5 and 7") == []
