@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Hashable, Iterator
 
-from roadmap.analysis.asof import needs_blame, news_for, prefetch_blame, prefetch_cell_walks
+from roadmap.analysis.asof import finish_blame, needs_blame, news_for, prefetch_cell_walks, start_blame
 from roadmap.analysis.context import Detector, LintContext
 from roadmap.analysis.facts import Reason, StaleGroup
 from roadmap.history.forked import map_split
@@ -43,11 +43,13 @@ def analyse(ctx: LintContext) -> list[StaleGroup]:
     pool = [st for st in ctx.statements() if not st.historical]
     reasons: dict[int, list[Reason]] = {}
     todo = _todo(ctx, pool)
-    prefetch_blame(ctx, {st.path for st, _ in todo if needs_blame(st)})
-    prefetch_cell_walks(ctx, [st for st, _ in todo if st.directive])
+    # the blames (git processes) run while the detectors prepare; the cell walks read them
+    start_blame(ctx, {st.path for st, _ in todo if needs_blame(st)})
     for d in active:
         if d.prepare is not None and (mine := [st for st, dets in todo if d in dets]):
             d.prepare(ctx, mine)
+    prefetch_cell_walks(ctx, [st for st, _ in todo if st.directive])
+    finish_blame(ctx)  # before the fork below
 
     def detect(item: tuple[Statement, list[Detector]]) -> list[Reason]:
         st, dets = item
