@@ -44,6 +44,8 @@ def analyse(ctx: LintContext) -> list[StaleGroup]:
     pool = [st for st in ctx.statements() if not st.historical]
     reasons: dict[int, list[Reason]] = {}
     todo = _todo(ctx, pool)
+    if todo:
+        ctx.get_history()  # every test reads it: built here, not by the prepares' threads at once
     # the blames (git processes) run while the detectors prepare; the cell walks read them
     start_blame(ctx, {st.path for st, _ in todo if needs_blame(st)})
     _prepare(ctx, [(d, mine) for d in active if d.prepare is not None and (mine := [st for st, ds in todo if d in ds])])

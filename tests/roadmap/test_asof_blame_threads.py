@@ -44,3 +44,28 @@ def test_finish_collects_and_a_missing_file_has_no_lines(git_repo):
     assert ctx.facts.blame["agents/gone.md"] == {}
     assert ctx.facts.blame["agents/r1.md"][1] == r.rev("HEAD~1")  # no record loaded: its first line is asked
     finish_blame(ctx)  # nothing running: nothing to do
+
+
+def test_a_serial_run_builds_the_history_once_though_the_detectors_prepare_in_threads(git_repo, monkeypatch):
+    import roadmap.history.index as index_mod
+    from roadmap.lint import LintOptions, lint
+
+    r = git_repo()
+    r.commit({"src/a.py": "x = 1\n"}, "feat: a", "2026-07-20")
+    r.commit(
+        {
+            "agents/roadmap.md": "# Roadmap\n\n- Port `DeviceMirror` to CUDA because the host copy dominates.\n"
+            "- Turn on `--fast-path`, which is opt-in today.\n"
+        },
+        "docs: roadmap",
+        "2026-07-25",
+    )
+    r.commit({"src/a.py": "class DeviceMirror:\n    pass\n"}, "feat: DeviceMirror on CUDA", "2026-07-27")
+    built = []
+    real = index_mod.HistoryIndex.build.__func__
+    monkeypatch.setattr(
+        index_mod.HistoryIndex, "build", classmethod(lambda cls, *a, **k: built.append(1) or real(cls, *a, **k))
+    )
+    monkeypatch.setenv("ROADMAP_SERIAL", "1")
+    lint(r.path, LintOptions(use_cache=False))
+    assert built == [1]
