@@ -142,6 +142,7 @@ class Facts:
     commits_after: dict[str, tuple[Commit, ...]] = field(default_factory=dict)
     blame: dict[str, dict[int, str]] = field(default_factory=dict)  # record path -> {line: sha}
     newest_blame: dict[tuple[str, int, int], str | None] = field(default_factory=dict)  # (path, first, last) -> sha
+    blaming: Any = None  # asof.start_blame's blames still running (asof._Blaming), None when none are
     news_shas: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     commits_matching: dict[str, list[Commit]] = field(default_factory=dict)
     news_subsets: dict[tuple[Hashable, str, str], list[Commit]] = field(default_factory=dict)

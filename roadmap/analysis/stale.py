@@ -11,9 +11,10 @@ Deselecting a rule drops its reason.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Hashable, Iterator
 
-from roadmap.analysis.asof import needs_blame, news_for, prefetch_blame, prefetch_cell_walks
+from roadmap.analysis.asof import finish_blame, needs_blame, news_for, prefetch_cell_walks, start_blame
 from roadmap.analysis.context import Detector, LintContext
 from roadmap.analysis.facts import Reason, StaleGroup
 from roadmap.history.forked import map_split
@@ -43,11 +44,13 @@ def analyse(ctx: LintContext) -> list[StaleGroup]:
     pool = [st for st in ctx.statements() if not st.historical]
     reasons: dict[int, list[Reason]] = {}
     todo = _todo(ctx, pool)
-    prefetch_blame(ctx, {st.path for st, _ in todo if needs_blame(st)})
+    if todo:
+        ctx.get_history()  # every test reads it: built here, not by the prepares' threads at once
+    # the blames (git processes) run while the detectors prepare; the cell walks read them
+    start_blame(ctx, {st.path for st, _ in todo if needs_blame(st)})
+    _prepare(ctx, [(d, mine) for d in active if d.prepare is not None and (mine := [st for st, ds in todo if d in ds])])
     prefetch_cell_walks(ctx, [st for st, _ in todo if st.directive])
-    for d in active:
-        if d.prepare is not None and (mine := [st for st, dets in todo if d in dets]):
-            d.prepare(ctx, mine)
+    finish_blame(ctx)  # before the fork below
 
     def detect(item: tuple[Statement, list[Detector]]) -> list[Reason]:
         st, dets = item
@@ -66,6 +69,21 @@ def analyse(ctx: LintContext) -> list[StaleGroup]:
     groups = _group(pool, [st for st in pool if id(st) in reasons], reasons)
     ctx.facts.stale_groups = groups
     return groups
+
+
+def _prepare(ctx: LintContext, work: list[tuple[Detector, list[Statement]]]) -> None:
+    """Each detector's prepare, in a thread of its own: what one waits for from git (RL104 reads a `git log -p`)
+    the others compute meanwhile. They fill distinct facts. All are done when this returns (before any fork);
+    the first to raise, in detector order, raises here."""
+    if len(work) < 2:
+        for d, mine in work:
+            assert d.prepare is not None
+            d.prepare(ctx, mine)
+        return
+    with ThreadPoolExecutor(max_workers=len(work)) as pool:
+        futures = [pool.submit(d.prepare, ctx, mine) for d, mine in work if d.prepare is not None]
+        for f in futures:
+            f.result()
 
 
 def _todo(ctx: LintContext, pool: list[Statement]) -> list[tuple[Statement, list[Detector]]]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
 
-from roadmap.analysis.asof import news_shas, news_subset
+from roadmap.analysis.asof import news_shas, news_subset, start_blame
 from roadmap.analysis.cell_asof import cell_origin
 from roadmap.analysis.code_symbols import code_delta, in_code_at
 from roadmap.analysis.context import LintContext
@@ -19,6 +19,7 @@ from roadmap.analysis.landing import (
     changed_paths,
     changes_no_behaviour,
     declared_terms,
+    done_statements,
     done_terms,
     done_twin,
     may_have_twin,
@@ -474,7 +475,12 @@ def applies(st: Statement) -> bool:
 
 def prepare(ctx: LintContext, statements: list[Statement]) -> None:
     """The history's term weights and word index, and which commits changed which path, when some directive
-    names a path: what the tests of every directive read."""
+    names a path: what the tests of every directive read. And the blame of every file a test may date a line of
+    (the directives' own, and those holding a done mark a directive may repeat) begun, several git processes at
+    once, before the tests are shared out: asked for one at a time, a large record's blame was run in both of
+    the processes of history/forked.py."""
+    marks = {st.path for done in done_statements(ctx).values() for st, _ in done}
+    start_blame(ctx, {st.path for st in statements} | marks)
     work_weights(ctx)
     if any(subject_ids(st) for st in statements):
         ctx.get_history().index_words()  # every row id the directives name is looked up in it

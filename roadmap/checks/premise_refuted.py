@@ -60,6 +60,15 @@ _STATES_PREMISE = re.compile(
     r"|\bla\s+cause\s+est\b|\best\s+dûe?\s+à\b",
     re.I,
 )
+# Words one of which (lower-cased) is in every text _STATES_PREMISE matches: most statements have none, and the
+# word-bounded alternatives are tried at every position of a text. A text holding one of the non-ASCII letters the
+# regex's IGNORECASE also matches to an ASCII one (İ and ı: i, ſ: s) is always searched.
+_PREMISE_WORDS = (
+    "hypothes", "assumption", "root", "premise", "theory", "suspect", "dominat", "from", "because", "due to",
+    "cause", "bottleneck", "culprit", "cannot", "exploitable", "reason", "what", "causa", "origen", "debe",
+    "ursache", "liegt", "dû", "due",
+)  # fmt: skip
+_CASE_TWINS = ("\u0130", "\u0131", "\u017f")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(\"'])")
 # A list item of a commit body starts a sentence of its own, full stop or not.
 _ITEM = re.compile(r"\n\s*(?=[-*+]\s|\d{1,2}[.)]\s)")
@@ -183,7 +192,14 @@ def applies(st: Statement) -> bool:
     statement of a premise: a cause, hypothesis, assumption, constraint or accepted risk with its reason."""
     if st.directive or bool(st.mentions.figures) and _CLAIMS_CAUSE.search(st.text) is not None:
         return True
-    return st.kind != "heading" and _STATES_PREMISE.search(st.text) is not None
+    return st.kind != "heading" and _states_premise(st.text)
+
+
+def _states_premise(text: str) -> bool:
+    low = text.lower()
+    if not any(w in low for w in _PREMISE_WORDS) and not any(c in text for c in _CASE_TWINS):
+        return False
+    return _STATES_PREMISE.search(text) is not None
 
 
 def prepare(ctx: LintContext, statements: list[Statement]) -> None:
