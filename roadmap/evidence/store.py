@@ -197,8 +197,8 @@ def _scan(
     for name, files in groups.items():
         dated = _dated_folder_of_series(tree, prefix + name, name, files, naming, cache)
         if dated:  # perf/2026-02-10/regalloc-suite.json: one entry per series file, of the folder's date
-            for entry in dated:
-                _in_series(entry, parent)
+            for each in dated:
+                _in_series(each, parent)
             entries.extend(dated)
             continue
         entry = _dir_entry(tree, prefix + name, name, files, naming, cache) if kinds in ("any", "dir") else None
