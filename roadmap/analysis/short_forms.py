@@ -51,3 +51,28 @@ def _forms(runs: tuple[str, ...]) -> dict[str, frozenset[str]]:
                     if len(form) >= 3 and form not in own and form not in GENERIC_WORDS:
                         out.setdefault(stem(form), frozenset(stem(w) for w in phrase))
     return out
+
+
+# A switch or setting named with three or more parts (`--min-base-quality`, `max_batch_tokens`): code renames it
+# by cutting two or three of its parts after the first to their initials (`--min-bq`, `max_bt`). Two letters are
+# enough there, because the form counts only where a commit writes the whole short name (`min-bq`), not the
+# initials alone.
+_IDENT = re.compile(r"(?<![\w-])-{0,2}([A-Za-z][a-z0-9]*(?:[-_][A-Za-z][a-z0-9]*){2,})")
+
+
+def identifier_forms(text: str) -> tuple[tuple[str, str, frozenset[str]], ...]:
+    """(short name, its initials, the stems of the parts they cut) for each multi-part name of `text`:
+    `--min-base-quality` gives ("min-bq", "bq", {base, qualiti}) and ("min_bq", "bq", {base, qualiti})."""
+    out: dict[str, tuple[str, frozenset[str]]] = {}
+    for m in _IDENT.finditer(text):
+        parts = [p.lower() for p in re.split(r"[-_]", m.group(1))]
+        for i in range(1, len(parts)):
+            for n in (2, 3):
+                cut = parts[i : i + n]
+                if len(cut) < n:
+                    continue
+                initials = "".join(p[0] for p in cut)
+                short = parts[:i] + [initials] + parts[i + n :]
+                for sep in ("-", "_"):
+                    out.setdefault(sep.join(short), (initials, frozenset(stem(p) for p in cut)))
+    return tuple((k, v[0], v[1]) for k, v in out.items())

@@ -29,7 +29,7 @@ from roadmap.analysis.landing import (
     written_by,
 )
 from roadmap.analysis.reconciled import landing_reconciled
-from roadmap.analysis.short_forms import short_forms
+from roadmap.analysis.short_forms import identifier_forms, short_forms
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.steps import names_workstream, step_terms
 from roadmap.analysis.touched import changes_named
@@ -285,6 +285,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
                     cand.touches += (path,)
     requests = _requests(st, terms, _verbs(ctx)) if len(terms) > MAX_TERMS_ALONE // 2 else []
     forms = _short_forms(st)
+    renamed = identifier_forms(st.directive_text or st.text)  # `--min-base-quality` written `--min-bq` by a commit
     # commits that report the same work (or one of its requests) in their own words: terms alone are evidence only
     # from a subject saying two of them (`strength`): a commit that cannot be one is no candidate, and is not
     # looked at (said_in_subject); a short form of the directive's words counts ("kid")
@@ -314,7 +315,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             cand.other_rows = _names_other_rows(cand.commit, ids)
         cand.other_ticket = _names_other_ticket(cand.commit, tickets)
         cw = commit_work(cand.commit)
-        cand.work = _match(ctx, terms, cw, forms, total)
+        cand.work = _match(ctx, terms, cw, _renamed_in(cand.commit, renamed, forms), total)
         if cand.strength is None:
             # one of the pieces of work the directive asks for, done in full: that piece landed
             for part, part_terms in requests:
@@ -345,6 +346,22 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
 
 
 _ROW_TRAILERS = ("row", "rows", "refs", "claim", "claims")
+
+
+def _renamed_in(
+    commit: Commit, renamed: tuple[tuple[str, str, frozenset[str]], ...], forms: dict[str, frozenset[str]]
+) -> dict[str, frozenset[str]]:
+    """`forms`, plus the initials of each short name of the directive's names that the commit writes whole: a
+    commit adding `--min-bq` has said "base quality" of `--min-base-quality`."""
+    if not renamed:
+        return forms
+    low = commit.message.lower()
+    said = {
+        initials: stands
+        for short, initials, stands in renamed
+        if short in low and re.search(rf"(?<![\w-])-{{0,2}}{re.escape(short)}(?![\w-])", low)
+    }
+    return {**forms, **said} if said else forms
 
 
 def _match(

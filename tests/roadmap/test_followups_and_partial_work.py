@@ -411,3 +411,27 @@ def test_a_decimal_comma_before_a_unit_is_one_figure():
     assert [(f.value, f.unit) for f in find_figures("Tempo atual: 47,5 min")] == [(47.5, "min")]
     assert [(f.value, f.unit) for f in find_figures("p99 1,250 ms")] == [(1250.0, "ms")]  # thousands
     assert find_figures("items 2,5 and 7") == []
+
+
+def _flag_repo(git_repo, body: str):
+    repo = git_repo()
+    todo = (
+        "# TODO\n\n- [ ] Add a `--min-base-quality` option to `pipeline/call.py` (the threshold is hard-coded today)\n"
+    )
+    repo.commit({"TODO.md": todo, "pipeline/call.py": "MIN_BQ = 20\n"}, "todo", "2026-03-01")
+    repo.commit(
+        {"pipeline/call.py": "import argparse\n"},
+        "call: expose the BQ threshold on the CLI\n\n" + body,
+        "2026-03-06",
+    )
+    return repo
+
+
+def test_a_flag_renamed_short_by_the_commit_that_adds_it_counts_as_its_words(git_repo):
+    repo = _flag_repo(git_repo, "--min-bq (default 20) replaces the hard-coded constant.")
+    assert "RL101" in _codes(repo, "TODO.md", "--min-base-quality")
+
+
+def test_initials_alone_are_not_the_renamed_flag(git_repo):
+    repo = _flag_repo(git_repo, "The BQ default stays 20, read from the config file.")
+    assert "RL101" not in _codes(repo, "TODO.md", "--min-base-quality")
