@@ -78,6 +78,9 @@ def locate(lines: list[str], ref: PathRef, also: tuple[tuple[int, int], ...] = (
     start = ref.line or 1
     end = max(start, ref.end_line or start)
     if ref.line is not None and any(pat.search(l) for a, b in ((start, end), *also) for l in lines[a - 1 : b]):
+        slid = _slid_past(lines, name, qualifier, pat, start, end) if not also else None
+        if slid is not None:
+            return Location("moved", line=slid)
         return Location("on-lines")  # on the lines, or on one of the further ranges (`ops.h:158,384,789`)
     prose = ref.path.rsplit(".", 1)[-1].lower() in _PROSE
     scored = [
@@ -101,6 +104,23 @@ def locate(lines: list[str], ref: PathRef, also: tuple[tuple[int, int], ...] = (
 
 
 _CLOSER = re.compile(r"^\s*(?:[}\])]+[;,]?|end|fi|done|esac)\s*(?://.*)?$")
+
+
+def _slid_past(
+    lines: list[str], name: str, qualifier: str | None, pat: re.Pattern[str], start: int, end: int
+) -> int | None:
+    """A range whose only line naming the symbol is its definition's header, in the range's last quarter, with the
+    body past the range's end: the definition slid down and the range now ends on its first line (`calib.cpp:8-20`
+    for `ImuCalib::apply`, which moved to 20-32). Returns that header line."""
+    if end - start < 4:
+        return None
+    hits = [n for n in range(start, min(end, len(lines)) + 1) if pat.search(lines[n - 1])]
+    if len(hits) != 1:
+        return None
+    d = hits[0]
+    if d <= start + 3 * (end - start) // 4 or _score(lines[d - 1], name, qualifier) < 3:
+        return None
+    return d if block_end(lines, d) > end + (end - start) // 2 else None
 
 
 def block_end(lines: list[str], first: int) -> int:

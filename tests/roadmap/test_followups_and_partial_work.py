@@ -435,3 +435,31 @@ def test_a_flag_renamed_short_by_the_commit_that_adds_it_counts_as_its_words(git
 def test_initials_alone_are_not_the_renamed_flag(git_repo):
     repo = _flag_repo(git_repo, "The BQ default stays 20, read from the config file.")
     assert "RL101" not in _codes(repo, "TODO.md", "--min-base-quality")
+
+
+def _calib(prefix_lines: int) -> str:
+    head = "".join(f"// note {i}\n" for i in range(prefix_lines))
+    body = "".join(f"  out[{i}] = raw[{i}] - bias_[{i}];\n" for i in range(10))
+    return (
+        head + "Sample ImuCalib::apply(const Sample& raw) const {\n  Sample out = raw;\n" + body + "  return out;\n}\n"
+    )
+
+
+def _anchor_repo(git_repo, ref: str):
+    repo = git_repo(f"anchor-{ref}")
+    note = f"# Notes\n\n- Calibration lives in `src/calib.cpp:{ref}` (`ImuCalib::apply`).\n"
+    repo.commit({"agents/notes.md": note, "src/calib.cpp": _calib(7)}, "notes", "2026-02-01")  # apply at 8-21
+    repo.commit({"src/calib.cpp": _calib(19)}, "calib: bias table loader above apply", "2026-02-10")  # now 20-33
+    return repo
+
+
+def test_a_range_that_now_ends_on_the_moved_definitions_first_line_drifted(git_repo):
+    repo = _anchor_repo(git_repo, "8-20")
+    assert "RL303" in _codes(repo, "agents/notes.md", "src/calib.cpp:8-20")
+
+
+def test_a_range_that_still_holds_the_definition_did_not_drift(git_repo):
+    repo = _anchor_repo(git_repo, "20-33")
+    assert _codes(repo, "agents/notes.md", "src/calib.cpp:20-33") == set()
+    repo = _anchor_repo(git_repo, "14-28")  # the header mid-range, most of the body inside: still read as there
+    assert "RL303" not in _codes(repo, "agents/notes.md", "src/calib.cpp:14-28")
