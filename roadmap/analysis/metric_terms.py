@@ -188,6 +188,10 @@ def without(metric: Metric, words: frozenset[str] | set[str]) -> Metric:
     return Metric(metric.terms - words, tuple(w for w in metric.words if w not in words), metric.stat)
 
 
+# Words of a key that name a wall-clock duration: after them `min` is minutes (`wall_min`), not a minimum.
+_CLOCK = frozenset({"wall", "walltime", "runtime", "elapsed", "duration", "wallclock"})
+
+
 def key_metric(path: str) -> tuple[Metric, str | None]:
     """(metric, unit) of a JSON number's key path: `metrics.ttft_ms.p99` -> ({ttft}, p99), "ms"."""
     ws = [w for w in words_of(path) if w not in ("metrics", "metric", "results", "result", "summary")]
@@ -200,6 +204,10 @@ def key_metric(path: str) -> tuple[Metric, str | None]:
     if unit is None and len(ws) >= 2 and ws[-1] == "s" and ws[-2] in _PER_S:
         unit = _PER_S[ws[-2]]  # tok_s, req_s, mb_s: per second
         ws = ws[:-2]
+    if unit is None and len(ws) >= 2 and ws[-1] in ("min", "mins", "minutes", "h", "hours") and ws[-2] in _CLOCK:
+        # `wall_min`, `runtime_hours`: a wall-clock duration in minutes or hours, not the minimum of a metric
+        unit = "min" if ws[-1].startswith("min") else "h"
+        ws = ws[:-1]
     if unit is None:
         for i in range(len(ws) - 1, -1, -1):
             if ws[i] in KEY_UNITS:

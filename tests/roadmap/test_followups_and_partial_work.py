@@ -463,3 +463,13 @@ def test_a_range_that_still_holds_the_definition_did_not_drift(git_repo):
     assert _codes(repo, "agents/notes.md", "src/calib.cpp:20-33") == set()
     repo = _anchor_repo(git_repo, "14-28")  # the header mid-range, most of the body inside: still read as there
     assert "RL303" not in _codes(repo, "agents/notes.md", "src/calib.cpp:14-28")
+
+
+def test_min_after_a_clock_word_is_minutes_and_elsewhere_a_minimum():
+    from roadmap.analysis.metric_terms import key_metric
+
+    metric, unit = key_metric("metrics.wall_min")
+    assert (metric.terms, metric.stat, unit) == (frozenset({"wall"}), None, "min")
+    metric, unit = key_metric("metrics.ttft_ms.min")
+    assert (metric.terms, metric.stat, unit) == (frozenset({"ttft"}), "min", "ms")
+    assert key_metric("metrics.runtime_hours")[1] == "h"
