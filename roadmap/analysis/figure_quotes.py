@@ -221,7 +221,14 @@ def dated_entry(q: Quote) -> bool:
     )
 
 
+# A line labelled as the current figure ("**Current:** callvar-chr20 runs in 41.2 min"): current whatever section or
+# log it sits in.
+_CURRENT_LABEL = re.compile(r"^\W{0,3}(?:current(?:ly)?|latest|as of now|today)\b\W{0,3}[:—–-]", re.I)
+
+
 def _statement_role(st: Statement, table: Table | None) -> str:
+    if not st.historical and st.kind != "cell" and _CURRENT_LABEL.match(st.text):
+        return "current"
     if st.historical or any(_OLD_SECTIONS.search(s) for s in st.section[-1:]):
         return "old"
     if st.section and _LOG_TITLE.search(st.section[0]):

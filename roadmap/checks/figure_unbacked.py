@@ -175,6 +175,8 @@ def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[st
         side = q.metric.terms & SIDES
         if side and not any(side & e.metric.terms for e in figures):
             continue  # upstream's or a baseline's figure, which the evidence does not hold
+        if f.unit == "x" and not q.metric.known and _in_parentheses(st.text, f.start):
+            continue  # "(NA12878, chr20, 30x)": a condition of the run (a coverage, a scale), not its result
         if f.unit in CHECKED_UNITS:
             if _backed(f, numbers) or any(
                 same_dimension(f.unit, e.unit) and close_scaled(f.value, f.text, f.unit, e.value, e.unit, e.text)
@@ -231,6 +233,12 @@ def _row_verdicts(ctx: "LintContext") -> Iterator[Hit]:
                     fix="Records-only fix: correct the verdict, or the bar or figure it is judged by",
                     key=f"{st.row_id} row {st.line} {problem}",
                 )
+
+
+def _in_parentheses(text: str, at: int) -> bool:
+    """Is position `at` inside a parenthesis the text opens before it and closes after it?"""
+    opened = text.rfind("(", 0, at)
+    return opened >= 0 and text.rfind(")", opened, at) < 0 and text.find(")", at) >= 0
 
 
 def figure_unbacked(ctx: LintContext) -> list[Hit]:

@@ -473,3 +473,30 @@ def test_min_after_a_clock_word_is_minutes_and_elsewhere_a_minimum():
     metric, unit = key_metric("metrics.ttft_ms.min")
     assert (metric.terms, metric.stat, unit) == (frozenset({"ttft"}), "min", "ms")
     assert key_metric("metrics.runtime_hours")[1] == "h"
+
+
+def _results_log(line: str) -> str:
+    return f"# Results log (newest first)\n\n{line}\n\n## 2026-02-10\n- Ran callvar: 41.2 min wall.\n"
+
+
+def _results_repo(git_repo, line: str):
+    repo = git_repo()
+    old = '{"series": "callvar", "metrics": {"wall_min": 41.2}}'
+    repo.commit(
+        {"docs/results-log.md": _results_log(line), "bench/callvar/2026-02-10.json": old}, "results", "2026-02-10"
+    )
+    new = '{"series": "callvar", "metrics": {"wall_min": 29.6}}'
+    repo.commit({"bench/callvar/2026-03-09.json": new}, "bench: callvar on htslib 1.19", "2026-03-09")
+    return repo
+
+
+def test_a_line_labelled_current_in_a_results_log_quotes_the_current_figure(git_repo):
+    line = "**Current:** callvar (NA12878, 30x) runs in 41.2 min wall, see `bench/callvar/2026-02-10.json`."
+    repo = _results_repo(git_repo, line)
+    codes = _codes(repo, "docs/results-log.md", "**Current:**")
+    assert "RL201" in codes and "RL202" not in codes  # 30x in parentheses is the run's condition, not its result
+
+
+def test_the_same_line_without_the_label_is_the_logs_history(git_repo):
+    repo = _results_repo(git_repo, "callvar (NA12878, 30x) ran in 41.2 min wall, see `bench/callvar/2026-02-10.json`.")
+    assert "RL201" not in _codes(repo, "docs/results-log.md", "ran in 41.2 min")
