@@ -113,7 +113,9 @@ def _figures(
             metric = previous[1]  # "throughput 6831.71 vs 6643.40 tok/s": one metric for the chain
         elif not (metric.known or metric.stat) and cell_metric.known:
             metric = cell_metric
-        elif not (metric.known or metric.stat) and not _ARTICLE_BEFORE.search(st.text, 0, fig.start):
+        elif not (metric.known or metric.stat) and not _ARTICLE_BEFORE.search(
+            st.text, max(0, fig.start - 8), fig.start
+        ):
             # "runs in 41.2 min wall"; not "a 16.6 ms GPU frame", where the figure sizes a thing (a budget)
             metric = metric_after(st.text, fig.start + len(fig.text))
         found.append((fig, fig.unit or cell_unit, metric))

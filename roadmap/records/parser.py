@@ -132,10 +132,16 @@ class _Builder:
         )
         if self.struct.kind == "process" and verdict.directive:
             verdict = Verdict(False, verdict.historical, None)  # an instruction of a how-to, not work
-        live = (
-            verdict.directive or PREMISE_LABEL_RE.match(text) is not None or PRESENT_CAUSE_RE.search(text) is not None
-        )
-        why = self._history(b) or ("" if live else self.struct.unless_asked.get(id(b), ""))
+        why = self._history(b)
+        if not why:
+            unless = self.struct.unless_asked.get(id(b), "")  # only a log's newest entry has one
+            live = (
+                not unless
+                or verdict.directive
+                or PREMISE_LABEL_RE.match(text) is not None
+                or PRESENT_CAUSE_RE.search(text) is not None
+            )
+            why = "" if live else unless
         if why or (
             b.parent is not None
             and self.item_history.get(id(b.parent))
