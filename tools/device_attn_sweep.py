@@ -14,6 +14,11 @@ layout    the KV cache token-major (NHD, [blocks, block_size, Hkv, D] in memory)
           launch grid around the default for each layout.
 decode    the bytes each program keeps in flight (tile x stages) for full decode batches, each configuration
           timed twice, interleaved, in both layouts; prints the fastest on the nano-like mixed batch.
+midsize   decode batches of 16-128 sequences with long nano-like contexts (600-2048 keys), head-major cache: the
+          unified kernel as the engine launches it against split-KV with 2-16 segments and three launch
+          configurations, each timed twice, interleaved.
+mixed     a chunked-prefill step (decode rows beside 16,384 prefill tokens, and prefill alone): the unified kernel in
+          one launch against the one-token rows in a launch of their own (triton_unified.SPLIT_MIXED).
 Every configuration's output is compared with the default's (max abs difference); timings are CUDA-event medians
 of 50 launches after 5 untimed ones. The JSON holds every figure; the best of each case is printed.
 """
@@ -231,10 +236,112 @@ def decode_section(seed: int) -> list[dict[str, Any]]:
     return results
 
 
+SPLIT_GRID = [(128, 4, 3), (64, 4, 3), (32, 4, 3)]
+
+
+def interleaved(bt: dict[str, Any], ref: torch.Tensor, configs: dict[str, Callable[[torch.Tensor], Any]]) -> list:
+    """Each named launch timed twice, interleaved; the faster of its two runs kept."""
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in configs}
+    for _ in range(2):
+        for name, make in configs.items():
+            runs[name].append(make(ref))
+    table = []
+    for name, rs in runs.items():
+        ok = [r for r in rs if "ms" in r and r["max_abs_diff"] < 2e-2]
+        entry: dict[str, Any] = dict(config=name, runs=rs)
+        if ok:
+            entry["ms"] = min(r["ms"] for r in ok)
+            entry["gbps"] = round(bt["kv_bytes"] / entry["ms"] / 1e6, 1)
+        table.append(entry)
+    return table
+
+
+def midsize_section(seed: int) -> list[dict[str, Any]]:
+    results = []
+    for b in (16, 32, 48, 64, 96, 128):
+        rng = torch.Generator().manual_seed(seed + b)
+        ctx = torch.randint(600, 2049, (b,), generator=rng).tolist()
+        bt = make_batch(ctx, seed, "HND")
+        ref = torch.empty_like(bt["q"])
+        run_unified(bt, ref)()
+        configs: dict[str, Callable[[torch.Tensor], Any]] = {"unified": lambda r: measure(bt, run_unified, r)}
+        for seg, (tile, warps, stages) in itertools.product([2, 4, 8, 16], SPLIT_GRID):
+            configs[f"split s{seg} {tile},{warps},{stages}"] = (
+                lambda r, seg=seg, tile=tile, warps=warps, stages=stages: measure(
+                    bt, run_split, r, segments=seg, tile=tile, num_warps=warps, num_stages=stages
+                )
+            )
+        table = interleaved(bt, ref, configs)
+        timed = sorted((e for e in table if "ms" in e), key=lambda e: e["ms"])
+        uni = next(e for e in table if e["config"] == "unified")
+        print(
+            f"midsize b{b} (mean ctx {sum(ctx) / b:.0f}): unified {uni.get('ms')} ms {uni.get('gbps')} GB/s; "
+            + "; ".join(f"{e['config']} {e['ms']} ms {e['gbps']} GB/s" for e in timed[:4]),
+            flush=True,
+        )
+        results.append(dict(batch=b, mean_context=sum(ctx) / b, rows=table, best=timed[0] if timed else None))
+    return results
+
+
+def make_step(q_lens: list[int], ctx: list[int], seed: int) -> dict[str, Any]:
+    """A chunked-prefill step: row i has q_lens[i] new tokens at the end of ctx[i] keys (head-major cache)."""
+    bt = make_batch(ctx, seed, "HND")
+    g = torch.Generator(device="cuda").manual_seed(seed + 1)
+    bt["q"] = torch.randn(sum(q_lens), HQ, D, device="cuda", dtype=torch.bfloat16, generator=g)
+    cu = [0]
+    for n in q_lens:
+        cu.append(cu[-1] + n)
+    bt["cu"] = torch.tensor(cu, dtype=torch.int32, device="cuda")
+    bt["max_q"] = max(q_lens)
+    return bt
+
+
+def run_step(bt: dict[str, Any], out: torch.Tensor, **kw: Any) -> Callable[[], None]:
+    return lambda: unified_attention(
+        bt["q"], bt["cache"], bt["table"], bt["seq_lens"], bt["cu"], bt["max_q"], D**-0.5, out, **kw
+    )
+
+
+def mixed_section(seed: int) -> list[dict[str, Any]]:
+    rng = torch.Generator().manual_seed(seed)
+    decode_ctx = torch.randint(100, 2049, (130,), generator=rng).tolist()
+    prefill = torch.randint(100, 1025, (64,), generator=rng).tolist()
+    chunks, total = [], 0
+    for n in prefill:  # fresh prompts up to 16,384 new tokens in all, as a 16,384-token step takes them
+        take = min(n, 16384 - total)
+        if take <= 0:
+            break
+        chunks.append(take)
+        total += take
+    cases = {
+        "130 decode rows + 16,384 prefill tokens": ([1] * 130 + chunks, decode_ctx + chunks),
+        "16,384 prefill tokens alone": (chunks, chunks),
+    }
+    results = []
+    for name, (q_lens, ctx) in cases.items():
+        bt = make_step(q_lens, ctx, seed)
+        ref = torch.empty_like(bt["q"])
+        run_step(bt, ref, split_mixed=False)()
+        table = interleaved(
+            bt,
+            ref,
+            {
+                "one launch": lambda r: measure(bt, run_step, r, split_mixed=False),
+                "one-token rows apart": lambda r: measure(bt, run_step, r, split_mixed=True),
+            },
+        )
+        print(f"mixed {name}: " + "; ".join(f"{e['config']} {e.get('ms')} ms" for e in table), flush=True)
+        results.append(dict(case=name, rows=table))
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
-        "--sections", nargs="+", default=["unified", "split"], choices=["unified", "split", "layout", "decode"]
+        "--sections",
+        nargs="+",
+        default=["unified", "split"],
+        choices=["unified", "split", "layout", "decode", "midsize", "mixed"],
     )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True)
@@ -252,6 +359,10 @@ def main(argv: list[str] | None = None) -> int:
         result["layout"] = layout_section(args.seed)
     if "decode" in args.sections:
         result["decode"] = decode_section(args.seed)
+    if "midsize" in args.sections:
+        result["midsize"] = midsize_section(args.seed)
+    if "mixed" in args.sections:
+        result["mixed"] = mixed_section(args.seed)
     result["wall_s"] = round(time.time() - t0, 1)
     Path(args.out).write_text(json.dumps(result, indent=1))
     print(f"wall {result['wall_s']} s; {args.out}")

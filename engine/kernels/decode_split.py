@@ -6,8 +6,9 @@ Split-KV pays when the unified grid (num_seqs * Hkv programs, each walking a who
 GPU twice over and the context is long enough that one program walking it alone is slow. On an H200 the unified
 kernel took 19 us a layer for one sequence of ~520 keys (8 programs; docs/device-checks/20261203-step-profile), so
 the bar is a few decode tiles, not a full slice per segment: a segment past a short context returns at once.
-ENGINE_SPLIT_KV_MIN_SEQLEN overrides the bar and ENGINE_SPLIT_KV_GRID the programs per SM below which the unified
-grid counts as too small (both read at import; ablations).
+ENGINE_SPLIT_KV_MIN_SEQLEN overrides the bar, ENGINE_SPLIT_KV_GRID the programs per SM below which the unified
+grid counts as too small, ENGINE_SPLIT_KV_SEGMENTS the segments and ENGINE_SPLIT_KV_LAUNCH the segment kernel's
+launch (all read at import; ablations).
 """
 
 from __future__ import annotations
@@ -17,7 +18,25 @@ import os
 
 import torch
 
-NUM_SEGMENTS = 16
+NUM_SEGMENTS = int(os.environ.get("ENGINE_SPLIT_KV_SEGMENTS", "16"))
+
+
+def _launch_from_env() -> tuple[int, int, int] | None:
+    """ENGINE_SPLIT_KV_LAUNCH="tile,warps,stages" for the segment kernel (an A/B switch); unset: Triton's defaults
+    with a tile of triton_unified.tile_n(block_size)."""
+    raw = os.environ.get("ENGINE_SPLIT_KV_LAUNCH", "").strip()
+    if not raw:
+        return None
+    try:
+        tile, warps, stages = (int(x) for x in raw.split(","))
+    except ValueError:
+        raise ValueError(
+            f"ENGINE_SPLIT_KV_LAUNCH={raw!r}: give three integers, tile,warps,stages (e.g. 128,4,3)"
+        ) from None
+    return tile, warps, stages
+
+
+SPLIT_LAUNCH = _launch_from_env()
 # 256 keys: two of the unified kernel's 128-key decode tiles for its lone program.
 MIN_SPLIT_SEQLEN = int(os.environ.get("ENGINE_SPLIT_KV_MIN_SEQLEN", "256"))
 

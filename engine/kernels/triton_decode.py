@@ -17,7 +17,7 @@ import triton.language as tl
 
 from engine.kernels import pdl
 
-from engine.kernels.decode_split import NUM_SEGMENTS
+from engine.kernels.decode_split import NUM_SEGMENTS, SPLIT_LAUNCH
 from engine.kernels.triton_unified import launch_options, tile_n
 
 
@@ -149,6 +149,9 @@ def split_kv_decode(
     num_stages: int | None = None,
 ) -> None:
     """segments/tile/num_warps/num_stages override the launch configuration (tools/device_attn_sweep.py)."""
+    if SPLIT_LAUNCH is not None and tile is None and num_warps is None and num_stages is None:
+        tile, num_warps, num_stages = SPLIT_LAUNCH
+        tile = max(tile, cache.shape[2])
     num_tokens, num_heads, head_dim = q.shape
     _, _, block_size, num_kv_heads, _ = cache.shape
     num_seqs = seq_lens.shape[0]

@@ -62,6 +62,7 @@ def _unified_kernel(
     BLOCK_Q: tl.constexpr,
     TILE_N: tl.constexpr,
     PRECISION: tl.constexpr,
+    ROWS: tl.constexpr,  # ALL_ROWS, or only ONE_TOKEN_ROWS (grid: one program per sequence), or MULTI_TOKEN_ROWS
     USE_PDL: tl.constexpr,
 ):
     if USE_PDL:  # the kernel before this one may still be writing: wait for it (engine/kernels/pdl.py)
@@ -69,12 +70,23 @@ def _unified_kernel(
         tl.extra.cuda.gdc_launch_dependents()
     pid = tl.program_id(0)
     kv_head = tl.program_id(1)
-    seq = find_seq(cu_q_ptr, pid, num_seqs, BLOCK_Q)
+    if ROWS == 1:
+        seq = pid
+    else:
+        seq = find_seq(cu_q_ptr, pid, num_seqs, BLOCK_Q)
     q_start = tl.load(cu_q_ptr + seq)
     q_len = tl.load(cu_q_ptr + seq + 1) - q_start
-    q_block = pid - (q_start // BLOCK_Q + seq)
-    if q_block * BLOCK_Q >= q_len:
-        return
+    if ROWS == 1:
+        if q_len != 1:
+            return
+        q_block = 0
+    else:
+        if ROWS == 2:
+            if q_len == 1:
+                return
+        q_block = pid - (q_start // BLOCK_Q + seq)
+        if q_block * BLOCK_Q >= q_len:
+            return
     seq_len = tl.load(seq_lens_ptr + seq)
     context = seq_len - q_len
 
@@ -148,6 +160,12 @@ def _decode_launch_from_env(default: tuple[int, int, int]) -> tuple[int, int, in
 
 DECODE_LAUNCH = _decode_launch_from_env(DECODE_LAUNCH)
 
+ALL_ROWS, ONE_TOKEN_ROWS, MULTI_TOKEN_ROWS = 0, 1, 2
+# A mixed step (prefill chunks beside decode rows) runs its one-token rows in a launch of their own with
+# DECODE_LAUNCH, instead of in the prefill launch's 64-row programs and 32-key tiles. ENGINE_SPLIT_MIXED=0 turns
+# that off (an A/B switch, read at import).
+SPLIT_MIXED = os.environ.get("ENGINE_SPLIT_MIXED", "1").strip() != "0"
+
 
 def tile_n(block_size: int) -> int:
     """Keys per inner-loop step: at least 32 so each step has enough loads in flight, at least one cache block."""
@@ -173,18 +191,58 @@ def unified_attention(
     tile: int | None = None,
     num_warps: int | None = None,
     num_stages: int | None = None,
+    split_mixed: bool | None = None,
 ) -> None:
-    """tile/num_warps/num_stages override the launch configuration (tools/device_attn_sweep.py measures them)."""
+    """tile/num_warps/num_stages override the launch configuration (tools/device_attn_sweep.py measures them).
+
+    A batch with prefill rows (max_seqlen_q > 1) takes two launches when split_mixed (default SPLIT_MIXED, on GPU
+    only: the CPU interpreter runs one program at a time) and no launch override is given: its one-token rows with
+    the decode configuration, one program per sequence, then its longer rows. Neither launch reads a row's length
+    on the host: each program checks its own sequence's q_len on the device and returns if the row is not its kind.
+    """
+    overridden = tile is not None or num_warps is not None or num_stages is not None
+    d_tile, d_warps, d_stages = DECODE_LAUNCH
+    decode = (max(d_tile, cache.shape[2]), d_warps, d_stages)
+    if max_seqlen_q == 1 and not overridden:
+        _launch(q, cache, block_tables, seq_lens, cu_seqlens_q, 1, scale, out, *decode, ALL_ROWS)
+        return
+    if split_mixed is None:
+        split_mixed = SPLIT_MIXED and q.device.type == "cuda"
+    if max_seqlen_q > 1 and split_mixed and not overridden:
+        _launch(q, cache, block_tables, seq_lens, cu_seqlens_q, 1, scale, out, *decode, ONE_TOKEN_ROWS)
+        _launch(
+            q, cache, block_tables, seq_lens, cu_seqlens_q, max_seqlen_q, scale, out, None, None, None, MULTI_TOKEN_ROWS
+        )
+        return
+    _launch(
+        q, cache, block_tables, seq_lens, cu_seqlens_q, max_seqlen_q, scale, out, tile, num_warps, num_stages, ALL_ROWS
+    )
+
+
+def _launch(
+    q: torch.Tensor,
+    cache: torch.Tensor,
+    block_tables: torch.Tensor,
+    seq_lens: torch.Tensor,
+    cu_seqlens_q: torch.Tensor,
+    max_seqlen_q: int,
+    scale: float,
+    out: torch.Tensor,
+    tile: int | None,
+    num_warps: int | None,
+    num_stages: int | None,
+    rows: int,
+) -> None:
     num_tokens, num_heads, head_dim = q.shape
     _, _, block_size, num_kv_heads, _ = cache.shape
     num_seqs = seq_lens.shape[0]
     group = num_heads // num_kv_heads
     block_m = block_m_for(group, max_seqlen_q)
     block_q = block_m // group
-    if max_seqlen_q == 1 and tile is None and num_warps is None and num_stages is None:
-        tile, num_warps, num_stages = DECODE_LAUNCH
-        tile = max(tile, block_size)
-    grid = (num_tokens // block_q + num_seqs, num_kv_heads)
+    if rows == ONE_TOKEN_ROWS:
+        grid = (num_seqs, num_kv_heads)
+    else:
+        grid = (num_tokens // block_q + num_seqs, num_kv_heads)
     _unified_kernel[grid](
         out,
         q,
@@ -210,6 +268,7 @@ def unified_attention(
         BLOCK_Q=block_q,
         TILE_N=tile or tile_n(block_size),
         PRECISION="ieee" if cache.dtype == torch.float32 else "tf32",
+        ROWS=rows,
         **launch_options(num_warps, num_stages),
         **pdl.options(q.device),
     )

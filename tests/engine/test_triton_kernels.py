@@ -162,6 +162,34 @@ def test_mixed_batch_matches_reference(
 
 
 @runs_attention
+@pytest.mark.parametrize("split_mixed", [False, True], ids=["one-launch", "decode-rows-apart"])
+@pytest.mark.parametrize("case", MIXED.values(), ids=MIXED.keys())
+@pytest.mark.parametrize("heads", GQA_HEADS, ids=lambda h: f"gqa{h[0] // h[1]}")
+def test_mixed_batch_decode_rows_in_their_own_launch(
+    heads: tuple[int, int], case: tuple[list[int], list[int]], split_mixed: bool
+) -> None:
+    """A mixed step's one-token rows run in a launch of their own (the GPU default) and its longer rows in another:
+    every row is written exactly once, by the launch of its kind, and equals the reference."""
+    from engine.kernels.triton_unified import unified_attention
+
+    q, cache, attn = make_batch(*case, *heads, 64)
+    out = torch.full_like(q, float("nan"))
+    unified_attention(
+        q,
+        cache,
+        attn.block_tables,
+        attn.seq_lens,
+        attn.cu_seqlens_q,
+        attn.max_seqlen_q,
+        0.125,
+        out,
+        split_mixed=split_mixed,
+    )
+    assert not out.isnan().any()
+    torch.testing.assert_close(out, reference_out(q, cache, attn), atol=1e-4, rtol=0)
+
+
+@runs_attention
 @pytest.mark.parametrize("block_size", [32, 64])
 def test_larger_blocks_and_odd_group(block_size: int) -> None:
     """A tile per cache block (block_size >= 32), and a group of 3 that does not divide the packed rows."""
