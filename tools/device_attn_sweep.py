@@ -14,9 +14,9 @@ layout    the KV cache token-major (NHD, [blocks, block_size, Hkv, D] in memory)
           launch grid around the default for each layout.
 decode    the bytes each program keeps in flight (tile x stages) for full decode batches, each configuration
           timed twice, interleaved, in both layouts; prints the fastest on the nano-like mixed batch.
-midsize   decode batches of 16-128 sequences with long nano-like contexts (600-2048 keys), head-major cache: the
-          unified kernel as the engine launches it against split-KV with 2-16 segments and three launch
-          configurations, each timed twice, interleaved.
+midsize   decode batches of 16-256 sequences with nano-like contexts (600-2048 keys up to 128 rows, 100-2048
+          above), head-major cache: the unified kernel in batch order and longest first (decode_order) against
+          split-KV with 2 and 4 segments, each timed twice, interleaved.
 mixed     a chunked-prefill step (decode rows beside 16,384 prefill tokens, and prefill alone): the unified kernel in
           one launch against the one-token rows in a launch of their own (triton_unified.SPLIT_MIXED).
 Every configuration's output is compared with the default's (max abs difference); timings are CUDA-event medians
@@ -236,9 +236,6 @@ def decode_section(seed: int) -> list[dict[str, Any]]:
     return results
 
 
-SPLIT_GRID = [(128, 4, 3), (64, 4, 3), (32, 4, 3)]
-
-
 def interleaved(bt: dict[str, Any], ref: torch.Tensor, configs: dict[str, Callable[[torch.Tensor], Any]]) -> list:
     """Each named launch timed twice, interleaved; the faster of its two runs kept."""
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in configs}
@@ -258,25 +255,26 @@ def interleaved(bt: dict[str, Any], ref: torch.Tensor, configs: dict[str, Callab
 
 def midsize_section(seed: int) -> list[dict[str, Any]]:
     results = []
-    for b in (16, 32, 48, 64, 96, 128):
+    for b in (16, 32, 48, 64, 96, 128, 192, 256):
         rng = torch.Generator().manual_seed(seed + b)
-        ctx = torch.randint(600, 2049, (b,), generator=rng).tolist()
+        ctx = torch.randint(600 if b <= 128 else 100, 2049, (b,), generator=rng).tolist()
         bt = make_batch(ctx, seed, "HND")
+        longest = torch.argsort(bt["seq_lens"], descending=True, stable=True).to(torch.int32)
         ref = torch.empty_like(bt["q"])
         run_unified(bt, ref)()
-        configs: dict[str, Callable[[torch.Tensor], Any]] = {"unified": lambda r: measure(bt, run_unified, r)}
-        for seg, (tile, warps, stages) in itertools.product([2, 4, 8, 16], SPLIT_GRID):
-            configs[f"split s{seg} {tile},{warps},{stages}"] = (
-                lambda r, seg=seg, tile=tile, warps=warps, stages=stages: measure(
-                    bt, run_split, r, segments=seg, tile=tile, num_warps=warps, num_stages=stages
-                )
+        configs: dict[str, Callable[[torch.Tensor], Any]] = {
+            "unified": lambda r: measure(bt, run_unified, r),
+            "unified longest-first": lambda r: measure(bt, run_unified, r, order=longest),
+        }
+        for seg in (2, 4):
+            configs[f"split s{seg} 128,4,3"] = lambda r, seg=seg: measure(
+                bt, run_split, r, segments=seg, tile=128, num_warps=4, num_stages=3
             )
         table = interleaved(bt, ref, configs)
         timed = sorted((e for e in table if "ms" in e), key=lambda e: e["ms"])
-        uni = next(e for e in table if e["config"] == "unified")
         print(
-            f"midsize b{b} (mean ctx {sum(ctx) / b:.0f}): unified {uni.get('ms')} ms {uni.get('gbps')} GB/s; "
-            + "; ".join(f"{e['config']} {e['ms']} ms {e['gbps']} GB/s" for e in timed[:4]),
+            f"midsize b{b} (mean ctx {sum(ctx) / b:.0f}): "
+            + "; ".join(f"{e['config']} {e['ms']} ms {e['gbps']} GB/s" for e in timed),
             flush=True,
         )
         results.append(dict(batch=b, mean_context=sum(ctx) / b, rows=table, best=timed[0] if timed else None))

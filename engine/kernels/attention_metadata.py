@@ -39,6 +39,10 @@ class AttentionMetadata:
     static_launch: bool = False
     # The path such a step's graph was captured with: split-KV decode (triton_decode.py) or the unified kernel.
     static_split_kv: bool = False
+    # [B] int32, a permutation of the sequences, longest seq_len first (input_batch.prepare_inputs): the Triton kernel runs a
+    # decode row's programs in this order, so the longest contexts start first and the launch does not end on a
+    # lone long one while other SMs idle. None: batch order.
+    decode_order: torch.Tensor | None = None
 
     @property
     def num_seqs(self) -> int:

@@ -79,6 +79,14 @@ def paged_attention(
         split_kv_decode(q, kv_cache, attn.block_tables, attn.seq_lens, attn.cu_seqlens_q, scale, out)
     else:
         unified_attention(
-            q, kv_cache, attn.block_tables, attn.seq_lens, attn.cu_seqlens_q, attn.max_seqlen_q, scale, out
+            q,
+            kv_cache,
+            attn.block_tables,
+            attn.seq_lens,
+            attn.cu_seqlens_q,
+            attn.max_seqlen_q,
+            scale,
+            out,
+            order=attn.decode_order,
         )
     return out

@@ -44,6 +44,7 @@ def _unified_kernel(
     block_tables_ptr,  # [B, max_blocks] int32
     seq_lens_ptr,  # [B] int32
     cu_q_ptr,  # [B+1] int32
+    order_ptr,  # [B] int32, the sequences longest first (ONE_TOKEN_ROWS with HAS_ORDER only)
     scale,
     num_seqs,
     stride_q_t,
@@ -63,15 +64,23 @@ def _unified_kernel(
     TILE_N: tl.constexpr,
     PRECISION: tl.constexpr,
     ROWS: tl.constexpr,  # ALL_ROWS, or only ONE_TOKEN_ROWS (grid: one program per sequence), or MULTI_TOKEN_ROWS
+    HAS_ORDER: tl.constexpr,
     USE_PDL: tl.constexpr,
 ):
     if USE_PDL:  # the kernel before this one may still be writing: wait for it (engine/kernels/pdl.py)
         tl.extra.cuda.gdc_wait()
         tl.extra.cuda.gdc_launch_dependents()
-    pid = tl.program_id(0)
-    kv_head = tl.program_id(1)
+    if ROWS == 1:  # grid (Hkv, B): a sequence's heads run side by side, sequences in order_ptr's order
+        kv_head = tl.program_id(0)
+        pid = tl.program_id(1)
+    else:
+        pid = tl.program_id(0)
+        kv_head = tl.program_id(1)
     if ROWS == 1:
-        seq = pid
+        if HAS_ORDER:
+            seq = tl.load(order_ptr + pid)
+        else:
+            seq = pid
     else:
         seq = find_seq(cu_q_ptr, pid, num_seqs, BLOCK_Q)
     q_start = tl.load(cu_q_ptr + seq)
@@ -165,6 +174,10 @@ ALL_ROWS, ONE_TOKEN_ROWS, MULTI_TOKEN_ROWS = 0, 1, 2
 # DECODE_LAUNCH, instead of in the prefill launch's 64-row programs and 32-key tiles. ENGINE_SPLIT_MIXED=0 turns
 # that off (an A/B switch, read at import).
 SPLIT_MIXED = os.environ.get("ENGINE_SPLIT_MIXED", "1").strip() != "0"
+# A decode-only batch runs one program per (sequence, KV head), the longest sequences first when the metadata
+# gives decode_order: a launch then ends on short programs instead of a lone long one. ENGINE_DECODE_ORDER=0 runs
+# the batch-order unified grid instead (an A/B switch, read at import).
+DECODE_ORDER = os.environ.get("ENGINE_DECODE_ORDER", "1").strip() != "0"
 
 
 def tile_n(block_size: int) -> int:
@@ -192,6 +205,7 @@ def unified_attention(
     num_warps: int | None = None,
     num_stages: int | None = None,
     split_mixed: bool | None = None,
+    order: torch.Tensor | None = None,
 ) -> None:
     """tile/num_warps/num_stages override the launch configuration (tools/device_attn_sweep.py measures them).
 
@@ -199,17 +213,19 @@ def unified_attention(
     only: the CPU interpreter runs one program at a time) and no launch override is given: its one-token rows with
     the decode configuration, one program per sequence, then its longer rows. Neither launch reads a row's length
     on the host: each program checks its own sequence's q_len on the device and returns if the row is not its kind.
+    `order` (AttentionMetadata.decode_order) is the order the one-token rows' programs start in.
     """
     overridden = tile is not None or num_warps is not None or num_stages is not None
     d_tile, d_warps, d_stages = DECODE_LAUNCH
     decode = (max(d_tile, cache.shape[2]), d_warps, d_stages)
     if max_seqlen_q == 1 and not overridden:
-        _launch(q, cache, block_tables, seq_lens, cu_seqlens_q, 1, scale, out, *decode, ALL_ROWS)
+        rows = ONE_TOKEN_ROWS if DECODE_ORDER else ALL_ROWS
+        _launch(q, cache, block_tables, seq_lens, cu_seqlens_q, 1, scale, out, *decode, rows, order)
         return
     if split_mixed is None:
         split_mixed = SPLIT_MIXED and q.device.type == "cuda"
     if max_seqlen_q > 1 and split_mixed and not overridden:
-        _launch(q, cache, block_tables, seq_lens, cu_seqlens_q, 1, scale, out, *decode, ONE_TOKEN_ROWS)
+        _launch(q, cache, block_tables, seq_lens, cu_seqlens_q, 1, scale, out, *decode, ONE_TOKEN_ROWS, order)
         _launch(
             q, cache, block_tables, seq_lens, cu_seqlens_q, max_seqlen_q, scale, out, None, None, None, MULTI_TOKEN_ROWS
         )
@@ -232,6 +248,7 @@ def _launch(
     num_warps: int | None,
     num_stages: int | None,
     rows: int,
+    order: torch.Tensor | None = None,
 ) -> None:
     num_tokens, num_heads, head_dim = q.shape
     _, _, block_size, num_kv_heads, _ = cache.shape
@@ -240,7 +257,7 @@ def _launch(
     block_m = block_m_for(group, max_seqlen_q)
     block_q = block_m // group
     if rows == ONE_TOKEN_ROWS:
-        grid = (num_seqs, num_kv_heads)
+        grid = (num_kv_heads, num_seqs)
     else:
         grid = (num_tokens // block_q + num_seqs, num_kv_heads)
     _unified_kernel[grid](
@@ -250,6 +267,7 @@ def _launch(
         block_tables,
         seq_lens,
         cu_seqlens_q,
+        order if order is not None and rows == ONE_TOKEN_ROWS else cu_seqlens_q,
         scale,
         num_seqs,
         q.stride(0),
@@ -269,6 +287,7 @@ def _launch(
         TILE_N=tile or tile_n(block_size),
         PRECISION="ieee" if cache.dtype == torch.float32 else "tf32",
         ROWS=rows,
+        HAS_ORDER=order is not None and rows == ONE_TOKEN_ROWS,
         **launch_options(num_warps, num_stages),
         **pdl.options(q.device),
     )

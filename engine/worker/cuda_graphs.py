@@ -98,6 +98,7 @@ class DecodeGraphs:
         self.seq_lens = torch.ones(n, dtype=torch.int32, device=device)
         self.block_tables = torch.zeros(n, max_blocks_per_seq, dtype=torch.int32, device=device)
         self.cu_seqlens_q = torch.arange(n + 1, dtype=torch.int32, device=device)  # one token per row, always
+        self.decode_order = torch.arange(n, dtype=torch.int32, device=device)  # padding rows keep their own index
         num_kv_heads = kv_caches[0].shape[3] if kv_caches else 0
         self.split_sizes = [
             b for b in sizes if max_model_len >= MIN_SPLIT_SEQLEN and grid_leaves_gpu_idle(b, num_kv_heads, device)
@@ -114,6 +115,7 @@ class DecodeGraphs:
                 max_model_len,
                 static_launch=True,
                 static_split_kv=split,
+                decode_order=self.decode_order[:b],
             )
             for b in sizes
             for split in ((False, True) if b in self.split_sizes else (False,))
@@ -178,12 +180,17 @@ class DecodeGraphs:
             self.slot_mapping[n : self._dirty].fill_(-1)
             self.seq_lens[n : self._dirty].fill_(1)
             self.block_tables[n : self._dirty].zero_()
+            self.decode_order[n : self._dirty].copy_(self.cu_seqlens_q[n : self._dirty])
         self._dirty = n
         self.input_ids[:n].copy_(input_ids)
         self.positions[:n].copy_(positions)
         self.slot_mapping[:n].copy_(attn.slot_mapping)
         self.seq_lens[:n].copy_(attn.seq_lens)
         self.block_tables[:n, : attn.block_tables.shape[1]].copy_(attn.block_tables)
+        if attn.decode_order is not None:
+            self.decode_order[:n].copy_(attn.decode_order)
+        else:
+            self.decode_order[:n].copy_(self.cu_seqlens_q[:n])
         key = (b, b in self.split_sizes and attn.max_seqlen_k >= MIN_SPLIT_SEQLEN)
         self.replays[b] += 1
         if key[1]:

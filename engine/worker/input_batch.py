@@ -125,8 +125,10 @@ def prepare_inputs(state: SlotState, sched: SchedulerOutput, block_size: int, up
         torch.int64,
     )
     # What the kernels read as int32 arrives as int32, and the float settings as their bits: no cast on the device.
-    cu_d, seq_lens_d, bt_d, temp_bits_d, top_p_bits_d = upload(
-        [cu, seq_lens, block_tables, temperature.view(np.int32), top_p.view(np.int32)], torch.int32
+    # Longest context first: the attention kernel starts the longest rows' programs first (decode_order).
+    order = np.argsort(-seq_lens.astype(np.int64), kind="stable").astype(np.int32)
+    cu_d, seq_lens_d, bt_d, temp_bits_d, top_p_bits_d, order_d = upload(
+        [cu, seq_lens, block_tables, temperature.view(np.int32), top_p.view(np.int32), order], torch.int32
     )
     if from_device.all():  # decode rows only: one gather
         input_ids = state.last_sampled[tok_slot_d]
@@ -143,6 +145,7 @@ def prepare_inputs(state: SlotState, sched: SchedulerOutput, block_size: int, up
         max_seqlen_k=int(seq_lens.max()),
         q_lens_cpu=q_lens.tolist(),
         seq_lens_cpu=seq_lens.tolist(),
+        decode_order=order_d,
     )
     sampling = None
     if sample_slots.size:

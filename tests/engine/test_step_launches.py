@@ -1,7 +1,7 @@
 """What a pure-decode step launches outside its CUDA graph, counted on CPU (replay mode: the graph's body runs
 eagerly under triton's interpreter; tests/engine/launch_count.py counts). Every launch outside the graph costs host
 time and a gap on the GPU at batch 1, so the list is pinned: the decode inputs gathered from the slot-indexed
-sampled ids, the graph's five input copies, greedy sampling, and the scatter of the samples. The logits GEMM (the
+sampled ids, the graph's six input copies, greedy sampling, and the scatter of the samples. The logits GEMM (the
 LM head) runs inside the graph."""
 
 from __future__ import annotations
@@ -40,14 +40,14 @@ pytestmark = pytest.mark.skipif(LOOP_PROBLEM is not None, reason=str(LOOP_PROBLE
 
 OUTSIDE_THE_GRAPH = {
     "aten.index": 1,  # input ids: last_sampled[slot] of every decoding row
-    "aten.copy_": 5,  # ids, positions, slots, seq_lens, block table -> static
+    "aten.copy_": 6,  # ids, positions, slots, seq_lens, block table, decode order -> static
     "aten.argmax": 1,  # greedy sampling over the graph's logits
     "aten.index_put_": 1,
 }  # the samples into last_sampled[slot]
 
 
 @pytest.mark.parametrize("async_scheduling", [True, False], ids=["async", "sync"])
-def test_a_greedy_decode_step_launches_the_graph_and_eight_ops_besides(
+def test_a_greedy_decode_step_launches_the_graph_and_nine_ops_besides(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, async_scheduling: bool
 ) -> None:
     from engine.args import EngineArgs

@@ -190,6 +190,23 @@ def test_mixed_batch_decode_rows_in_their_own_launch(
 
 
 @runs_attention
+@pytest.mark.parametrize("case", [DECODE, *MIXED.values()], ids=["decode", *MIXED.keys()])
+def test_rows_in_any_start_order_give_the_same_output(case: tuple[list[int], list[int]]) -> None:
+    """decode_order only changes which one-token rows' programs start first: longest first, reversed or none,
+    every row's output is the same, bit for bit, and equals the reference."""
+    import numpy as np
+
+    q, cache, attn = make_batch(*case, 4, 2, 64)
+    want = triton_attention.paged_attention(q, cache, attn, 0.125)
+    longest = np.argsort(-np.array(case[1]), kind="stable").astype(np.int32)
+    for order in (longest, longest[::-1].copy()):
+        attn.decode_order = torch.from_numpy(order)
+        got = triton_attention.paged_attention(q, cache, attn, 0.125)
+        assert torch.equal(got, want)
+    torch.testing.assert_close(want, reference_out(q, cache, attn), atol=1e-4, rtol=0)
+
+
+@runs_attention
 @pytest.mark.parametrize("block_size", [32, 64])
 def test_larger_blocks_and_odd_group(block_size: int) -> None:
     """A tile per cache block (block_size >= 32), and a group of 3 that does not divide the packed rows."""
