@@ -15,10 +15,10 @@ layout    the KV cache token-major (NHD, [blocks, block_size, Hkv, D] in memory)
 decode    the bytes each program keeps in flight (tile x stages) for full decode batches, each configuration
           timed twice, interleaved, in both layouts; prints the fastest on the nano-like mixed batch.
 midsize   decode batches of 16-256 sequences with nano-like contexts (600-2048 keys up to 128 rows, 100-2048
-          above), head-major cache: the unified kernel in batch order and longest first (decode_order) against
-          split-KV with 2 and 4 segments, each timed twice, interleaved.
-mixed     a chunked-prefill step (decode rows beside 16,384 prefill tokens, and prefill alone): the unified kernel in
-          one launch against the one-token rows in a launch of their own (triton_unified.SPLIT_MIXED).
+          above), head-major cache: the unified kernel in batch order against longest first (decode_order) with
+          seven launch configurations, each timed twice, interleaved.
+mixed     a chunked-prefill step (decode rows beside 16,384 prefill tokens, and prefill alone): the prefill rows'
+          launch (rows per program, tile, warps, stages; ENGINE_PREFILL_LAUNCH) against the default.
 Every configuration's output is compared with the default's (max abs difference); timings are CUDA-event medians
 of 50 launches after 5 untimed ones. The JSON holds every figure; the best of each case is printed.
 """
@@ -96,9 +96,11 @@ def measure(
         fn = runner(bt, out, **kw)
         ms = time_ms(fn)
     except Exception as exc:  # a configuration Triton cannot build (shared memory): recorded, not fatal
-        return dict(config=kw, error=f"{type(exc).__name__}: {str(exc)[:200]}")
+        config = {k: (v if not isinstance(v, torch.Tensor) else "given") for k, v in kw.items()}
+        return dict(config=config, error=f"{type(exc).__name__}: {str(exc)[:200]}")
     diff = (out.float() - ref.float()).abs().max().item()
-    return dict(config=kw, ms=round(ms, 4), gbps=round(bt["kv_bytes"] / ms / 1e6, 1), max_abs_diff=diff)
+    config = {k: (v if not isinstance(v, torch.Tensor) else "given") for k, v in kw.items()}
+    return dict(config=config, ms=round(ms, 4), gbps=round(bt["kv_bytes"] / ms / 1e6, 1), max_abs_diff=diff)
 
 
 def unified_section(seed: int) -> list[dict[str, Any]]:
@@ -253,28 +255,28 @@ def interleaved(bt: dict[str, Any], ref: torch.Tensor, configs: dict[str, Callab
     return table
 
 
+ORDERED_GRID = [(128, 4, 3), (128, 4, 2), (64, 4, 3), (64, 4, 4), (64, 8, 3), (128, 8, 3), (32, 4, 4)]
+
+
 def midsize_section(seed: int) -> list[dict[str, Any]]:
     results = []
-    for b in (16, 32, 48, 64, 96, 128, 192, 256):
+    for b in (16, 48, 96, 160, 256):
         rng = torch.Generator().manual_seed(seed + b)
         ctx = torch.randint(600 if b <= 128 else 100, 2049, (b,), generator=rng).tolist()
         bt = make_batch(ctx, seed, "HND")
         longest = torch.argsort(bt["seq_lens"], descending=True, stable=True).to(torch.int32)
         ref = torch.empty_like(bt["q"])
         run_unified(bt, ref)()
-        configs: dict[str, Callable[[torch.Tensor], Any]] = {
-            "unified": lambda r: measure(bt, run_unified, r),
-            "unified longest-first": lambda r: measure(bt, run_unified, r, order=longest),
-        }
-        for seg in (2, 4):
-            configs[f"split s{seg} 128,4,3"] = lambda r, seg=seg: measure(
-                bt, run_split, r, segments=seg, tile=128, num_warps=4, num_stages=3
+        configs: dict[str, Callable[[torch.Tensor], Any]] = {"batch order": lambda r: measure(bt, run_unified, r)}
+        for tile, warps, stages in ORDERED_GRID:
+            configs[f"longest-first {tile},{warps},{stages}"] = lambda r, tile=tile, warps=warps, stages=stages: (
+                measure(bt, run_unified, r, order=longest, tile=tile, num_warps=warps, num_stages=stages)
             )
         table = interleaved(bt, ref, configs)
         timed = sorted((e for e in table if "ms" in e), key=lambda e: e["ms"])
         print(
             f"midsize b{b} (mean ctx {sum(ctx) / b:.0f}): "
-            + "; ".join(f"{e['config']} {e['ms']} ms {e['gbps']} GB/s" for e in timed),
+            + "; ".join(f"{e['config']} {e['ms']} ms {e['gbps']} GB/s" for e in timed[:5]),
             flush=True,
         )
         results.append(dict(batch=b, mean_context=sum(ctx) / b, rows=table, best=timed[0] if timed else None))
@@ -320,15 +322,16 @@ def mixed_section(seed: int) -> list[dict[str, Any]]:
         bt = make_step(q_lens, ctx, seed)
         ref = torch.empty_like(bt["q"])
         run_step(bt, ref, split_mixed=False)()
-        table = interleaved(
-            bt,
-            ref,
-            {
-                "one launch": lambda r: measure(bt, run_step, r, split_mixed=False),
-                "one-token rows apart": lambda r: measure(bt, run_step, r, split_mixed=True),
-            },
-        )
-        print(f"mixed {name}: " + "; ".join(f"{e['config']} {e.get('ms')} ms" for e in table), flush=True)
+        configs: dict[str, Callable[[torch.Tensor], Any]] = {
+            "default": lambda r: measure(bt, run_step, r, split_mixed=True),
+        }
+        for rows, tile, warps, stages in itertools.product([64, 128], [32, 64], [4, 8], [2, 3]):
+            configs[f"{rows},{tile},{warps},{stages}"] = lambda r, rows=rows, tile=tile, warps=warps, stages=stages: (
+                measure(bt, run_step, r, split_mixed=True, block_m=rows, tile=tile, num_warps=warps, num_stages=stages)
+            )
+        table = interleaved(bt, ref, configs)
+        timed = sorted((e for e in table if "ms" in e), key=lambda e: e["ms"])
+        print(f"mixed {name}: " + "; ".join(f"{e['config']} {e.get('ms')} ms" for e in timed[:5]), flush=True)
         results.append(dict(case=name, rows=table))
     return results
 

@@ -169,6 +169,24 @@ def _decode_launch_from_env(default: tuple[int, int, int]) -> tuple[int, int, in
 
 DECODE_LAUNCH = _decode_launch_from_env(DECODE_LAUNCH)
 
+
+def _prefill_launch_from_env() -> tuple[int, int, int, int] | None:
+    """ENGINE_PREFILL_LAUNCH="rows,tile,warps,stages" for the launch of prefill rows (an A/B switch, read at
+    import); unset: block_m_for's rows, tile_n's keys and Triton's defaults."""
+    raw = os.environ.get("ENGINE_PREFILL_LAUNCH", "").strip()
+    if not raw:
+        return None
+    try:
+        rows, tile, warps, stages = (int(x) for x in raw.split(","))
+    except ValueError:
+        raise ValueError(
+            f"ENGINE_PREFILL_LAUNCH={raw!r}: give four integers, rows,tile,warps,stages (e.g. 128,64,8,3)"
+        ) from None
+    return rows, tile, warps, stages
+
+
+PREFILL_LAUNCH = _prefill_launch_from_env()
+
 ALL_ROWS, ONE_TOKEN_ROWS, MULTI_TOKEN_ROWS = 0, 1, 2
 # A mixed step (prefill chunks beside decode rows) runs its one-token rows in a launch of their own with
 # DECODE_LAUNCH, instead of in the prefill launch's 64-row programs and 32-key tiles. ENGINE_SPLIT_MIXED=0 turns
@@ -206,32 +224,50 @@ def unified_attention(
     num_stages: int | None = None,
     split_mixed: bool | None = None,
     order: torch.Tensor | None = None,
+    block_m: int | None = None,
 ) -> None:
-    """tile/num_warps/num_stages override the launch configuration (tools/device_attn_sweep.py measures them).
+    """tile/num_warps/num_stages/block_m override the launch configuration (tools/device_attn_sweep.py measures
+    them): of the whole batch when it is decode-only, of its longer rows otherwise.
 
     A batch with prefill rows (max_seqlen_q > 1) takes two launches when split_mixed (default SPLIT_MIXED, on GPU
-    only: the CPU interpreter runs one program at a time) and no launch override is given: its one-token rows with
-    the decode configuration, one program per sequence, then its longer rows. Neither launch reads a row's length
+    only: the CPU interpreter runs one program at a time): its one-token rows with the decode configuration, one
+    program per sequence, then its longer rows (PREFILL_LAUNCH or an override). Neither launch reads a row's length
     on the host: each program checks its own sequence's q_len on the device and returns if the row is not its kind.
     `order` (AttentionMetadata.decode_order) is the order the one-token rows' programs start in.
     """
-    overridden = tile is not None or num_warps is not None or num_stages is not None
+    explicit = tile is not None or num_warps is not None or num_stages is not None or block_m is not None
     d_tile, d_warps, d_stages = DECODE_LAUNCH
     decode = (max(d_tile, cache.shape[2]), d_warps, d_stages)
-    if max_seqlen_q == 1 and not overridden:
+    if max_seqlen_q == 1:
+        launch = (tile, num_warps, num_stages) if explicit else decode
         rows = ONE_TOKEN_ROWS if DECODE_ORDER else ALL_ROWS
-        _launch(q, cache, block_tables, seq_lens, cu_seqlens_q, 1, scale, out, *decode, rows, order)
+        _launch(q, cache, block_tables, seq_lens, cu_seqlens_q, 1, scale, out, *launch, rows, order, block_m)
         return
+    if explicit:
+        prefill: tuple[int | None, ...] = (block_m, tile, num_warps, num_stages)
+    else:
+        prefill = PREFILL_LAUNCH or (None, None, None, None)
+    p_rows, p_tile, p_warps, p_stages = prefill
     if split_mixed is None:
         split_mixed = SPLIT_MIXED and q.device.type == "cuda"
-    if max_seqlen_q > 1 and split_mixed and not overridden:
+    if split_mixed:
         _launch(q, cache, block_tables, seq_lens, cu_seqlens_q, 1, scale, out, *decode, ONE_TOKEN_ROWS, order)
-        _launch(
-            q, cache, block_tables, seq_lens, cu_seqlens_q, max_seqlen_q, scale, out, None, None, None, MULTI_TOKEN_ROWS
-        )
-        return
+    rows = MULTI_TOKEN_ROWS if split_mixed else ALL_ROWS
     _launch(
-        q, cache, block_tables, seq_lens, cu_seqlens_q, max_seqlen_q, scale, out, tile, num_warps, num_stages, ALL_ROWS
+        q,
+        cache,
+        block_tables,
+        seq_lens,
+        cu_seqlens_q,
+        max_seqlen_q,
+        scale,
+        out,
+        p_tile,
+        p_warps,
+        p_stages,
+        rows,
+        None,
+        p_rows,
     )
 
 
@@ -249,12 +285,13 @@ def _launch(
     num_stages: int | None,
     rows: int,
     order: torch.Tensor | None = None,
+    block_m: int | None = None,
 ) -> None:
     num_tokens, num_heads, head_dim = q.shape
     _, _, block_size, num_kv_heads, _ = cache.shape
     num_seqs = seq_lens.shape[0]
     group = num_heads // num_kv_heads
-    block_m = block_m_for(group, max_seqlen_q)
+    block_m = block_m or block_m_for(group, max_seqlen_q)
     block_q = block_m // group
     if rows == ONE_TOKEN_ROWS:
         grid = (num_kv_heads, num_seqs)
