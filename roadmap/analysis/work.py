@@ -337,15 +337,27 @@ class CommitWork:
     absent: frozenset[str] = frozenset()  # terms of what it says is not there yet (_NOT_THERE), not its subject's
 
 
+# Two capitals and a generation number ("DS5", "PS4"): the short form of a two-word capitalized name (a product:
+# DualSense, PlayStation), marked `ds#` in a commit's terms for analysis/short_forms.py to meet.
+_NUMBERED_SHORT = re.compile(r"(?<![\w-])([A-Z]{2})[0-9](?![\w-])")
+
+
+def _message_terms(text: str) -> frozenset[str]:
+    """terms_of(text), with a `ds#` mark for each "DS5" it writes."""
+    terms = terms_of(text)
+    marks = _NUMBERED_SHORT.findall(text)
+    return terms | {m.lower() + "#" for m in marks} if marks else terms
+
+
 @lru_cache(maxsize=1 << 15)
 def commit_work(c: Commit) -> CommitWork:
     subject_text, body = own_words(c)
-    subject = terms_of(subject_text)
+    subject = _message_terms(subject_text)
     done: set[str] = set(subject) if not _says_undone(subject_text) else set()
     undone: set[str] = set() if done else set(subject)
     for sent in sentences(body):
         existed = _EXISTED.search(sent) is not None and not _CONDITION.search(sent)
-        (undone if existed or _says_undone(sent) else done).update(terms_of(sent))
+        (undone if existed or _says_undone(sent) else done).update(_message_terms(sent))
     partial = _PARTIAL.search(subject_text) is not None or _PARTIAL.search(body) is not None
     absent = frozenset(_not_there(body) - subject)
     return CommitWork(frozenset(done), frozenset(undone - done), subject, partial, absent)
