@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
 from roadmap.records import roles
+from roadmap.records.language import opens_with_infinitive
 from roadmap.records.mentions import ids_in
 from roadmap.records.model import AsOf
 from roadmap.records.patterns import ISO_DATE
@@ -346,7 +347,9 @@ class Classifier:
         elif kind == "item" and self.in_directive_section(sections):
             directive = True
         else:
-            directive = word in self.verbs and not any(_PROCESS_SECTION.search(s) for s in sections[1:] or sections)
+            directive = (word in self.verbs or opens_with_infinitive(rest)) and not any(
+                _PROCESS_SECTION.search(s) for s in sections[1:] or sections
+            )
         return Verdict(directive, False, text.strip() if directive else None)
 
     def _is_request_section(self, title: str) -> bool:
