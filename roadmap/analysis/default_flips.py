@@ -31,8 +31,9 @@ _DEFAULT_ON = re.compile(
 )
 _DEFAULT_OFF = re.compile(rf"\bdefault\s*[=:]\s*[\"']?{_OFF}[\"']?(?![\w.])|store_true")
 # An environment switch read as "on only when set" turned into "on unless cleared", or the reverse.
-_OPT_IN_READ = re.compile(r"==\s*[\"'](?:1|true|on|yes)[\"']|\bis\s+not\s+None\b|!=\s*[\"']{2}")
-_OPT_OUT_READ = re.compile(r"!=\s*[\"'](?:0|false|off|no)[\"']")
+# (`===` and `!==` are JavaScript's.)
+_OPT_IN_READ = re.compile(r"==\s*[\"'](?:1|true|on|yes)[\"']|\bis\s+not\s+None\b|!==?\s*[\"']{2}")
+_OPT_OUT_READ = re.compile(r"!==?\s*[\"'](?:0|false|off|no)[\"']")
 MAX_FLAGS = 200
 _NO_CAP = 1 << 40  # git grep reads a code file whatever its size; so does _where
 HUNK_REACH = 3  # a value change counts for a flag named within this many lines of it in the hunk
@@ -333,8 +334,8 @@ def _hunk(
     if not any(h[:1] == "-" for h in hunk) or not any(h[:1] == "+" for h in hunk):
         return  # a pure addition or deletion flips nothing
     flags = named
-    removed = [(i, h[1:]) for i, h in enumerate(hunk) if h.startswith("-")]
-    added = [(i, h[1:]) for i, h in enumerate(hunk) if h.startswith("+")]
+    removed = [(i, _continued(hunk, i, "+")) for i, h in enumerate(hunk) if h.startswith("-")]
+    added = [(i, _continued(hunk, i, "-")) for i, h in enumerate(hunk) if h.startswith("+")]
     for flag in named:
         near = {i for i, h in enumerate(hunk) if flag in h}
         # lines naming another switch (not another spelling of this one) are that switch's
@@ -360,6 +361,20 @@ def _hunk(
                     if direction is not None:
                         _add(found, [orig], Flip(sha, path, r.strip(), a.strip(), direction))
                         break
+
+
+def _continued(hunk: list[str], i: int, other: str) -> str:
+    """Line `i` of the hunk without its mark; when it continues an assignment the line before it opens on its side
+    of the change (`export const ENABLE_X =` then `  process.env.X === "1";`), that line and this one as one."""
+    text = hunk[i][1:]
+    j = i - 1
+    while j >= 0 and hunk[j][:1] == other:
+        j -= 1  # a line of the other side of the change is not on this side
+    if j >= 0:
+        before = hunk[j][1:].rstrip()
+        if before.endswith(("=", ":=")) and not before.endswith(("==", "!=", "<=", ">=")):
+            return f"{before} {text.strip()}"
+    return text
 
 
 def _add(found: dict[str, list[Flip]], origs: list[str], flip: Flip) -> None:

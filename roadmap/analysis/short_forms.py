@@ -10,6 +10,11 @@ a term of its own: when a commit says it, the directive's words it stands for co
 Forms come from runs of two or three content words written next to each other (no function word, number or
 punctuation between them); an initialism needs three letters, and no form may be a word of the directive itself or
 a word every commit uses.
+
+A name written as one capitalized compound (a product or brand: "DualSense", "PlayStation", "GameCube") is
+shortened to the initials of its parts: three parts give a three-letter form, two parts a two-letter one that counts
+only written in capitals with a generation number after it ("DS5", "PS4"; analysis/work.py marks those in commit
+messages as `ds#`), since two letters alone say too little. Code in backticks is an identifier, not a name.
 """
 
 from __future__ import annotations
@@ -26,7 +31,32 @@ MAX_KEPT_WORD = 3  # a last word this short is kept whole ("id", "io", "ui"): "k
 
 def short_forms(text: str) -> dict[str, frozenset[str]]:
     """{stem of a short form: the stems of the words it stands for} for `text`."""
-    return _forms(tuple(_RUN.findall(text)))
+    forms = _forms(tuple(_RUN.findall(text)))
+    if _COMPOUND_HINT.search(text) is None:
+        return forms
+    compounds = _compound_forms(tuple(_COMPOUND.findall(_CODE.sub(" ", text))))
+    return {**compounds, **forms} if compounds else forms
+
+
+_CODE = re.compile(r"`[^`]*`")
+_COMPOUND_HINT = re.compile(r"[a-z][A-Z]")
+# A capitalized compound of two or three capitalized words of three letters or more: "DualSense", "GameCube".
+_COMPOUND = re.compile(r"(?<![\w-])[A-Z][a-z]{2,}(?:[A-Z][a-z]{2,}){1,2}(?![\w-])")
+NUMBERED = "#"  # a two-letter form stands only with a generation number after it: `ds#` is said by "DS5"
+
+
+@lru_cache(maxsize=1 << 12)
+def _compound_forms(words: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """Short forms of capitalized compounds: "DualSense" -> {"ds#": {dualsens, dual, sens}}."""
+    out: dict[str, frozenset[str]] = {}
+    for w in words:
+        parts = re.findall(r"[A-Z][a-z]+", w)
+        initials = "".join(p[0] for p in parts).lower()
+        form = initials if len(parts) == 3 else initials + NUMBERED
+        if initials in GENERIC_WORDS:
+            continue
+        out.setdefault(form, frozenset(stem(x.lower()) for x in (w, *parts)))
+    return out
 
 
 @lru_cache(maxsize=1 << 14)

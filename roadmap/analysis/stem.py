@@ -7,6 +7,7 @@ without a dictionary. Stems are only ever compared with stems, never shown.
 
 from __future__ import annotations
 
+import unicodedata
 from functools import lru_cache
 
 _VOWELS = frozenset("aeiou")
@@ -157,3 +158,36 @@ def stem(word: str) -> str:
     if _m(w) > 1 and _double_cons(w) and w.endswith("l"):
         w = w[:-1]
     return w
+
+
+# Spanish and Portuguese endings, longest first, on a word without its accents: verb (-ar, -ir; -ado, -ando),
+# noun (-ación, -ação, -amiento, -mente) and the plural and gender endings every noun and adjective takes, so that
+# "Paginar", "páginas", "paginación" and "paginado" meet at "pagin". One ending comes off, and at least four letters
+# stay. (-er is left: in a Spanish record it ends "server" and "buffer" far more often than a verb.)
+_ROMANCE_ENDINGS = (
+    *("amientos", "imientos", "aciones", "amiento", "imiento", "adoras", "adores", "acion", "acoes", "adora"),
+    *("ador", "acao", "mente", "ando", "iendo", "ados", "adas", "idos", "idas", "ado", "ada", "ido", "ida"),
+    *("ar", "ir", "es", "os", "as", "s", "o", "a", "e"),
+)
+
+
+@lru_cache(maxsize=1 << 14)
+def fold(word: str) -> str:
+    """`word` without its accents ("página" -> "pagina", "ação" -> "acao")."""
+    if word.isascii():
+        return word
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=65536)
+def romance_stem(word: str) -> str:
+    """The stem of a lower-case word of a Spanish or Portuguese text (analysis/language.py): accents folded, one
+    ending cut; a word with none of those endings (an English word in the text: "streaming") gets its Porter stem."""
+    w = fold(word)
+    if not w.isalpha() or not w.isascii():
+        return w
+    if len(w) > 4:
+        for end in _ROMANCE_ENDINGS:
+            if w.endswith(end) and len(w) - len(end) >= 4:
+                return w[: -len(end)]
+    return stem(w)

@@ -19,7 +19,8 @@ from functools import lru_cache
 from itertools import repeat
 
 from roadmap.analysis.function_words import FUNCTION_WORDS
-from roadmap.analysis.stem import stem
+from roadmap.records.language import GENERIC as ROMANCE_GENERIC, romance
+from roadmap.analysis.stem import romance_stem, stem
 from roadmap.analysis.terms import hinted
 from roadmap.history.commit import Commit
 
@@ -266,9 +267,11 @@ def _word_parts(w: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=1 << 17)
-def _word_term(w: str) -> tuple[str, str | None]:
-    """(stem, the work term it gives or None) of one raw word."""
-    s = stem(w) if w.isalpha() else w
+def _word_term(w: str, spanish: bool = False) -> tuple[str, str | None]:
+    """(stem, the work term it gives or None) of one raw word; `spanish`: of a Spanish or Portuguese text."""
+    s = (romance_stem(w) if spanish else stem(w)) if w.isalpha() else w
+    if spanish and w in ROMANCE_GENERIC:
+        return s, None
     if w in ABBREVIATIONS:
         return s, w
     if len(w) < 2 or w in _GENERIC or w.isdigit():
@@ -277,19 +280,21 @@ def _word_term(w: str) -> tuple[str, str | None]:
 
 
 @lru_cache(maxsize=1 << 16)
-def terms_of(text: str) -> frozenset[str]:
-    """The work terms of `text`: stems of its content words, identifier parts, one token per abbreviation."""
-    return _terms_of_words(tuple(_raw_words(text)))
+def terms_of(text: str, spanish: bool | None = None) -> frozenset[str]:
+    """The work terms of `text`: stems of its content words, identifier parts, one token per abbreviation.
+    Stems are Spanish/Portuguese ones when `spanish`, or when the text's own words say so (None)."""
+    words = tuple(_raw_words(text))
+    return _terms_of_words(words, romance(words) if spanish is None else spanish)
 
 
 @lru_cache(maxsize=1 << 16)
-def _terms_of_words(words: tuple[str, ...]) -> frozenset[str]:
+def _terms_of_words(words: tuple[str, ...], spanish: bool = False) -> frozenset[str]:
     """terms_of a text with these raw words: texts that differ only in what is no word (a bare number, an
     issue key, punctuation) share one entry."""
     out: set[str] = set()
     stems: list[str] = []
     for w in words:
-        s, term = _word_term(w)
+        s, term = _word_term(w, spanish)
         stems.append(s)
         if term is not None:
             out.add(term)
@@ -337,15 +342,41 @@ class CommitWork:
     absent: frozenset[str] = frozenset()  # terms of what it says is not there yet (_NOT_THERE), not its subject's
 
 
+# Two capitals and a generation number ("DS5", "PS4"): the short form of a two-word capitalized name (a product:
+# DualSense, PlayStation), marked `ds#` in a commit's terms for analysis/short_forms.py to meet.
+_NUMBERED_SHORT = re.compile(r"(?<![\w-])([A-Z]{2})[0-9](?![\w-])")
+
+
+def _message_terms(text: str, spanish: bool) -> frozenset[str]:
+    """terms_of(text, spanish), with a `ds#` mark for each "DS5" it writes."""
+    terms = terms_of(text, spanish)
+    marks = _NUMBERED_SHORT.findall(text)
+    return terms | {m.lower() + "#" for m in marks} if marks else terms
+
+
+def spanish_text(text: str) -> bool:
+    """Is `text` written in Spanish or Portuguese (records/language.py)? Its terms are stemmed so."""
+    return romance(_raw_words(text))
+
+
+@lru_cache(maxsize=1 << 15)
+def spanish_message(c: Commit) -> bool:
+    """Is the commit's message Spanish or Portuguese? One language for the whole message: a short sentence of a
+    Spanish commit has too few words to tell."""
+    subject_text, body = own_words(c)
+    return spanish_text(subject_text + "\n" + body) if subject_text or body else False
+
+
 @lru_cache(maxsize=1 << 15)
 def commit_work(c: Commit) -> CommitWork:
     subject_text, body = own_words(c)
-    subject = terms_of(subject_text)
+    spanish = spanish_message(c)
+    subject = _message_terms(subject_text, spanish)
     done: set[str] = set(subject) if not _says_undone(subject_text) else set()
     undone: set[str] = set() if done else set(subject)
     for sent in sentences(body):
         existed = _EXISTED.search(sent) is not None and not _CONDITION.search(sent)
-        (undone if existed or _says_undone(sent) else done).update(terms_of(sent))
+        (undone if existed or _says_undone(sent) else done).update(_message_terms(sent, spanish))
     partial = _PARTIAL.search(subject_text) is not None or _PARTIAL.search(body) is not None
     absent = frozenset(_not_there(body) - subject)
     return CommitWork(frozenset(done), frozenset(undone - done), subject, partial, absent)

@@ -12,7 +12,7 @@ from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.landing import reverts
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids, work_terms
-from roadmap.analysis.work import own_words, terms_of
+from roadmap.analysis.work import own_words, spanish_message, spanish_text, terms_of
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
@@ -162,22 +162,41 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
     names_ids = _names(c.message, ids)
     dates, figures = _anchors(st, news)
     terms = work_terms(st)
+    premise = _premise_terms(st.text)
     wordy = len(terms) > 20  # a long statement shares three words with anything: figures must tie it
     denies = _denies(st.text)
+    spanish = spanish_message(c)
     for _, sentences in paragraphs:
         for quoted, sent in sentences:
             figure = _names(sent, figures)
             if denies and not figure and not _names(sent, dates) and not _REVERSES.search(sent):
                 continue  # says the given-up thing is wrong too; only the measurement it rests on can be refuted
-            in_sent = len(terms & terms_of(sent))
+            said = terms_of(sent, spanish)
+            in_sent = len(terms & said)
             if in_sent and (_names(sent, ids) or names_ids and (_names(sent, dates) or figure)):
                 return "error", quoted
             # a short refuting sentence mostly made of the statement's terms is about it ("So the idea that HSI48
             # is not enough accurate was wrong"), however long the statement
-            focused = in_sent * 2 >= len(terms_of(sent))
+            focused = in_sent * 2 >= len(said)
             if figure and in_sent >= 2 or not wordy and in_sent >= MIN_TERMS and (in_sent * 3 >= len(terms) or focused):
                 return "warning", quoted
+            # the statement's sentence that states the premise ("El origen es el pool de Hikari, ...") is what a
+            # refutation speaks of, whatever the observation beside it says
+            in_premise = len(premise & said) if not wordy else 0
+            if in_premise >= MIN_TERMS and in_premise * 3 >= len(premise):
+                return "warning", quoted
     return None
+
+
+@lru_cache(maxsize=1 << 12)
+def _premise_terms(text: str) -> frozenset[str]:
+    """The terms of the sentences of a statement of several that state its premise (a cause, a hypothesis), in
+    the statement's language; empty for a statement of one sentence."""
+    sentences = _sentences(text)
+    if len(sentences) < 2:
+        return frozenset()
+    spanish = spanish_text(text)
+    return frozenset().union(*(terms_of(s, spanish) for s in sentences if _states_premise(s)))
 
 
 @lru_cache(maxsize=1 << 14)

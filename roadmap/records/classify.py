@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
 from roadmap.records import roles
+from roadmap.records.language import opens_with_infinitive
 from roadmap.records.mentions import ids_in
 from roadmap.records.model import AsOf
 from roadmap.records.patterns import ISO_DATE
@@ -23,6 +24,15 @@ _HIST_ANY = re.compile(
 _HIST_START = re.compile(
     r"^\W{0,3}(?:\[[xX]\]|✅|✔|☑|(?:historical|historically|superseded|obsolete|formerly|previously|was|were)\b"
     r"|(?:done|landed|closed|fixed|resolved|shipped|merged|completed)\b\s*(?:[:—–(-]|(?:in|by|as|on|at|via)\b))",
+    re.I,
+)
+_CHECKED = re.compile(r"^\W{0,3}\[[xX]\]")
+# A ticked box records work done, but a clause of it in the present tense states how things are now, and stays a
+# claim about the code: a default ("opt-in, off by default", "defaults to 0") or where a thing lives ("lives in
+# `src/cart.ts:5-13`"). "[x] Defaulted the cache to on in v1.2" is the history of v1.2.
+_PRESENT_FACT = re.compile(
+    r"\b(?:opt-?in|opt-?out|(?:on|off|enabled|disabled) by default|defaults? to|is (?:on|off) unless|"
+    r"(?:lives?|sits?|resides?) (?:in|at|on)|(?:is|are) (?:defined|implemented|located|kept) (?:in|at))\b",
     re.I,
 )
 _HIST_KEYS = re.compile("historical|superseded|obsolete|outdated|formerly|no longer")  # found in lower case
@@ -307,6 +317,8 @@ class Classifier:
             return Verdict(False, _historical(text), None)
         if struck and (kind != "cell" or self.is_directive_column(column)) and self.struck_work(text):
             return Verdict(False, True, None)  # "~~Port X~~ Landed; ...": the struck part was the work
+        if _CHECKED.match(text) and _PRESENT_FACT.search(text):
+            return Verdict(False, False, None)  # a ticked box that says how things are now: a current claim
         if _historical(text):
             return Verdict(False, True, None)
         if _DONE_IN_LINE.search(text):
@@ -346,7 +358,9 @@ class Classifier:
         elif kind == "item" and self.in_directive_section(sections):
             directive = True
         else:
-            directive = word in self.verbs and not any(_PROCESS_SECTION.search(s) for s in sections[1:] or sections)
+            directive = (word in self.verbs or opens_with_infinitive(rest)) and not any(
+                _PROCESS_SECTION.search(s) for s in sections[1:] or sections
+            )
         return Verdict(directive, False, text.strip() if directive else None)
 
     def _is_request_section(self, title: str) -> bool:
@@ -391,6 +405,11 @@ def _phrase_re(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
         return re.compile(rf"(?<![\w])(?:{phr})(?!\w)")
     alts = "|".join(f"{re.escape(p[0])}(?<![\\w]{re.escape(p[0])}){re.escape(p[1:])}" for p in ordered)
     return re.compile(rf"(?:{alts})(?!\w)")
+
+
+def checked(text: str) -> bool:
+    """Does the item open with a ticked box ("[x] ...")?"""
+    return _CHECKED.match(text) is not None
 
 
 def marks_done(text: str) -> bool:

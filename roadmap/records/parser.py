@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from roadmap.records import source, structure
 from roadmap.records.blocks import MD, Block, Cell, Heading, walk
-from roadmap.records.classify import NOTE_COLUMN, WORK_COLUMN, Classifier, Verdict, as_of_in, marks_done
+from roadmap.records.classify import NOTE_COLUMN, WORK_COLUMN, Classifier, Verdict, as_of_in, checked, marks_done
 from roadmap.records.inline import Inline
 from roadmap.records.kinds import follow_up_section
 from roadmap.records.mentions import extract, ids_in
@@ -151,7 +151,7 @@ class _Builder:
             why = why or "under a finished or historical item"
             verdict = Verdict(False, True, None)
         if b.kind == "item":
-            self.item_history[id(b)] = verdict.historical
+            self.item_history[id(b)] = verdict.historical or checked(text)  # under a ticked box: its history
         row_id, defines = self.cls.title_ids(text, self.config)
         if b.kind == "heading":
             row_id = b.heading.row_id if b.heading else row_id

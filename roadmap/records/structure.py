@@ -5,7 +5,8 @@ process record gives instructions, not directives. Inside any file, some blocks 
 - dated entries in sequence (headings, bullets or paragraphs that start with a date, two or more side by
   side, or any in a log): every entry but the newest is history, and in a log the newest entry too, but
   for what it asks for. A hand-off ("Next owner must") in an older entry stays current while no later
-  entry is about the same row or claim;
+  entry is about the same row or claim (or, without one, repeats its names: with its measurement's result,
+  or while handing off in turn);
 - sections titled as history (History, Archive, Superseded, Done, Already in, Baseline, Retrospective) or as
   another project's workings (Upstream chain, How upstream works);
 - a blockquote introduced as quoted text ("upstream says:", "verbatim:").
@@ -115,6 +116,13 @@ class _Entry:
     subjects: frozenset[str]
     order: int
     _names: frozenset[str] | None = None
+    _hands_off: bool | None = None
+
+    def hands_off(self) -> bool:
+        """Does the entry hand anything off ("Next: ...", "Next owner must ...")?"""
+        if self._hands_off is None:
+            self._hands_off = any(find_handoff(x.inline.text) for x in self.blocks)
+        return self._hands_off
 
     def names(self) -> frozenset[str]:
         """_names of the entry's whole text, once: every older hand-off of the log asks each later entry."""
@@ -261,14 +269,33 @@ def _names(text: str) -> frozenset[str]:
 def _answered(b: Block, e: "_Entry", later: list["_Entry"], config: "Config") -> bool:
     """Did a later entry of the log take this hand-off up? It names the hand-off's ids (else its entry's); or, for
     a hand-off no id names, it repeats one of the hand-off's own names ("Next: add SpecAugment ..." and a later
-    "SpecAugment W=80 helped"). A hand-off with neither is taken to be answered by whatever came after it."""
+    "SpecAugment W=80 helped"). A measurement asked for ("Next: rerun bench-kv-put") is answered by that: the later
+    entry carries its result. Other work is answered so only while a later entry hands off in turn: the newest list
+    of follow-ups is the log's open to-do list, and an entry that only reports results (one that uses the work,
+    "GBM with the encoded plan_type: AUC 0.874") does not close it. A hand-off with neither is taken to be answered
+    by whatever came after it."""
     about = _subjects(b.inline.text, config) or e.subjects
     if about:
         return any(about & o.subjects for o in later)
     names = _names(b.inline.text)
     if not names:
         return bool(later)
-    return any(names & o.names() for o in later)
+    if not any(names & o.names() for o in later):
+        return False
+    return _measures(b.inline.text) or any(o.hands_off() for o in later)
+
+
+# A follow-up that asks for a measurement or an experiment: its verb right after the hand-off's label or phrase.
+_MEASURING = re.compile(
+    r"^\W{0,3}(?:re-?(?:run|measure|bench(?:mark)?|profile|time|evaluate)|measure|bench(?:mark)?|profile|try|"
+    r"compare|evaluate|sweep|ablate)\b",
+    re.I,
+)
+
+
+def _measures(text: str) -> bool:
+    m = find_handoff(text)
+    return m is not None and _MEASURING.match(text[m.end() : m.end() + 40]) is not None
 
 
 def _subjects(text: str, config: "Config") -> frozenset[str]:

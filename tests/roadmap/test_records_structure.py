@@ -145,6 +145,24 @@ def test_dated_sections_of_a_log_and_a_handoff_without_a_subject() -> None:
     assert at(rf, "done in #207").historical
 
 
+def test_a_log_s_newest_follow_ups_stay_open_until_a_later_entry_hands_off_in_turn() -> None:
+    head = (
+        "# Experiment log\n\nOldest first.\n\n## 2026-09-29\n\n- Next: target-encode plan_type (out-of-fold).\n"
+        "- Next: rerun churn-gbm on the time split.\n\n"
+    )
+    # the later entry only reports a result that uses the work: the log's to-do list is still the older one
+    reported = parse(head + "## 2026-10-14\n\n- churn-gbm with the encoded plan_type: AUC 0.874.\n")
+    st = at(reported, "target-encode plan_type")
+    assert not st.historical and st.directive
+    assert at(reported, "rerun churn-gbm").historical  # a measurement asked for is answered by its result
+    # negative control: the later entry repeats the name and writes its own follow-ups; the older list is answered
+    moved_on = parse(
+        head + "## 2026-10-14\n\n- GBM with the encoded plan_type: AUC 0.874.\n- Next: tune the learning rate.\n"
+    )
+    assert at(moved_on, "target-encode plan_type").historical
+    assert not at(moved_on, "tune the learning rate").historical
+
+
 def test_items_under_a_finished_item_are_history_an_open_box_is_not() -> None:
     rf = parse(
         "# Release\n\n## Checklist\n\n- [x] Signed webhooks ✅\n  - Acceptance: a flipped byte returns 401.\n"

@@ -78,3 +78,46 @@ def test_a_row_id_its_table_defines_is_named_by_the_commit_that_fixes_it(git_rep
     found = _found(repo)
     assert found.get(5) in ("warning", "error")
     assert 6 not in found  # the other row: the commit neither names it nor does its work
+
+
+# A capitalized compound (a product name) is shortened to its parts' initials; two letters only with a number.
+BOARD = "sprint/board.md"
+DS5 = (
+    "recoil kicks now feel amazing on DS5",
+    "Weapon fire pushes a short trigger pulse plus a low rumble through the haptics layer.",
+)
+
+
+def _board_repo(git_repo, work: str, subject: str, body: str):
+    repo = git_repo()
+    repo.commit({"src/haptics.cpp": "void Rumble();\n"}, "engine snapshot", "2026-10-01")
+    repo.commit(
+        {
+            "roadmap.yaml": 'records: ["sprint/*.md"]\n',
+            BOARD: "# Sprint 15\n\nStatus: 🔴 not started · 🟡 in progress · 🟢 done.\n\n"
+            f"| Ticket | Owner | Status | Notes |\n|---|---|---|---|\n| #381 | Priya | 🔴 | {work} |\n",
+        },
+        "sprint board",
+        "2026-10-05",
+    )
+    repo.commit({"src/haptics.cpp": "void Rumble();\nvoid TriggerPulse();\n"}, f"{subject}\n\n{body}", "2026-10-09")
+    return repo
+
+
+def test_a_product_name_written_as_its_initials_and_generation_is_the_same_work(git_repo):
+    repo = _board_repo(git_repo, "Add DualSense trigger rumble on weapon recoil", *DS5)
+    assert 7 in _found(repo)
+
+
+def test_the_initials_commit_does_not_land_work_without_that_name(git_repo):
+    repo = _board_repo(git_repo, "Add Switch trigger rumble on weapon recoil", *DS5)
+    assert 7 not in _found(repo)
+
+
+def test_a_compound_s_initials_need_a_generation_number_or_a_third_part():
+    assert "ds#" in short_forms("Add DualSense trigger rumble")
+    assert "ds" not in short_forms("Add DualSense trigger rumble")  # two letters alone say too little
+    assert "gcc" not in short_forms("Port the GameCube controller")  # not a three-part compound
+    assert "vrs" in short_forms("Support VirtualRealitySystem headsets")
+    assert not any(f.endswith("#") for f in short_forms("Call `DualSense` directly"))  # code is an identifier
+    assert not any(f.endswith("#") for f in short_forms("Add dualsense and Dualsense rumble"))  # no inner capital
