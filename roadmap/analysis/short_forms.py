@@ -15,6 +15,10 @@ A name written as one capitalized compound (a product or brand: "DualSense", "Pl
 shortened to the initials of its parts: three parts give a three-letter form, two parts a two-letter one that counts
 only written in capitals with a generation number after it ("DS5", "PS4"; analysis/work.py marks those in commit
 messages as `ds#`), since two letters alone say too little. Code in backticks is an identifier, not a name.
+
+The other way round, a directive that writes an initialism in capitals ("Ativar CDC", "move the WAL") meets a
+commit that spells it out ("enable change data capture"): work.initialism_marks marks each run of three or four
+content words of a commit with its initials (`^cdc`), and the initialism's form is that mark.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import re
 from functools import lru_cache
 
 from roadmap.analysis.stem import stem
-from roadmap.analysis.work import GENERIC_WORDS
+from roadmap.analysis.work import GENERIC_WORDS, INITIALISM, terms_of
 
 _RUN = re.compile(r"[A-Za-z]+(?:[ \t]+[A-Za-z]+)*")
 MAX_KEPT_WORD = 3  # a last word this short is kept whole ("id", "io", "ui"): "kid", "pid", "dio"
@@ -32,10 +36,29 @@ MAX_KEPT_WORD = 3  # a last word this short is kept whole ("id", "io", "ui"): "k
 def short_forms(text: str) -> dict[str, frozenset[str]]:
     """{stem of a short form: the stems of the words it stands for} for `text`."""
     forms = _forms(tuple(_RUN.findall(text)))
+    acronyms = _ACRONYM.findall(_CODE.sub(" ", text)) if _ACRONYM_HINT.search(text) else []
+    if acronyms:
+        forms = {**_acronym_forms(tuple(acronyms)), **forms}
     if _COMPOUND_HINT.search(text) is None:
         return forms
     compounds = _compound_forms(tuple(_COMPOUND.findall(_CODE.sub(" ", text))))
     return {**compounds, **forms} if compounds else forms
+
+
+# An initialism the directive writes in capitals ("CDC", "WAL"): a commit that spells it out ("change data capture")
+# carries its `^cdc` mark (analysis/work.initialism_marks), and the directive's term for it counts as said.
+_ACRONYM_HINT = re.compile(r"[A-Z]{3}")
+_ACRONYM = re.compile(r"(?<![\w-])([A-Z]{3,4})s?(?![\w-])")
+
+
+@lru_cache(maxsize=1 << 12)
+def _acronym_forms(acronyms: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    out: dict[str, frozenset[str]] = {}
+    for a in acronyms:
+        low = a.lower()
+        parts = terms_of(a, False) | terms_of(a, True) | {low}
+        out.setdefault(INITIALISM + low, frozenset(parts))
+    return out
 
 
 _CODE = re.compile(r"`[^`]*`")

@@ -132,6 +132,24 @@ SYNONYMS: dict[str, str] = {
     "disallow": "reject",
 }
 _SYNONYM_STEMS: dict[str, str] = {}
+# The same switch in the languages records are written in, as written (before stemming): a Portuguese plan says
+# "Ativar CDC", its English commit "enable change data capture". Kept to switching a thing on or off, where the
+# words mean exactly that in any record; only written forms an item or a commit uses (infinitive, 3rd person,
+# participle).
+_SWITCH_WORDS: dict[str, str] = {
+    **dict.fromkeys(
+        """ativar ativa ativado ativada activar activa activado activada habilitar habilita habilitado habilitada
+        aktivieren aktiviert einschalten activer activé activée attivare attiva attivato attivata abilitare abilita
+        abilitato abilitata""".split(),
+        "enable",
+    ),
+    **dict.fromkeys(
+        """desativar desativa desativado desativada desactivar desactiva desactivado desactivada deshabilitar
+        deshabilita deshabilitado deshabilitada deaktivieren deaktiviert abschalten désactiver désactivé désactivée
+        disattivare disattiva disattivato disattivata disabilitare disabilita disabilitato disabilitata""".split(),
+        "disable",
+    ),
+}
 
 
 def _synonym(s: str) -> str:
@@ -167,6 +185,8 @@ _UNDONE = re.compile(
     r"\b(?:won't|will\s+not|do\s+not|don't|does\s+not|doesn't|did\s+not|didn't|cannot|can't)\s+(?:yet\s+)?"
     r"(?:do|touch|change|handle|cover|include|fix|address|add|implement|flush|support|ship|land)\b|"
     r"\bwe\s+are\s+not\b|\bnot\s+doing\b|\bTODO\b|\bdeferred\b|\bpostponed\b|\bdraft\b|\bexperiment(?:al)?\b|"
+    # "blocked on the PCI review", "it is not in CAPTURED_TABLES yet"
+    r"\bblocked\s+(?:on|by)\b|\bnot\s+[^.;:]{0,40}\byet\b|"
     r"\bdo\s+not\s+merge\b|\bis\s+(?:a\s+)?separate\b|"
     # a target reported as not reached: "the 10 s budget still unmet", "p99 not met yet", "falls short of 27k"
     r"\bunmet\b|\bnot\s+(?:yet\s+)?(?:met|reached|achieved|there)\b|\bfalls?\s+short\b|"
@@ -216,7 +236,7 @@ _says_undone = hinted(
     _UNDONE,
     (
         *("touch", "not", "n't", "ll", "parate", "another", "later", "future", "follow", "next", "equent"),
-        *("left", "cope", "noth", "todo", "deferred", "tponed", "draft", "exper", "unmet", "fall"),
+        *("left", "cope", "noth", "todo", "deferred", "tponed", "draft", "exper", "unmet", "fall", "bloc"),
         *("only", "yet", "the re"),  # "only the read half", "no way back ... yet", "the rest stays"
     ),
 )
@@ -270,6 +290,9 @@ def _word_parts(w: str) -> tuple[str, ...]:
 def _word_term(w: str, spanish: bool = False) -> tuple[str, str | None]:
     """(stem, the work term it gives or None) of one raw word; `spanish`: of a Spanish or Portuguese text."""
     s = (romance_stem(w) if spanish else stem(w)) if w.isalpha() else w
+    switch = _SWITCH_WORDS.get(w)
+    if switch is not None:
+        return s, stem(switch)
     if spanish and w in ROMANCE_GENERIC:
         return s, None
     if w in ABBREVIATIONS:
@@ -348,10 +371,30 @@ _NUMBERED_SHORT = re.compile(r"(?<![\w-])([A-Z]{2})[0-9](?![\w-])")
 
 
 def _message_terms(text: str, spanish: bool) -> frozenset[str]:
-    """terms_of(text, spanish), with a `ds#` mark for each "DS5" it writes."""
+    """terms_of(text, spanish), with a `ds#` mark for each "DS5" it writes and a `^cdc` mark for the initials of
+    each run of three or four content words ("change data capture"): a directive that writes the initialism
+    ("Ativar CDC") meets the commit that spells it out (analysis/short_forms.py)."""
     terms = terms_of(text, spanish)
-    marks = _NUMBERED_SHORT.findall(text)
-    return terms | {m.lower() + "#" for m in marks} if marks else terms
+    marks = {m.lower() + "#" for m in _NUMBERED_SHORT.findall(text)} | initialism_marks(text)
+    return terms | marks if marks else terms
+
+
+_LOWER_RUN = re.compile(r"[a-z]{2,}(?:[ \t]+[a-z]{2,})+")
+INITIALISM = "^"
+
+
+@lru_cache(maxsize=1 << 15)
+def initialism_marks(text: str) -> frozenset[str]:
+    """`^` and the initials of each run of three or four lower-case content words written next to each other."""
+    out: set[str] = set()
+    for run in _LOWER_RUN.findall(text):
+        words = run.split()
+        for n in (3, 4):
+            for i in range(len(words) - n + 1):
+                window = words[i : i + n]
+                if not any(w in _GENERIC for w in window):
+                    out.add(INITIALISM + "".join(w[0] for w in window))
+    return frozenset(out)
 
 
 def spanish_text(text: str) -> bool:
@@ -533,6 +576,8 @@ def match(
         in_subject = {t for f, parts in forms.items() if f in cw.subject and f not in terms for t in parts & terms}
         if said:
             done, subject = done | said, subject | in_subject
+    if _switched_the_other_way(terms, done):
+        return WorkMatch((), len(terms), 0.0, 0, (), 0.0, 1.0, cw.partial, ())
     matched = terms & done
     missing = terms - done
     refused = missing & cw.undone
@@ -556,6 +601,18 @@ def match(
         cw.partial,
         tuple(sorted(terms & cw.absent)),
     )
+
+
+_ON, _OFF = stem("enable"), stem("disable")
+
+
+def _switched_the_other_way(terms: frozenset[str], done: AbstractSet[str]) -> bool:
+    """A directive to switch a thing on (off) is not done by a commit that switched it off (on) and not on (off)."""
+    if _ON in terms and _OFF not in terms:
+        return _OFF in done and _ON not in done
+    if _OFF in terms and _ON not in terms:
+        return _ON in done and _OFF not in done
+    return False
 
 
 def said_in_subject(
