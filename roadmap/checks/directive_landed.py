@@ -699,7 +699,11 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     errors. A commit matched by its words alone (no row named, no named file changed, no symbol introduced)
     is information: on records other teams wrote such matches were right about half the time. A commit may
     write the work shorter than the directive: a short form of the directive's own adjacent words ("key id" ->
-    kid, initials of three words) or a listed synonym (cap -> limit) counts as those words. Work a record
+    kid, initials of three words) or a listed synonym (cap -> limit) counts as those words, and an initialism
+    the directive writes in capitals ("Ativar CDC") counts as said by a commit that spells it out ("change data
+    capture"). Records and commits in Spanish or Portuguese meet by Romance stems ("Paginar" / "páginas"), and
+    switch words of other languages are enable and disable ("Ativar", "desactivar"); a directive to switch a
+    thing on is not done by a commit that switched it off. Work a record
     already marks done (stale on arrival) is a warning: a done mark in the directive's own file always counts;
     one in another file counts when it was written before the directive, names at least half of its work and
     a commit before the mark reports it, or when it was written after the directive and a commit between the
