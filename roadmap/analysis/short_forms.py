@@ -89,21 +89,33 @@ def _forms(runs: tuple[str, ...]) -> dict[str, frozenset[str]]:
     out: dict[str, frozenset[str]] = {}
     own = {w.lower() for run in runs for w in run.split()}  # every letter word of the text is in one run
     for run in runs:
-        words = [w.lower() for w in run.split()]
-        for n in (2, 3):
-            for i in range(len(words) - n + 1):
-                phrase = words[i : i + n]
-                if any(w in GENERIC_WORDS or len(w) < 2 for w in phrase):
-                    continue
-                forms = []
-                if n == 3:
-                    forms.append("".join(w[0] for w in phrase))
-                if len(phrase[-1]) <= MAX_KEPT_WORD:
-                    forms.append("".join(w[0] for w in phrase[:-1]) + phrase[-1])
-                for form in forms:
-                    if len(form) >= 3 and form not in own and form not in GENERIC_WORDS:
-                        out.setdefault(stem(form), frozenset(stem(w) for w in phrase))
+        for form, stemmed, stands in _run_forms(run):
+            if form not in own:
+                out.setdefault(stemmed, stands)
     return out
+
+
+@lru_cache(maxsize=1 << 15)
+def _run_forms(run: str) -> tuple[tuple[str, str, frozenset[str]], ...]:
+    """(form, its stem, the stems of its words) for each form one run of words makes, in order, before the text's
+    own words are left out: texts that differ share most of their runs ("to the cache path"), and a stem is a
+    Python call per word."""
+    out = []
+    words = [w.lower() for w in run.split()]
+    for n in (2, 3):
+        for i in range(len(words) - n + 1):
+            phrase = words[i : i + n]
+            if any(w in GENERIC_WORDS or len(w) < 2 for w in phrase):
+                continue
+            forms = []
+            if n == 3:
+                forms.append("".join(w[0] for w in phrase))
+            if len(phrase[-1]) <= MAX_KEPT_WORD:
+                forms.append("".join(w[0] for w in phrase[:-1]) + phrase[-1])
+            for form in forms:
+                if len(form) >= 3 and form not in GENERIC_WORDS:
+                    out.append((form, stem(form), frozenset(stem(w) for w in phrase)))
+    return tuple(out)
 
 
 # A switch or setting named with three or more parts (`--min-base-quality`, `max_batch_tokens`): code renames it

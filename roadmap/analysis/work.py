@@ -439,6 +439,9 @@ class WorkWeights:
     _subjects: dict[str, tuple[Commit, frozenset[str]]] = field(default_factory=dict, repr=False, compare=False)
     _idf: tuple[dict[str, float], float] | None = field(default=None, repr=False, compare=False)
     _position: dict[str, int] | None = field(default=None, repr=False, compare=False)
+    _order_keys: tuple[dict[str, tuple[float, str]], dict[str, float], float] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @classmethod
     def of(cls, commits: Iterable[Commit]) -> "WorkWeights":
@@ -479,6 +482,20 @@ class WorkWeights:
         and a plain sum in that order made two equally good candidates compare differently from run to run."""
         table, stranger = self.idf_table()
         return math.fsum(map(table.get, terms, repeat(stranger)))
+
+    def term_order(self) -> tuple[dict[str, tuple[float, str]], dict[str, float], float]:
+        """Per term of the history: its sort key in match() (rarest first, then by name) and its chance factor
+        (the share of commits that use it, of at least MIN_DOCS), with the factor of a term it never uses;
+        computed once (match() asked them of each matched term of each candidate, millions on a long history)."""
+        if self._order_keys is None:
+            table, _ = self.idf_table()
+            docs = max(self.docs, MIN_DOCS)  # a short history gives few chances for a coincidence, not many
+            self._order_keys = (
+                {t: (-v, t) for t, v in table.items()},
+                {t: min(1.0, max(n, 1) / docs) for t, n in self.df.items()},
+                min(1.0, 1 / docs),
+            )
+        return self._order_keys
 
     def idf_table(self) -> tuple[dict[str, float], float]:
         """({term: idf} for every term of the history, the idf of a term it never uses), computed once."""
@@ -581,19 +598,22 @@ def match(
     matched = terms & done
     missing = terms - done
     refused = missing & cw.undone
-    table, stranger = weights.idf_table()
     if total is None:
         total = weights.idf_sum(terms) or 1.0
     miss = weights.idf_sum(missing) or 1.0
-    ranked = tuple(sorted(matched, key=lambda t: (-table.get(t, stranger), t)))
+    keys, odds, stranger_odds = weights.term_order()
+    try:
+        ranked = tuple(sorted(matched, key=keys.__getitem__))
+    except KeyError:  # a term the history never uses (said through a short form)
+        table, stranger = weights.idf_table()
+        ranked = tuple(sorted(matched, key=lambda t: (-table.get(t, stranger), t)))
     chance = 1.0
-    docs = max(weights.docs, MIN_DOCS)  # a short history gives few chances for a coincidence, not many
     for t in ranked:  # in one order every run (a set's changes with the string hashing): the same float product
-        chance *= min(1.0, max(weights.df.get(t, 0), 1) / docs)
+        chance *= odds.get(t, stranger_odds)
     return WorkMatch(
         ranked,
         len(terms),
-        weights.idf_sum(matched) / total,
+        weights.idf_sum(matched) / total if matched else 0.0,
         len(matched & subject),
         tuple(sorted(refused)),
         weights.idf_sum(refused) / miss,

@@ -161,7 +161,7 @@ def prepare(ctx: LintContext, statements: list[Statement]) -> None:
     """The flips of every switch some statement calls opt-in (one pass over the code's history), and the commits
     saying they turned a default on."""
     if any(_claimed(st)[0] for st in statements):
-        default_flips(ctx, _all_flags(ctx))
+        default_flips(ctx, _all_flags(ctx, statements))
     commits_matching(ctx, "flips-default", says_flipped, merges=True)
 
 
@@ -198,12 +198,13 @@ def _from_code(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     return None
 
 
-def _all_flags(ctx: LintContext) -> set[str]:
-    """Every switch that some live statement calls opt-in: their code history is read in one pass."""
+def _all_flags(ctx: LintContext, live: list[Statement] | None = None) -> set[str]:
+    """Every switch that some live statement calls opt-in: their code history is read in one pass. `live`: the
+    live statements this rule applies to, when the caller has them (prepare: analysis/stale.py picked them)."""
     if ctx.facts.opt_in_flags is None:
-        ctx.facts.opt_in_flags = frozenset(
-            f for st in ctx.statements() if not st.historical and applies(st) for f in _claimed(st)[0] | _opted(st)
-        )
+        if live is None:
+            live = [st for st in ctx.statements() if not st.historical and applies(st)]
+        ctx.facts.opt_in_flags = frozenset(f for st in live for f in _claimed(st)[0] | _opted(st))
     return set(ctx.facts.opt_in_flags)
 
 

@@ -48,18 +48,41 @@ _CLAIMS_CAUSE = re.compile(
 )
 # A statement that states a premise in words, figures or not: a cause ("X dominates Y", "fails because the clock
 # comes from Z"), a hypothesis or assumption, a constraint with its reason, a risk accepted on a condition.
-_STATES_PREMISE = re.compile(
-    r"^\W*(?:hypothes[ie]s|assumption|root[- ]cause|premise|theory|suspect(?:ed)?)\b\s*[:—-]"
-    r"|\bdominat(?:es|ed|ing)\b|\b(?:comes?|came) from\b|\bbecause\b|\bdue to\b|\bcaused by\b"
-    r"|\b(?:is|are) the (?:bottleneck|cause|culprit|reason)\b|\bcannot\b[^\n;]{0,80}?:\s|\bnot exploitable\b"
-    # a diagnosis: "that is what produces the 502s", "which is why the p99 spikes", "the root cause is ..."
-    r"|\b(?:is|was|that's|which is|this is)\s+(?:what|why)\s+(?:\w+\s+){0,2}?"
-    r"(?:causes?|caused|produces?|produced|triggers?|triggered|drives?|explains?|leads?\s+to)\b"
-    r"|\b(?:root[- ])?cause\s+(?:is|was)\b"
-    r"|\b(?:el\s+origen|la\s+causa)\s+(?:es|era)\b|\bse\s+debe\s+a\b|\bdie\s+Ursache\s+ist\b|\bliegt\s+an\b"
-    r"|\bla\s+cause\s+est\b|\best\s+dûe?\s+à\b",
-    re.I,
+_PREMISE_PARTS = tuple(
+    (words, re.compile(pattern, re.I))
+    for words, pattern in (
+        (
+            ("hypothes", "assumption", "root", "premise", "theory", "suspect"),
+            r"^\W*(?:hypothes[ie]s|assumption|root[- ]cause|premise|theory|suspect(?:ed)?)\b\s*[:—-]",
+        ),
+        (("dominat",), r"\bdominat(?:es|ed|ing)\b"),
+        (("from",), r"\b(?:comes?|came) from\b"),
+        (("because",), r"\bbecause\b"),
+        (("due to",), r"\bdue to\b"),
+        (("caused by",), r"\bcaused by\b"),
+        (("bottleneck", "cause", "culprit", "reason"), r"\b(?:is|are) the (?:bottleneck|cause|culprit|reason)\b"),
+        (("cannot",), r"\bcannot\b[^\n;]{0,80}?:\s"),
+        (("not exploitable",), r"\bnot exploitable\b"),
+        # a diagnosis: "that is what produces the 502s", "which is why the p99 spikes", "the root cause is ..."
+        (
+            ("what", "why"),
+            r"\b(?:is|was|that's|which is|this is)\s+(?:what|why)\s+(?:\w+\s+){0,2}?"
+            r"(?:causes?|caused|produces?|produced|triggers?|triggered|drives?|explains?|leads?\s+to)\b",
+        ),
+        (("cause",), r"\b(?:root[- ])?cause\s+(?:is|was)\b"),
+        (("origen", "causa"), r"\b(?:el\s+origen|la\s+causa)\s+(?:es|era)\b"),
+        (("debe",), r"\bse\s+debe\s+a\b"),
+        (("ursache",), r"\bdie\s+Ursache\s+ist\b"),
+        (("liegt",), r"\bliegt\s+an\b"),
+        (("cause",), r"\bla\s+cause\s+est\b"),
+        (("dû",), r"\best\s+dûe?\s+à\b"),
+    )
 )
+# Each alternative above with words one of which (lower-cased) is in every text it matches: a text without the case
+# twins below is searched only with the alternatives whose words it holds (the whole pattern tried every
+# alternative at every position of every statement holding any of _PREMISE_WORDS: most of RL103's `applies` on
+# mudler/vllm.cpp).
+_STATES_PREMISE = re.compile("|".join(rx.pattern for _, rx in _PREMISE_PARTS), re.I)
 # Words one of which (lower-cased) is in every text _STATES_PREMISE matches: most statements have none, and the
 # word-bounded alternatives are tried at every position of a text. A text holding one of the non-ASCII letters the
 # regex's IGNORECASE also matches to an ASCII one (İ and ı: i, ſ: s) is always searched.
@@ -216,9 +239,11 @@ def applies(st: Statement) -> bool:
 
 def _states_premise(text: str) -> bool:
     low = text.lower()
-    if not any(w in low for w in _PREMISE_WORDS) and not any(c in text for c in _CASE_TWINS):
+    if any(c in text for c in _CASE_TWINS):
+        return _STATES_PREMISE.search(text) is not None
+    if not any(w in low for w in _PREMISE_WORDS):
         return False
-    return _STATES_PREMISE.search(text) is not None
+    return any(rx.search(text) is not None for words, rx in _PREMISE_PARTS if any(w in low for w in words))
 
 
 def prepare(ctx: LintContext, statements: list[Statement]) -> None:

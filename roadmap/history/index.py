@@ -320,11 +320,12 @@ class HistoryIndex:
         if self._words is None:
             words: dict[str, set[str]] = {}
             for c in self.commits:
-                for m in _WORD.finditer(_text(c)):
-                    w = m.group()
-                    for v in {w, w.strip("-")}:  # `ROW-1-` at a line end still names ROW-1
-                        words.setdefault(v, set()).add(c.sha)
-                        words.setdefault("\0" + v.lower(), set()).add(c.sha)
+                # each distinct word of a message once (a long message says its words many times over)
+                found = set(_WORD.findall(_text(c)))
+                found.update([w.strip("-") for w in found])  # `ROW-1-` at a line end still names ROW-1
+                for v in found:
+                    words.setdefault(v, set()).add(c.sha)
+                    words.setdefault("\0" + v.lower(), set()).add(c.sha)
             self._words = words
         return self._words
 
