@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING, AbstractSet, Iterable
 
 from roadmap.analysis.terms import containment, distinctive_terms, id_parts, jaccard
-from roadmap.analysis.work import terms_of
+from roadmap.analysis.work import spanish_text, terms_of
 
 if TYPE_CHECKING:
     from roadmap.records.model import Statement
@@ -44,7 +44,9 @@ def work_terms(st: "Statement") -> frozenset[str]:
     text = st.directive_text or st.text
     for i in subject_ids(st):
         text = text.replace(i, " ")
-    return terms_of(text)
+    # The whole statement says which language it is in: its directive part alone ("Paginar `GET /api` con cursor")
+    # may be too short to tell.
+    return terms_of(text, spanish_text(st.text) if text != st.text else None)
 
 
 def apart(a: "Statement", b: "Statement") -> bool:

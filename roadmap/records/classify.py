@@ -224,6 +224,26 @@ class Verdict:
     historical: bool
     directive_text: str | None
 
+    def __post_init__(self) -> None:
+        if self.directive_text:
+            object.__setattr__(self, "directive_text", without_current_state(self.directive_text))
+
+
+# "Paginate GET /orders with a cursor: today it returns every order and the app hangs": after a colon or a dash, a
+# clause that opens with "today" / "currently" (in the languages records are written in) says how things are now,
+# the reason for the work, not the work. The part that asks for work ends before it.
+_CURRENT_STATE = re.compile(
+    r"\s*(?::|\s[-–—])\s+(?:today|currently|right\s+now|at\s+the\s+moment|as\s+of\s+now|hoy|actualmente|ahora\s+mismo|"
+    r"hoje|atualmente|heute|derzeit|aktuell|momentan|aujourd'hui|actuellement|oggi|attualmente)\b",
+    re.I,
+)
+
+
+def without_current_state(text: str) -> str:
+    """`text` without a trailing clause that says how things are now (_CURRENT_STATE); whole if it opens with one."""
+    m = _CURRENT_STATE.search(text)
+    return text[: m.start()].rstrip() if m and m.start() > 0 else text
+
 
 class Classifier:
     """Config-derived regexes, compiled once per Config."""

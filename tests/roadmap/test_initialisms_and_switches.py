@@ -70,3 +70,36 @@ def test_the_opposite_switch_has_not_landed(git_repo):
 def test_initials_spelled_out_by_a_commit_about_other_work_do_not_land_it(git_repo):
     other = "docs: compare change data capture tools\n\nNotes on Debezium against Maxwell for later."
     assert 7 not in _found(_repo(git_repo, "Ativar CDC na tabela `orders` (Debezium)", other))
+
+
+def test_a_clause_on_how_things_are_now_is_the_reason_not_the_work():
+    from roadmap.records.classify import without_current_state
+
+    assert without_current_state("Paginate GET /orders with a cursor: today it returns every order") == (
+        "Paginate GET /orders with a cursor"
+    )
+    assert without_current_state("Paginar `GET /api/pedidos` con cursor: hoy devuelve todos los pedidos") == (
+        "Paginar `GET /api/pedidos` con cursor"
+    )
+    assert without_current_state("Move the cache - currently it lives in process memory") == "Move the cache"
+    # the work itself after a colon stays; so does a line that opens with the word
+    assert without_current_state("Fix the pool: raise max size to 50") == "Fix the pool: raise max size to 50"
+    assert without_current_state("Today: ship the release notes") == "Today: ship the release notes"
+    assert without_current_state("Show today's orders first") == "Show today's orders first"
+
+
+def test_a_short_directive_part_takes_the_language_of_its_whole_statement():
+    from roadmap.analysis.surfaces import work_terms
+    from roadmap.config import Config
+    from roadmap.records.parser import parse_record
+
+    text = (
+        "# Pendientes\n\n1. Paginar `GET /api/pedidos` con cursor: hoy devuelve todos los pedidos del cliente y la"
+        " app se cuelga.\n2. Add a cursor to `GET /api/orders`: today it returns every order.\n"
+    )
+    sts = [st for st in parse_record("docs/TODO.md", text.encode(), Config()).statements if st.directive]
+    spanish, english = sts
+    assert spanish.directive_text == "Paginar GET /api/pedidos con cursor"  # backticks are markup
+    assert "pagin" in work_terms(spanish) and "hoy" not in work_terms(spanish)
+    assert "cursor" in work_terms(english) and "order" in work_terms(english)  # English stems stay
+    assert "return" not in work_terms(english)
