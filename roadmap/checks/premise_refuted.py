@@ -30,6 +30,10 @@ REFUTES = re.compile(
     r"\bwe\s+are\s+not\s+doing\s+(?:that|this|it)\b|\b(?:taken|measured|profiled)\b[^.]{0,40}(?:debug\s+build|-O0\b|"
     r"asserts\s+on)"
     # a cause denied: "the outlier channels are not where the loss comes from", "the stall isn't due to X"
+    # "the S3 listing was never what made extract slow", "it's the oversampler allocating, not the reverb"
+    r"|\b(?:is|are|was|were)(?:n't|\s+not|\s+never)\s+what\s+(?:makes?|made|causes?|caused|slows?|slowed)\b"
+    r"|\bit(?:'s|\s+is|\s+was)\s+(?:the\s+)?[\w`:.()-]+(?:\s+[\w`:.()-]+){0,4},\s+not\s+the\s+\w+"
+    r"|\bit(?:'s|\s+is|\s+was)(?:n't|\s+not)\s+the\s+\w+"
     r"|\b(?:is|are|was|were)(?:n't|\s+not)\s+(?:caused\s+by|due\s+to|what\s+causes|"
     r"where\s[^.;]{0,40}?\b(?:comes?|came)\s+from)\b|\b(?:does|do|did)(?:n't|\s+not)\s+come\s+from\b"
     # the same in the languages records are often kept in: Spanish, German, French

@@ -32,6 +32,9 @@ _CellKey = tuple[str, str, bool, bool, tuple[tuple[int, int, str], ...], tuple[t
 _CellReading = tuple[Verdict, AsOf | None, Mentions]
 
 
+_OPEN_BOX_TEXT = re.compile(r"\[ \]\s")
+
+
 def classifier_for(config: "Config") -> Classifier:
     hit = _CLASSIFIERS.get(id(config))
     if hit is None or hit[0] is not config:
@@ -121,6 +124,12 @@ class _Builder:
                 return AsOf(h.as_of.sha, h.as_of.date, "section")
         return self.rf.preamble_as_of
 
+    def _work_in_process(self, text: str, sections: tuple[str, ...]) -> bool:
+        """In a how-to record (a runbook, a playbook), an open box under an Action items / TODO / Follow-ups
+        heading ("- [ ] Give load_orders retries") is work someone owes, not an instruction. A box alone is not:
+        a prompt or workflow's checklist instructs whoever runs it."""
+        return _OPEN_BOX_TEXT.match(text) is not None and self.cls.in_directive_section(sections)
+
     def _statement(self, b: Block) -> None:
         inl = b.inline
         text, raw = self._capped(b.line, "statement", inl.text.strip(), b.raw)
@@ -130,7 +139,7 @@ class _Builder:
         verdict = self.cls.classify(
             text, b.kind, None, sections, all_struck=inl.struck and not inl.visible, struck=inl.struck
         )
-        if self.struct.kind == "process" and verdict.directive:
+        if self.struct.kind == "process" and verdict.directive and not self._work_in_process(text, sections):
             verdict = Verdict(False, verdict.historical, None)  # an instruction of a how-to, not work
         why = self._history(b)
         if not why:

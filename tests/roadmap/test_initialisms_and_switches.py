@@ -103,3 +103,24 @@ def test_a_short_directive_part_takes_the_language_of_its_whole_statement():
     assert "pagin" in work_terms(spanish) and "hoy" not in work_terms(spanish)
     assert "cursor" in work_terms(english) and "order" in work_terms(english)  # English stems stay
     assert "return" not in work_terms(english)
+
+
+def test_a_runbooks_action_items_are_work_its_steps_are_not():
+    from roadmap.config import Config
+    from roadmap.records.parser import parse_record
+
+    text = (
+        "# Runbook: orders_nightly\n\n## If it is late\n- [ ] Clear the task and rerun it\n\n"
+        "## Action items\n- [ ] Give `load_orders` retries with exponential backoff (@priya)\n"
+    )
+    sts = {st.line: st.directive for st in parse_record("docs/runbooks/orders.md", text.encode(), Config()).statements}
+    assert sts[7] and not sts[4]
+
+
+def test_a_denied_cause_refutes():
+    from roadmap.checks.premise_refuted import REFUTES
+
+    assert REFUTES.search("The S3 listing was never what made extract slow.")
+    assert REFUTES.search("It is not the convolution reverb -- its partitions never spike.")
+    assert not REFUTES.search("This is not what the spec asks for.")
+    assert not REFUTES.search("The listing is what we cache now.")
