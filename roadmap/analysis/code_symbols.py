@@ -1,25 +1,22 @@
-"""Was a symbol introduced in *code* by a commit? The history index counts `-S` deltas over every file,
-records and notes included; a plan that names `VT_ASYNC_DEVICE_MIRROR` before anyone writes it must not
-look like the flag landing. These helpers re-count, for the few candidate commits only, on code paths.
+"""Was a symbol introduced in *code* by a commit? The history index counts `-S` deltas over the files that are
+not records, evidence or prose docs (context.uncounted_pathspecs), as a net over all of them; a plan that names
+`VT_ASYNC_DEVICE_MIRROR` before anyone writes it must not look like the flag landing. These helpers re-count, for
+the few candidate commits only, file by file on the same code paths, and answer whether a revision's code holds it.
 """
 
 from __future__ import annotations
 
 import re
 
-from roadmap.analysis.context import LintContext
+from roadmap.analysis.context import LintContext, uncounted_pathspecs
 from roadmap.history.git import GitError, empty_tree, object_info, popen_git, read_object, run_git
 
-DOC_SUFFIXES = ("md", "markdown", "rst", "txt", "adoc")
 SHA = re.compile(r"^[0-9a-f]{40}$")
 
 
 def code_pathspec(ctx: LintContext) -> list[str]:
     """Everything but records, evidence and prose docs."""
-    specs = ["."] + [f":(exclude,glob)**/*.{s}" for s in DOC_SUFFIXES]
-    specs.append(f":(exclude){ctx.config.evidence.root.strip('/')}")
-    specs += [f":(exclude,glob){g}" for g in ctx.config.records]
-    return specs
+    return [".", *uncounted_pathspecs(ctx.config)]
 
 
 MAX_HELD_BYTES = 256 << 20  # code blobs kept in memory for the run; past it, blobs are read again when asked

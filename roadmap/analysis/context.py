@@ -93,8 +93,26 @@ def build_history(ctx: LintContext) -> HistoryIndex:
     if pathspecs and not hist.include:
         pathspecs.insert(0, ".")  # excludes alone need something to exclude from
     return HistoryIndex.build(
-        ctx.root, ctx.head, symbols, cache_dir=ctx.root, pathspecs=pathspecs or None, use_cache=ctx.use_cache
+        ctx.root,
+        ctx.head,
+        symbols,
+        cache_dir=ctx.root,
+        pathspecs=pathspecs or None,
+        use_cache=ctx.use_cache,
+        uncounted=uncounted_pathspecs(ctx.config),
     )
+
+
+DOC_SUFFIXES = ("md", "markdown", "rst", "txt", "adoc")
+
+
+def uncounted_pathspecs(config: Config) -> list[str]:
+    """Exclude pathspecs for what is not code: records, evidence and prose docs. A symbol they name was written
+    about there, not changed (analysis/code_symbols.py), so the history pass counts no change in them either."""
+    specs = [f":(exclude,glob)**/*.{s}" for s in DOC_SUFFIXES]
+    specs.append(f":(exclude){config.evidence.root.strip('/')}")
+    specs += [f":(exclude,glob){g}" for g in config.records]
+    return specs
 
 
 def history_symbols(ctx: LintContext) -> set[str]:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from roadmap.analysis.asof import newest_blame
-from roadmap.analysis.context import LintContext
+from roadmap.analysis.context import LintContext, uncounted_pathspecs
 from roadmap.analysis.reverts import Reverts, find_reverts
 from roadmap.analysis.surfaces import subject_ids
 from roadmap.analysis.work import WorkWeights, terms_of
@@ -116,8 +116,8 @@ def declared_terms(ctx: LintContext, commit: Commit) -> frozenset[str]:
 
 def _shown_names(ctx: LintContext, commit: Commit) -> frozenset[str]:
     """declared_names of `git show` (a commit the history pass has no patch text for: a merge, a huge or unreadable
-    diff, a history limited to some paths)."""
-    out = show_patch(ctx.root, commit.sha)
+    diff, a history limited to some paths), in the files the history pass counts."""
+    out = show_patch(ctx.root, commit.sha, ".", *uncounted_pathspecs(ctx.config))
     return declared_names(out)
 
 

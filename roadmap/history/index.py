@@ -99,9 +99,14 @@ class HistoryIndex:
         pathspecs: Iterable[str] | None = None,
         progress: Callable[[int, int], None] | None = None,
         use_cache: bool = True,
+        uncounted: Iterable[str] | None = None,
     ) -> "HistoryIndex":
         """Index HEAD's ancestry (or `since..head` for a sha, commits after a date for a date).
 
+        `pathspecs` limits the history itself (commits touching none of those paths are not in it); `uncounted`,
+        exclude pathspecs (`:(exclude)...`), names files whose changes are not counted (symbol deltas, declared
+        names) while every commit stays in: the lint's records, evidence and prose docs, since a plan naming a
+        symbol is no change to it (and their diffs were most of git's work and of the stream on mudler/vllm.cpp).
         `cache_dir` is the directory holding `.roadmap_cache/` (default: `root`); `use_cache=False` is
         `--no-cache`. Raises ShallowHistoryError when the walk would cross a shallow boundary.
         """
@@ -112,7 +117,9 @@ class HistoryIndex:
         wanted = frozenset(s for s in symbols if s and "\n" not in s)
         shas = _rev_list(root, head, since, specs)
         _check_shallow(root, shas)
-        key = hashlib.sha256(json.dumps(specs).encode()).hexdigest()[:12]
+        skip = tuple(uncounted or ())
+        stream = (*(specs or (".",)), *skip) if skip else specs  # the history's pathspecs, less the uncounted files
+        key = hashlib.sha256(json.dumps([specs, skip] if skip else specs).encode()).hexdigest()[:12]
         cache = HistoryCache.open(Path(cache_dir) if cache_dir else root, key, enabled=use_cache)
         stats = HistoryStats(symbols=len(wanted), cache=cache.state, cache_path=str(cache.path))
         covers: dict[int, bool] = {}  # per distinct symbol set (the cache shares one object per set)
@@ -124,7 +131,7 @@ class HistoryIndex:
         elif todo:
             matcher = SymbolMatcher(wanted)
             seen: set[str] = set()
-            for sc in _scan(root, todo, matcher, specs, progress):
+            for sc in _scan(root, todo, matcher, stream, progress):
                 seen.add(sc.commit.sha)
                 if sc.unknown:
                     cache.put(sc.commit, None, {})
@@ -139,7 +146,8 @@ class HistoryIndex:
             dropped = [s for s in todo if s not in seen]
             for c in read_metadata(root, dropped):
                 old = cache.scans.get(c.sha)
-                cache.put(c, wanted | old[0] if old else wanted, {})
+                # dropped for touching only uncounted files: it declares nothing in the counted ones
+                cache.put(c, wanted | old[0] if old else wanted, {}, None if specs or c.is_merge else frozenset())
         stats.scanned_commits = len(todo)
         stats.cached_commits = len(shas) - len(todo)
         commits = [cache.commits[s] for s in shas]

@@ -148,3 +148,36 @@ def test_a_commit_with_many_candidates_gives_the_same_deltas_as_counting_each():
 
     hit = [s for s in symbols if any(delta(s, a, r) for a, r in files)]  # some pair's count differs
     assert m.deltas(files) == {s: sum(delta(s, a, r) for a, r in files) for s in hit}
+
+
+def test_uncounted_files_give_no_hits_but_keep_their_commits(git_repo, tmp_path):
+    # A plan, a note or an evidence file naming a symbol is no change to it: `uncounted` leaves their diffs out of
+    # the count, exactly `git log -S<symbol> -- . <excludes>`, while every commit stays in the history.
+    r = git_repo()
+    plan = r.commit(
+        {"agents/plan.md": "- [ ] add `--gpu-mem` and `ChunkPool`\n"}, "plan: ask for the flag", "2026-02-01"
+    )
+    code = r.commit({"src/args.py": "p.add_argument('--gpu-mem')\n"}, "feat: add the flag", "2026-02-02")
+    note = r.commit(
+        {"docs/notes.txt": "--gpu-mem landed\n", "bench/run.json": '{"ChunkPool": 1}\n'}, "notes", "2026-02-03"
+    )
+    both = r.commit(
+        {"src/pool.py": "class ChunkPool:\n    pass\n", "agents/plan.md": "- [x] `ChunkPool`\n"}, "pool", "2026-02-04"
+    )
+    excludes = [":(exclude,glob)**/*.md", ":(exclude,glob)**/*.txt", ":(exclude)bench"]
+    idx = HistoryIndex.build(
+        r.path, "HEAD", ["--gpu-mem", "ChunkPool"], cache_dir=tmp_path, use_cache=False, uncounted=excludes
+    )
+    assert [c.sha for c in idx.commits] == [both, note, code, plan]  # the doc-only commits are still there
+    for sym in ("--gpu-mem", "ChunkPool"):
+        want = subprocess.run(
+            ["git", "-C", str(r.path), "log", f"-S{sym}", "--format=%H", "HEAD", "--", ".", *excludes],
+            capture_output=True,
+            check=True,
+        ).stdout.split()
+        assert [c.sha for c in idx.symbol_hits(sym)] == [w.decode() for w in want]
+    assert [c.sha for c in idx.symbol_hits("--gpu-mem")] == [code]
+    assert [c.sha for c in idx.symbol_hits("ChunkPool")] == [both]
+    assert idx.delta("ChunkPool", both) == 1  # the plan's line in the same commit is not counted
+    assert idx.declared_names(both) == frozenset({"ChunkPool"})
+    assert idx.declared_names(note) == frozenset()  # nothing counted changed: it declares nothing there
