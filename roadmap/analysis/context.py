@@ -107,9 +107,13 @@ DOC_SUFFIXES = ("md", "markdown", "rst", "txt", "adoc")
 
 
 def uncounted_pathspecs(config: Config) -> list[str]:
-    """Exclude pathspecs for what is not code: records, evidence and prose docs. A symbol they name was written
-    about there, not changed (analysis/code_symbols.py), so the history pass counts no change in them either."""
+    """Exclude pathspecs for what is not the team's code: records, evidence, prose docs, and files .gitattributes
+    marks generated or vendored. A symbol named there was written about, regenerated or taken from upstream, not
+    changed by the work (analysis/code_symbols.py), so the history pass counts no change in them either."""
     specs = [f":(exclude,glob)**/*.{s}" for s in DOC_SUFFIXES]
+    # code the repository marks generated or vendored in .gitattributes (GitHub's linguist attributes, which fold
+    # its diffs away): regenerated output or another project's code, where no work of the team's lands
+    specs += [f":(exclude,attr:linguist-{a}{v})" for a in ("generated", "vendored") for v in ("", "=true")]
     specs.append(f":(exclude){config.evidence.root.strip('/')}")
     specs += [f":(exclude,glob){g}" for g in config.records]
     return specs
