@@ -112,6 +112,11 @@ def _damage(path: Path, how: str) -> None:
         for t in body[1][3]:
             t[5] = [[999]]
         path.write_bytes(seal(MAGIC, VERSION, json.dumps(body).encode()))
+    elif how in ("sealed-bad-section", "sealed-bad-raw"):  # a statement's shared section or raw source is nonsense
+        body = json.loads(raw.partition(b"\n")[2])
+        for st in body[1][2][1]:
+            st[0 if how == "sealed-bad-section" else 2] = 999 if how == "sealed-bad-section" else 7
+        path.write_bytes(seal(MAGIC, VERSION, json.dumps(body).encode()))
     elif how == "sealed-other-key":  # a valid entry renamed onto another key
         body = json.loads(raw.partition(b"\n")[2])
         body[0] = "0" * 64
@@ -127,6 +132,8 @@ def _damage(path: Path, how: str) -> None:
         ("sealed-wrong-shape", ["agents/log.md", "agents/roadmap.md"]),
         ("sealed-bad-index", ["agents/roadmap.md"]),
         ("sealed-other-key", ["agents/log.md", "agents/roadmap.md"]),
+        ("sealed-bad-section", ["agents/log.md", "agents/roadmap.md"]),
+        ("sealed-bad-raw", ["agents/log.md", "agents/roadmap.md"]),
     ],
 )
 def test_a_damaged_entry_is_parsed_again_and_rewritten(repo, parses, how, reparsed):
