@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from roadmap.analysis.facts import Facts, News, Reason
+from roadmap.analysis.work import CommitWork, commit_work, remember_commit_work
 from roadmap.config import Config
 from roadmap.evidence.store import EvidenceStore, load_evidence
 from roadmap.history.git import GitError
@@ -92,7 +93,7 @@ def build_history(ctx: LintContext) -> HistoryIndex:
     pathspecs = [*hist.include, *(f":(exclude){p}" for p in hist.exclude)]
     if pathspecs and not hist.include:
         pathspecs.insert(0, ".")  # excludes alone need something to exclude from
-    return HistoryIndex.build(
+    index = HistoryIndex.build(
         ctx.root,
         ctx.head,
         symbols,
@@ -100,7 +101,10 @@ def build_history(ctx: LintContext) -> HistoryIndex:
         pathspecs=pathspecs or None,
         use_cache=ctx.use_cache,
         uncounted=uncounted_pathspecs(ctx.config),
+        per_commit=commit_work,  # every message's work terms are read by the directive rules: on both cores here
     )
+    remember_commit_work({c: w for c in index.commits if isinstance(w := index.extras.get(c.sha), CommitWork)})
+    return index
 
 
 DOC_SUFFIXES = ("md", "markdown", "rst", "txt", "adoc")

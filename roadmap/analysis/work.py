@@ -410,8 +410,28 @@ def spanish_message(c: Commit) -> bool:
     return spanish_text(subject_text + "\n" + body) if subject_text or body else False
 
 
-@lru_cache(maxsize=1 << 15)
+_COMMIT_WORK: dict[Commit, CommitWork] = {}  # by sha (Commit's equality): what commit_work read of each message
+_COMMIT_WORK_MAX = 1 << 16
+
+
 def commit_work(c: Commit) -> CommitWork:
+    """The work a commit's message says it did (and did not), once per commit."""
+    got = _COMMIT_WORK.get(c)
+    if got is None:
+        if len(_COMMIT_WORK) >= _COMMIT_WORK_MAX:
+            _COMMIT_WORK.clear()  # a long-lived process (a test session) linting many histories stays bounded
+        got = _COMMIT_WORK[c] = _commit_work(c)
+    return got
+
+
+def remember_commit_work(known: Mapping[Commit, CommitWork]) -> None:
+    """Take commit_work's results computed elsewhere (the history pass's forked child reads half the messages)."""
+    if len(_COMMIT_WORK) + len(known) > _COMMIT_WORK_MAX:
+        _COMMIT_WORK.clear()
+    _COMMIT_WORK.update(known)
+
+
+def _commit_work(c: Commit) -> CommitWork:
     subject_text, body = own_words(c)
     spanish = spanish_message(c)
     subject = _message_terms(subject_text, spanish)

@@ -29,7 +29,7 @@ from roadmap.history.ancestry import Ancestry
 from roadmap.history.cache import HistoryCache
 from roadmap.history.commit import Commit, parse_when
 from roadmap.history.git import GitError, git_succeeds, is_shallow, resolve_rev, run_git
-from roadmap.history.forked import run_split
+from roadmap.history.forked import map_split, run_split
 from roadmap.history.log_stream import MAX_UNKNOWN, Scanned, read_metadata, scan_commits
 from roadmap.history.pickaxe import SymbolMatcher
 
@@ -86,6 +86,7 @@ class HistoryIndex:
         self._graph: Ancestry | None = None
         self._declared = declared or {}
         self.stats = stats
+        self.extras: dict[str, object] = {}  # sha -> build's per_commit result, for the commits its pass read
 
     # ---------------------------------------------------------------- build
     @classmethod
@@ -100,6 +101,7 @@ class HistoryIndex:
         progress: Callable[[int, int], None] | None = None,
         use_cache: bool = True,
         uncounted: Iterable[str] | None = None,
+        per_commit: Callable[[Commit], object] | None = None,
     ) -> "HistoryIndex":
         """Index HEAD's ancestry (or `since..head` for a sha, commits after a date for a date).
 
@@ -107,6 +109,9 @@ class HistoryIndex:
         exclude pathspecs (`:(exclude)...`), names files whose changes are not counted (symbol deltas, declared
         names) while every commit stays in: the lint's records, evidence and prose docs, since a plan naming a
         symbol is no change to it (and their diffs were most of git's work and of the stream on mudler/vllm.cpp).
+        `per_commit(commit)` is computed for each commit the pass reads, in the process that reads it (half of them
+        in a forked child on a long history), and kept in `extras` by sha: per-commit work the caller would do
+        anyway, done on both cores (the analysis reads every commit message's work terms).
         `cache_dir` is the directory holding `.roadmap_cache/` (default: `root`); `use_cache=False` is
         `--no-cache`. Raises ShallowHistoryError when the walk would cross a shallow boundary.
         """
@@ -123,6 +128,7 @@ class HistoryIndex:
         cache = HistoryCache.open(Path(cache_dir) if cache_dir else root, key, enabled=use_cache)
         stats = HistoryStats(symbols=len(wanted), cache=cache.state, cache_path=str(cache.path))
         covers: dict[int, bool] = {}  # per distinct symbol set (the cache shares one object per set)
+        extras: dict[str, object] = {}
         todo = [s for s in shas if s not in cache.scans or not _covers(covers, cache.scans[s][0], wanted)]
         if todo and not wanted:  # metadata only: no symbol asks for a diff
             for c in read_metadata(root, todo):
@@ -131,8 +137,10 @@ class HistoryIndex:
         elif todo:
             matcher = SymbolMatcher(wanted)
             seen: set[str] = set()
-            for sc in _scan(root, todo, matcher, stream, progress):
+            for sc in _scan(root, todo, matcher, stream, progress, per_commit):
                 seen.add(sc.commit.sha)
+                if per_commit is not None:
+                    extras[sc.commit.sha] = sc.extra
                 if sc.unknown:
                     cache.put(sc.commit, None, {})
                     cache.commits[sc.commit.sha] = _with_unknown(sc.commit, sc.unknown)
@@ -143,11 +151,13 @@ class HistoryIndex:
                     names = None if specs else sc.declared
                     cache.put(sc.commit, wanted | old[0] if old else wanted, sc.deltas, names)
             # A pathspec-limited stream drops commits that touch none of the paths: no diff there, no hit.
-            dropped = [s for s in todo if s not in seen]
-            for c in read_metadata(root, dropped):
+            dropped = read_metadata(root, [s for s in todo if s not in seen])
+            for c in dropped:
                 old = cache.scans.get(c.sha)
                 # dropped for touching only uncounted files: it declares nothing in the counted ones
                 cache.put(c, wanted | old[0] if old else wanted, {}, None if specs or c.is_merge else frozenset())
+            if per_commit is not None:  # their messages too, on both cores
+                extras.update(zip((c.sha for c in dropped), map_split(dropped, per_commit)))
         stats.scanned_commits = len(todo)
         stats.cached_commits = len(shas) - len(todo)
         commits = [cache.commits[s] for s in shas]
@@ -164,7 +174,9 @@ class HistoryIndex:
         stats.total_commits = len(commits)
         stats.seconds = round(time.perf_counter() - t0, 3)
         declared = {c.sha: names for c in commits if (names := cache.declared.get(c.sha)) is not None}
-        return cls(root, head, commits, wanted, hits, since is None and not specs, stats, declared)
+        index = cls(root, head, commits, wanted, hits, since is None and not specs, stats, declared)
+        index.extras = extras
+        return index
 
     # ---------------------------------------------------------------- queries
     def by_sha(self, sha: str) -> Commit | None:
@@ -375,6 +387,7 @@ def _scan(
     matcher: SymbolMatcher,
     specs: tuple[str, ...],
     progress: Callable[[int, int], None] | None,
+    per_commit: Callable[[Commit], object] | None = None,
 ) -> list[Scanned]:
     """scan_commits over `shas`, in order: every other block of SCAN_BLOCK commits in a forked child (its own
     `git log -p`) while this process reads the rest (history/forked.py). Exactly the serial walk's result: a
@@ -385,17 +398,22 @@ def _scan(
     Interleaved blocks, not the newer and the older half: a history's diff sizes are far from even (on
     mudler/vllm.cpp the newer half of the commits is 87% of the `git log -p` bytes, and git and the parse took
     four times as long for it as for the older half), while neighbouring blocks are alike."""
+
+    def read(part: list[str], report: Callable[[int, int], None] | None = None) -> list[Scanned]:
+        out = list(scan_commits(root, part, matcher, specs, report))
+        if per_commit is not None:
+            for sc in out:
+                sc.extra = per_commit(sc.commit)
+        return out
+
     if progress is not None or len(shas) < MIN_SPLIT_COMMITS:
-        return list(scan_commits(root, shas, matcher, specs, progress))
+        return read(shas, progress)
     mine = [s for i, s in enumerate(shas) if (i // SCAN_BLOCK) % 2 == 0]
     theirs = [s for i, s in enumerate(shas) if (i // SCAN_BLOCK) % 2 == 1]
-    ours, other = run_split(
-        lambda: list(scan_commits(root, mine, matcher, specs)),
-        lambda: list(scan_commits(root, theirs, matcher, specs)),
-    )
+    ours, other = run_split(lambda: read(mine), lambda: read(theirs))
     got = ours + other
     if sum(1 for sc in got if sc.unknown) >= MAX_UNKNOWN:
-        return list(scan_commits(root, shas, matcher, specs))
+        return read(shas)
     at = {s: i for i, s in enumerate(shas)}
     return sorted(got, key=lambda sc: at[sc.commit.sha])  # the serial walk's order
 

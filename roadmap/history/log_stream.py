@@ -68,6 +68,7 @@ class Scanned:
     deltas: dict[str, int]
     unknown: str | None = None
     declared: frozenset[str] | None = None  # names its patch declares (declared.py); None: not read from the stream
+    extra: object = None  # what the caller's per-commit function gave for it, in the process that read it
 
 
 class BlobCounter:
