@@ -194,7 +194,11 @@ _UNDONE = re.compile(
     # part of the work, the rest said to remain: "only the read half", "writes still go through SettleOne",
     # "no way back to slot A yet", "the rest stays on the old path"
     + _PART_LEFT
-    + r"|\bstill\s+(?:go(?:es)?|goes|happens?|live|lives|sits?|stays?|remains?|brick\w*)\b|\bno\s+[^.;:]{0,40}\byet\b",
+    + r"|\bstill\s+(?:go(?:es)?|goes|happens?|live|lives|sits?|stays?|remains?|brick\w*)\b|\bno\s+[^.;:]{0,40}\byet\b|"
+    # a switch or a setting said to keep its state: "use_coil_pipeline stays default off", "remains opt-in",
+    # "is left disabled by default", "stays as is"
+    r"\b(?:stays?|remains?|is\s+(?:left|kept)|keeps?\s+(?:it|them)?)\s+(?:(?:by\s+)?default\s+|the\s+)?"
+    r"(?:off|opt[- ]?in|disabled|unchanged|untouched|as\s+is|the\s+same|behind\s+(?:a|the)\s+flag)\b",
     re.I,
 )
 # A commit that says it did part of a piece of work and names the rest as remaining ("This is only the read half:
@@ -238,6 +242,7 @@ _says_undone = hinted(
         *("touch", "not", "n't", "ll", "parate", "another", "later", "future", "follow", "next", "equent"),
         *("left", "cope", "noth", "todo", "deferred", "tponed", "draft", "exper", "unmet", "fall", "bloc"),
         *("only", "yet", "the re"),  # "only the read half", "no way back ... yet", "the rest stays"
+        *("tay", "rema", "kept", "keep"),  # "stays default off", "remains opt-in", "is kept disabled"
     ),
 )
 # A sentence that reports what was there before the commit ("✅ /api/audit endpoint exists with pagination",
