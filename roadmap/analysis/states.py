@@ -158,6 +158,33 @@ def states(ctx: LintContext) -> States:
     return result
 
 
+def row_state(ctx: LintContext, st: Statement) -> tuple[str, bool] | None:
+    """The state written in the State/Status column of the table row of cell `st`, and whether it is a word of
+    the vocabulary (else the label's first word, as written in capitals); None when `st` is no cell of a row with
+    one. Rows keyed by their name count too: which row it is does not matter here, only what it says of itself."""
+    found = ctx.facts.row_states
+    if found is None:
+        found = ctx.facts.row_states = {}
+        vocabulary = states(ctx).vocabulary
+        columns = {c.lower() for c in ctx.config.state_columns}
+        ids = frozenset(defined_ids(ctx.records, ctx.config))
+        for rf in ctx.records:
+            for table in rf.tables:
+                k = next(
+                    (k for k, h in enumerate(table.headers) if _MARKUP.sub("", h).strip().lower() in columns), None
+                )
+                if k is None:
+                    continue
+                for row in table.rows:
+                    if k >= len(row) or row[k].historical:
+                        continue
+                    state = leading_state(row[k].text, vocabulary)
+                    word = state or _unknown_word(row[k].text, ids)
+                    if word:
+                        found.update((id(c), (word, state is not None)) for c in row)
+    return found.get(id(st))
+
+
 def _closed_directives(
     ctx: LintContext, rows: list[StateCell], canonical: dict[str, StateCell], closed: frozenset[str]
 ) -> list[tuple[Statement, StateCell]]:

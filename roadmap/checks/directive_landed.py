@@ -529,7 +529,8 @@ def prepare(ctx: LintContext, statements: list[Statement]) -> None:
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     reason = _landed_reason(ctx, st, news) or _twin_reason(ctx, st, news)
     if reason is not None and reason.commits and landing_reconciled(ctx, st, reason.commits[0][0]):
-        return None  # the record itself says, further on or in its header, that this commit landed
+        reason = None  # the record itself says, further on or in its header, that this commit landed
+    ctx.facts.landed[id(st)] = reason  # RL401 reads it: a row whose last work landed while its state stays open
     return reason
 
 

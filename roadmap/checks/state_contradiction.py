@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.stale import analyse, hits_for
-from roadmap.analysis.states import StateCell, disagree, states
+from roadmap.analysis.states import StateCell, disagree, row_state, states
 from roadmap.findings import Hit, Related
 from roadmap.history.git import GitError
 from roadmap.records.model import Statement
@@ -22,7 +23,10 @@ def state_contradiction(ctx: LintContext) -> Iterator[Hit]:
     state (`closed_states`, such as DONE) against an open one is an error; two open states at different
     stages (planned, in progress, on hold: WIP and "in progress" agree) are a warning. A row whose state is
     closed but which still has an open directive (in its own table row, or anywhere for a canonical row)
-    is a warning. History is not read: logs, closed specs and struck text keep the states they had.
+    is a warning; so is the other way round, a table row whose remaining work landed (RL101) in a commit that
+    says the work is finished while its State/Status cell is still open (an open state of the vocabulary, or a
+    label written as ongoing, such as Soaking). History is not read: logs, closed specs and struck text keep
+    the states they had.
 
     Why:
     When two files disagree about a row, at least one of them is wrong, and the reader cannot tell which
@@ -79,10 +83,12 @@ def applies(st: Statement) -> bool:
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
-    """The closed-row reason of a stale directive: its row is closed, in its own table row or canonically."""
+    """The closed-row reason of a stale directive: its row is closed, in its own table row or canonically. Or the
+    other way round: the row's remaining work landed in a commit that says the work is finished, while the row's
+    state is still an open one."""
     ref = states(ctx).closed_rows.get(id(st))
     if ref is None:
-        return None
+        return _finished_but_open(ctx, st)
     return Reason(
         "RL401",
         "warning",
@@ -114,3 +120,54 @@ def _closed_hit(st: Statement, ref: StateCell) -> Hit:
 def _name(key: str) -> str:
     """A row's name for messages: its id, or the name a row without an id is keyed by (`feature:compression`)."""
     return f"'{key.split(':', 1)[1]}'" if ":" in key else key
+
+
+# A commit that says a whole piece of work is over: "The PG13 -> PG15 upgrade is finished", "migration complete",
+# "this completes the cut-over" (not "is not finished yet", read per sentence).
+_FINISHED = re.compile(
+    r"\b(?:is|are|was|were|now|fully|all)\s+(?:now\s+|fully\s+|all\s+|officially\s+)?"
+    r"(?:finished|complete|completed|done|over|wrapped\s+up)\b|"
+    r"\b(?:migration|upgrade|rollout|roll-out|cut-?over|move|switch|project|workstream)\s+(?:is\s+)?"
+    r"(?:finished|complete|completed|done)\b|"
+    r"\b(?:this\s+)?(?:finishes|completes|concludes|wraps\s+up|closes\s+out)\s+(?:the|our|this)\b",
+    re.I,
+)
+_NEGATED = re.compile(r"\bnot\b|n't\b|\byet\b|\bnearly\b|\balmost\b|\bonce\b|\bwhen\b|\bafter\b", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n\s*\n")
+
+
+def says_finished(message: str) -> bool:
+    """Does some sentence of the message say a piece of work is finished (and not that it will be, or is not)?"""
+    return any(
+        _FINISHED.search(s) is not None and _NEGATED.search(s) is None
+        for s in _SENTENCE_END.split(" ".join(message.split("\n")))
+    )
+
+
+def _finished_but_open(ctx: LintContext, st: Statement) -> Reason | None:
+    """A directive cell of a table row whose work landed (RL101, tested first) in a commit saying the work is
+    finished, while the row's State/Status cell holds an open state: a known word that is not closed, or a word
+    outside the vocabulary written as ongoing ("Soaking", "Baking": an -ing form)."""
+    landed = ctx.facts.landed.get(id(st))
+    if landed is None or not landed.commits or st.kind != "cell":
+        return None
+    found = row_state(ctx, st)
+    if found is None:
+        return None
+    word, known = found
+    closed = states(ctx).closed
+    if (known and word in closed) or (not known and not _ONGOING.fullmatch(word)):
+        return None
+    commit = landed.commits[0][0]
+    if not says_finished(commit.message):
+        return None
+    return Reason(
+        "RL401",
+        "warning",
+        f"leaves its row {word} while {commit.short} says that work is finished",
+        f"set the row's state to a closed one (the work landed in {commit.short}), or write what is left",
+        commits=[(commit, "finished")],
+    )
+
+
+_ONGOING = re.compile(r"[A-Za-z]{3,}ING", re.I)  # an unknown state written as ongoing: SOAKING, BAKING, CANARYING
