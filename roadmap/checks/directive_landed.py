@@ -301,10 +301,11 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
     total = weights.idf_sum(terms) or 1.0  # the same for every candidate: match() would sum the same
     tickets = _tickets(" ".join([st.directive_text or st.text, *(c.text for c in row_of(ctx, st)[1])]))
     # what the directive names in its files: code symbols, and upper-case names (`DEFAULT_DIMENSIONS`, read as
-    # env-var shaped) too, or a change to a file it names would count whatever lines it changed
+    # env-var shaped) too, or a change to a file it names would count whatever lines it changed; a symbol written
+    # beside a `path:line` is code in that file whatever it ends with (`aws_launch_template.nodes` is no file name)
     things = frozenset(
         s for s in (*st.mentions.symbols, *st.mentions.env_vars) if "/" not in s and not _FILE_NAME.search(s)
-    )
+    ) | frozenset(p.symbol for p in st.mentions.paths if p.symbol)
     out = []
     for cand in cands.values():
         if taken_out.undone(cand.commit):
@@ -708,7 +709,7 @@ def _series_reason(series: tuple[list[_Candidate], WorkMatch], news: News) -> Re
 
 def directive_landed(ctx: LintContext) -> list[Hit]:
     """What it does:
-    Flags a directive (a punch-list item, a "Remaining"/"Next actions" cell, a "Next owner must ..."
+    Flags a directive (a punch-list item, a "Remaining"/"Next actions"/"Blockers" cell, a "Next owner must ..."
     bullet) whose work was done by a commit made after the directive was written. A commit counts when a
     trailer or its message names the directive's row or claim and its message shares the directive's
     distinctive terms, or when it introduces in code a symbol, flag or env var the directive names. Work
@@ -730,7 +731,8 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     a commit before the mark reports it, or when it was written after the directive and a commit between the
     two reports it, never when one commit wrote both. Every other statement that repeats the
     directive is attached as a related location. A changed file the directive names counts only where the
-    change names what the directive names in it. In a section of gates, acceptance criteria, scope,
+    change names what the directive names in it (a symbol written beside a `path:line` is code there, whatever it
+    ends with). In a section of gates, acceptance criteria, scope,
     dependencies, results, background or design, only a line written as a request (an open box, TODO, Next:,
     a hand-off) is a directive, and a past-tense report or a check recorded at a commit never is. A step label
     (W0, W3-G) counts as named only with its workstream. A finding whose commit the same record already

@@ -1,0 +1,155 @@
+"""Rules generalised from blind scenarios that failed (tests/roadmap/scenarios/PENDING), each stated in general
+terms and checked here in other words than the scenario's, with a negative control beside it.
+
+- A Blockers / Blocked by column of a status table names the work left for its row (RL101).
+- A symbol written beside a `path:line` is code in that file, whatever it ends with (`aws_s3_bucket.logs` is no
+  file name): a commit that changed the file without touching it did not do the row's work.
+- A block labelled with the name in quotes defines it (HCL's `resource "type" "name" {`): RL303 finds where such a
+  symbol went.
+"""
+
+from __future__ import annotations
+
+from roadmap.analysis.anchors import locate
+from roadmap.config import Config
+from roadmap.lint import LintOptions, lint
+from roadmap.records import parse_record
+from roadmap.records.classify import Classifier
+from roadmap.records.model import PathRef
+
+
+def _findings(repo, *codes: str):
+    return lint(repo.path, LintOptions(use_cache=False, select=codes)).findings
+
+
+def _lines(repo, path: str, findings) -> list[str]:
+    text = (repo.path / path).read_text().split("\n")
+    return [text[f.line - 1] for f in findings if f.path == path]
+
+
+# --- a Blockers column names work left --------------------------------------------------------------------------
+
+
+def test_a_blocked_by_column_is_a_column_of_work():
+    c = Classifier(Config())
+    assert c.is_directive_column("Blockers") and c.is_directive_column("Blocked by")
+    assert c.is_directive_column("Blocker") and c.is_directive_column("Blocked on")
+    assert not c.is_directive_column("Blocking") and not c.is_directive_column("Owner")
+
+
+RELEASE = """# Mobile release board
+
+| Train | State | Lead | Blocked by |
+|---|---|---|---|
+| iOS 5.3 | ⛔ | @yuki | The push-notification entitlement is missing from `ios/App/App.entitlements`; TestFlight rejects the build until it is added |
+| Android 5.3 | ⛔ | @omar | Play Console needs the data-safety form for location sharing; nobody has filled it in |
+"""
+
+
+def test_a_cleared_blocker_is_reported_and_one_cleared_only_on_a_side_branch_is_not(git_repo):
+    repo = git_repo()
+    repo.commit({"ios/App/App.entitlements": "<plist><dict></dict></plist>\n"}, "ios: app shell", "2026-02-01")
+    repo.commit({"docs/release-board.md": RELEASE}, "docs: release board", "2026-02-03")
+    repo.commit(
+        {"android/app/src/main/play/data-safety.csv": "location,shared\n"},
+        "android: data-safety form for location sharing",
+        "2026-02-05",
+        branch="wip/data-safety",
+    )
+    repo.commit(
+        {"ios/App/App.entitlements": "<plist><dict><key>aps-environment</key></dict></plist>\n"},
+        "ios: add the push-notification entitlement so TestFlight accepts the build",
+        "2026-02-06",
+    )
+    found = _lines(repo, "docs/release-board.md", _findings(repo, "RL101"))
+    assert any("push-notification entitlement is missing" in line for line in found)
+    assert not any("data-safety form" in line for line in found)  # only on an unmerged branch
+
+
+# --- a symbol beside path:line is code, not a file name ---------------------------------------------------------
+
+
+STORAGE_V1 = """resource "aws_s3_bucket" "logs" {
+  bucket = "acme-logs"
+}
+
+resource "aws_s3_bucket" "assets" {
+  bucket = "acme-assets"
+}
+"""
+
+BUCKETS = """# Storage cut-over
+
+| Stack | Status | Blockers |
+|---|---|---|
+| `stacks/storage` | 🟡 | Log bucket: the bucket lives at `infra/storage.tf:1` (`aws_s3_bucket.logs`); keep versioning on for the log bucket when moving it |
+"""
+
+
+def test_a_commit_changing_the_named_file_elsewhere_does_not_do_the_rows_work(git_repo):
+    repo = git_repo()
+    repo.commit({"infra/storage.tf": STORAGE_V1}, "[infra] buckets", "2026-03-01")
+    repo.commit({"docs/storage.md": BUCKETS}, "[docs] storage cut-over", "2026-03-02")
+    repo.commit(
+        {"infra/storage.tf": STORAGE_V1.replace('"acme-assets"', '"acme-assets"\n  versioning { enabled = true }')},
+        # it changed the file the cell points at, in another resource than the one the cell names
+        "[storage] log bucket versioning kept when moving the assets stack",
+        "2026-03-04",
+    )
+    assert not _lines(repo, "docs/storage.md", _findings(repo, "RL101"))
+
+
+def test_the_symbol_beside_a_line_reference_is_read_whole():
+    rf = parse_record("docs/storage.md", BUCKETS.encode(), Config())
+    st = next(s for s in rf.statements if "Log bucket" in s.text)
+    assert [(p.path, p.line, p.symbol) for p in st.mentions.paths] == [("infra/storage.tf", 1, "aws_s3_bucket.logs")]
+
+
+# --- an HCL block label defines the name ------------------------------------------------------------------------
+
+
+def _ref(symbol: str, line: int) -> PathRef:
+    return PathRef(
+        path="infra/dns.tf", line=line, end_line=line, symbol=symbol, text=f"infra/dns.tf:{line}", form="colon"
+    )
+
+
+DNS = """data "aws_route53_zone" "main" {
+  name = "example.org"
+}
+
+resource "aws_route53_record" "www" {
+  zone_id = aws_route53_zone.main.zone_id
+  name    = "www"
+}
+
+output "www_fqdn" {
+  value = aws_route53_record.www.fqdn
+}
+"""
+
+
+def test_a_quoted_block_label_is_where_the_symbol_is_defined():
+    lines = DNS.split("\n")
+    moved = locate(lines, _ref("aws_route53_record.www", 1))
+    assert (moved.status, moved.line) == ("moved", 5)
+    assert locate(lines, _ref("aws_route53_record.www", 5)).status == "on-lines"
+    # the block that labels the name, not a line that uses it (`aws_route53_zone.main.zone_id`)
+    assert locate(lines, _ref("aws_route53_zone.main", 1)).status == "on-lines"
+    assert (locate(lines, _ref("aws_route53_zone.main", 9)).line) == 1
+
+
+def test_a_moved_terraform_resource_is_reported_where_it_is_now(git_repo):
+    repo = git_repo()
+    repo.commit({"infra/dns.tf": DNS}, "[dns] records", "2026-04-01")
+    repo.commit(
+        {"docs/dns.md": "# DNS\n\n- The public record is `infra/dns.tf:5` (`aws_route53_record.www`).\n"},
+        "[docs] dns",
+        "2026-04-02",
+    )
+    repo.commit(
+        {"infra/dns.tf": 'provider "aws" {\n  region = "eu-west-1"\n}\n\n' + DNS}, "[dns] pin the region", "2026-04-03"
+    )
+    found = _findings(repo, "RL303")
+    assert [(f.path, f.line) for f in found] == [("docs/dns.md", 3)]
+    assert "infra/dns.tf:9" in found[0].message
