@@ -6,11 +6,15 @@ terms and checked here in other words than the scenario's, with a negative contr
   file name): a commit that changed the file without touching it did not do the row's work.
 - A block labelled with the name in quotes defines it (HCL's `resource "type" "name" {`): RL303 finds where such a
   symbol went.
+- A default given as a choice index or an enum value is a default like a boolean (RL104): 0 -> 1 of a choice, "off"
+  -> "fast" of a mode turn it on; a one-word setting the record sets as code (`dither`) is a switch it can name.
 """
 
 from __future__ import annotations
 
+from roadmap.analysis import default_flips as flips
 from roadmap.analysis.anchors import locate
+from roadmap.checks.default_changed import _word_settings
 from roadmap.config import Config
 from roadmap.lint import LintOptions, lint
 from roadmap.records import parse_record
@@ -153,3 +157,64 @@ def test_a_moved_terraform_resource_is_reported_where_it_is_now(git_repo):
     found = _findings(repo, "RL303")
     assert [(f.path, f.line) for f in found] == [("docs/dns.md", 3)]
     assert "infra/dns.tf:9" in found[0].message
+
+
+# --- a default given as a choice index or an enum value ---------------------------------------------------------
+
+
+def test_a_choice_index_or_enum_value_turned_from_off_is_a_flip():
+    choice = 'add(Choice("dither", {{"none", "tpdf", "shaped"}}, {}));'
+    assert flips._direction(choice.format(0), choice.format(2), "dither") is True
+    assert flips._direction(choice.format(2), choice.format(0), "dither") is False
+    assert flips._direction('mode = "off"', 'mode = "fast"', "mode") is True
+    assert (
+        flips._direction(
+            "setting('dither', choices=DITHERS, default_index=0)",
+            "setting('dither', choices=DITHERS, default_index=1)",
+            "dither",
+        )
+        is True
+    )
+    # a version or a size that changed from one value to another says nothing of on or off
+    assert (
+        flips._direction('ParamID { "dither", 1 }, "Dither", 0', 'ParamID { "dither", 2 }, "Dither", 0', "dither")
+        is None
+    )
+    assert flips._direction("retries = 3", "retries = 5", "retries") is None
+    # the value of another setting written after it on the same line is that setting's
+    assert flips._direction("Opts{Dither: 0, Limiter: 0}", "Opts{Dither: 0, Limiter: 1}", "Dither") is None
+
+
+MIXER = """# Mixer settings
+
+- Dither is off by default (the `dither` choice starts at none); mastering engineers pick TPDF on export.
+- The limiter is opt-in: `limiter` starts disabled so old projects render as before.
+"""
+
+PARAMS = """def layout():
+    return [
+        choice("dither", ["none", "tpdf", "shaped"], {dither}),
+        toggle("limiter", {limiter}),
+    ]
+"""
+
+
+def test_a_one_word_setting_whose_choice_default_moved_off_none_is_reported(git_repo):
+    repo = git_repo()
+    repo.commit({"app/params.py": PARAMS.format(dither=0, limiter=False)}, "params", "2026-05-01")
+    repo.commit({"docs/mixer.md": MIXER}, "docs: mixer", "2026-05-02")
+    repo.commit(
+        {"app/params.py": PARAMS.format(dither=1, limiter=False)}, "params: new projects export with TPDF", "2026-05-09"
+    )
+    found = _lines(repo, "docs/mixer.md", _findings(repo, "RL104"))
+    assert any("Dither is off by default" in line for line in found)
+    assert not any("limiter" in line for line in found)  # still False
+
+
+def test_a_one_word_setting_is_one_the_record_sets_as_code_and_calls_off():
+    def settings(text: str) -> frozenset[str]:
+        return _word_settings(parse_record("docs/a.md", f"# A\n\n{text}\n".encode(), Config()).statements[-1])
+
+    assert settings("- The `limiter` is opt-in.") == {"limiter"}
+    assert settings("- Caching is opt-in for `new` projects.") == frozenset()  # a common word, not a setting
+    assert settings("- The `limiter` runs after `dither`, which is on.") == frozenset()  # nothing called off
