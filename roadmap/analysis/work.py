@@ -245,7 +245,9 @@ _says_undone = hinted(
 # already exists") describes new behaviour and stays done.
 _EXISTED = re.compile(
     r"\b(?:already|previously)\s+(?:supported|implemented|existed|exists|existing|present|in\s+place|available|"
-    r"there|wired|covered|handled|done)\b|\bexist(?:s|ed)\s+(?:already|with|since)\b",
+    r"there|wired|covered|handled|done)\b|\bexist(?:s|ed)\s+(?:already|with|since)\b|"
+    # "works with the thread-MPI build we already have": what the commit builds on, not what it built
+    r"\b(?:we|you|it|they|one)\s+already\s+(?:have|has|had|use|uses|used|ship|ships|run|runs)\b",
     re.I,
 )
 _CONDITION = re.compile(r"\b(?:if|when|whenever|unless|whether|once)\b", re.I)

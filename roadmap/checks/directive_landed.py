@@ -732,7 +732,8 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     two reports it, never when one commit wrote both. Every other statement that repeats the
     directive is attached as a related location. A changed file the directive names counts only where the
     change names what the directive names in it (a symbol written beside a `path:line` is code there, whatever it
-    ends with). In a section of gates, acceptance criteria, scope,
+    ends with). A commit's sentence about what was there before it ("already supported", "works with the build
+    we already have") is not work it did. In a section of gates, acceptance criteria, scope,
     dependencies, results, background or design, only a line written as a request (an open box, TODO, Next:,
     a hand-off) is a directive, and a past-tense report or a check recorded at a commit never is. A step label
     (W0, W3-G) counts as named only with its workstream. A finding whose commit the same record already

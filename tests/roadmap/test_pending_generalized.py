@@ -8,12 +8,25 @@ terms and checked here in other words than the scenario's, with a negative contr
   symbol went.
 - A default given as a choice index or an enum value is a default like a boolean (RL104): 0 -> 1 of a choice, "off"
   -> "fast" of a mode turn it on; a one-word setting the record sets as code (`dither`) is a switch it can name.
+- A dated evidence folder without a result.json keeps its result in its only JSON file or one named like a summary
+  (`results/2026-05-14_ingest-1m/summary.json`): RL201 compares a row keyed by the series with it.
+- "... the X we already have" in a commit message is what the commit builds on, not work it did (RL101).
+- "The bottleneck is X" states a premise as "X is the bottleneck" does, and a denial drawn from it as a conclusion
+  ("..., so adding workers won't help") is not the statement giving its subject up (RL103).
 """
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 from roadmap.analysis import default_flips as flips
 from roadmap.analysis.anchors import locate
+from roadmap.analysis.work import commit_work, terms_of
+from roadmap.checks.premise_refuted import _denies, _states_premise
+from roadmap.evidence.store import load_evidence
+from roadmap.history.commit import Commit
+from roadmap.history.tree import Tree
 from roadmap.checks.default_changed import _word_settings
 from roadmap.config import Config
 from roadmap.lint import LintOptions, lint
@@ -218,3 +231,116 @@ def test_a_one_word_setting_is_one_the_record_sets_as_code_and_calls_off():
     assert settings("- The `limiter` is opt-in.") == {"limiter"}
     assert settings("- Caching is opt-in for `new` projects.") == frozenset()  # a common word, not a setting
     assert settings("- The `limiter` runs after `dither`, which is on.") == frozenset()  # nothing called off
+
+
+# --- a dated folder's summary.json is its result -----------------------------------------------------------------
+
+
+def test_a_dated_folder_keeps_its_result_in_its_only_json_or_its_summary(git_repo):
+    repo = git_repo()
+    repo.commit(
+        {
+            "results/2026-05-14_ingest-1m/summary.json": json.dumps({"rows_per_s": 51200}),
+            "results/2026-05-14_ingest-1m/run1.log": "ok\n",
+            "results/2026-05-15_ingest-10m/metrics.json": json.dumps({"rows_per_s": 48800}),
+            "results/2026-05-15_ingest-10m/run1.json": json.dumps({"rows_per_s": 47000}),
+            "results/2026-05-16_scan/a.json": json.dumps({"rows_per_s": 1}),
+            "results/2026-05-16_scan/b.json": json.dumps({"rows_per_s": 2}),
+        },
+        "bench",
+        "2026-05-16",
+    )
+    config = Config(evidence=replace(Config().evidence, root="results"))
+    store = load_evidence(Tree(repo.path), config)
+    assert store.get("2026-05-14_ingest-1m").raw == {"rows_per_s": 51200}
+    assert store.get("2026-05-15_ingest-10m").raw == {"rows_per_s": 48800}
+    assert store.get("2026-05-16_scan").raw is None  # two JSON files, neither named as the result
+
+
+THROUGHPUT = """# Ingest throughput
+
+## Current numbers
+
+| Series | Rows | ingest MB/s | Run |
+|---|---|---|---|
+| `ingest-1m` | 1M | 384.0 | 2026-05-02 |
+| `ingest-10m` | 10M | 351.5 | 2026-05-02 |
+"""
+
+
+def test_a_row_keyed_by_its_series_is_superseded_by_the_newer_summary(git_repo):
+    repo = git_repo()
+    summary = "results/2026-05-02_{}/summary.json"
+    repo.commit(
+        {
+            summary.format("ingest-1m"): json.dumps({"series": "ingest-1m", "ingest_mbps": 384.0}),
+            summary.format("ingest-10m"): json.dumps({"series": "ingest-10m", "ingest_mbps": 351.5}),
+        },
+        "bench: first numbers",
+        "2026-05-02",
+    )
+    repo.commit({"notes/ingest.md": THROUGHPUT}, "notes: ingest", "2026-05-03")
+    repo.commit(
+        {"results/2026-05-09_ingest-1m/summary.json": json.dumps({"series": "ingest-1m", "ingest_mbps": 512.9})},
+        "bench: ingest-1m with batched inserts",
+        "2026-05-09",
+    )
+    found = _lines(repo, "notes/ingest.md", _findings(repo, "RL201"))
+    assert any("`ingest-1m`" in line for line in found)
+    assert not any("`ingest-10m`" in line for line in found)  # never rerun
+
+
+# --- "we already have" is what a commit builds on --------------------------------------------------------------
+
+
+def _commit(subject: str, body: str = "") -> Commit:
+    sha = f"{abs(hash((subject, body))):040x}"[-40:]  # commits are one commit per sha (and cached by it)
+    return Commit(sha, (), "2026-04-01T00:00:00+00:00", 0, "2026-04-01T00:00:00+00:00", 0, subject, body)
+
+
+def test_what_a_commit_says_it_already_has_is_not_work_it_did():
+    cw = commit_work(_commit("cache: warm the CDN edge", "Uses the Redis cluster we already have for the keys."))
+    assert terms_of("Redis cluster") <= cw.undone and not terms_of("Redis cluster") & cw.done
+    # a condition describes new behaviour: "if we already have" keeps its words as work done
+    cw = commit_work(
+        _commit("cache: warm the CDN edge", "Create the Redis cluster, or reuse it if we already have one.")
+    )
+    assert terms_of("Redis cluster") <= cw.done
+
+
+# --- "The bottleneck is X" and a conclusion drawn from it ------------------------------------------------------
+
+
+def test_the_bottleneck_said_first_is_a_premise_and_its_conclusion_no_denial():
+    assert _states_premise("The bottleneck is the inventory lookup: it takes a lock per item.")
+    assert _states_premise("Our main culprit was the JSON encoder.")
+    assert not _states_premise("The bottleneck section below lists what we measured.")
+    assert not _denies("The bottleneck is the inventory lookup, so caching prices won't help.")
+    assert _denies("Caching prices won't help.")
+    assert _denies("Caching prices won't help, so we stop there.")
+
+
+CHECKOUT = """# Checkout latency
+
+Checkout p95 is 920 ms at 300 rps. The bottleneck is the inventory lookup: it holds a row lock per cart item \
+while the stock check runs, so caching prices won't help.
+
+Caching prices won't help either way: prices are already served from memory.
+"""
+
+
+def test_a_premise_a_later_commit_denies_is_refuted_and_a_denial_it_agrees_with_is_not(git_repo):
+    repo = git_repo()
+    repo.commit({"src/checkout.py": "def checkout(): ...\n"}, "checkout", "2026-06-01")
+    repo.commit({"docs/checkout.md": CHECKOUT}, "docs: checkout latency", "2026-06-02")
+    repo.commit({"src/payments.py": "RETRIES = 1\n"}, "payments: one retry instead of five", "2026-06-09")
+    assert _lines(repo, "docs/checkout.md", _findings(repo, "RL103")) == []  # nothing said it was wrong yet
+    repo.commit(
+        {"docs/trace.txt": "x\n"},
+        "trace: p95 breakdown\n\nThe inventory lookup was not the bottleneck: the row lock per cart item is held for "
+        "2 ms, and the wait was the payment client's retry loop. Caching prices is not worth it either.",
+        "2026-06-16",
+    )
+    found = _lines(repo, "docs/checkout.md", _findings(repo, "RL103"))
+    assert any("The bottleneck is the inventory lookup" in line for line in found)
+    assert not any(line.startswith("Caching prices won't help either way") for line in found)
