@@ -723,7 +723,9 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     write the work shorter than the directive: a short form of the directive's own adjacent words ("key id" ->
     kid, initials of three words) or a listed synonym (cap -> limit) counts as those words, and an initialism
     the directive writes in capitals ("Ativar CDC") counts as said by a commit that spells it out ("change data
-    capture"). Records and commits in Spanish or Portuguese meet by Romance stems ("Paginar" / "páginas"), and
+    capture"). Records and commits in Spanish or Portuguese meet by Romance stems ("Paginar" / "páginas"), Chinese,
+    Japanese and Korean ones by the character bigrams of their text (no spaces there: "粗排特征读取加本地缓存" and
+    "粗排特征读取加 Caffeine 本地缓存" share 粗排, 特征, 本地, 缓存), and
     switch words of other languages are enable and disable ("Ativar", "desactivar"); a directive to switch a
     thing on is not done by a commit that switched it off. Work a record
     already marks done (stale on arrival) is a warning: a done mark in the directive's own file always counts;

@@ -13,6 +13,8 @@ terms and checked here in other words than the scenario's, with a negative contr
 - "... the X we already have" in a commit message is what the commit builds on, not work it did (RL101).
 - "The bottleneck is X" states a premise as "X is the bottleneck" does, and a denial drawn from it as a conclusion
   ("..., so adding workers won't help") is not the statement giving its subject up (RL103).
+- CJK text has no spaces: its terms are the character bigrams of each run, less those holding a function character
+  (的, 了, の, ...); 重新压测, 再計測, 재측정 ask for a rerun (RL102).
 """
 
 from __future__ import annotations
@@ -344,3 +346,64 @@ def test_a_premise_a_later_commit_denies_is_refuted_and_a_denial_it_agrees_with_
     found = _lines(repo, "docs/checkout.md", _findings(repo, "RL103"))
     assert any("The bottleneck is the inventory lookup" in line for line in found)
     assert not any(line.startswith("Caching prices won't help either way") for line in found)
+
+
+# --- CJK terms are character bigrams; CJK rerun words ------------------------------------------------------------
+
+
+def test_cjk_runs_give_character_bigrams_without_function_characters():
+    assert {"日志", "上传", "重试"} <= terms_of("日志上传加重试")
+    assert "的重" not in terms_of("日志的重试") and "日志" in terms_of("日志的重试")
+    assert terms_of("订单导出改成异步") & terms_of("订单列表加分页") == {"订单"}
+    assert terms_of("add retries to log upload") == terms_of("add retries to log upload 。")  # English unchanged
+
+
+TODO_ZH = """# 订单服务 待办
+
+## 待办
+- [ ] 订单导出改成异步任务，避免网关超时 —— @李雷
+- [ ] 订单列表加分页，一次最多返回 100 条 —— @韩梅梅
+"""
+
+
+def test_a_chinese_item_whose_work_a_chinese_commit_reports_is_reported(git_repo):
+    repo = git_repo()
+    repo.commit({"src/order/export.py": "def export(): ...\n"}, "init: 订单服务", "2026-03-01")
+    repo.commit({"docs/todo.md": TODO_ZH}, "docs: 待办", "2026-03-02")
+    repo.commit(
+        {"src/order/export.py": "async def export(): ...\n"},
+        "feat(order): 订单导出改成异步任务\n\n网关不再等导出完成，超时问题消失。",
+        "2026-03-06",
+    )
+    found = _lines(repo, "docs/todo.md", _findings(repo, "RL101"))
+    assert any("订单导出改成异步任务" in line for line in found)
+    assert not any("订单列表加分页" in line for line in found)  # shares only 订单
+
+
+TODO_JA = """# 検索チーム TODO
+
+- [ ] キャッシュ導入後に `search-p95` を再計測する
+- [ ] `index-build` を再計測する
+"""
+
+
+def test_a_japanese_rerun_that_newer_evidence_records_is_reported(git_repo):
+    repo = git_repo()
+    ev = "docs/bench-evidence/{}/result.json"
+    repo.commit(
+        {
+            ev.format("20260301-search-p95"): json.dumps({"series": "search-p95", "p95_ms": 81.0}),
+            ev.format("20260301-index-build"): json.dumps({"series": "index-build", "wall_s": 412.0}),
+        },
+        "bench: 初回計測",
+        "2026-03-01",
+    )
+    repo.commit({"docs/todo.md": TODO_JA}, "docs: TODO", "2026-03-02")
+    repo.commit(
+        {ev.format("20260309-search-p95"): json.dumps({"series": "search-p95", "p95_ms": 44.0})},
+        "bench: キャッシュ後の search-p95",
+        "2026-03-09",
+    )
+    found = _lines(repo, "docs/todo.md", _findings(repo, "RL102"))
+    assert any("search-p95" in line for line in found)
+    assert not any("index-build" in line for line in found)  # no newer run of that series
