@@ -15,6 +15,9 @@ terms and checked here in other words than the scenario's, with a negative contr
   ("..., so adding workers won't help") is not the statement giving its subject up (RL103).
 - CJK text has no spaces: its terms are the character bigrams of each run, less those holding a function character
   (的, 了, の, ...); 重新压测, 再計測, 재측정 ask for a rerun (RL102).
+- An HTTP endpoint a directive names (`POST /v1/sessions`) is code: a commit that changed lines inside that route's
+  handler (found by indentation, its path whole or in pieces, the method agreeing) has said the route's words and
+  touched the work (RL101), whatever its message calls it.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dataclasses import replace
 
 from roadmap.analysis import default_flips as flips
 from roadmap.analysis.anchors import locate
+from roadmap.analysis.endpoints import _paths_of, endpoints
 from roadmap.analysis.work import commit_work, terms_of
 from roadmap.checks.premise_refuted import _denies, _states_premise
 from roadmap.evidence.store import load_evidence
@@ -407,3 +411,61 @@ def test_a_japanese_rerun_that_newer_evidence_records_is_reported(git_repo):
     found = _lines(repo, "docs/todo.md", _findings(repo, "RL102"))
     assert any("search-p95" in line for line in found)
     assert not any("index-build" in line for line in found)  # no newer run of that series
+
+
+# --- a commit that changed the handler of a named endpoint -------------------------------------------------------
+
+
+def test_endpoints_and_the_routes_code_serves():
+    assert endpoints("Rate-limit `POST /v1/sessions/` per IP, then GET /v1/me") == ("POST /v1/sessions", "GET /v1/me")
+    assert endpoints("see docs/api/sessions.md") == ()
+    ktor = ['route("/v1") {', '    post("/sessions") {', "        limiter.check(ip)", "    }", "}"]
+    assert ("/v1/sessions", '    post("/sessions") {') in _paths_of(ktor, 3)
+    spring = [
+        "@RestController",
+        "class S {",
+        '    @PostMapping("/v1/sessions")',
+        "    fun create() {",
+        "        x()",
+        "    }",
+    ]
+    assert _paths_of(spring, 5)[0][0] == "/v1/sessions"
+    assert _paths_of(["def helper():", "    return 1"], 2) == []
+
+
+SESSIONS_V1 = """const router = require("express").Router();
+
+router.post("/v1/sessions", async (req, res) => {
+  const user = await users.check(req.body);
+  res.json(await sessions.open(user));
+});
+
+router.get("/v1/sessions", async (req, res) => {
+  res.json(await sessions.list(req.user));
+});
+"""
+
+TODO_SESSIONS = """# Auth TODO
+
+- [ ] Rate-limit `POST /v1/sessions` per IP
+- [ ] Paginate `GET /v1/sessions` for admins with many devices
+"""
+
+
+def test_a_commit_changing_the_named_routes_handler_did_its_work_and_not_the_other_routes(git_repo):
+    repo = git_repo()
+    repo.commit({"src/routes/sessions.js": SESSIONS_V1}, "auth: sessions", "2026-07-01")
+    repo.commit({"docs/TODO.md": TODO_SESSIONS}, "docs: auth todo", "2026-07-02")
+    repo.commit(
+        {
+            "src/routes/sessions.js": SESSIONS_V1.replace(
+                "  const user = await users.check(req.body);",
+                "  await throttle.take(req.ip);\n  const user = await users.check(req.body);",
+            )
+        },
+        "sessions: throttle sign-ins per IP address",
+        "2026-07-05",
+    )
+    found = _lines(repo, "docs/TODO.md", _findings(repo, "RL101"))
+    assert any("Rate-limit `POST /v1/sessions`" in line for line in found)
+    assert not any("Paginate `GET /v1/sessions`" in line for line in found)  # the same path, another handler
