@@ -66,6 +66,11 @@ class DirectiveConfig:
         "Follow-ups",
         "Pending",
         "Outstanding",
+        # what stands between a row and done is work left for it, whoever does it
+        "Blockers",
+        "Blocker",
+        "Blocked by",
+        "Blocked on",
     )
     # A list item asks for work under a heading containing one of these.
     sections: tuple[str, ...] = (

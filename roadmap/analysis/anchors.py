@@ -43,6 +43,8 @@ def _score(line: str, name: str, qualifier: str | None) -> int:
         r"^\s*(?:return|if|while|for|switch|else)\b", line
     ):
         score = 3  # a function header in a C-like language
+    elif re.match(rf'^\s*[\w-]+(?:\s+"[^"\n]*")*\s+"{esc}"\s*\{{', line):
+        score = 4  # a block labelled with the name: HCL's `resource "aws_instance" "web" {`, `variable "name" {`
     elif re.match(rf"^\s*{esc}\s*[:=]", line) or re.match(rf"^#+\s.*{esc}", line):
         score = 2
     if qualifier and qualifier in line:

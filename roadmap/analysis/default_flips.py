@@ -105,7 +105,54 @@ def _direction(removed: str, added: str, flag: str) -> bool | None:
         return True
     if ad.default_off and r.default_on and not ad.default_on:
         return False
-    return None
+    return _literal_direction(removed, added, flag) if same_line else None
+
+
+# The literals a setting's line gives after its name: numbers, on/off words, quoted words (an enum's value).
+_LITERAL = re.compile(rf"(?<![\w.])(?:-?\d+(?:\.\d+)?|{_OFF}|{_ON}|\"[\w.+-]*\"|'[\w.+-]*')(?![\w.])")
+
+
+def _literal_direction(removed: str, added: str, flag: str) -> bool | None:
+    """A default given as a choice index or an enum value is a default like a boolean: on a line of the same shape
+    that names the flag, a literal after the name that went from an off value (0, false, "off", None) to another
+    one turns it on (`Choice("oversampling", {"1x", "2x"}, 0)` -> `..., 1)`, `mode = "off"` -> `"fast"`), and
+    the reverse turns it off. A literal going from one on value to another (a version 1 -> 2) says nothing."""
+    a, b = _after_name(removed, flag), _after_name(added, flag)
+    if a is None or b is None or _skeleton_of(a[0]) != _skeleton_of(b[0]):
+        return None
+    was, now = _LITERAL.findall(a[1]), _LITERAL.findall(b[1])
+    if len(was) != len(now) or _LITERAL.sub("\x00", a[1]).split() != _LITERAL.sub("\x00", b[1]).split():
+        return None
+    on = any(_is_off(x) and not _is_off(y) for x, y in zip(was, now))
+    off = any(not _is_off(x) and _is_off(y) for x, y in zip(was, now))
+    return True if on and not off else False if off and not on else None
+
+
+# A name given a value (`AuditSink: false`, `b = 0`): when the flag is such a key, the next one's value is not its.
+_KEY_AFTER = re.compile(r"[\"']?\s*[:=](?![:=])")
+_NEXT_KEY = re.compile(r"(?<![\w.:])[A-Za-z_]\w*\s*[:=](?![:=])")
+
+
+def _after_name(line: str, flag: str) -> tuple[str, str] | None:
+    """(the line before the flag's name, what follows it that describes it). A flag written as a key
+    (`AuditSink: false, AuditSinkBuffered: true`) has its value up to the next key; a flag named as an argument
+    (`Choice("dither", choices=[...], initial=0)`) is described by the rest of the line."""
+    m = re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", line)
+    if m is None:
+        return None
+    tail = line[m.end() :]
+    key = _KEY_AFTER.match(tail)
+    other = _NEXT_KEY.search(tail, key.end()) if key else None
+    return line[: m.start()], tail[: other.start()] if other else tail
+
+
+def _skeleton_of(text: str) -> list[str]:
+    return _LITERAL.sub("\x00", text).split()
+
+
+def _is_off(literal: str) -> bool:
+    v = literal.strip("\"'")
+    return _OFF_RE.match(v) is not None or re.fullmatch(r"-?0+(?:\.0+)?", v) is not None
 
 
 def _own_literals(line: str, flag: str) -> list[tuple[str, int]]:

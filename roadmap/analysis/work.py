@@ -250,7 +250,9 @@ _says_undone = hinted(
 # already exists") describes new behaviour and stays done.
 _EXISTED = re.compile(
     r"\b(?:already|previously)\s+(?:supported|implemented|existed|exists|existing|present|in\s+place|available|"
-    r"there|wired|covered|handled|done)\b|\bexist(?:s|ed)\s+(?:already|with|since)\b",
+    r"there|wired|covered|handled|done)\b|\bexist(?:s|ed)\s+(?:already|with|since)\b|"
+    # "works with the thread-MPI build we already have": what the commit builds on, not what it built
+    r"\b(?:we|you|it|they|one)\s+already\s+(?:have|has|had|use|uses|used|ship|ships|run|runs)\b",
     re.I,
 )
 _CONDITION = re.compile(r"\b(?:if|when|whenever|unless|whether|once)\b", re.I)
@@ -270,11 +272,36 @@ def _long_forms() -> dict[tuple[str, ...], str]:
 
 def _raw_words(text: str) -> list[str]:
     """Words in text order; identifiers (snake_case, camelCase with two or more real parts) are kept whole and
-    split into their parts. "YaRN" and "RoPE" are words, "PVCs" is the plural of an abbreviation."""
+    split into their parts. "YaRN" and "RoPE" are words, "PVCs" is the plural of an abbreviation. A run of CJK
+    characters gives its character bigrams (_cjk_bigrams)."""
     out: list[str] = []
-    for w in _WORD.findall(_NOISE.sub(" ", text)):
-        out.extend(_word_parts(w))
+    clean = _NOISE.sub(" ", text)
+    if clean.isascii():
+        for w in _WORD.findall(clean):
+            out.extend(_word_parts(w))
+        return out
+    for m in _WORD_OR_CJK.finditer(clean):
+        w = m.group(0)
+        out.extend(_cjk_bigrams(w) if _CJK.match(w) else _word_parts(w))
     return out
+
+
+# Chinese and Japanese write no spaces between words (and Korean attaches its particles): the terms of such text are
+# the character bigrams of each run of Han, kana or Hangul, less those holding a function character (的, 了, の,
+# は, ...). "粗排特征读取加本地缓存" and "粗排特征读取加 Caffeine 本地缓存" share 粗排, 特征, 读取, 本地, 缓存.
+_CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK = re.compile(f"[{_CJK_CHARS}]")
+_WORD_OR_CJK = re.compile(f"[{_CJK_CHARS}]+|" + _WORD.pattern)
+CJK_FUNCTION_CHARS = frozenset(
+    "的了是在和与及或把被让都也就从对为给将又再并而个这那要会能没不别每之其所于但若则吗呢吧啊们得着过"
+    "のはがをにでともへやかな"
+)
+
+
+@lru_cache(maxsize=1 << 15)
+def _cjk_bigrams(run: str) -> tuple[str, ...]:
+    pairs = (run[i : i + 2] for i in range(len(run) - 1))
+    return tuple(p for p in pairs if not (p[0] in CJK_FUNCTION_CHARS or p[1] in CJK_FUNCTION_CHARS))
 
 
 @lru_cache(maxsize=1 << 17)
@@ -294,6 +321,8 @@ def _word_parts(w: str) -> tuple[str, ...]:
 @lru_cache(maxsize=1 << 17)
 def _word_term(w: str, spanish: bool = False) -> tuple[str, str | None]:
     """(stem, the work term it gives or None) of one raw word; `spanish`: of a Spanish or Portuguese text."""
+    if not w.isascii() and _CJK.match(w):
+        return w, w  # a CJK bigram: no stem, no function word (those are left out already)
     s = (romance_stem(w) if spanish else stem(w)) if w.isalpha() else w
     switch = _SWITCH_WORDS.get(w)
     if switch is not None:

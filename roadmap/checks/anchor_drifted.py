@@ -46,7 +46,9 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
     Checks that the symbol a reference names is still on the lines it points at: the symbol of a
     `path::Symbol` reference, or a backticked symbol written right beside a `path:line` reference
     (`` `GPUModelRunner::async_device_mirror()` (src/gpu/runner.cpp:2430-2455) ``). When the symbol moved, the
-    message says where it is now; when it is gone from the file, it says that.
+    message says where it is now; when it is gone from the file, it says that. A line that defines the name
+    (`def`, `class`, a C-like function header, a block labelled with it in quotes as HCL's
+    `resource "aws_launch_template" "nodes" {`) is where it is, before a line that only uses it.
 
     Why:
     Line numbers rot with every edit above them. A reference that still resolves but points at other code

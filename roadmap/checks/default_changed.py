@@ -10,7 +10,7 @@ from roadmap.analysis.asof import commits_matching, news_shas, news_subset
 from roadmap.analysis.commit_text import MAX_COMMITS, message_tokens
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.default_flips import default_flips
-from roadmap.analysis.work import own_words
+from roadmap.analysis.work import GENERIC_WORDS, own_words
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.landing import reverts
 from roadmap.analysis.flag_binding import bound, names
@@ -81,6 +81,29 @@ def _flags(st: Statement) -> set[str]:
     """The switches a statement names; `use_fused_adam=True` names `use_fused_adam`."""
     written = (s.split("=", 1)[0].strip() for s in (*st.mentions.env_vars, *st.mentions.symbols))
     return {s for s in written if _FLAG.match(s)}
+
+
+# A one-word setting set as code (`oversampling`, `hiss`): a switch when the statement calls it off by default.
+# Only its code's diffs are read for it: a commit's prose says such a word of anything.
+_WORD_SETTING = re.compile(r"^[a-z][a-z0-9]{2,39}$")
+_NOT_SETTINGS = frozenset("true false none null nil off yes enabled disabled default".split())
+
+
+@lru_cache(maxsize=4096)
+def _word_settings(st: Statement) -> frozenset[str]:
+    """The one-word settings the statement sets as code and calls off by default or opt-in ("Oversampling is off
+    by default (the `oversampling` choice starts at 1x)")."""
+    words = {
+        n
+        for n in _names_of(st)
+        if _WORD_SETTING.match(n) and n not in _NOT_SETTINGS and n not in GENERIC_WORDS and not _FLAG.match(n)
+    }
+    if not words:
+        return frozenset()
+    code = _names_of(st)
+    return frozenset(
+        w for sent, m in _default_claims(st.text) for w in _named_in(sent, words, m.start(), m.end(), code)
+    )
 
 
 def _default_claims(text: str) -> Iterator[tuple[str, re.Match[str]]]:
@@ -160,7 +183,7 @@ def applies(st: Statement) -> bool:
 def prepare(ctx: LintContext, statements: list[Statement]) -> None:
     """The flips of every switch some statement calls opt-in (one pass over the code's history), and the commits
     saying they turned a default on."""
-    if any(_claimed(st)[0] for st in statements):
+    if any(_claimed(st)[0] or _word_settings(st) for st in statements):
         default_flips(ctx, _all_flags(ctx, statements))
     commits_matching(ctx, "flips-default", says_flipped, merges=True)
 
@@ -175,7 +198,7 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
 def _from_code(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     """A news commit whose diff turned on the default of a switch the statement names (and no later one turned
     it back off)."""
-    flags = _claimed(st)[0] | _opted(st)
+    flags = _claimed(st)[0] | _opted(st) | _word_settings(st)
     if not flags or not news.commits:
         return None
     fresh = news_shas(ctx, news)
@@ -204,7 +227,7 @@ def _all_flags(ctx: LintContext, live: list[Statement] | None = None) -> set[str
     if ctx.facts.opt_in_flags is None:
         if live is None:
             live = [st for st in ctx.statements() if not st.historical and applies(st)]
-        ctx.facts.opt_in_flags = frozenset(f for st in live for f in _claimed(st)[0] | _opted(st))
+        ctx.facts.opt_in_flags = frozenset(f for st in live for f in _claimed(st)[0] | _opted(st) | _word_settings(st))
     return set(ctx.facts.opt_in_flags)
 
 
@@ -294,7 +317,11 @@ def default_changed(ctx: LintContext) -> list[Hit]:
     "defaults to 0") when a commit made after the statement was written turned it on by default ("enabled
     by default", "defaults to 1", "mirror default ON") and names the same flag or env var (or, weaker, the
     same feature word in a commit about the same work), or whose diff made the value the statement opts in with
-    (`--regalloc=graph`) the setting's default. A later commit turning it back off cancels it, as does a later
+    (`--regalloc=graph`) the setting's default. A default given as a choice index or an enum value is a default
+    like a boolean: on a line naming the setting, a value after its name going from 0, false, "off" or none to
+    another value turns it on (`Choice("oversampling", {"1x", "2x"}, 0)` -> `..., 1)`); a version going from 1
+    to 2 says nothing. A one-word setting the statement sets as code and calls off (`oversampling`) is read
+    from the code's diffs only. A later commit turning it back off cancels it, as does a later
     revert of the flipping commit (git's `This reverts commit <sha>.`, a `revert:` subject naming it), and so
     does the same record saying so itself: its header or a later dated or result section naming the switch
     and its flip to on.

@@ -11,6 +11,7 @@ from roadmap.analysis.asof import news_shas, news_subset, start_blame
 from roadmap.analysis.cell_asof import cell_origin
 from roadmap.analysis.code_symbols import code_delta, in_code_at
 from roadmap.analysis.context import LintContext
+from roadmap.analysis.endpoints import changes_endpoint, endpoints
 from roadmap.analysis.evidence_index import row_of
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.landing import (
@@ -78,6 +79,7 @@ class _Candidate:
     named: tuple[str, ...] = ()
     introduced: tuple[str, ...] = ()
     touches: tuple[str, ...] = ()  # files the directive names that the commit changed
+    routes: tuple[str, ...] = ()  # HTTP routes the directive names whose handler the commit changed
     other_rows: bool = False  # its trailers name rows, none of them the directive's
     other_ticket: bool = False  # it names a ticket of the directive's tracker, never the directive's own
     part: str = ""  # the one of the directive's requests it did, when it did one of several
@@ -120,7 +122,7 @@ class _Candidate:
             and (n >= 3 and ratio >= STRONG_RATIO or n >= 4 and ratio >= 0.4 or n >= 2 and n == total)
         )
         # Changing the very file the directive names, with a subject about the same work, is evidence too.
-        touched = bool(self.touches) and n >= 3 and subject >= 1 and ratio >= WEAK_RATIO
+        touched = bool(self.touches or self.routes) and n >= 3 and subject >= 1 and ratio >= WEAK_RATIO
         if (
             self.names
             and (n >= 3 and ratio >= STRONG_RATIO or touched)
@@ -146,6 +148,8 @@ class _Candidate:
             out.append("introduces " + ", ".join(f"`{s}`" for s in self.introduced) + " in code")
         if self.touches:
             out.append("changes " + ", ".join(self.touches[:3]))
+        if self.routes:
+            out.append("changes the handler of " + ", ".join(f"`{r}`" for r in self.routes[:3]))
         if self.work and self.work.matched:
             out.append(self.work.describe(6))
         if self.part:
@@ -301,10 +305,12 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
     total = weights.idf_sum(terms) or 1.0  # the same for every candidate: match() would sum the same
     tickets = _tickets(" ".join([st.directive_text or st.text, *(c.text for c in row_of(ctx, st)[1])]))
     # what the directive names in its files: code symbols, and upper-case names (`DEFAULT_DIMENSIONS`, read as
-    # env-var shaped) too, or a change to a file it names would count whatever lines it changed
+    # env-var shaped) too, or a change to a file it names would count whatever lines it changed; a symbol written
+    # beside a `path:line` is code in that file whatever it ends with (`aws_launch_template.nodes` is no file name)
     things = frozenset(
         s for s in (*st.mentions.symbols, *st.mentions.env_vars) if "/" not in s and not _FILE_NAME.search(s)
-    )
+    ) | frozenset(p.symbol for p in st.mentions.paths if p.symbol)
+    routes = endpoints(st.directive_text or st.text)
     out = []
     for cand in cands.values():
         if taken_out.undone(cand.commit):
@@ -317,6 +323,11 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         cand.other_ticket = _names_other_ticket(cand.commit, tickets)
         cw = commit_work(cand.commit)
         cand.work = _match(ctx, terms, cand.commit, _renamed_in(cand.commit, renamed, forms, forms_key), total)
+        handled = tuple(r for r in routes if changes_endpoint(str(ctx.root), cand.commit.sha, r))
+        if handled:  # it changed the handler of a route the directive names: it has said the route's words
+            cand.routes = handled
+            cw = CommitWork(cw.done | terms_of(" ".join(handled)), cw.undone, cw.subject, cw.partial, cw.absent)
+            cand.work = match(terms, cw, weights, forms, total)
         if cand.strength is None:
             # one of the pieces of work the directive asks for, done in full: that piece landed
             for part, part_terms in requests:
@@ -709,7 +720,7 @@ def _series_reason(series: tuple[list[_Candidate], WorkMatch], news: News) -> Re
 
 def directive_landed(ctx: LintContext) -> list[Hit]:
     """What it does:
-    Flags a directive (a punch-list item, a "Remaining"/"Next actions" cell, a "Next owner must ..."
+    Flags a directive (a punch-list item, a "Remaining"/"Next actions"/"Blockers" cell, a "Next owner must ..."
     bullet) whose work was done by a commit made after the directive was written. A commit counts when a
     trailer or its message names the directive's row or claim and its message shares the directive's
     distinctive terms, or when it introduces in code a symbol, flag or env var the directive names. Work
@@ -723,7 +734,9 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     write the work shorter than the directive: a short form of the directive's own adjacent words ("key id" ->
     kid, initials of three words) or a listed synonym (cap -> limit) counts as those words, and an initialism
     the directive writes in capitals ("Ativar CDC") counts as said by a commit that spells it out ("change data
-    capture"). Records and commits in Spanish or Portuguese meet by Romance stems ("Paginar" / "páginas"), and
+    capture"). Records and commits in Spanish or Portuguese meet by Romance stems ("Paginar" / "páginas"), Chinese,
+    Japanese and Korean ones by the character bigrams of their text (no spaces there: "粗排特征读取加本地缓存" and
+    "粗排特征读取加 Caffeine 本地缓存" share 粗排, 特征, 本地, 缓存), and
     switch words of other languages are enable and disable ("Ativar", "desactivar"); a directive to switch a
     thing on is not done by a commit that switched it off. Work a record
     already marks done (stale on arrival) is a warning: a done mark in the directive's own file always counts;
@@ -731,7 +744,11 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     a commit before the mark reports it, or when it was written after the directive and a commit between the
     two reports it, never when one commit wrote both. Every other statement that repeats the
     directive is attached as a related location. A changed file the directive names counts only where the
-    change names what the directive names in it. In a section of gates, acceptance criteria, scope,
+    change names what the directive names in it (a symbol written beside a `path:line` is code there, whatever it
+    ends with); so does a change inside the handler of an HTTP endpoint the directive names (`GET /api/orders`,
+    found by indentation, its path whole or in pieces, the method agreeing), whose words it has then said.
+    A commit's sentence about what was there before it ("already supported", "works with the build
+    we already have") is not work it did. In a section of gates, acceptance criteria, scope,
     dependencies, results, background or design, only a line written as a request (an open box, TODO, Next:,
     a hand-off) is a directive, and a past-tense report or a check recorded at a commit never is. A step label
     (W0, W3-G) counts as named only with its workstream. A finding whose commit the same record already

@@ -58,7 +58,8 @@ def _surfaces(stale: list[Stale]) -> list[_Surface]:
 def figure_superseded(ctx: LintContext) -> list[Hit]:
     """What it does:
     Flags a figure a record quotes as current when a newer figure for the same series and metric says
-    otherwise: a newer evidence entry of its series (one it names or cites, its table row names or cites,
+    otherwise: a newer evidence entry of its series (its result.json, or in a dated folder without one its only
+    JSON file or one named like a summary; one it names or cites, its table row names or cites,
     or its section heading names), a newer statement in any record quoting the same table key and metric
     (by as-of date, else git blame), the row's newer statement in the canonical state file, or a record
     that calls that very figure replaced (struck through, "superseded by ...", "previously"). Like is

@@ -65,6 +65,11 @@ _PREMISE_PARTS = tuple(
         (("due to",), r"\bdue to\b"),
         (("caused by",), r"\bcaused by\b"),
         (("bottleneck", "cause", "culprit", "reason"), r"\b(?:is|are) the (?:bottleneck|cause|culprit|reason)\b"),
+        # the same said the other way round: "The bottleneck is the PME rank", "Our main culprit was the GC"
+        (
+            ("bottleneck", "culprit"),
+            r"\b(?:the|our|its|their)\s+(?:(?:main|real|actual|only|biggest)\s+)?(?:bottleneck|culprit)\s+(?:is|was|are|were)\b",
+        ),
         (("cannot",), r"\bcannot\b[^\n;]{0,80}?:\s"),
         (("not exploitable",), r"\bnot exploitable\b"),
         # a diagnosis: "that is what produces the 502s", "which is why the p99 spikes", "the root cause is ..."
@@ -226,11 +231,16 @@ def _premise_terms(text: str) -> frozenset[str]:
     return frozenset().union(*(terms_of(s, spanish) for s in sentences if _states_premise(s)))
 
 
+# A conclusion drawn from the premise, up to the end of its sentence: "..., so adding PP ranks doesn't help".
+_CONSEQUENCE = re.compile(r"[,;:—–]\s*(?:and\s+)?(?:so|therefore|hence|thus)\s+(?!far\b)[^.!?]*", re.I)
+
+
 @lru_cache(maxsize=1 << 14)
 def _denies(text: str) -> bool:
-    """Does the statement give its subject up? Once per statement, not once per refuting commit: the pattern's
-    many word-bounded alternatives are tried at every position of the text."""
-    return _DENIES.search(text) is not None
+    """Does the statement give its subject up? A denial it draws as a conclusion from its premise ("the bottleneck
+    is X, so adding Y doesn't help") does not: refuting the premise refutes the conclusion too. Once per statement,
+    not once per refuting commit: the pattern's many word-bounded alternatives are tried at every position."""
+    return _DENIES.search(_CONSEQUENCE.sub(" ", text)) is not None
 
 
 def applies(st: Statement) -> bool:
@@ -279,8 +289,10 @@ def premise_refuted(ctx: LintContext) -> list[Hit]:
     checkpoint date or a figure it quotes while the commit names the row or claim (an error). A sentence
     naming a quoted figure in a paragraph that shares the directive's terms is a warning. A refuting sentence
     that points back ("The premise was wrong") is read with the sentences before it in its paragraph, and a
-    denied cause ("is not where the loss comes from", "isn't due to") refutes too. The refuting sentence is
-    quoted. A commit a later commit reverted refutes nothing, and neither does the revert.
+    denied cause ("is not where the loss comes from", "isn't due to") refutes too. A premise may be said either
+    way round ("X is the bottleneck", "The bottleneck is X"); a denial the statement draws from it as a
+    conclusion ("..., so adding PP ranks doesn't help") is not the statement giving its subject up. The
+    refuting sentence is quoted. A commit a later commit reverted refutes nothing, and neither does the revert.
 
     Why:
     A directive built on a measurement that turned out wrong sends the next person after a cause that does

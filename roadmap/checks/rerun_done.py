@@ -20,6 +20,9 @@ _RERUN_OTHER = (
     r"\brodar\s+(?:[\w./-]+\s+){0,3}(?:de\s+novo|novamente)\b|\berneut\s+(?:aus)?(?:führen|messen|laufen)\b|"
     r"\bneu\s+messen\b|\brelancer\b|\brefaire\s+(?:le|la|les)\s+(?:mesure|bench)|\brieseguire\b|"
     r"\brilanciare\b|\brimisurare\b"
+    # Chinese, Japanese, Korean (no word boundaries there): 重新压测, 重跑, 复测, 再測定, 재측정
+    r"|重新(?:压测|壓測|测试|測試|测量|測量|测|測|跑|运行|運行|执行|執行|评测|評測|基准|基準|做)|重跑|重测|重測|复测|複測"
+    r"|再(?:跑|测|測)一(?:次|遍)|再(?:測定|計測|実行|ベンチ)|재(?:측정|실행|벤치)|다시\s*(?:측정|실행)"
 )
 RERUN = re.compile(
     r"\bre-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b|\b(?:measure|run|bench(?:mark)?)\s+"
@@ -32,6 +35,7 @@ says_rerun = hinted(
     (
         *("run", "mea", "bench", "take", "prof", "aga", "repeat", "redo", "re-do", "capt", "time"),
         *("exec", "ejec", "volver", "rodar", "erneut", "neu ", "relanc", "refaire", "riesegu", "rilanc", "rimisur"),
+        *("重", "复测", "複測", "再", "재", "다시"),
     ),
 )
 # A list item or paragraph that opens with a rerun verb asks for one, whatever the directive vocabulary says
@@ -141,7 +145,8 @@ def rerun_done(ctx: LintContext) -> list[Hit]:
     counts, and so do the dated files and folders inside a series folder (`results/ppl/2026-09-06.json`); a
     one-word series matches when the directive names it (or what it stands for: ppl, perplexity) and a name
     the entry's JSON records as a value (its dataset or model). An open question or step titled as a rerun
-    ("### Q2. Re-measure ...") asks for it. A directive that names one series never matches a look-alike
+    ("### Q2. Re-measure ...") asks for it. The rerun may be asked in other languages: "volver a medir",
+    "erneut messen", 重新压测, 再計測, 재측정. A directive that names one series never matches a look-alike
     (`pq-scan` is not `pq-train`), and "nothing to rerun" asks for nothing. Every such entry is listed; the other places asking for the
     same rerun are related locations.
 

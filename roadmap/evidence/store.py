@@ -1,7 +1,8 @@
 """The evidence store: every evidence dir/file under the evidence root, read through a Tree (so `--at REV` works).
 
 A `result.json` (or a `.json` file entry) that declares one of our schemas (`"schema": "evident.bench/1"`, see
-roadmap/evidence/schema.py) is validated and read by its fields. Evidence other teams keep is evidence too: JSON
+roadmap/evidence/schema.py) is validated and read by its fields; a dated folder without a result.json keeps its
+result in its only JSON file or in one named like a summary (`summary.json`, `metrics.json`). Evidence other teams keep is evidence too: JSON
 that declares no schema of ours is kept as it is (`raw`, its numbers read by roadmap/analysis/evidence_figures.py)
 and never validated; a summary without JSON is read as text. Either way date and series come from the name
 (`20260727-slug` or `slug-20260727`, dir or file). JSON that does not parse is a problem whoever wrote it.
@@ -266,11 +267,27 @@ def _dir_entry(
         return None
     date, slug = parsed if parsed else (None, name)
     entry = EvidenceEntry(path=path, name=name, kind="dir", date=date, slug=slug, series=slug, files=tuple(files))
-    if result_path in files:
-        _read_result(tree, result_path, entry, cache)
+    json_path = result_path if result_path in files else _summary_json(path, files)
+    if json_path is not None:
+        _read_result(tree, json_path, entry, cache)
     if entry.row is None:
         entry.row = _row_from_markdown(tree, [f for f in files if f.endswith(".md")])
     return entry
+
+
+# What a dated folder without a result.json calls its machine-readable result (another team's harness writes
+# `results/2026-05-14_stmv-8gpu/summary.json` beside its raw logs).
+_SUMMARY_NAMES = ("results.json", "summary.json", "metrics.json", "stats.json")
+
+
+def _summary_json(path: str, files: list[str]) -> str | None:
+    """The JSON file a dated folder keeps its result in, when it has no result.json: its only JSON file, or the
+    one named like a summary (`summary.json`, `metrics.json`). None when several JSON files could be it."""
+    direct = [f for f in files if f.endswith(".json") and "/" not in f[len(path) + 1 :]]
+    if len(direct) == 1:
+        return direct[0]
+    named = [f for f in direct if f.rsplit("/", 1)[1].lower() in _SUMMARY_NAMES]
+    return named[0] if len(named) == 1 else None
 
 
 def _file_entry(tree: "Tree", path: str, name: str, naming: str, cache: SchemaCache | None) -> EvidenceEntry | None:

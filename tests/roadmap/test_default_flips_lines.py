@@ -30,7 +30,7 @@ def _direction_plain(removed: str, added: str, flag: str) -> bool | None:
         return True
     if flips._DEFAULT_OFF.search(added) and flips._DEFAULT_ON.search(removed) and not flips._DEFAULT_ON.search(added):
         return False
-    return None
+    return flips._literal_direction(removed, added, flag) if same_line else None
 
 
 PIECES = [
