@@ -119,6 +119,15 @@ class DirectiveConfig:
         "Action:",
         "Still to do:",
         "Open:",
+        # what a piece of work waits for is work left, whoever does it ("Blocked on: needs per-topic backoff")
+        "Blocked on:",
+        "blocked on:",
+        "Blocked by:",
+        "blocked by:",
+        "Blocker:",
+        "Blockers:",
+        "Waiting on:",
+        "Waiting for:",
     )
     # An item or paragraph that starts with one of these (after dates, ids, owners) asks for work.
     verbs: tuple[str, ...] = (

@@ -82,6 +82,7 @@ class _Candidate:
     routes: tuple[str, ...] = ()  # HTTP routes the directive names whose handler the commit changed
     other_rows: bool = False  # its trailers name rows, none of them the directive's
     other_ticket: bool = False  # it names a ticket of the directive's tracker, never the directive's own
+    ticket: tuple[str, ...] = ()  # the directive's own ticket keys it names (INV-311): the tracker's id of the work
     part: str = ""  # the one of the directive's requests it did, when it did one of several
     news: int = 0  # commits the directive cannot have known about (for the chance of a match)
     work: WorkMatch | None = None
@@ -123,14 +124,17 @@ class _Candidate:
         )
         # Changing the very file the directive names, with a subject about the same work, is evidence too.
         touched = bool(self.touches or self.routes) and n >= 3 and subject >= 1 and ratio >= WEAK_RATIO
+        # A ticket key of the directive's own, named by the commit, is the tracker's id of the work: as good as a
+        # row named, with the same words said.
+        named = bool(self.names or self.ticket)
         if (
-            self.names
+            named
             and (n >= 3 and ratio >= STRONG_RATIO or touched)
             or self.introduced
-            and (self.names or n >= 2 and ratio >= WEAK_RATIO)
+            and (named or n >= 2 and ratio >= WEAK_RATIO)
         ):
             return "error"
-        if self.names and n >= 3 and ratio >= WEAK_RATIO or self.introduced or touched:
+        if named and n >= 3 and ratio >= WEAK_RATIO or self.introduced or touched:
             return "warning"
         # Words alone, however specific, were right about half the time on records other teams wrote
         # (tests/realworld/labels/): a hint for a person to look at, not a warning.
@@ -138,12 +142,14 @@ class _Candidate:
 
     @property
     def weight(self) -> float:
-        return 3.0 * bool(self.names) + 3.0 * bool(self.introduced) + 5.0 * self._terms[1]
+        return 3.0 * bool(self.names or self.ticket) + 3.0 * bool(self.introduced) + 5.0 * self._terms[1]
 
     def reasons(self) -> str:
         out = []
         if self.names:
             out.append(f"{'a trailer' if self.names == 'trailer' else 'its message'} names {', '.join(self.named)}")
+        elif self.ticket:
+            out.append(f"its message names the ticket {', '.join(self.ticket)}")
         if self.introduced:
             out.append("introduces " + ", ".join(f"`{s}`" for s in self.introduced) + " in code")
         if self.touches:
@@ -321,6 +327,8 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         if ids and not cand.names:
             cand.other_rows = _names_other_rows(cand.commit, ids)
         cand.other_ticket = _names_other_ticket(cand.commit, tickets)
+        if tickets:
+            cand.ticket = tuple(sorted(f"{p}-{n}" for p, n in tickets & _tickets(cand.commit.message) if len(n) >= 2))
         cw = commit_work(cand.commit)
         cand.work = _match(ctx, terms, cand.commit, _renamed_in(cand.commit, renamed, forms, forms_key), total)
         handled = tuple(r for r in routes if changes_endpoint(str(ctx.root), cand.commit.sha, r))

@@ -239,6 +239,25 @@ _CURRENT_STATE = re.compile(
 )
 
 
+# A blocker's label ("Blocked on:", "Waiting for:") and, after the why, the sentence naming what it waits for
+# ("... so a replay would hammer the ERP API. Needs per-topic backoff in `retry/policy.go`").
+_BLOCKER_LABEL = re.compile(r"^(?:blocked\s+(?:on|by)|blockers?|waiting\s+(?:on|for)):$", re.I)
+_NEED = re.compile(
+    r"(?:^|(?<=[.;:])\s+)(?:needs?|requires?|depends\s+on|waits?\s+(?:on|for)|waiting\s+(?:on|for)|"
+    r"blocked\s+(?:on|by)|until)\b",
+    re.I,
+)
+
+
+def _blocker_need(phrase: str, text: str) -> str:
+    """A blocker's directive text: from the sentence that names what it waits for when one does, after a why
+    ("we can't replay the DLQ yet: X has one global backoff ... Needs per-topic backoff"); else all of it."""
+    if _BLOCKER_LABEL.match(phrase) is None:
+        return text
+    m = _NEED.search(text, len(phrase))
+    return text[m.start() :].strip() if m is not None and m.start() > len(phrase) + 1 else text
+
+
 def without_current_state(text: str) -> str:
     """`text` without a trailing clause that says how things are now (_CURRENT_STATE); whole if it opens with one."""
     m = _CURRENT_STATE.search(text)
@@ -355,7 +374,7 @@ class Classifier:
         if role and not (box or phrase and phrase.group(0).lower() != "must" or find_handoff(text) or roles.asks(text)):
             return Verdict(False, False, None)
         if phrase:
-            return Verdict(True, False, text[phrase.start() :].strip())
+            return Verdict(True, False, _blocker_need(phrase.group(0), text[phrase.start() :].strip()))
         handoff = find_handoff(text) if kind in ("item", "paragraph") else None
         if handoff:  # "Next owner should ...", "**Next run should** ...": a request to whoever comes next
             return Verdict(True, False, text[handoff.start() :].strip())
