@@ -249,6 +249,13 @@ _NEED = re.compile(
 )
 
 
+# What a label says when nothing is left under it: "Blocked on: Nothing.", "Next: none", "Blockers: n/a", "—".
+_NOTHING_LEFT = re.compile(
+    r"\W*(?:nothing|none|n/?a|nil|nobody|no\s+blockers?|not\s+blocked|—|–|-)\s*(?:$|[.;,!)(]|\s+(?:yet|so\s+far|today|now)\b)",
+    re.I,
+)
+
+
 def _blocker_need(phrase: str, text: str) -> str:
     """A blocker's directive text: from the sentence that names what it waits for when one does, after a why
     ("we can't replay the DLQ yet: X has one global backoff ... Needs per-topic backoff"); else all of it."""
@@ -373,6 +380,8 @@ class Classifier:
         )
         if role and not (box or phrase and phrase.group(0).lower() != "must" or find_handoff(text) or roles.asks(text)):
             return Verdict(False, False, None)
+        if phrase and _NOTHING_LEFT.match(text, phrase.end()):
+            return Verdict(False, False, None)  # "Blocked on: Nothing.", "Next: none": the label says there is none
         if phrase:
             return Verdict(True, False, _blocker_need(phrase.group(0), text[phrase.start() :].strip()))
         handoff = find_handoff(text) if kind in ("item", "paragraph") else None

@@ -79,3 +79,13 @@ def test_the_directives_own_ticket_named_by_the_commit_makes_a_word_match_eviden
         "warning",
         "error",
     )
+
+
+def test_a_label_that_says_nothing_is_left_asks_nothing():
+    from roadmap.config import Config
+    from roadmap.records.classify import Classifier
+
+    c = Classifier(Config())
+    for text in ("Blocked on: Nothing. Ansh needs the sketch first.", "Blockers: none", "Next: n/a", "Waiting on: —"):
+        assert not c.classify(text, "item", None, (), False).directive, text
+    assert c.classify("Blocked on: owner answers to the open questions.", "item", None, (), False).directive
