@@ -6,6 +6,10 @@ after the 70B soak"): its diff changes `use_fused_adam: bool = False` to `= True
 `x: true`. For the flags the records call opt-in, this reads the history of the files that define them (one
 `git grep` at the linted revision for where they live, one path-limited `git log -p` over those files) and
 keeps, per flag, the commits whose hunks near the flag turn an off value into an on value (or the reverse).
+
+A default the records state as a value (`NAME==30`, analysis/stated_defaults.py) is read the same way: a commit
+that changes the literal the setting's line gives it from that value to another ends it (a Flip that is not
+`on`: the stated value is no longer the default), and one that changes it back makes it the default again.
 """
 
 from __future__ import annotations
@@ -186,6 +190,62 @@ def _value_direction(removed: str, added: str, flag: str, value: str) -> bool | 
     return None
 
 
+# The literals of a setting's definition: numbers (C's `8u`, `0.75f`, `1_000` too), quoted words, qualified names.
+_CODE_LITERAL = re.compile(
+    r"(?<![\w.])(?:-?\d[\d_]*(?:\.\d+)?(?:[eE][-+]?\d+)?[uUlLfF]{0,3}|\"[^\"\n]{0,60}\"|'[^'\n]{0,60}'|"
+    r"[A-Za-z_]\w*(?:(?:::|\.)[A-Za-z_]\w*)+)(?![\w.])"
+)
+_COMMENT = re.compile(r"\s(?://|#|--).*$")
+
+
+def stated_direction(removed: str, added: str, flag: str, value: str) -> bool | None:
+    """For a default the records state as `value`: False when the change takes the setting's line off that value
+    (`SESSION_TTL_MINUTES: int = 30` -> `= 60`, `kArenaBytes = 8u << 20` -> `16u << 20`), True when it puts it
+    back, None when it is neither. Both lines name the setting and keep their shape but for their literals
+    (comments left out), and the literal that changed is the value on one side."""
+    a, b = _definition(_COMMENT.sub("", removed), flag), _definition(_COMMENT.sub("", added), flag)
+    if a is None or b is None or " ".join(a[0].split()) != " ".join(b[0].split()):
+        return None
+    was, now = _CODE_LITERAL.findall(a[1]), _CODE_LITERAL.findall(b[1])
+    if len(was) != len(now) or _CODE_LITERAL.sub("\x00", a[1]).split() != _CODE_LITERAL.sub("\x00", b[1]).split():
+        return None
+    changed = [(x, y) for x, y in zip(was, now) if x != y]
+    if not changed:
+        return None
+    if any(_same_value(x, value) and not _same_value(y, value) for x, y in changed):
+        return False
+    if any(_same_value(y, value) and not _same_value(x, value) for x, y in changed):
+        return True
+    return None
+
+
+# The next setting of a line that lists several: `timeout: 30, retries: 3`, `{"a": 1, "b": 2}`.
+_NEXT_SETTING = re.compile(r",\s*[\"']?[A-Za-z_][\w-]*[\"']?\s*[:=](?![:=])")
+
+
+def _definition(line: str, flag: str) -> tuple[str, str] | None:
+    """(the line before the setting's name, what follows it up to the next setting the line lists): a type
+    between the name and its value stays (`SESSION_TTL_MINUTES: int = 30`)."""
+    m = re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", line)
+    if m is None:
+        return None
+    tail = line[m.end() :]
+    other = _NEXT_SETTING.search(tail)
+    return line[: m.start()], tail[: other.start()] if other else tail
+
+
+def _same_value(literal: str, value: str) -> bool:
+    """Is a code literal the stated value? `30`, `30.0`, `30u`, `"30"` are 30; `Priority::Distance` is `Distance`."""
+    lit = literal.strip("\"'")
+    if re.fullmatch(r"-?\d+(?:\.\d+)?", value):
+        num = re.sub(r"[uUlLfF]+$", "", lit.replace("_", ""))
+        try:
+            return float(num) == float(value)
+        except ValueError:
+            return False
+    return lit == value or lit.rsplit(".", 1)[-1].rsplit("::", 1)[-1] == value.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
+
+
 def flag_finder(flags: list[str]) -> re.Pattern[str]:
     """A regex whose findall is `git grep -F -o`'s list of matches: leftmost first, the longest flag there, on from
     its end. A trie (shared prefixes, longer continuations tried first) rather than 200 alternatives: at each
@@ -263,8 +323,8 @@ def spellings(flag: str) -> set[str]:
     elif re.match(r"-[A-Z][a-z]", flag):  # a compiler's option family: rustc's -Zincremental-igraph
         base = flag[2:]
         out |= {base, base.replace("-", "_")}
-    elif "." in flag:
-        base = flag.rsplit(".", 1)[1]
+    elif "." in flag or "::" in flag:  # a config key or a member by its last part: `Desc::priority` -> `priority`
+        base = re.split(r"\.|::", flag)[-1]
         out.add(base)
     parts = [p for p in re.split(r"[_-]", base) if p]
     if len(parts) >= 2 and all(p.isalnum() for p in parts) and base == base.lower():
@@ -389,7 +449,8 @@ def _hunk(
         others = {i for f in flags if not of[f] & of[flag] for i, h in enumerate(hunk) if f in h}
         close = {i for n in near for i in range(n - HUNK_REACH, n + HUNK_REACH + 1)} - others
         switches = sorted(o for o in of[flag] if "=" not in o)  # on/off
-        valued = sorted(o for o in of[flag] if "=" in o)  # opted into with one of its values
+        valued = sorted(o for o in of[flag] if "=" in o and "==" not in o)  # opted into with one of its values
+        stated = sorted(o for o in of[flag] if "==" in o)  # its default stated as a value
         for ri, r in removed:
             for ai, a in added:
                 if ri not in close and ai not in close:
@@ -398,13 +459,16 @@ def _hunk(
                 if direction is not None:
                     _add(found, switches, Flip(sha, path, r.strip(), a.strip(), direction))
                     break
-        for orig in valued:
-            value = orig.partition("=")[2]
+        for orig in valued + stated:
+            value = orig.partition("=")[2].lstrip("=")
             for ri, r in removed:
                 for ai, a in added:
                     if ri not in close and ai not in close:
                         continue
-                    direction = _value_direction(r, a, flag, value)
+                    if orig in stated:
+                        direction = stated_direction(r, a, flag, value)
+                    else:
+                        direction = _value_direction(r, a, flag, value)
                     if direction is not None:
                         _add(found, [orig], Flip(sha, path, r.strip(), a.strip(), direction))
                         break

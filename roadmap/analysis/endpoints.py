@@ -3,7 +3,9 @@
 "Paginar `GET /api/pedidos` con cursor" names a route: a commit that changed lines inside that route's handler
 worked on it, whatever its message calls it ("listado por páginas con ?despues=<id>"). A handler is found by
 indentation: the blocks enclosing a changed line (and the annotations or decorators right above their headers,
-`@GetMapping("/orders")`) name the route's path, whole or in pieces (`route("/api") { get("/pedidos") {`).
+`@GetMapping("/orders")`) name the route's path, whole or in pieces (`route("/api") { get("/pedidos") {`). A
+router the file declares with a prefix (FastAPI's `APIRouter(prefix="/orders")`, Flask's `url_prefix=`) serves
+its handlers under it: `@router.get("")` there serves `/orders`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ _ENDPOINT = re.compile(r"(?<![\w/-])(GET|POST|PUT|PATCH|DELETE)\s+`?(/[A-Za-z0-9
 _METHOD = re.compile(r"(?<![A-Za-z])(get|post|put|patch|delete)(?:mapping)?(?![a-z])", re.I)
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 _QUOTED_PATH = re.compile(r"[\"'`](/[^\"'`\s]*)[\"'`]")
+# A route decorator's path, the empty one too: `@router.get("")` serves its router's prefix itself.
+_DECORATOR_PATH = re.compile(r"^\s*@[\w.]+\(\s*[\"'`](/[^\"'`\s]*|)[\"'`]")
+_PREFIX = re.compile(r"\b(?:url_)?prefix\s*=\s*[\"'](/[^\"'\s]*)[\"']")
 MAX_FILE_BYTES = 1 << 20
 MAX_FILES = 50  # a commit changing more files than this is no change to one handler
 
@@ -40,9 +45,10 @@ def changes_endpoint(root: str, sha: str, endpoint: str) -> bool:
         if got is None or got[0] != "blob" or len(got[1]) > MAX_FILE_BYTES:
             continue
         text = got[1].decode("utf-8", "replace").split("\n")
+        prefix = router_prefix(text)
         for n in lines:
             if 1 <= n <= len(text) and any(
-                _names_route(p, route) and _method_agrees(h, method) for p, h in _paths_of(text, n)
+                _names_route(p, route) and _method_agrees(h, method) for p, h in _paths_of(text, n, prefix)
             ):
                 return True
     return False
@@ -71,10 +77,17 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _paths_of(lines: list[str], n: int) -> list[tuple[str, str]]:
+def router_prefix(lines: list[str]) -> str:
+    """The path prefix of the file's router, when it declares one router with one (else "")."""
+    found = {m.group(1) for line in lines if "prefix" in line for m in _PREFIX.finditer(line)}
+    return _clean(found.pop()) if len(found) == 1 else ""
+
+
+def _paths_of(lines: list[str], n: int, prefix: str = "") -> list[tuple[str, str]]:
     """(route path, the text of the header that gave its last piece) the code at line `n` may serve: the quoted
-    paths of the headers of the blocks enclosing it (and of their annotations), outermost first, joined; and that
-    joined with a path line `n` names itself (a handler written on one line, `get("/pedidos") { ... }`)."""
+    paths of the headers of the blocks enclosing it (and of their annotations), outermost first, joined, under the
+    file's router `prefix` when a route decorator gave one; and that joined with a path line `n` names itself (a
+    handler written on one line, `get("/pedidos") { ... }`)."""
     parts: list[tuple[str, str]] = []
     level = _indent(lines[n - 1]) if lines[n - 1].strip() else 1 << 30
     for k in range(n - 1, 0, -1):
@@ -85,13 +98,18 @@ def _paths_of(lines: list[str], n: int) -> list[tuple[str, str]]:
         header = line
         found = _QUOTED_PATH.search(line)
         j = k - 1
+        routed = False
         while j >= 1 and _indent(lines[j - 1]) == level and lines[j - 1].lstrip().startswith("@"):
             header = lines[j - 1] + " " + header  # `@GetMapping("/orders")` above `List<Order> list() {`
-            found = found or _QUOTED_PATH.search(lines[j - 1])
+            decorated = _DECORATOR_PATH.match(lines[j - 1])
+            routed = routed or decorated is not None
+            found = found or _QUOTED_PATH.search(lines[j - 1]) or decorated
             j -= 1
         if found:
             parts.append((found.group(1), header))
         if level == 0:
+            if prefix and routed:
+                parts.append((prefix, ""))
             break
     parts.reverse()
     outer = "".join(p for p, _ in parts)

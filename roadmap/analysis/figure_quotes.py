@@ -233,7 +233,7 @@ def _statement_role(st: Statement, table: Table | None) -> str:
         return "current"
     if st.historical or any(_OLD_SECTIONS.search(s) for s in st.section[-1:]):
         return "old"
-    if st.section and _LOG_TITLE.search(st.section[0]):
+    if st.section and _LOG_TITLE.search(st.section[0]) and not _standing(st):
         return "dated"  # "# State log (append; newest last)": every entry is as of its day
     if any(_DATED.match(s) for s in st.section):
         return "dated"  # under "## 2026-07-07 — re-baseline": true as of that day
@@ -245,6 +245,12 @@ def _statement_role(st: Statement, table: Table | None) -> str:
     if st.kind != "cell" and _DATED.match(st.text):
         return "dated"
     return "current"
+
+
+def _standing(st: Statement) -> bool:
+    """A log's section that is no entry (records/structure.py keeps it current: "## Numbers we quote" beside the
+    dated entries) quotes its figures as current: an undated section that is not history."""
+    return not st.historical and len(st.section) >= 2 and not any(_DATED.match(s) for s in st.section)
 
 
 def _cell_metric(st: Statement, table: Table | None, cells: tuple[Statement, ...]) -> tuple[Metric, str | None]:

@@ -131,7 +131,8 @@ target goal gate bar threshold budget limit cap slo sla required requirement int
     | {"tok", "tokens", "token", "req", "requests"}
 )
 _WORD = re.compile(r"[a-z][a-z0-9]*|[0-9]+[a-z][a-z0-9]*")
-_SPLIT_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+# camelCase splits into its words; one lower-case letter before capitals is a prefix of the abbreviation (nDCG, mAP)
+_SPLIT_CAMEL = re.compile(r"(?<=[a-z])(?<!\b[a-z])(?=[A-Z])|(?<=\b[a-z])(?=[A-Z][a-z])")
 
 
 @dataclass(frozen=True)

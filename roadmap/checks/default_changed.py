@@ -11,11 +11,12 @@ from roadmap.analysis.commit_text import MAX_COMMITS, message_tokens
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.default_flips import default_flips
 from roadmap.analysis.work import GENERIC_WORDS, own_words
-from roadmap.analysis.facts import News, Reason
+from roadmap.analysis.facts import Flip, News, Reason
 from roadmap.analysis.landing import reverts
 from roadmap.analysis.flag_binding import bound, names
 from roadmap.analysis.reconciled import flip_reconciled
 from roadmap.analysis.stale import hits_for
+from roadmap.analysis.stated_defaults import stated_defaults
 from roadmap.analysis.surfaces import subject_ids
 from roadmap.analysis.terms import distinctive_terms, hinted, id_parts, is_distinctive, overlap_tokens, tokens
 from roadmap.findings import Hit
@@ -177,13 +178,13 @@ def _sentences(text: str) -> list[str]:
 
 
 def applies(st: Statement) -> bool:
-    return says_opt_in(st.text)
+    return says_opt_in(st.text) or bool(stated_defaults(st))
 
 
 def prepare(ctx: LintContext, statements: list[Statement]) -> None:
     """The flips of every switch some statement calls opt-in (one pass over the code's history), and the commits
     saying they turned a default on."""
-    if any(_claimed(st)[0] or _word_settings(st) for st in statements):
+    if any(_claimed(st)[0] or _word_settings(st) or stated_defaults(st) for st in statements):
         default_flips(ctx, _all_flags(ctx, statements))
     commits_matching(ctx, "flips-default", says_flipped, merges=True)
 
@@ -199,10 +200,17 @@ def _from_code(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     """A news commit whose diff turned on the default of a switch the statement names (and no later one turned
     it back off)."""
     flags = _claimed(st)[0] | _opted(st) | _word_settings(st)
-    if not flags or not news.commits:
+    stated = stated_defaults(st)
+    if not (flags or stated) or not news.commits:
         return None
     fresh = news_shas(ctx, news)
     history = ctx.get_history()
+    for claim in sorted(stated):
+        reason = _changed_value(
+            ctx, news, claim, [f for f in default_flips(ctx, _all_flags(ctx)).get(claim, ()) if f.sha in fresh]
+        )
+        if reason is not None:
+            return reason
     for flag in sorted(flags):
         flips = [f for f in default_flips(ctx, _all_flags(ctx)).get(flag, ()) if f.sha in fresh]
         on = [f for f in flips if f.on]
@@ -221,13 +229,33 @@ def _from_code(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     return None
 
 
+def _changed_value(ctx: LintContext, news: News, claim: str, flips: list[Flip]) -> Reason | None:
+    """A default the statement states as a value (`NAME==30`) that a news commit's diff changed, and no later one
+    changed back."""
+    if not flips or flips[-1].on:
+        return None  # never changed since, or back to the stated value last
+    flip = next(f for f in flips if not f.on)
+    c = ctx.get_history().by_sha(flip.sha)
+    if c is None:
+        return None
+    name, _, value = claim.partition("==")
+    phrase = (
+        f"says `{name}` defaults to {value}, but {c.short} ({c.day}) changed its default in {flip.path}: "
+        f"`{_short(flip.before)}` became `{_short(flip.after)}`"
+    )
+    fix = f"give the default `{name}` has had since {c.short} ({_short(flips[-1].after)})"
+    return Reason("RL104", "error", phrase, fix, commits=[(c, "default changed")], news=news)
+
+
 def _all_flags(ctx: LintContext, live: list[Statement] | None = None) -> set[str]:
     """Every switch that some live statement calls opt-in: their code history is read in one pass. `live`: the
     live statements this rule applies to, when the caller has them (prepare: analysis/stale.py picked them)."""
     if ctx.facts.opt_in_flags is None:
         if live is None:
             live = [st for st in ctx.statements() if not st.historical and applies(st)]
-        ctx.facts.opt_in_flags = frozenset(f for st in live for f in _claimed(st)[0] | _opted(st) | _word_settings(st))
+        ctx.facts.opt_in_flags = frozenset(
+            f for st in live for f in _claimed(st)[0] | _opted(st) | _word_settings(st) | stated_defaults(st)
+        )
     return set(ctx.facts.opt_in_flags)
 
 
@@ -321,7 +349,10 @@ def default_changed(ctx: LintContext) -> list[Hit]:
     like a boolean: on a line naming the setting, a value after its name going from 0, false, "off" or none to
     another value turns it on (`Choice("oversampling", {"1x", "2x"}, 0)` -> `..., 1)`); a version going from 1
     to 2 says nothing. A one-word setting the statement sets as code and calls off (`oversampling`) is read
-    from the code's diffs only. A later commit turning it back off cancels it, as does a later
+    from the code's diffs only. A default the statement states as a value, in any language the records are kept
+    in ("`SESSION_TTL` defaults to 30", "既定で 30 分（`SESSION_TTL_MINUTES`）", "`pool` 默认为 8", "standardmäßig
+    8"), is stale once a diff changed the literal of that setting's line from the value to another (`= 30` ->
+    `= 60`, `8u << 20` -> `16u << 20`) and no later diff changed it back. A later commit turning it back off cancels it, as does a later
     revert of the flipping commit (git's `This reverts commit <sha>.`, a `revert:` subject naming it), and so
     does the same record saying so itself: its header or a later dated or result section naming the switch
     and its flip to on.

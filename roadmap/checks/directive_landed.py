@@ -44,6 +44,7 @@ from roadmap.analysis.work import (
     commit_work,
     match,
     said_in_subject,
+    term_count,
     terms_of,
 )
 from roadmap.findings import Hit
@@ -85,6 +86,7 @@ class _Candidate:
     ticket: tuple[str, ...] = ()  # the directive's own ticket keys it names (INV-311): the tracker's id of the work
     part: str = ""  # the one of the directive's requests it did, when it did one of several
     news: int = 0  # commits the directive cannot have known about (for the chance of a match)
+    size: int = 0  # the directive's length in words (work.term_count of its terms)
     work: WorkMatch | None = None
 
     @property
@@ -119,7 +121,7 @@ class _Candidate:
         terms_alone = (
             specific
             and subject >= 2
-            and total <= MAX_TERMS_ALONE
+            and self.size <= MAX_TERMS_ALONE
             and (n >= 3 and ratio >= STRONG_RATIO or n >= 4 and ratio >= 0.4 or n >= 2 and n == total)
         )
         # Changing the very file the directive names, with a subject about the same work, is evidence too.
@@ -293,14 +295,15 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
                 if touching is not None and not touching.is_merge:
                     cand = cands.setdefault(sha, _Candidate(touching))
                     cand.touches += (path,)
-    requests = _requests(st, terms, _verbs(ctx)) if len(terms) > MAX_TERMS_ALONE // 2 else []
+    size = term_count(terms)
+    requests = _requests(st, terms, _verbs(ctx)) if size > MAX_TERMS_ALONE // 2 else []
     forms = _short_forms(st)
     renamed = identifier_forms(st.directive_text or st.text)  # `--min-base-quality` written `--min-bq` by a commit
     forms_key = frozenset(forms.items())  # _match's key for `forms`: hashed once here, not once per candidate
     # commits that report the same work (or one of its requests) in their own words: terms alone are evidence only
     # from a subject saying two of them (`strength`): a commit that cannot be one is no candidate, and is not
     # looked at (said_in_subject); a short form of the directive's words counts ("kid")
-    wordings = ([terms | frozenset(forms)] if 2 <= len(terms) <= MAX_TERMS_ALONE else []) + [t for _, t in requests]
+    wordings = ([terms | frozenset(forms)] if 2 <= size <= MAX_TERMS_ALONE else []) + [t for _, t in requests]
     for words in wordings:
         for c in _said(ctx, words, news):
             if c.sha in fresh and not c.is_merge and c.sha not in cands:
@@ -321,7 +324,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
     for cand in cands.values():
         if taken_out.undone(cand.commit):
             continue  # a later commit reverted it (or it is a revert): that work did not land
-        cand.news = len(fresh)
+        cand.news, cand.size = len(fresh), size
         if cand.touches:  # a file changed counts only where the change names what the directive names there
             cand.touches = tuple(p for p in cand.touches if changes_named(ctx, cand.commit.sha, p, things))
         if ids and not cand.names:

@@ -8,6 +8,7 @@ from roadmap.analysis.context import LintContext
 from roadmap.analysis.evidence_index import cited_with_row, row_of, series_finder
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.metric_terms import long_form, words_of
+from roadmap.analysis.rerun_commits import rerun_entries
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids
 from roadmap.analysis.terms import distinctive_terms, hinted, id_parts, size_terms, tokens
@@ -120,6 +121,10 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     own = [e.date for e in cited_with_row(ctx, st) if e.date and e.series.lower() in named]
     since = min(news.date, max(own)) if own else news.date
     hits = [(e, how) for e in store.entries if e.date and e.date > since and (how := match(st, e, named))]
+    if not named:  # evidence written by a commit that says it did this rerun, whatever the entry is named
+        seen = {e.path for e, _ in hits}
+        hits += [(e, "commit") for e in rerun_entries(ctx, st, news, says_rerun) if e.path not in seen]
+        hits.sort(key=lambda h: (h[0].date or "", h[0].name))
     if not hits:
         return None
     entries = [e for e, _ in hits]
@@ -144,7 +149,9 @@ def rerun_done(ctx: LintContext) -> list[Hit]:
     slug words (model sizes must agree). Evidence named date first or date last, as a folder or a file,
     counts, and so do the dated files and folders inside a series folder (`results/ppl/2026-09-06.json`); a
     one-word series matches when the directive names it (or what it stands for: ppl, perplexity) and a name
-    the entry's JSON records as a value (its dataset or model). An open question or step titled as a rerun
+    the entry's JSON records as a value (its dataset or model). Evidence that a news commit wrote counts too,
+    whatever its name, when the commit says it reran the directive's work (a rerun verb, and the directive's
+    terms in its subject: "exp031: rerun May holdout eval with max_session_len=200"). An open question or step titled as a rerun
     ("### Q2. Re-measure ...") asks for it. The rerun may be asked in other languages: "volver a medir",
     "erneut messen", 重新压测, 再計測, 재측정. A directive that names one series never matches a look-alike
     (`pq-scan` is not `pq-train`), and "nothing to rerun" asks for nothing. Every such entry is listed; the other places asking for the

@@ -189,6 +189,20 @@ _TODO_STATES = frozenset(
     }
 )
 # Sections of rules and process: their imperatives say how to work, not what work is left.
+# A section of notes kept beside the work, in the languages records are kept in: under a TODO title too, an item
+# there is a directive by its own words only ("- Session TTL is 30 min by default" notes; "- Rerun X after ..." asks).
+_NOTES_TITLE = re.compile(
+    r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?(?:notes?|memos?|remarks|fyi|notas|notizen|anmerkungen|hinweise|remarques)\b"
+    r"|^\W*(?:メモ|備考|注記|参考|备注|笔记|筆記|메모|비고|참고)",
+    re.I,
+)
+
+
+def _notes(sections: tuple[str, ...]) -> bool:
+    """Is the innermost section (not the file's title) one of notes?"""
+    return len(sections) > 1 and _NOTES_TITLE.match(sections[-1]) is not None
+
+
 _PROCESS_SECTION = re.compile(
     r"\b(?:protocol|polic(?:y|ies)|rules?|conventions?|guidelines?|workflow|how[- ]to|"
     r"procedures?|process|contract|discipline|etiquette|checklist for|template|"
@@ -403,7 +417,7 @@ class Classifier:
             return Verdict(False, False, None)
         if kind == "cell":
             directive = self.is_directive_column(column)
-        elif kind == "item" and self.in_directive_section(sections):
+        elif kind == "item" and self.in_directive_section(sections) and not _notes(sections):
             directive = True
         else:
             directive = (word in self.verbs or opens_with_infinitive(rest)) and not any(

@@ -11,7 +11,8 @@ process record gives instructions, not directives. Inside any file, some blocks 
   another project's workings (Upstream chain, How upstream works);
 - a blockquote introduced as quoted text ("upstream says:", "verbatim:").
 In a log everything is history but its preamble (the standing header under the title), its live sections
-(Active claims, Handoff queue) and what its newest entry asks for.
+(Active claims, Handoff queue), its standing sections (an undated section beside dated entry sections: the
+numbers it quotes, a summary table) and what its newest entry asks for.
 """
 
 from __future__ import annotations
@@ -194,14 +195,38 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
                 else:
                     history[id(b)] = f"an older dated entry ({e.date}) in a sequence of entries"
     sectioned = any(not h.preamble for b in blocks for h in b.headings)  # a log of sections has a header above them
+    standing = _standing(blocks) if is_log else frozenset()
     for b in blocks:
         if id(b) in history or id(b) in current or id(b) in live:
             continue
-        if is_log and not _in_live_section(b) and not (sectioned and _preamble(b)):
+        if is_log and not _in_live_section(b) and not (sectioned and _preamble(b)) and id(b) not in standing:
             history[id(b)] = why
         elif not is_log and any(_log_section(h.title) for h in b.headings):
             history[id(b)] = "a log section's older content"
     return Structure(kind, why, history, frozenset(live), unless_asked)
+
+
+def _standing(blocks: list[Block]) -> frozenset[int]:
+    """id(block) of the blocks in a log's standing sections: where the log's entries are dated sections, a sibling
+    section whose title has no date is no entry ("## Numbers we quote" below "## 2026-05-21 · EXP-031"): what it
+    holds is kept current, like the log's preamble."""
+    levels = {
+        b.heading.level for b in blocks if b.kind == "heading" and b.heading is not None and _dated_title(b.inline.text)
+    }
+    if not levels:
+        return frozenset()
+    out = set()
+    for b in blocks:
+        own = [b.heading] if b.kind == "heading" and b.heading is not None else []
+        path = [h for h in (*b.headings, *own) if not h.preamble and h.level <= max(levels)]
+        entry = next((h for h in path if h.level in levels), None)
+        if entry is not None and not _dated_title(entry.title) and all(not _dated_title(h.title) for h in path):
+            out.add(id(b))
+    return frozenset(out)
+
+
+def _dated_title(title: str) -> bool:
+    return leading_date(title) is not None or trailing_date(title) is not None
 
 
 def _retrospective(blocks: list[Block]) -> bool:

@@ -1,0 +1,50 @@
+"""Evidence a commit wrote while saying it did the rerun a directive asks for.
+
+"Next: rerun the May holdout eval with `max_session_len=200`" and a later commit "exp031: rerun May holdout eval
+with max_session_len=200, per-length buckets" that adds results/2026-05-24_exp031-len200/: the entry's name shares
+no word with the directive, but the commit that wrote it says it reran that very thing. A news commit counts when
+its message says a rerun, its subject says the directive's work (two of its terms there, three in all, most of
+their weight) and it changed files of evidence entries: those entries answer the rerun.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from roadmap.analysis.asof import news_shas
+from roadmap.analysis.facts import News
+from roadmap.analysis.landing import changed_paths, work_weights
+from roadmap.analysis.surfaces import work_terms
+from roadmap.analysis.work import commit_work, match, said_in_subject
+from roadmap.records.model import Statement
+
+if TYPE_CHECKING:
+    from roadmap.analysis.context import LintContext
+    from roadmap.evidence.store import EvidenceEntry
+
+MIN_TERMS, MIN_RATIO = 3, 0.5  # what the commit's message must say of the directive's work terms
+REFUSED = 0.3  # share of the unmatched terms it says it did NOT do ("EXP-027 is NOT rerun"): no rerun
+
+
+def rerun_entries(
+    ctx: "LintContext", st: Statement, news: News, says_rerun: Callable[[str], bool]
+) -> list["EvidenceEntry"]:
+    """The evidence entries (oldest first) that news commits saying they did the directive's rerun wrote."""
+    store = ctx.get_evidence()
+    if not store.entries or not news.commits:
+        return []
+    terms = work_terms(st)
+    if len(terms) < MIN_TERMS:
+        return []
+    weights = work_weights(ctx)
+    commits = [
+        c for c in said_in_subject(terms, weights, news_shas(ctx, news)) if not c.is_merge and says_rerun(c.message)
+    ]
+    written: set[str] = set()
+    for c in commits:
+        m = match(terms, commit_work(c), weights)
+        if len(m.matched) >= MIN_TERMS and m.ratio >= MIN_RATIO and m.refused_ratio < REFUSED and not m.absent:
+            written.update(changed_paths(ctx, [c])[c.sha])
+    if not written:
+        return []
+    return [e for e in store.entries if any(p == e.path or p.startswith(e.path + "/") for p in written)]

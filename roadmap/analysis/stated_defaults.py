@@ -1,0 +1,97 @@
+"""Defaults a record states as a value: "`SESSION_TTL` defaults to 30 minutes", "the default is 3 (`MAX_RETRIES`)",
+"セッションの有効期限は既定で 30 分（`SESSION_TTL_MINUTES`）", "`pool_size` 默认为 8", "`X` vale 4 por defecto".
+
+A statement states a default when, in one sentence, a default word of any language the records are written in
+(default, 既定, デフォルト, 默认, 기본값, por defecto, standardmäßig, par défaut, ...) stands next to a value (a
+number, or a backticked word) with nothing but connecting words between them ("defaults to", "既定で", "默认为",
+"기본값은"), and the phrase speaks of a setting the statement names as code (analysis/flag_binding.py). Such a
+claim is written as `NAME==VALUE`: analysis/default_flips.py reads which commits changed that setting's default
+away from the value (roadmap/checks/default_changed.py reports them). A directive asks for a value ("Raise the
+`X` default to 60"), and a sentence that says the value is past ("no longer defaults to 30") states none.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from roadmap.analysis.flag_binding import bound, names
+from roadmap.records.model import Statement
+
+_DEFAULT = (
+    r"(?:\bby default\b|\bdefault(?:s|ed)?(?: value)?\b|既定値|既定|デフォルト値|デフォルト|初期値|默认值|默认|默認值|默認|"
+    r"缺省值|缺省|预设|預設|기본값|기본|\bpor (?:defecto|omisi[oó]n)\b|\bpadr[aã]o\b|\bstandardm[aä](?:ss|ß)ig\b|"
+    r"\bper default\b|\bstandardwert\b|\bpar d[eé]faut\b|\bdi default\b|\bpredefinit[oa]\b)"
+)
+# What may stand between a default word and its value: "defaults to", "default is", "default value of",
+# "既定で", "デフォルトは", "默认为", "기본값은", "por defecto es", "standardmäßig auf".
+_JOIN = (
+    r"(?:[\s:=：`*_]|\b(?:to|is|of|at|now|es|est|ist|auf|bei|sind|de|à|di|è|é|vale|son)\b|"
+    r"[ではがにの]|为|為|是|值|값은|값|은|는|으로|로)*"
+)
+_NUMBER = r"-?\d+(?:[.,]\d+)?"
+_WORD_VALUE = r"[A-Za-z][\w.:+-]{0,59}"  # a value only when the statement writes it as code
+_AFTER = re.compile(rf"{_DEFAULT}(?P<join>{_JOIN})(?<![\w.])(?P<value>{_NUMBER}(?![\w.]*\d)|{_WORD_VALUE})", re.I)
+# "30 minutes by default", "3 retries par défaut": the value first, a unit word between.
+_BEFORE = re.compile(
+    rf"(?:(?<![\w.])(?P<value>{_NUMBER})(?:\s*[A-Za-z\u3040-\u30ff\u4e00-\u9fff]{{1,12}})?|"
+    rf"(?<![\w.:-])(?P<code>{_WORD_VALUE}))\s*"
+    r"(?:by default|par d[eé]faut|por defecto|standardm[aä](?:ss|ß)ig|per default|di default)\b",
+    re.I,
+)
+# The value is history: "no longer defaults to 30", "used to default to 30", "was 30 by default", "以前は".
+_PAST = re.compile(
+    r"\b(?:no longer|used to|previously|formerly|was|were|old|former|until)\b[^.;]{0,30}$|以前|かつて|旧|原来|以前",
+    re.I,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
+# Names the statement writes as code that are no setting: a path, a file.
+_FILE = re.compile(r"/|\.[A-Za-z]{1,5}$")
+
+
+@lru_cache(maxsize=4096)
+def stated_defaults(st: Statement) -> frozenset[str]:
+    """`NAME==VALUE` for each setting whose default the statement states as a value."""
+    if st.directive or not _has_default_word(st.text):
+        return frozenset()
+    code = [
+        n
+        for n in (s.split("=", 1)[0].strip().rstrip("()") for s in (*st.mentions.env_vars, *st.mentions.symbols))
+        if n and not _FILE.search(n)
+    ]
+    if not code:
+        return frozenset()
+    out: set[str] = set()
+    for sent in _SENTENCE.split(" ".join(st.text.split())):
+        for m in [*_AFTER.finditer(sent), *_BEFORE.finditer(sent)]:
+            if _PAST.search(sent[: m.start()]):
+                continue
+            group = "value" if m.groupdict().get("value") else "code"
+            value = m.group(group)
+            if value[0].isalpha() and value not in code:
+                continue  # "defaults to off" is RL104's opt-in; a word is a value only when written as code
+            at = m.span(group)
+            spans = [
+                (x.start(), x.end())
+                for c in code
+                if c != value
+                for x in _name_re(c).finditer(sent)
+                if not (x.start() < at[1] and at[0] < x.end())
+            ]
+            for s, e in bound(sent, m.start(), m.end(), names(sent, spans, prose=False)):
+                name = sent[s:e]
+                if name in code:
+                    out.add(f"{name}=={value.replace(',', '.')}")
+    return frozenset(out)
+
+
+_HINTS = re.compile(r"default|défaut|defecto|omisi|padr|standard|既定|デフォルト|初期値|默|缺省|预设|預設|기본", re.I)
+
+
+def _has_default_word(text: str) -> bool:
+    return _HINTS.search(text) is not None
+
+
+@lru_cache(maxsize=4096)
+def _name_re(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
