@@ -94,6 +94,8 @@ class DirectiveConfig:
         "Left to do",
         "Still to do",
         "Next",
+        # what a process or a system lacks, listed as such, is work owed ("## Known gaps" of a runbook)
+        "Known gaps",
     )
     # Matched case-sensitively as whole words; "Must" therefore only fires where a sentence starts with it.
     phrases: tuple[str, ...] = (

@@ -98,7 +98,9 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
                 if ref.end_line is None or ref.line is None or ref.end_line == ref.line
                 else loc.line + (ref.end_line - ref.line)
             )
-            msg = f"`{name}` is no longer on {where}; it is at {path}:{_span(loc.line, new_end)} now"
+            past = ref.line is not None and max(ref.line, ref.end_line or ref.line) > len(lines)
+            shrunk = f" (past the end: the file has {len(lines)} lines)" if past else ""
+            msg = f"`{name}` is no longer on {where}{shrunk}; it is at {path}:{_span(loc.line, new_end)} now"
             old_text, at = _edit_span(ctx, site)
             new_text = repoint(old_text, ref, loc.line) if old_text else None
             if new_text and at is not None:

@@ -333,6 +333,11 @@ class Classifier:
             )
         return hit
 
+    def in_work_list_section(self, sections: tuple[str, ...]) -> bool:
+        """Under a heading that names a list of work wherever it appears ("Action items", "Known gaps", "TODO"),
+        not one of the broad names ("Plan", "Tasks", "Next") that a how-to also gives its own steps."""
+        return self.section_re is not None and any(self.section_re.search(s) for s in sections)
+
     def in_directive_section(self, sections: tuple[str, ...]) -> bool:
         hit = self._sec_cache.get(sections)
         if hit is None:

@@ -126,9 +126,13 @@ class _Builder:
 
     def _work_in_process(self, text: str, sections: tuple[str, ...]) -> bool:
         """In a how-to record (a runbook, a playbook), an open box under an Action items / TODO / Follow-ups
-        heading ("- [ ] Give load_orders retries") is work someone owes, not an instruction. A box alone is not:
-        a prompt or workflow's checklist instructs whoever runs it."""
-        return _OPEN_BOX_TEXT.match(text) is not None and self.cls.in_directive_section(sections)
+        heading ("- [ ] Give load_orders retries") is work someone owes, not an instruction; so is any item of a
+        section named as a list of work ("## Known gaps", "## Action items"), box or no box. A box alone is not:
+        a prompt or workflow's checklist instructs whoever runs it. The title does not name the list: a runbook
+        titled "Failover TODOs" still gives instructions in its steps."""
+        if _OPEN_BOX_TEXT.match(text) is not None and self.cls.in_directive_section(sections):
+            return True
+        return self.cls.in_work_list_section(sections[1:] if len(sections) > 1 else sections)
 
     def _statement(self, b: Block) -> None:
         inl = b.inline

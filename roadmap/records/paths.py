@@ -61,7 +61,13 @@ _FRAGMENT = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
 _IDENT = re.compile(r"[A-Za-z_]\w*(?:(?:::|\.)[A-Za-z_]\w*)*")
 _ASCII_LETTER = re.compile(r"[A-Za-z]")  # what str.isalpha() accepts in ASCII text, found in C
 # Used with .match(text, pos): no `^`, which would only ever match at the start of the whole text.
-_SYM_AFTER = re.compile(r"\s*[(\[]?\s*(?:`)?([A-Za-z_][\w]*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?")
+# After the reference, in parentheses or not, a symbol in a code span, maybe after the word saying what kind of thing
+# it is: `rds.tf:11-15` (variable `replica_count`), `app.py:40` (function `load`), `x.yaml:3` (key `minAvailable`).
+_SYM_AFTER = re.compile(
+    r"\s*[(\[]?\s*(?:(?:variable|var|const|constant|function|func|method|class|struct|enum|type|resource|module|"
+    r"output|field|key|setting|option|flag|macro|target|rule|job|section|table|column)\s+)?"
+    r"(?:`)?([A-Za-z_][\w]*(?:(?:::|\.)[A-Za-z_]\w*)*)(?:\(\))?"
+)
 
 
 def _looks_like_file(path: str) -> bool:
