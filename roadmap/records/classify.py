@@ -253,6 +253,11 @@ _CURRENT_STATE = re.compile(
 )
 
 
+_OWED_SECTION = re.compile(
+    r"(?<![\w])(?:known[- ]gaps|action[- ]items|follow[- ]?ups?|open[- ]items|outstanding|(?:left|still)[- ]to[- ]do)"
+    r"(?![\w])",
+    re.I,
+)
 # A blocker's label ("Blocked on:", "Waiting for:") and, after the why, the sentence naming what it waits for
 # ("... so a replay would hammer the ERP API. Needs per-topic backoff in `retry/policy.go`").
 _BLOCKER_LABEL = re.compile(r"^(?:blocked\s+(?:on|by)|blockers?|waiting\s+(?:on|for)):$", re.I)
@@ -334,9 +339,10 @@ class Classifier:
         return hit
 
     def in_work_list_section(self, sections: tuple[str, ...]) -> bool:
-        """Under a heading that names a list of work wherever it appears ("Action items", "Known gaps", "TODO"),
-        not one of the broad names ("Plan", "Tasks", "Next") that a how-to also gives its own steps."""
-        return self.section_re is not None and any(self.section_re.search(s) for s in sections)
+        """Under a heading that names work owed rather than steps to take ("Known gaps", "Action items",
+        "Follow-ups", "Open items"): a how-to's (a prompt's, a runbook's) "Next steps" or "Plan" are its own
+        instructions to whoever runs it."""
+        return any(_OWED_SECTION.search(s) for s in sections)
 
     def in_directive_section(self, sections: tuple[str, ...]) -> bool:
         hit = self._sec_cache.get(sections)
