@@ -71,12 +71,57 @@ def quotes_in(records: Iterable[RecordFile], finder: SeriesFinder) -> list[Quote
     out: list[Quote] = []
     for rf in records:
         rows = {cells[0].line: (t, cells) for t in rf.tables for cells in t.rows if cells}  # a row is one line
+        mine: list[Quote] = []
         for st in rf.statements:
             if st.kind == "heading" or not _has_digit(st.text):
                 continue
             table, cells = rows.get(st.line, (None, ())) if st.kind == "cell" else (None, ())
-            out.extend(_quotes_of(st, table, cells, finder))
+            mine.extend(_quotes_of(st, table, cells, finder))
+        out.extend(_restating_rows(mine, rows))
     return out
+
+
+def _restating_rows(quotes: list[Quote], rows: dict[int, tuple[Table, tuple[Statement, ...]]]) -> list[Quote]:
+    """A statement outside the table that quotes, with nothing naming their series, the very figures of one table
+    row of its record ("**Current best:** blocksparse-v2 at 188 TFLOP/s / 2.8 ms", the row's two figures; or one
+    of them and the row's key as written) is about that row's series: its quotes take the row's series, and each
+    the metric of the cell it repeats (the column's: the prose before it names the kernel, not the metric)."""
+    by_row: dict[int, list[Quote]] = {}
+    for q in quotes:
+        if q.st.kind == "cell" and q.names and q.unit is not None:
+            by_row.setdefault(q.st.line, []).append(q)
+    if not by_row:
+        return quotes
+    loose: dict[int, list[int]] = {}  # id(statement) -> indices of its quotes without a series
+    for k, q in enumerate(quotes):
+        if q.st.kind != "cell" and not q.names and q.unit is not None:
+            loose.setdefault(id(q.st), []).append(k)
+    out = list(quotes)
+    for idx in loose.values():
+        st = quotes[idx[0]].st
+        found = None
+        for line, cells_q in by_row.items():
+            same = [quotes[k] for k in idx if any(_same_figure(quotes[k], c) for c in cells_q)]
+            key = rows[line][1][0].text.strip().lower() if line in rows and rows[line][1] else ""
+            if len(same) >= 2 or same and len(key) >= 3 and key in st.text.lower():
+                if found is not None:
+                    found = None  # two rows quoted alike: which one is meant is not said
+                    break
+                found = cells_q
+        if found is None:
+            continue
+        names = frozenset().union(*(c.names for c in found))
+        keys = frozenset().union(*(c.keys for c in found))
+        for k in idx:
+            q = quotes[k]
+            cell = next((c for c in found if _same_figure(q, c)), None)
+            metric = cell.metric if cell is not None else q.metric
+            out[k] = Quote(q.st, q.fig, q.unit, metric, names, q.keys | keys, q.row, q.role, q.row_key, q.bar)
+    return out
+
+
+def _same_figure(a: Quote, b: Quote) -> bool:
+    return a.unit == b.unit and abs(a.fig.value - b.fig.value) <= 1e-9 * max(1.0, abs(b.fig.value))
 
 
 def _has_digit(text: str) -> bool:
@@ -129,7 +174,7 @@ def _quotes_of(st: Statement, table: Table | None, cells: tuple[Statement, ...],
         return []
     names, keys = finder.series(st, table, cells)
     row = st.row_id or st.defines
-    base_role = _statement_role(st, table)
+    base_role = _statement_role(st, table, cells)
     series_words = frozenset(w for k in names | keys for w in words_of(k))
     segments = _segments(st.text) if st.kind != "cell" and len(names) > 1 else []
     out = []
@@ -228,7 +273,7 @@ def dated_entry(q: Quote) -> bool:
 _CURRENT_LABEL = re.compile(r"^\W{0,3}(?:current(?:ly)?|latest|as of now|today)\b\W{0,3}[:—–-]", re.I)
 
 
-def _statement_role(st: Statement, table: Table | None) -> str:
+def _statement_role(st: Statement, table: Table | None, cells: tuple[Statement, ...] = ()) -> str:
     if not st.historical and st.kind != "cell" and _CURRENT_LABEL.match(st.text):
         return "current"
     if st.historical or any(_OLD_SECTIONS.search(s) for s in st.section[-1:]):
@@ -244,7 +289,12 @@ def _statement_role(st: Statement, table: Table | None) -> str:
             return "old"
     if st.kind != "cell" and _DATED.match(st.text):
         return "dated"
+    if st.kind == "cell" and cells and cells[0] is not st and _DATE_CELL.match(cells[0].text):
+        return "dated"  # a row led by its date ("| 2026-03-09 | blocksparse-v2 | 188 |"): one run, as of that day
     return "current"
+
+
+_DATE_CELL = re.compile(rf"^\W{{0,3}}{ISO_DATE}\W{{0,3}}$")
 
 
 def _standing(st: Statement) -> bool:

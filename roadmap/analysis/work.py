@@ -270,20 +270,35 @@ def _long_forms() -> dict[tuple[str, ...], str]:
     return _LONG_FORMS
 
 
+# A size written in full ("seq 32768", "8192 tokens") is the word its short form is ("32k", "8k"): binary
+# multiples of 1024 first, then decimal thousands.
+_SIZE_NUMBER = re.compile(r"(?<![\w.,])(\d{4,7})(?![\w.,])")
+
+
+def _size_word(n: int) -> str | None:
+    if n >= 1024 and n % 1024 == 0:
+        return f"{n // 1024}k"
+    if n >= 1000 and n % 1000 == 0:
+        return f"{n // 1000}k"
+    return None
+
+
 def _raw_words(text: str) -> list[str]:
     """Words in text order; identifiers (snake_case, camelCase with two or more real parts) are kept whole and
     split into their parts. "YaRN" and "RoPE" are words, "PVCs" is the plural of an abbreviation. A run of CJK
-    characters gives its character bigrams (_cjk_bigrams)."""
+    characters gives its character bigrams (_cjk_bigrams). A size written in full gives its short form (32768:
+    "32k"), after the words."""
     out: list[str] = []
     clean = _NOISE.sub(" ", text)
+    sizes = [_size_word(int(n)) for n in _SIZE_NUMBER.findall(clean)] if any(c.isdigit() for c in clean) else []
     if clean.isascii():
         for w in _WORD.findall(clean):
             out.extend(_word_parts(w))
-        return out
+        return out + [w for w in sizes if w]
     for m in _WORD_OR_CJK.finditer(clean):
         w = m.group(0)
         out.extend(_cjk_bigrams(w) if _CJK.match(w) else _word_parts(w))
-    return out
+    return out + [w for w in sizes if w]
 
 
 # Chinese and Japanese write no spaces between words (and Korean attaches its particles): the terms of such text are

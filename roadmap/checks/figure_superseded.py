@@ -67,8 +67,11 @@ def figure_superseded(ctx: LintContext) -> list[Hit]:
     "real-time factor", never TTFT against TPOT), units are converted, and evidence of one of our schemas
     counts only when it measured on the same machine class, model, weights and workload. Struck-through
     figures, figures called previous/old/superseded where they are quoted, targets and budgets ("<= 200
-    ms", a Target column), dated entries and historical statements are never flagged (a log's undated section
-    beside its dated entries, "## Numbers we quote", is no entry: current). Each line is one
+    ms", a Target column), dated entries (a table row led by its date is one run, as of that day) and
+    historical statements are never flagged (a log's undated section beside its dated entries, "## Numbers we
+    quote", is no entry: current). A line that restates the figures of one row of its record's table, with
+    nothing else naming their series ("Current best: 188 TFLOP/s / 2.8 ms"), is about that row's series and
+    its columns' metrics. Each line is one
     finding; other lines quoting the same stale figure are related locations, and lines of one row id are
     one finding.
 
