@@ -12,7 +12,7 @@ from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.landing import reverts
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids, work_terms
-from roadmap.analysis.work import own_words, spanish_message, spanish_text, terms_of
+from roadmap.analysis.work import message_language, own_words, terms_of, text_language
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
@@ -41,6 +41,12 @@ REFUTES = re.compile(
     r"(?:equivocad[oa]|incorrect[oa]|fals[oa]|errónea|erronea)\b|\bno\s+(?:venía|venia|venían|venian|viene|vienen)\s+de"
     r"|\bno\s+(?:era|es|fue)\s+(?:la\s+causa|el\s+origen)\b"
     r"|\b(?:war|ist)\s+(?:falsch|widerlegt|nicht\s+die\s+Ursache)\b|\bkam\s+nicht\s+von\b"
+    # German: "sind also nicht der Grund für die Langsamkeit", "würde fast nichts bringen", "stimmt nicht"
+    r"|\b(?:ist|sind|war|waren)\s+(?:\w+\s+){0,2}?nicht\s+"
+    r"(?:der\s+Grund|die\s+Ursache|das\s+Problem|der\s+Engpass|schuld)\b"
+    r"|\b(?:würde|wird|bringt|brachte|hilft|half)\b[^.;]{0,40}?\b(?:nichts|nicht)\s+(?:bringen|helfen)\b"
+    r"|\b(?:bringt|brachte|hilft|half)\s+(?:\w+\s+){0,2}?nichts\b"
+    r"|\b(?:stimmt|stimmte|trifft|traf)\s+(?:\w+\s+){0,2}?nicht\b"
     r"|\b(?:était|est)\s+(?:fausse?|erronée?|erroné|incorrecte?)\b|\bne\s+(?:venait|vient)\s+pas\s+d",
     re.I,
 )
@@ -82,6 +88,8 @@ _PREMISE_PARTS = tuple(
         (("origen", "causa"), r"\b(?:el\s+origen|la\s+causa)\s+(?:es|era)\b"),
         (("debe",), r"\bse\s+debe\s+a\b"),
         (("ursache",), r"\bdie\s+Ursache\s+ist\b"),
+        (("weil",), r"\bweil\b"),
+        (("grund",), r"\bder\s+Grund\s+(?:ist|war)\b"),
         (("liegt",), r"\bliegt\s+an\b"),
         (("cause",), r"\bla\s+cause\s+est\b"),
         (("dû",), r"\best\s+dûe?\s+à\b"),
@@ -98,7 +106,7 @@ _STATES_PREMISE = re.compile("|".join(rx.pattern for _, rx in _PREMISE_PARTS), r
 _PREMISE_WORDS = (
     "hypothes", "assumption", "root", "premise", "theory", "suspect", "dominat", "from", "because", "due to",
     "cause", "bottleneck", "culprit", "cannot", "exploitable", "reason", "what", "causa", "origen", "debe",
-    "ursache", "liegt", "dû", "due",
+    "ursache", "liegt", "dû", "due", "weil", "grund",
 )  # fmt: skip
 _CASE_TWINS = ("\u0130", "\u0131", "\u017f")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(\"'])")
@@ -197,13 +205,13 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
     premise = _premise_terms(st.text)
     wordy = len(terms) > 20  # a long statement shares three words with anything: figures must tie it
     denies = _denies(st.text)
-    spanish = spanish_message(c)
+    lang = message_language(c)
     for _, sentences in paragraphs:
         for quoted, sent in sentences:
             figure = _names(sent, figures)
             if denies and not figure and not _names(sent, dates) and not _REVERSES.search(sent):
                 continue  # says the given-up thing is wrong too; only the measurement it rests on can be refuted
-            said = terms_of(sent, spanish)
+            said = terms_of(sent, lang)
             in_sent = len(terms & said)
             if in_sent and (_names(sent, ids) or names_ids and (_names(sent, dates) or figure)):
                 return "error", quoted
@@ -227,8 +235,8 @@ def _premise_terms(text: str) -> frozenset[str]:
     sentences = _sentences(text)
     if len(sentences) < 2:
         return frozenset()
-    spanish = spanish_text(text)
-    return frozenset().union(*(terms_of(s, spanish) for s in sentences if _states_premise(s)))
+    lang = text_language(text)
+    return frozenset().union(*(terms_of(s, lang) for s in sentences if _states_premise(s)))
 
 
 # A conclusion drawn from the premise, up to the end of its sentence: "..., so adding PP ranks doesn't help".

@@ -11,8 +11,11 @@
 
 from __future__ import annotations
 
+from roadmap.analysis.stem import german_stem
+from roadmap.analysis.work import terms_of
 from roadmap.config import Config
 from roadmap.lint import LintOptions, lint
+from roadmap.records.language import language
 from roadmap.records.parser import parse_record
 
 
@@ -73,3 +76,37 @@ def test_an_older_german_hand_off_bullet_stays_open_while_a_later_entry_says_so(
     assert by_text["die Exportdaten der Filialen nach S3 hochladen"].directive
     # the later entry does not say the schedule is still open: the older entry's bullet is history
     assert not by_text["den Zeitplan des Nachtlaufs dokumentieren"].directive
+
+
+# --- German words --------------------------------------------------------------------------------------------
+
+
+def test_german_text_is_told_from_spanish_and_stemmed_as_german():
+    assert language("die spalte befüllen, sobald die migration da ist".split()) == "de"
+    assert language("paginar los pedidos con cursor para la app".split()) == "es"
+    assert german_stem("fehlendem") == german_stem("fehlende") == "fehlend"
+    assert german_stem("zeilen") == german_stem("zeile")
+    assert german_stem("stationsdaten") == german_stem("station")
+    assert "export" in terms_of("die Exportdaten der Filialen hochladen") & terms_of("Export der Filialen nach S3")
+
+
+def test_german_premise_refuted_by_a_german_commit(git_repo):
+    repo = git_repo()
+    plan = "# Übergabe\n\n## 2026-04-01 — Lena → Jonas\n\nNächste Person muss:\n- den Build-Cache vergrößern, weil die Plattenzugriffe den Build so bremsen (12 min)\n"
+    repo.commit({"agents/uebergabe.md": plan}, "Übergabe Lena → Jonas", "2026-04-01")
+    repo.commit(
+        {"ci/profile.txt": "link 9m\n"},
+        "CI: Build profiliert\n\nDer Build wartet kaum auf die Platte; die Plattenzugriffe sind nicht der Engpass, 9 der 12 Minuten\n"
+        "gehen in den Linker.\n",
+        "2026-04-05",
+    )
+    [f] = _findings(repo, "RL103")
+    assert f.line == 6
+
+
+def test_a_german_commit_that_only_speeds_the_disk_up_refutes_nothing(git_repo):
+    repo = git_repo()
+    plan = "# Übergabe\n\n## 2026-04-01 — Lena → Jonas\n\nNächste Person muss:\n- den Build-Cache vergrößern, weil die Plattenzugriffe den Build so bremsen (12 min)\n"
+    repo.commit({"agents/uebergabe.md": plan}, "Übergabe Lena → Jonas", "2026-04-01")
+    repo.commit({"ci/disk.txt": "nvme\n"}, "CI: schnellere Platten für die Build-Maschinen\n", "2026-04-05")
+    assert _findings(repo, "RL103") == []
