@@ -28,6 +28,61 @@ def _directives(path: str, text: str) -> set[str]:
     return {st.text for st in rf.statements if st.directive}
 
 
+# --- ADR premises ------------------------------------------------------------------------------------------
+
+ADR = "docs/adr/0012-session-store-in-redis.md"
+ADR_TEXT = """# 12. Keep web sessions in Redis
+
+- Status: accepted
+- Date: 2026-02-03
+
+## Context
+
+Our sessions table is the hottest table of the primary, and autovacuum falls behind it every evening.
+
+## Decision
+
+Keep sessions in the Redis cluster that already serves the rate limiter.
+"""
+
+
+def _adr_repo(git_repo, message: str):
+    repo = git_repo()
+    repo.commit(
+        {ADR: ADR_TEXT, "app/sessions.py": "STORE = 'redis'\n"}, "docs(adr): 0012 sessions in Redis", "2026-02-03"
+    )
+    repo.commit(
+        {"db/autovacuum.sql": "ALTER TABLE sessions SET (autovacuum_vacuum_scale_factor = 0.02);\n"},
+        message,
+        "2026-02-20",
+    )
+    return repo
+
+
+def test_a_commit_quoting_an_adr_context_and_saying_it_does_not_hold_refutes_it(git_repo):
+    repo = _adr_repo(
+        git_repo,
+        "db: per-table autovacuum for sessions\n\n"
+        'ADR 0012 was written because "autovacuum falls behind it every evening". That does not hold with a\n'
+        "scale factor of 0.02: the evening run now finishes in 4 minutes.\n",
+    )
+    [f] = _findings(repo, "RL103")
+    assert (
+        f.path == ADR
+        and f.severity == "error"
+        and "autovacuum falls behind" in open(repo.path / ADR).read().split("\n")[f.line - 1]
+    )
+
+
+def test_a_commit_saying_another_claim_does_not_hold_refutes_no_adr_context(git_repo):
+    repo = _adr_repo(
+        git_repo,
+        "db: per-table autovacuum for sessions\n\n"
+        'The comment "retries are idempotent for every job type" does not hold for webhooks; see #88.\n',
+    )
+    assert _findings(repo, "RL103") == []
+
+
 # --- lists handed on by a label ----------------------------------------------------------------------------
 
 LABELLED = """# Release notes draft
@@ -110,3 +165,21 @@ def test_a_german_commit_that_only_speeds_the_disk_up_refutes_nothing(git_repo):
     repo.commit({"agents/uebergabe.md": plan}, "Übergabe Lena → Jonas", "2026-04-01")
     repo.commit({"ci/disk.txt": "nvme\n"}, "CI: schnellere Platten für die Build-Maschinen\n", "2026-04-05")
     assert _findings(repo, "RL103") == []
+
+
+def test_a_constraint_written_with_cant_and_its_reason_is_a_premise(git_repo):
+    repo = git_repo()
+    notes = (
+        "# Cache notes\n\n"
+        "- Redis can't hold the whole session set: it is 40 GB and the cache node has 16 GB.\n"
+        "- Redis serves the rate limiter for the public API.\n"
+    )
+    repo.commit({"agents/cache.md": notes}, "notes: cache sizing", "2026-05-02")
+    repo.commit(
+        {"ops/redis.conf": "maxmemory 16gb\n"},
+        "ops: evict expired sessions\n\nThe 40 GB session set was mostly expired keys. That was wrong as a size: with\n"
+        "expiry enforced the whole session set is 9 GB and Redis holds it with room to spare.\n",
+        "2026-05-09",
+    )
+    [f] = _findings(repo, "RL103")
+    assert f.line == 3
