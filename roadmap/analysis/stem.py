@@ -196,6 +196,7 @@ def romance_stem(word: str) -> str:
 # German endings, longest first, on a word with its umlauts folded: the case and plural endings of nouns and
 # adjectives and the infinitive, so that "fehlende" and "fehlendem", "Zeile" and "Zeilen", "verwerfen" and
 # "verworfen"'s neighbours meet. One ending comes off, and at least four letters stay; "-iert" (markiert) is "-ier".
+# A word with none of them, often an English one ("Onboarding"), gets its Porter stem, as in an English text.
 _GERMAN_ENDINGS = ("ierte", "iert", "ern", "em", "en", "er", "es", "e", "s", "n")
 _UMLAUTS = str.maketrans({"ä": "a", "ö": "o", "ü": "u", "ß": "ss"})
 
@@ -218,4 +219,4 @@ def german_stem(word: str) -> str:
     for end in _GERMAN_ENDINGS:
         if w.endswith(end) and len(w) - len(end) >= 4:
             return w[: -len(end)] + ("ier" if end.startswith("iert") else "")
-    return w
+    return stem(w)  # no German ending: an English word in the text ("Onboarding", "Caching") gets its Porter stem
