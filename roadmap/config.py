@@ -96,6 +96,11 @@ class DirectiveConfig:
         "Next",
         # what a process or a system lacks, listed as such, is work owed ("## Known gaps" of a runbook)
         "Known gaps",
+        # German
+        "Nächste Schritte",
+        "Offene Punkte",
+        "Aufgaben",
+        "Zu tun",
     )
     # Matched case-sensitively as whole words; "Must" therefore only fires where a sentence starts with it.
     phrases: tuple[str, ...] = (
@@ -130,6 +135,15 @@ class DirectiveConfig:
         "Blockers:",
         "Waiting on:",
         "Waiting for:",
+        # German hand-offs and labels ("Nächste Person muss ..." is a hand-off: records/structure.py)
+        "Als Nächstes:",
+        "Nächste Schritte:",
+        "Zu tun:",
+        "Offen:",
+        "Offene Punkte:",
+        "Blockiert durch:",
+        "Blockiert von:",
+        "Wartet auf:",
     )
     # An item or paragraph that starts with one of these (after dates, ids, owners) asks for work.
     verbs: tuple[str, ...] = (

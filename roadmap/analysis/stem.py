@@ -191,3 +191,32 @@ def romance_stem(word: str) -> str:
             if w.endswith(end) and len(w) - len(end) >= 4:
                 return w[: -len(end)]
     return stem(w)
+
+
+# German endings, longest first, on a word with its umlauts folded: the case and plural endings of nouns and
+# adjectives and the infinitive, so that "fehlende" and "fehlendem", "Zeile" and "Zeilen", "verwerfen" and
+# "verworfen"'s neighbours meet. One ending comes off, and at least four letters stay; "-iert" (markiert) is "-ier".
+# A word with none of them, often an English one ("Onboarding"), gets its Porter stem, as in an English text.
+_GERMAN_ENDINGS = ("ierte", "iert", "ern", "em", "en", "er", "es", "e", "s", "n")
+_UMLAUTS = str.maketrans({"ä": "a", "ö": "o", "ü": "u", "ß": "ss"})
+
+
+# Heads of German compounds that add a kind of record to their modifier, not a subject: "Luftdruckwerte" are the
+# air pressure's values, "Stationsdaten" the stations' data. Such a compound stems to its modifier, so that it meets
+# the plain word ("fehlender Luftdruck").
+_RECORD_HEADS = ("werte", "wert", "daten", "datei", "dateien", "liste", "listen", "angaben", "felder", "feld")
+
+
+@lru_cache(maxsize=65536)
+def german_stem(word: str) -> str:
+    """The stem of a lower-case word of a German text (records/language.py)."""
+    w = word.translate(_UMLAUTS)
+    if not w.isalpha() or not w.isascii():
+        return w
+    for head in _RECORD_HEADS:
+        if w.endswith(head) and len(w) - len(head) >= 5:
+            return german_stem(w[: -len(head)].removesuffix("s"))  # the linking -s- of "Stationsdaten"
+    for end in _GERMAN_ENDINGS:
+        if w.endswith(end) and len(w) - len(end) >= 4:
+            return w[: -len(end)] + ("ier" if end.startswith("iert") else "")
+    return stem(w)  # no German ending: an English word in the text ("Onboarding", "Caching") gets its Porter stem

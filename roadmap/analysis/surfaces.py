@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING, AbstractSet, Iterable
 
 from roadmap.analysis.terms import containment, distinctive_terms, id_parts, jaccard
-from roadmap.analysis.work import spanish_text, terms_of
+from roadmap.analysis.work import terms_of, text_language
 
 if TYPE_CHECKING:
     from roadmap.records.model import Statement
@@ -46,7 +46,7 @@ def work_terms(st: "Statement") -> frozenset[str]:
         text = text.replace(i, " ")
     # The whole statement says which language it is in: its directive part alone ("Paginar `GET /api` con cursor")
     # may be too short to tell.
-    return terms_of(text, spanish_text(st.text) if text != st.text else None)
+    return terms_of(text, text_language(st.text) if text != st.text else None)
 
 
 def apart(a: "Statement", b: "Statement") -> bool:

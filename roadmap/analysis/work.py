@@ -19,8 +19,8 @@ from functools import lru_cache
 from itertools import repeat
 
 from roadmap.analysis.function_words import FUNCTION_WORDS
-from roadmap.records.language import GENERIC as ROMANCE_GENERIC, romance
-from roadmap.analysis.stem import romance_stem, stem
+from roadmap.records.language import GENERIC as ROMANCE_GENERIC, GERMAN_GENERIC, language
+from roadmap.analysis.stem import german_stem, romance_stem, stem
 from roadmap.analysis.terms import hinted
 from roadmap.history.commit import Commit
 
@@ -341,16 +341,19 @@ def _word_parts(w: str) -> tuple[str, ...]:
     return (low,)
 
 
+_STEMMERS = {"es": romance_stem, "de": german_stem}
+
+
 @lru_cache(maxsize=1 << 17)
-def _word_term(w: str, spanish: bool = False) -> tuple[str, str | None]:
-    """(stem, the work term it gives or None) of one raw word; `spanish`: of a Spanish or Portuguese text."""
+def _word_term(w: str, lang: str = "en") -> tuple[str, str | None]:
+    """(stem, the work term it gives or None) of one raw word of a text in `lang` (records/language.py)."""
     if not w.isascii() and _CJK.match(w):
         return w, w  # a CJK bigram: no stem, no function word (those are left out already)
-    s = (romance_stem(w) if spanish else stem(w)) if w.isalpha() else w
+    s = _STEMMERS.get(lang, stem)(w) if w.isalpha() else w
     switch = _SWITCH_WORDS.get(w)
     if switch is not None:
         return s, stem(switch)
-    if spanish and w in ROMANCE_GENERIC:
+    if lang == "es" and w in ROMANCE_GENERIC or lang == "de" and w in GERMAN_GENERIC:
         return s, None
     if w in ABBREVIATIONS:
         return s, w
@@ -360,21 +363,26 @@ def _word_term(w: str, spanish: bool = False) -> tuple[str, str | None]:
 
 
 @lru_cache(maxsize=1 << 16)
-def terms_of(text: str, spanish: bool | None = None) -> frozenset[str]:
+def terms_of(text: str, lang: str | bool | None = None) -> frozenset[str]:
     """The work terms of `text`: stems of its content words, identifier parts, one token per abbreviation.
-    Stems are Spanish/Portuguese ones when `spanish`, or when the text's own words say so (None)."""
+    Stems are those of `lang` ("es", "de", "en"; True is "es", False "en"), or of the language the text's own
+    words say (None)."""
     words = tuple(_raw_words(text))
-    return _terms_of_words(words, romance(words) if spanish is None else spanish)
+    if lang is None:
+        lang = language(words)
+    elif isinstance(lang, bool):
+        lang = "es" if lang else "en"
+    return _terms_of_words(words, lang)
 
 
 @lru_cache(maxsize=1 << 16)
-def _terms_of_words(words: tuple[str, ...], spanish: bool = False) -> frozenset[str]:
+def _terms_of_words(words: tuple[str, ...], lang: str = "en") -> frozenset[str]:
     """terms_of a text with these raw words: texts that differ only in what is no word (a bare number, an
     issue key, punctuation) share one entry."""
     out: set[str] = set()
     stems: list[str] = []
     for w in words:
-        s, term = _word_term(w, spanish)
+        s, term = _word_term(w, lang)
         stems.append(s)
         if term is not None:
             out.add(term)
@@ -427,11 +435,11 @@ class CommitWork:
 _NUMBERED_SHORT = re.compile(r"(?<![\w-])([A-Z]{2})[0-9](?![\w-])")
 
 
-def _message_terms(text: str, spanish: bool) -> frozenset[str]:
-    """terms_of(text, spanish), with a `ds#` mark for each "DS5" it writes and a `^cdc` mark for the initials of
+def _message_terms(text: str, lang: str) -> frozenset[str]:
+    """terms_of(text, lang), with a `ds#` mark for each "DS5" it writes and a `^cdc` mark for the initials of
     each run of three or four content words ("change data capture"): a directive that writes the initialism
     ("Ativar CDC") meets the commit that spells it out (analysis/short_forms.py)."""
-    terms = terms_of(text, spanish)
+    terms = terms_of(text, lang)
     marks = {m.lower() + "#" for m in _NUMBERED_SHORT.findall(text)} | initialism_marks(text)
     return terms | marks if marks else terms
 
@@ -454,17 +462,18 @@ def initialism_marks(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def spanish_text(text: str) -> bool:
-    """Is `text` written in Spanish or Portuguese (records/language.py)? Its terms are stemmed so."""
-    return romance(_raw_words(text))
+def text_language(text: str) -> str:
+    """The language `text` is written in, as records/language.py tells it: "es", "de" or "en". Its terms are
+    stemmed so."""
+    return language(_raw_words(text))
 
 
 @lru_cache(maxsize=1 << 15)
-def spanish_message(c: Commit) -> bool:
-    """Is the commit's message Spanish or Portuguese? One language for the whole message: a short sentence of a
-    Spanish commit has too few words to tell."""
+def message_language(c: Commit) -> str:
+    """The language of the commit's message. One language for the whole message: a short sentence of a Spanish
+    or German commit has too few words to tell."""
     subject_text, body = own_words(c)
-    return spanish_text(subject_text + "\n" + body) if subject_text or body else False
+    return text_language(subject_text + "\n" + body) if subject_text or body else "en"
 
 
 _COMMIT_WORK: dict[Commit, CommitWork] = {}  # by sha (Commit's equality): what commit_work read of each message
@@ -490,13 +499,13 @@ def remember_commit_work(known: Mapping[Commit, CommitWork]) -> None:
 
 def _commit_work(c: Commit) -> CommitWork:
     subject_text, body = own_words(c)
-    spanish = spanish_message(c)
-    subject = _message_terms(subject_text, spanish)
+    lang = message_language(c)
+    subject = _message_terms(subject_text, lang)
     done: set[str] = set(subject) if not _says_undone(subject_text) else set()
     undone: set[str] = set() if done else set(subject)
     for sent in sentences(body):
         existed = _EXISTED.search(sent) is not None and not _CONDITION.search(sent)
-        (undone if existed or _says_undone(sent) else done).update(_message_terms(sent, spanish))
+        (undone if existed or _says_undone(sent) else done).update(_message_terms(sent, lang))
     partial = _PARTIAL.search(subject_text) is not None or _PARTIAL.search(body) is not None
     absent = frozenset(_not_there(body) - subject)
     return CommitWork(frozenset(done), frozenset(undone - done), subject, partial, absent)

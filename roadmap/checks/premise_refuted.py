@@ -10,17 +10,20 @@ from roadmap.analysis.commit_text import MAX_COMMITS
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.landing import reverts
+from roadmap.analysis.quoted_words import quotes
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids, work_terms
-from roadmap.analysis.work import own_words, spanish_message, spanish_text, terms_of
+from roadmap.analysis.work import message_language, own_words, terms_of, text_language
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
+from roadmap.records.kinds import title_of
 from roadmap.records.model import Statement
 
 REFUTES = re.compile(
     r"\b(?:is|was|were|are|turned out(?: to be)?|proved|proves)\s+(?:(?:also|simply|actually|therefore|"
     r"in fact)\s+)?(?:wrong|incorrect|mistaken|false|bogus|invalid|refuted|misattributed|not the cause)\b"
-    r"|\brefut(?:es|ed|ing)\b|\bdo(?:es)?(?:n't| not) apply\b|\bmisattribut\w*|\bnot the (?:cause|bottleneck)\b"
+    r"|\brefut(?:es|ed|ing)\b|\b(?:do(?:es)?|did)(?:n't| not) (?:apply|hold(?: up)?)\b|\bno longer holds?\b"
+    r"|\bmisattribut\w*|\bnot the (?:cause|bottleneck)\b"
     # the measurement itself was off: a wrong build, preset, box or corpus, an artifact, a figure misread
     r"|\bwrong\s+(?:\w+\s+)?(?:build|preset|config\w*|corpus|box|machine|binary|branch|model|baseline|denominator|"
     r"file|flags?)\b"
@@ -41,6 +44,12 @@ REFUTES = re.compile(
     r"(?:equivocad[oa]|incorrect[oa]|fals[oa]|errónea|erronea)\b|\bno\s+(?:venía|venia|venían|venian|viene|vienen)\s+de"
     r"|\bno\s+(?:era|es|fue)\s+(?:la\s+causa|el\s+origen)\b"
     r"|\b(?:war|ist)\s+(?:falsch|widerlegt|nicht\s+die\s+Ursache)\b|\bkam\s+nicht\s+von\b"
+    # German: "sind also nicht der Grund für die Langsamkeit", "würde fast nichts bringen", "stimmt nicht"
+    r"|\b(?:ist|sind|war|waren)\s+(?:\w+\s+){0,2}?nicht\s+"
+    r"(?:der\s+Grund|die\s+Ursache|das\s+Problem|der\s+Engpass|schuld)\b"
+    r"|\b(?:würde|wird|bringt|brachte|hilft|half)\b[^.;]{0,40}?\b(?:nichts|nicht)\s+(?:bringen|helfen)\b"
+    r"|\b(?:bringt|brachte|hilft|half)\s+(?:\w+\s+){0,2}?nichts\b"
+    r"|\b(?:stimmt|stimmte|trifft|traf)\s+(?:\w+\s+){0,2}?nicht\b"
     r"|\b(?:était|est)\s+(?:fausse?|erronée?|erroné|incorrecte?)\b|\bne\s+(?:venait|vient)\s+pas\s+d",
     re.I,
 )
@@ -70,7 +79,11 @@ _PREMISE_PARTS = tuple(
             ("bottleneck", "culprit"),
             r"\b(?:the|our|its|their)\s+(?:(?:main|real|actual|only|biggest)\s+)?(?:bottleneck|culprit)\s+(?:is|was|are|were)\b",
         ),
-        (("cannot",), r"\bcannot\b[^\n;]{0,80}?:\s"),
+        # a constraint with its reason: "SQLite can't handle our writers: we measured 41 SQLITE_BUSY/min"
+        (
+            ("cannot", "can't", "can\u2019t", "can not", "unable"),
+            r"\b(?:can(?:not|'t|\u2019t| not)|unable to)\b[^\n;]{0,80}?:\s",
+        ),
         (("not exploitable",), r"\bnot exploitable\b"),
         # a diagnosis: "that is what produces the 502s", "which is why the p99 spikes", "the root cause is ..."
         (
@@ -82,6 +95,8 @@ _PREMISE_PARTS = tuple(
         (("origen", "causa"), r"\b(?:el\s+origen|la\s+causa)\s+(?:es|era)\b"),
         (("debe",), r"\bse\s+debe\s+a\b"),
         (("ursache",), r"\bdie\s+Ursache\s+ist\b"),
+        (("weil",), r"\bweil\b"),
+        (("grund",), r"\bder\s+Grund\s+(?:ist|war)\b"),
         (("liegt",), r"\bliegt\s+an\b"),
         (("cause",), r"\bla\s+cause\s+est\b"),
         (("dû",), r"\best\s+dûe?\s+à\b"),
@@ -97,8 +112,8 @@ _STATES_PREMISE = re.compile("|".join(rx.pattern for _, rx in _PREMISE_PARTS), r
 # regex's IGNORECASE also matches to an ASCII one (İ and ı: i, ſ: s) is always searched.
 _PREMISE_WORDS = (
     "hypothes", "assumption", "root", "premise", "theory", "suspect", "dominat", "from", "because", "due to",
-    "cause", "bottleneck", "culprit", "cannot", "exploitable", "reason", "what", "causa", "origen", "debe",
-    "ursache", "liegt", "dû", "due",
+    "cause", "bottleneck", "culprit", "cannot", "can't", "can\u2019t", "can not", "unable", "exploitable", "reason",
+    "what", "causa", "origen", "debe", "ursache", "liegt", "dû", "due", "weil", "grund",
 )  # fmt: skip
 _CASE_TWINS = ("\u0130", "\u0131", "\u017f")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(\"'])")
@@ -190,6 +205,14 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
     paragraphs = _refuting(c)
     if not paragraphs:
         return None
+    # A commit that quotes the statement is about it: a refuting sentence beside the quote or after it speaks of it.
+    if quotes(c.message, st.text):
+        for para, sentences in paragraphs:
+            for quoted, _ in sentences:
+                if quotes(para, st.text) or _POINTS_BACK.match(quoted):
+                    return "error", quoted
+    if not _premise_by_words(st):
+        return None  # a premise only by its section (an ADR's Context): only a quote ties a refutation to it
     ids = set(subject_ids(st))
     names_ids = _names(c.message, ids)
     dates, figures = _anchors(st, news)
@@ -197,13 +220,13 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
     premise = _premise_terms(st.text)
     wordy = len(terms) > 20  # a long statement shares three words with anything: figures must tie it
     denies = _denies(st.text)
-    spanish = spanish_message(c)
+    lang = message_language(c)
     for _, sentences in paragraphs:
         for quoted, sent in sentences:
             figure = _names(sent, figures)
             if denies and not figure and not _names(sent, dates) and not _REVERSES.search(sent):
                 continue  # says the given-up thing is wrong too; only the measurement it rests on can be refuted
-            said = terms_of(sent, spanish)
+            said = terms_of(sent, lang)
             in_sent = len(terms & said)
             if in_sent and (_names(sent, ids) or names_ids and (_names(sent, dates) or figure)):
                 return "error", quoted
@@ -227,8 +250,8 @@ def _premise_terms(text: str) -> frozenset[str]:
     sentences = _sentences(text)
     if len(sentences) < 2:
         return frozenset()
-    spanish = spanish_text(text)
-    return frozenset().union(*(terms_of(s, spanish) for s in sentences if _states_premise(s)))
+    lang = text_language(text)
+    return frozenset().union(*(terms_of(s, lang) for s in sentences if _states_premise(s)))
 
 
 # A conclusion drawn from the premise, up to the end of its sentence: "..., so adding PP ranks doesn't help".
@@ -243,12 +266,36 @@ def _denies(text: str) -> bool:
     return _DENIES.search(_CONSEQUENCE.sub(" ", text)) is not None
 
 
+# The sections of a decision record that state what the decision rests on (an ADR's Context, MADR's "Context and
+# Problem Statement", "Decision Drivers", a design doc's Background or Motivation): each of their statements is a
+# premise, however it is worded.
+_PREMISE_SECTION = re.compile(
+    r"^(?:context(?:\s+and\s+problem\s+statement)?|background|motivation|rationale|problem(?:\s+statement)?|"
+    r"decision\s+drivers|assumptions|forces)$",
+    re.I,
+)
+
+
 def applies(st: Statement) -> bool:
-    """A directive, a finding that gives a cause for a figure it quotes ("slow because of X (41%)"), or a
-    statement of a premise: a cause, hypothesis, assumption, constraint or accepted risk with its reason."""
+    """A directive, a finding that gives a cause for a figure it quotes ("slow because of X (41%)"), a statement
+    of a premise: a cause, hypothesis, assumption, constraint or accepted risk with its reason, or any statement
+    of a section that gives a decision's premises (Context, Background, Motivation): that one only a commit
+    quoting it refutes, since a section of several premises shares its terms and figures with all of them."""
+    if _premise_by_words(st):
+        return True
+    return st.kind != "heading" and bool(st.section) and _premise_section(st.section[-1])
+
+
+def _premise_by_words(st: Statement) -> bool:
+    """Is the statement a directive, a cause given for a figure, or a premise by its own words?"""
     if st.directive or bool(st.mentions.figures) and _CLAIMS_CAUSE.search(st.text) is not None:
         return True
     return st.kind != "heading" and _states_premise(st.text)
+
+
+@lru_cache(maxsize=1024)
+def _premise_section(title: str) -> bool:
+    return _PREMISE_SECTION.match(title_of(title)) is not None
 
 
 def _states_premise(text: str) -> bool:
@@ -291,8 +338,12 @@ def premise_refuted(ctx: LintContext) -> list[Hit]:
     that points back ("The premise was wrong") is read with the sentences before it in its paragraph, and a
     denied cause ("is not where the loss comes from", "isn't due to") refutes too. A premise may be said either
     way round ("X is the bottleneck", "The bottleneck is X"); a denial the statement draws from it as a
-    conclusion ("..., so adding PP ranks doesn't help") is not the statement giving its subject up. The
-    refuting sentence is quoted. A commit a later commit reverted refutes nothing, and neither does the revert.
+    conclusion ("..., so adding PP ranks doesn't help") is not the statement giving its subject up. A commit
+    that quotes the statement word for word ("ADR 0007 rests on 'SQLite can't handle our writers'") is
+    about it: a refuting sentence in the quote's paragraph, or one pointing back ("So the premise does not hold"),
+    is an error; so is a statement of a decision record's Context (Background, Motivation), a premise however it
+    is worded, which only such a quote ties to a refutation. The refuting sentence is quoted. A commit a later
+    commit reverted refutes nothing, and neither does the revert.
 
     Why:
     A directive built on a measurement that turned out wrong sends the next person after a cause that does

@@ -11,6 +11,7 @@ from roadmap.records.blocks import MD, Block, Cell, Heading, walk
 from roadmap.records.classify import NOTE_COLUMN, WORK_COLUMN, Classifier, Verdict, as_of_in, checked, marks_done
 from roadmap.records.inline import Inline
 from roadmap.records.kinds import follow_up_section
+from roadmap.records.lead_lists import introduced_items
 from roadmap.records.mentions import extract, ids_in
 from roadmap.records.model import AsOf, Mentions, Problem, RecordFile, Statement, Table, built
 from roadmap.records.patterns import FULL_SHA_RE, PREMISE_LABEL_RE, PRESENT_CAUSE_RE
@@ -76,11 +77,13 @@ class _Builder:
         self.item_rows: dict[int, str | None] = {}  # id(item block) -> its row id, for nested items
         self.item_history: dict[int, bool] = {}  # id(item block) -> historical, for nested items
         self.struct = structure.Structure()
+        self.listed: dict[int, Block] = {}  # id(item) -> the "Next owner must:" label its list is under
         self.legend: dict[str, str] | None = None
 
     def build(self, blocks: list[Block]) -> None:
         self._sections(blocks)
         self.struct = structure.analyse(self.rf.path, blocks, self.lines, self.config)
+        self.listed = introduced_items(blocks, self._asks)
         for b in blocks:
             if b.kind == "table":
                 self._table(b)
@@ -114,6 +117,11 @@ class _Builder:
                 found = as_of_in(b.inline.text, leading_date=False)
         self.rf.preamble_as_of = AsOf(found.sha, found.date, "preamble") if found else None
 
+    def _asks(self, text: str) -> bool:
+        """Does a label ask for work: a hand-off or a directive phrase ("Next owner must:", "TODO:")?"""
+        phrase = self.cls.phrase_re
+        return structure.find_handoff(text) is not None or phrase is not None and phrase.search(text) is not None
+
     def _resolve_as_of(self, own: AsOf | None, headings: tuple[Heading, ...], row: AsOf | None = None) -> AsOf | None:
         if own:
             return AsOf(own.sha, own.date, "statement")
@@ -143,6 +151,8 @@ class _Builder:
         verdict = self.cls.classify(
             text, b.kind, None, sections, all_struck=inl.struck and not inl.visible, struck=inl.struck
         )
+        if id(b) in self.listed and not (verdict.directive or verdict.historical):
+            verdict = Verdict(True, False, text)  # a bullet under "Next owner must:" asks for its work
         if self.struct.kind == "process" and verdict.directive and not self._work_in_process(text, sections):
             verdict = Verdict(False, verdict.historical, None)  # an instruction of a how-to, not work
         why = self._history(b)

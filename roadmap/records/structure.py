@@ -4,9 +4,10 @@ The file's kind comes first (roadmap/records/kinds.py): a template or closed rec
 process record gives instructions, not directives. Inside any file, some blocks are history too:
 - dated entries in sequence (headings, bullets or paragraphs that start with a date, two or more side by
   side, or any in a log): every entry but the newest is history, and in a log the newest entry too, but
-  for what it asks for. A hand-off ("Next owner must") in an older entry stays current while no later
-  entry is about the same row or claim (or, without one, repeats its names: with its measurement's result,
-  or while handing off in turn);
+  for what it asks for. A hand-off ("Next owner must", or each bullet under a "Next owner must:" of its own)
+  in an older entry stays current while no later entry is about the same row or claim (or, without one,
+  repeats its names: with its measurement's result, or while handing off in turn), and while a later entry
+  says it is still open;
 - sections titled as history (History, Archive, Superseded, Done, Already in, Baseline, Retrospective) or as
   another project's workings (Upstream chain, How upstream works);
 - a blockquote introduced as quoted text ("upstream says:", "verbatim:").
@@ -33,7 +34,9 @@ from roadmap.records.kinds import (
     title_of,
     trailing_date,
 )
+from roadmap.records.lead_lists import introduced_items
 from roadmap.records.mentions import ids_in
+from roadmap.records.still_open import still_open
 
 if TYPE_CHECKING:
     from roadmap.config import Config
@@ -78,20 +81,33 @@ HANDOFF = re.compile(
     r"|\bnext (?:run|iteration|experiment|attempt|sprint|round|cycle|training run|release)\W{0,4} "
     r"(?:must|should|needs? to|has to)\b"
     # ... or a follow-up line by its label: "Next: rerun ...", "**Follow-up:** ...", "Next steps: ..."
-    r"|^\W*(?:next(?: steps?| up)?|follow[- ]?ups?|to-?do)\W{0,3}:",
+    r"|^\W*(?:next(?: steps?| up)?|follow[- ]?ups?|to-?do)\W{0,3}:"
+    # ... in German: "Nächste Person muss ...", "Wer übernimmt, sollte ...", "Als Nächstes: ...", "Zu tun: ..."
+    r"|\bnächste[rns]?\s+(?:person|bearbeiter(?:in)?|schicht|sitzung|runde|woche|entwickler(?:in)?|"
+    r"verantwortliche[r]?)\s+(?:muss|müssen|soll|sollte|sollen)\b|\bwer\s+übernimmt,?\s+(?:muss|soll|sollte)\b"
+    r"|^\W*(?:als\s+nächstes|nächste\s+schritte|zu\s+tun|offene\s+punkte)\W{0,3}:",
     re.I,
 )
 
 
 def find_handoff(text: str) -> re.Match[str] | None:
     r"""HANDOFF.search(text), skipped when the text lacks the words every match holds ("next", "whoever",
-    "hand", "follow", "todo", "to-do"): HANDOFF opens with `\b` and is case-insensitive, so `re` tries it at every
+    "hand", "follow", "todo", "to-do", and their German twins): HANDOFF opens with `\b` and is case-insensitive, so `re` tries it at every
     position. (None of these letters has a case-insensitive match outside ASCII, so the lower-cased text holds them
     if a match does.)"""
     low = text.lower()
-    if not any(h in low for h in ("next", "whoever", "hand", "follow", "todo", "to-do")):
+    if not any(
+        h in low
+        for h in ("next", "whoever", "hand", "follow", "todo", "to-do", "nächst", "übernimmt", "zu tun", "offene")
+    ):
         return None
-    return HANDOFF.search(text)
+    m = HANDOFF.search(text)
+    while m is not None and m.start() and text[m.start() - 1] in _OPENING_QUOTES:
+        m = HANDOFF.search(text, m.end())  # a phrase in quotes is named ("the items under „Next owner must“"), not used
+    return m
+
+
+_OPENING_QUOTES = frozenset("\"'\u201c\u201e\u2018\u00ab\u201a")
 
 
 _QUOTE_INTRO = re.compile(
@@ -158,6 +174,7 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
                 history[id(b)] = why
         return Structure(kind, why, history, frozenset())
     is_log = kind == "log"
+    listed = introduced_items(blocks, find_handoff)  # the bullets under a "Next owner must:" of its own
     quoted = _quoted_lines(blocks) if any(b.quote for b in blocks) else set()
     for b in blocks:
         reason = next((r for h in b.headings for r in [history_section(h.title)] if r), None)
@@ -190,7 +207,8 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
             for b in e.blocks:
                 if id(b) in history:
                     continue
-                if find_handoff(b.inline.text) and not _answered(b, e, later, config):
+                handoff = id(b) in listed or find_handoff(b.inline.text) is not None
+                if handoff and not _answered(b, e, later, config):
                     live.add(id(b))
                 else:
                     history[id(b)] = f"an older dated entry ({e.date}) in a sequence of entries"
@@ -298,7 +316,12 @@ def _answered(b: Block, e: "_Entry", later: list["_Entry"], config: "Config") ->
     entry carries its result. Other work is answered so only while a later entry hands off in turn: the newest list
     of follow-ups is the log's open to-do list, and an entry that only reports results (one that uses the work,
     "GBM with the encoded plan_type: AUC 0.874") does not close it. A hand-off with neither is taken to be answered
-    by whatever came after it."""
+    by whatever came after it. Whatever else, a later entry that says it is still open ("Luftdruck ist noch offen",
+    "the retry budget is still open") carries it forward."""
+    handoff = find_handoff(b.inline.text)
+    work = b.inline.text[handoff.end() :] if handoff else b.inline.text
+    if any(still_open(work, (x.inline.text for x in o.blocks)) for o in later):
+        return False
     about = _subjects(b.inline.text, config) or e.subjects
     if about:
         return any(about & o.subjects for o in later)
