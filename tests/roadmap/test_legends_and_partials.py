@@ -1,0 +1,73 @@
+"""A board's own legend teaches its state words; short forms cut to an initial; work a commit says it left open.
+
+A farm-app team keeps its board's states in its own words ("sprouting", "ripe", "compost") and says what they
+mean in a legend list; the linter must read them as states (not report them unknown) and know which one is
+closed. A record writes "e-stop" where the commit says "emergency halt", and "web UI" is what WUI stands for. A
+commit that ships part of a list and says the rest is "not hooked up yet" did not land the list. Each positive has
+its control in other words: a list under "Key decisions:" or a bare "Status" heading is no legend, a word that
+does not lead a two-word name is no expansion, and a sentence that wires something up is work done.
+"""
+
+from __future__ import annotations
+
+from roadmap.analysis.state_legends import meaning_state
+from roadmap.config import Config
+from roadmap.lint import LintOptions, lint
+from roadmap.records.legends import word_legend
+
+BOARD = "boards/greenhouse.md"
+
+
+def test_a_list_after_a_legend_lead_in_defines_its_labels():
+    lines = ["Our board key:", "", "- `sprouting`: nobody has picked it up", "- **ripe** = live for growers"]
+    assert word_legend(lines) == {"SPROUTING": "nobody has picked it up", "RIPE": "live for growers"}
+    assert word_legend(["State legend: seed = queued · compost = thrown away"]) == {
+        "SEED": "queued",
+        "COMPOST": "thrown away",
+    }
+
+
+def test_a_list_that_is_no_legend_defines_nothing():
+    assert word_legend(["Key decisions:", "- **storage** — sqlite", "- **sync** — nightly"]) == {}
+    assert word_legend(["## Status", "", "- **irrigation** — done", "- **alerts** — in progress"]) == {}
+    assert word_legend(["Legend:", "- **ripe** = live"]) == {}  # one pair is a note, not a legend
+
+
+def test_a_meaning_reads_as_the_state_it_names():
+    cfg = Config()
+    vocabulary, closed = cfg.state_set, cfg.closed_state_set
+    assert meaning_state("shipped to every grower", vocabulary, closed) == "SHIPPED"
+    assert meaning_state("the work is done and live", vocabulary, closed) == "DONE"
+    assert meaning_state("not done, nobody is on it", vocabulary, closed) == "OPEN"
+    assert meaning_state("parked for the winter", vocabulary, closed) == "PARKED"
+
+
+def _board(git_repo, legend: str):
+    repo = git_repo()
+    repo.commit({"app/main.py": "print('hi')\n", "roadmap.yaml": 'records: ["boards/*.md"]\n'}, "init", "2026-03-01")
+    repo.commit(
+        {
+            BOARD: f"# Greenhouse board\n\n{legend}\n"
+            "| ID | Work | State | Next |\n|---|---|---|---|\n"
+            "| GH-1 | Soil probes | sprouting | Next: calibrate the moisture probes |\n"
+            "| GH-2 | Frost alerts | ripe | Next: page the grower when frost is forecast |\n"
+        },
+        "docs: greenhouse board",
+        "2026-03-02",
+    )
+    return lint(repo.path, LintOptions(use_cache=False)).findings
+
+
+LEGEND = "Board key:\n\n- **sprouting** — nobody has picked it up\n- **ripe** — shipped to every grower\n"
+
+
+def test_words_a_legend_defines_are_known_and_a_closed_one_closes_its_row(git_repo):
+    found = _board(git_repo, LEGEND)
+    assert not [f for f in found if f.code == "RL403"]
+    assert [f.line for f in found if f.code == "RL401"] == [11]  # a shipped row with a Next step left
+
+
+def test_without_a_legend_the_words_are_unknown(git_repo):
+    found = _board(git_repo, "Notes: the board is updated on Fridays.\n")
+    assert {f.message.split()[0] for f in found if f.code == "RL403"} == {"SPROUTING", "RIPE"}
+    assert not [f for f in found if f.code == "RL401"]
