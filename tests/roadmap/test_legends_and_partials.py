@@ -11,7 +11,9 @@ does not lead a two-word name is no expansion, and a sentence that wires somethi
 from __future__ import annotations
 
 from roadmap.analysis.state_legends import meaning_state
+from roadmap.analysis.work import _commit_work, terms_of
 from roadmap.config import Config
+from roadmap.history.commit import Commit
 from roadmap.lint import LintOptions, lint
 from roadmap.records.legends import word_legend
 
@@ -71,3 +73,16 @@ def test_without_a_legend_the_words_are_unknown(git_repo):
     found = _board(git_repo, "Notes: the board is updated on Fridays.\n")
     assert {f.message.split()[0] for f in found if f.code == "RL403"} == {"SPROUTING", "RIPE"}
     assert not [f for f in found if f.code == "RL401"]
+
+
+def _message(n: int, subject: str, body: str) -> Commit:
+    return Commit(f"{n:040x}", (), "", 0, "", 0, subject, body)
+
+
+def test_pieces_a_commit_says_are_not_hooked_up_are_work_left():
+    cw = _commit_work(_message(1, "feat(export): csv export", "parquet and avro are not hooked up yet."))
+    assert terms_of("parquet avro") <= cw.undone
+    cw = _commit_work(_message(2, "feat(export): csv export", "Leaving both formats open until 2.1."))
+    assert terms_of("format") <= cw.undone
+    cw = _commit_work(_message(3, "feat(export): parquet export", "Hooked up parquet and avro to the writer."))
+    assert terms_of("parquet avro") <= cw.done
