@@ -10,8 +10,10 @@ does not lead a two-word name is no expansion, and a sentence that wires somethi
 
 from __future__ import annotations
 
+from roadmap.analysis.short_forms import initial_forms, spelled_initials
 from roadmap.analysis.state_legends import meaning_state
-from roadmap.analysis.work import _commit_work, terms_of
+from roadmap.analysis.stem import stem
+from roadmap.analysis.work import _commit_work, initialism_marks, terms_of
 from roadmap.config import Config
 from roadmap.history.commit import Commit
 from roadmap.lint import LintOptions, lint
@@ -75,6 +77,23 @@ def test_without_a_legend_the_words_are_unknown(git_repo):
     assert not [f for f in found if f.code == "RL401"]
 
 
+def test_a_name_ending_in_an_abbreviation_gives_the_initialism():
+    assert "^wui" in initialism_marks("ship a web UI for the growers")
+    assert "^wui" not in initialism_marks("ship the UI for the web")  # a function word is no part of the name
+
+
+def test_a_word_cut_to_its_initial_meets_the_word_that_spells_it():
+    cut = initial_forms("Wire the e-stop button to the conveyor")
+    assert cut == (("e", frozenset(terms_of("stop"))),)
+    assert initial_forms("Wire the `e-stop` button") == ()  # code is a name
+    assert spelled_initials("conveyor: emergency halt on the belt", cut) == {
+        stem("emergency"): frozenset({stem("stop")})
+    }
+    # a word that does not lead a name of two words, or is too short, spells nothing
+    assert spelled_initials("conveyor: halt everything", cut) == {}
+    assert spelled_initials("conveyor: eta shown", cut) == {}
+
+
 def _message(n: int, subject: str, body: str) -> Commit:
     return Commit(f"{n:040x}", (), "", 0, "", 0, subject, body)
 
@@ -86,3 +105,23 @@ def test_pieces_a_commit_says_are_not_hooked_up_are_work_left():
     assert terms_of("format") <= cw.undone
     cw = _commit_work(_message(3, "feat(export): parquet export", "Hooked up parquet and avro to the writer."))
     assert terms_of("parquet avro") <= cw.done
+
+
+def _conveyor(git_repo, landing: str) -> list[int]:
+    repo = git_repo()
+    repo.commit({"plc/belt.py": "SPEED = 1\n", "roadmap.yaml": 'records: ["plans/*.md"]\n'}, "init", "2026-04-01")
+    repo.commit(
+        {"plans/line-2.md": "# Line 2\n\n- [ ] Wire an e-stop into the conveyor belt controller\n"},
+        "docs: line 2 plan",
+        "2026-04-02",
+    )
+    repo.commit({"plc/belt.py": "SPEED = 1\nHALT = True\n"}, landing, "2026-04-09")
+    return [f.line for f in lint(repo.path, LintOptions(use_cache=False, select=("RL101",))).findings]
+
+
+def test_a_hyphen_cut_word_lands_through_the_word_it_stands_for(git_repo):
+    assert _conveyor(git_repo, "conveyor: emergency halt for the belt") == [3]
+
+
+def test_a_verb_with_the_same_initial_spells_nothing(git_repo):
+    assert _conveyor(git_repo, "conveyor: extended belt speed range") == []
