@@ -17,8 +17,10 @@ only written in capitals with a generation number after it ("DS5", "PS4"; analys
 messages as `ds#`), since two letters alone say too little. Code in backticks is an identifier, not a name.
 
 The other way round, a directive that writes an initialism in capitals ("Ativar CDC", "move the WAL") meets a
-commit that spells it out ("enable change data capture"): work.initialism_marks marks each run of three or four
-content words of a commit with its initials (`^cdc`), and the initialism's form is that mark.
+commit that spells it out ("enable change data capture", "terminal UI" for TUI): work.initialism_marks marks each
+run of three or four content words of a commit with its initials (`^cdc`), and the initialism's form is that mark.
+A word cut to its initial before a hyphen ("i-frames": invulnerability frames) meets a commit that writes a word
+with that initial leading a name of two words ("invulnerability window"): `initial_forms`, `spelled_initials`.
 """
 
 from __future__ import annotations
@@ -141,3 +143,47 @@ def identifier_forms(text: str) -> tuple[tuple[str, str, frozenset[str]], ...]:
                 for sep in ("-", "_"):
                     out.setdefault(sep.join(short), (initials, frozenset(stem(p) for p in cut)))
     return tuple((k, v[0], v[1]) for k, v in out.items())
+
+
+# A word cut to its initial before a hyphen: "i-frames" (invulnerability frames), "k-means". Code is left out.
+_HYPHEN_INITIAL = re.compile(r"(?<![\w-])([A-Za-z])-([a-z]{3,})(?![\w-])")
+MIN_SPELLED = 5  # the word an initial stands for is a real one, not "in", "is", "its"
+
+
+def initial_forms(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """(initial, the stems of the word written after it) for each hyphen-cut word of `text`: "give the player
+    i-frames" gives ("i", {frame})."""
+    if "-" not in text:
+        return ()
+    found = {(m.group(1).lower(), stem(m.group(2))) for m in _HYPHEN_INITIAL.finditer(_CODE.sub(" ", text))}
+    return tuple((i, frozenset({s})) for i, s in sorted(found) if s not in GENERIC_WORDS)
+
+
+_PAIR_RUN = re.compile(r"[a-z]{2,}(?:[ \t]+[a-z]{2,})+")
+
+
+def spelled_initials(
+    message: str, initials: tuple[tuple[str, frozenset[str]], ...], verbs: frozenset[str] = frozenset()
+) -> dict[str, frozenset[str]]:
+    """{stem of a word of `message` an initial of `initials` stands for: the stems it then says}: the word starts
+    with the initial and leads a run of two content words, the way the initial leads its short form
+    ("invulnerability window" for "i-frames"). A verb of work (`verbs`: "extend the belt") names no thing."""
+    out: dict[str, frozenset[str]] = {}
+    wanted = {i for i, _ in initials}
+    for run in _PAIR_RUN.findall(_CODE.sub(" ", message)):
+        words = run.split()
+        for first, second in zip(words, words[1:]):
+            if first[0] not in wanted or len(first) < MIN_SPELLED or first in GENERIC_WORDS or second in GENERIC_WORDS:
+                continue
+            s = stem(first)
+            if s in _stems(verbs):
+                continue
+            for initial, stands in initials:
+                if first[0] == initial and s not in stands:
+                    out.setdefault(s, stands)
+    return out
+
+
+@lru_cache(maxsize=8)
+def _stems(words: frozenset[str]) -> frozenset[str]:
+    return frozenset(stem(w) for w in words)

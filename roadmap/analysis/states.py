@@ -7,17 +7,19 @@ A state is read from three places, case-insensitively, and only from its leading
   row's notes file, `**Row:** `X` · **status:** `ACTIVE``);
 - a heading or bullet written `ID — STATE (@owner): ...` (known words only: the rest of a title is prose).
 History (logs, closed specs, struck text) is not read. A word the vocabulary lacks is kept as unknown, for
-RL403. Words a record defines in a lifecycle table (a State column beside a Meaning column) are known.
+RL403. Words a record defines in a lifecycle table (a State column beside a Meaning column) or in a legend
+(`**plated** — merged and playable`, analysis/state_legends.py) are known.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.refs import fenced_lines
+from roadmap.analysis.state_legends import legend_states
 from roadmap.records.loader import defined_ids
 from roadmap.records.model import RecordFile, Statement, Table
 from roadmap.records.state_words import leading_state, leading_word, norm
@@ -112,9 +114,10 @@ class States:
     cells: list[StateCell]  # row states (a claim's state is read by analysis/claims.py)
     unknown: list[UnknownState]
     vocabulary: frozenset[str]  # known words: config `states` plus those a record defines
-    closed: frozenset[str]
+    closed: frozenset[str]  # config `closed_states` plus legend words that mean a closed state
     canonical: dict[str, StateCell]  # row id -> its state in its canonical file
     closed_directives: list[tuple[Statement, StateCell]]  # open directives on a closed row, with that state
+    meanings: dict[str, str] = field(default_factory=dict)  # a legend's own word -> the known state it means
 
     @cached_property
     def closed_rows(self) -> dict[int, StateCell]:
@@ -129,7 +132,9 @@ def states(ctx: LintContext) -> States:
         return found
     cfg = ctx.config
     defined = _defined_words(ctx)
-    vocabulary = cfg.state_set | defined
+    meanings = legend_states(ctx.records, cfg.state_set | defined, cfg.closed_state_set)
+    vocabulary = cfg.state_set | defined | meanings.keys()
+    closed = cfg.closed_state_set | {w for w, s in meanings.items() if s in cfg.closed_state_set}
     columns = {c.lower() for c in cfg.state_columns}
     ids = frozenset(defined_ids(ctx.records, cfg))
     cells: list[StateCell] = []
@@ -150,9 +155,10 @@ def states(ctx: LintContext) -> States:
         rows,
         unknown,
         frozenset(vocabulary),
-        cfg.closed_state_set,
+        closed,
         canonical,
-        _closed_directives(ctx, rows, canonical, cfg.closed_state_set),
+        _closed_directives(ctx, rows, canonical, closed),
+        meanings,
     )
     ctx.facts.states = result
     return result
@@ -231,8 +237,12 @@ def state_cells(ctx: LintContext) -> list[StateCell]:
     return states(ctx).cells
 
 
-def group_of(state: str, closed: frozenset[str]) -> str:
-    """The stage a state is at: "closed", one of GROUPS, "open" (OPEN) or the word itself (a configured word)."""
+def group_of(state: str, closed: frozenset[str], meanings: dict[str, str] | None = None) -> str:
+    """The stage a state is at: "closed", one of GROUPS, "open" (OPEN) or the word itself (a configured word).
+    A legend's own word is at the stage of the state its meaning names (`meanings`)."""
+    if state in closed:
+        return "closed"
+    state = (meanings or {}).get(state, state)
     if state in closed:
         return "closed"
     if state == GENERIC_OPEN:
@@ -240,10 +250,10 @@ def group_of(state: str, closed: frozenset[str]) -> str:
     return next((g for g, words in GROUPS.items() if state in words), state)
 
 
-def disagree(a: str, b: str, closed: frozenset[str]) -> str | None:
+def disagree(a: str, b: str, closed: frozenset[str], meanings: dict[str, str] | None = None) -> str | None:
     """ "error" when one state is closed and the other is not, "warning" when two open states are at different
     stages (planned vs in progress vs on hold), None when they agree."""
-    ga, gb = group_of(a, closed), group_of(b, closed)
+    ga, gb = group_of(a, closed, meanings), group_of(b, closed, meanings)
     if ga == gb:
         return None
     if "closed" in (ga, gb):

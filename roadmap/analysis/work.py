@@ -185,6 +185,9 @@ _UNDONE = re.compile(
     r"\b(?:won't|will\s+not|do\s+not|don't|does\s+not|doesn't|did\s+not|didn't|cannot|can't)\s+(?:yet\s+)?"
     r"(?:do|touch|change|handle|cover|include|fix|address|add|implement|flush|support|ship|land)\b|"
     r"\bwe\s+are\s+not\b|\bnot\s+doing\b|\bTODO\b|\bdeferred\b|\bpostponed\b|\bdraft\b|\bexperiment(?:al)?\b|"
+    # the pieces not connected yet, or left for later by name: "zsh and fish are not wired up", "leaving those open"
+    r"\bnot\s+(?:yet\s+)?(?:wired|hooked|plumbed)\b|"
+    r"\bleav(?:e|es|ing)\s+(?:those|these|them|it|that|both|the\s+rest|the\s+others?)(?:\s+\w+)?\s+open\b|"
     # "blocked on the PCI review", "it is not in CAPTURED_TABLES yet"
     r"\bblocked\s+(?:on|by)\b|\bnot\s+[^.;:]{0,40}\byet\b|"
     r"\bdo\s+not\s+merge\b|\bis\s+(?:a\s+)?separate\b|"
@@ -240,7 +243,7 @@ _says_undone = hinted(
     _UNDONE,
     (
         *("touch", "not", "n't", "ll", "parate", "another", "later", "future", "follow", "next", "equent"),
-        *("left", "cope", "noth", "todo", "deferred", "tponed", "draft", "exper", "unmet", "fall", "bloc"),
+        *("left", "cope", "noth", "todo", "deferred", "tponed", "draft", "exper", "unmet", "fall", "bloc", "leav"),
         *("only", "yet", "the re"),  # "only the read half", "no way back ... yet", "the rest stays"
         *("tay", "rema", "kept", "keep"),  # "stays default off", "remains opt-in", "is kept disabled"
     ),
@@ -437,20 +440,23 @@ _NUMBERED_SHORT = re.compile(r"(?<![\w-])([A-Z]{2})[0-9](?![\w-])")
 
 def _message_terms(text: str, lang: str) -> frozenset[str]:
     """terms_of(text, lang), with a `ds#` mark for each "DS5" it writes and a `^cdc` mark for the initials of
-    each run of three or four content words ("change data capture"): a directive that writes the initialism
-    ("Ativar CDC") meets the commit that spells it out (analysis/short_forms.py)."""
+    each run of three or four content words ("change data capture", "terminal UI"): a directive that writes the
+    initialism ("Ativar CDC") meets the commit that spells it out (analysis/short_forms.py)."""
     terms = terms_of(text, lang)
     marks = {m.lower() + "#" for m in _NUMBERED_SHORT.findall(text)} | initialism_marks(text)
     return terms | marks if marks else terms
 
 
 _LOWER_RUN = re.compile(r"[a-z]{2,}(?:[ \t]+[a-z]{2,})+")
+# One or two lower-case words, then an abbreviation in capitals that ends the name: "terminal UI", "admin API".
+_ABBREVIATED_TAIL = re.compile(r"(?<![\w-])((?:[a-z]{2,}[ \t]+){1,2})([A-Z]{2,3})(?![\w-])")
 INITIALISM = "^"
 
 
 @lru_cache(maxsize=1 << 15)
 def initialism_marks(text: str) -> frozenset[str]:
-    """`^` and the initials of each run of three or four lower-case content words written next to each other."""
+    """`^` and the initials of each run of three or four lower-case content words written next to each other, and
+    of one or two such words before an abbreviation, which an initialism keeps whole ("terminal UI" -> `^tui`)."""
     out: set[str] = set()
     for run in _LOWER_RUN.findall(text):
         words = run.split()
@@ -459,7 +465,16 @@ def initialism_marks(text: str) -> frozenset[str]:
                 window = words[i : i + n]
                 if not any(w in _GENERIC for w in window):
                     out.add(INITIALISM + "".join(w[0] for w in window))
+    for m in _ABBREVIATED_TAIL.finditer(text) if _TWO_CAPITALS.search(text) else ():
+        words, tail = m.group(1).split(), m.group(2).lower()
+        for i in range(len(words)):
+            window = words[i:]
+            if not any(w in _GENERIC for w in window) and len(window) + len(tail) <= 4:
+                out.add(INITIALISM + "".join(w[0] for w in window) + tail)
     return frozenset(out)
+
+
+_TWO_CAPITALS = re.compile(r"[A-Z]{2}")
 
 
 def text_language(text: str) -> str:

@@ -30,7 +30,7 @@ from roadmap.analysis.landing import (
     written_by,
 )
 from roadmap.analysis.reconciled import landing_reconciled
-from roadmap.analysis.short_forms import identifier_forms, short_forms
+from roadmap.analysis.short_forms import identifier_forms, initial_forms, short_forms, spelled_initials
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.steps import names_workstream, step_terms
 from roadmap.analysis.touched import changes_named
@@ -299,6 +299,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
     requests = _requests(st, terms, _verbs(ctx)) if size > MAX_TERMS_ALONE // 2 else []
     forms = _short_forms(st)
     renamed = identifier_forms(st.directive_text or st.text)  # `--min-base-quality` written `--min-bq` by a commit
+    cut = initial_forms(st.directive_text or st.text)  # "i-frames" written "invulnerability window"
     forms_key = frozenset(forms.items())  # _match's key for `forms`: hashed once here, not once per candidate
     # commits that report the same work (or one of its requests) in their own words: terms alone are evidence only
     # from a subject saying two of them (`strength`): a commit that cannot be one is no candidate, and is not
@@ -333,7 +334,9 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         if tickets:
             cand.ticket = tuple(sorted(f"{p}-{n}" for p, n in tickets & _tickets(cand.commit.message) if len(n) >= 2))
         cw = commit_work(cand.commit)
-        cand.work = _match(ctx, terms, cand.commit, _renamed_in(cand.commit, renamed, forms, forms_key), total)
+        cand.work = _match(
+            ctx, terms, cand.commit, _renamed_in(cand.commit, renamed, cut, _verbs(ctx), forms, forms_key), total
+        )
         handled = tuple(r for r in routes if changes_endpoint(str(ctx.root), cand.commit.sha, r))
         if handled:  # it changed the handler of a route the directive names: it has said the route's words
             cand.routes = handled
@@ -374,13 +377,16 @@ _ROW_TRAILERS = ("row", "rows", "refs", "claim", "claims")
 def _renamed_in(
     commit: Commit,
     renamed: tuple[tuple[str, str, frozenset[str]], ...],
+    cut: tuple[tuple[str, frozenset[str]], ...],
+    verbs: frozenset[str],
     forms: dict[str, frozenset[str]],
     key: frozenset[tuple[str, frozenset[str]]],
 ) -> tuple[dict[str, frozenset[str]], frozenset[tuple[str, frozenset[str]]]]:
     """`forms`, plus the initials of each short name of the directive's names that the commit writes whole: a
-    commit adding `--min-bq` has said "base quality" of `--min-base-quality`; with its key for _match (`key` is
+    commit adding `--min-bq` has said "base quality" of `--min-base-quality`; plus the commit's words that spell
+    out a hyphen-cut word of the directive ("invulnerability" of "i-frames"); with its key for _match (`key` is
     that of `forms`)."""
-    if not renamed:
+    if not renamed and not cut:
         return forms, key
     low = _lower(commit.message)
     said = {
@@ -388,6 +394,8 @@ def _renamed_in(
         for short, initials, stands in renamed
         if short in low and re.search(rf"(?<![\w-])-{{0,2}}{re.escape(short)}(?![\w-])", low)
     }
+    if cut:
+        said.update(spelled_initials(commit.message, cut, verbs))
     if not said:
         return forms, key
     both = {**forms, **said}

@@ -49,7 +49,7 @@ def state_contradiction(ctx: LintContext) -> Iterator[Hit]:
         ref = found.canonical.get(sc.row_id)
         if ref is None or sc.cell is ref.cell:
             continue
-        severity = disagree(sc.state, ref.state, closed)
+        severity = disagree(sc.state, ref.state, closed, found.meanings)
         if severity is None:
             continue
         name = _name(sc.row_id)

@@ -17,7 +17,9 @@ def state_unknown(ctx: LintContext) -> Iterator[Hit]:
     line of a row's notes) that is not a state word roadmap knows: once per distinct word, at its first
     use, with how many times it is used. Known words are the `states` config (by default the common ones:
     PLANNED, TODO, READY, WIP, IN-PROGRESS, GATING, BLOCKED, PARKED, DONE, CLOSED, ...) and any word a
-    record defines in a lifecycle table (a `State` column beside a `Meaning` column).
+    record defines in a lifecycle table (a `State` column beside a `Meaning` column) or in a legend (a list
+    `**word** — meaning` after a lead-in such as "Legend:", "Status key" or "Status words:"); a legend word
+    whose meaning names a closed state ("merged and live") is closed.
 
     Why:
     A row in a state nobody told the linter about is never compared with its canonical state, so a
@@ -31,7 +33,7 @@ def state_unknown(ctx: LintContext) -> Iterator[Hit]:
 
     Fix:
     Add the word to `states` in `[tool.roadmap]` (and to `closed_states` when it means the work is
-    finished), or define it in a lifecycle table (`| State | Meaning |`) in the records.
+    finished), or define it in the records: a lifecycle table (`| State | Meaning |`) or a legend list.
     """
     found = states(ctx)
     first: dict[str, list[tuple[str, int]]] = {}

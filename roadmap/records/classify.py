@@ -11,6 +11,7 @@ from roadmap.records.language import opens_with_infinitive
 from roadmap.records.mentions import ids_in
 from roadmap.records.model import AsOf
 from roadmap.records.patterns import ISO_DATE
+from roadmap.records.state_words import leading_word
 from roadmap.records.structure import find_handoff
 
 if TYPE_CHECKING:
@@ -355,13 +356,16 @@ class Classifier:
 
     def is_open_state(self, text: str, legend: dict[str, str] | None = None) -> bool:
         """Is a State cell's value a not-started state (todo, planned, open, ...)? A leading status emoji reads
-        as the words the record's own `legend` gives it ("🔴 not started"). Without a legend a mark is no
-        not-started state: ☐ in a parity matrix means "not ours yet", not "work asked for"."""
+        as the words the record's own `legend` gives it ("🔴 not started"), and so does a word the legend
+        defines ("raw — not started"). Without a legend a mark is no not-started state: ☐ in a parity matrix
+        means "not ours yet", not "work asked for"."""
         mark = text.lstrip(" *_`[(").rstrip(" *_`])")
         if mark and not mark[0].isascii():
             meaning = next((w for m, w in (legend or {}).items() if mark.startswith(m)), None)
             if meaning is not None:
                 text = meaning
+        elif legend and (word := leading_word(mark)) in legend:
+            text = legend[word]
         value = _norm(text)
         if value in _EMPTY_VALUES or not value:
             return False

@@ -10,6 +10,7 @@ from roadmap.records import source, structure
 from roadmap.records.blocks import MD, Block, Cell, Heading, walk
 from roadmap.records.classify import NOTE_COLUMN, WORK_COLUMN, Classifier, Verdict, as_of_in, checked, marks_done
 from roadmap.records.inline import Inline
+from roadmap.records.legends import word_legend
 from roadmap.records.kinds import follow_up_section
 from roadmap.records.lead_lists import introduced_items
 from roadmap.records.mentions import extract, ids_in
@@ -367,9 +368,9 @@ class _Builder:
         return None, None
 
     def _legend(self) -> dict[str, str]:
-        """The status emoji this record's own legend defines (read once, when a table needs it)."""
+        """The status emoji and words this record's own legend defines (read once, when a table needs it)."""
         if self.legend is None:
-            self.legend = legend(self.lines)
+            self.legend = {**word_legend(self.lines), **legend(self.lines)}
         return self.legend
 
     def _history(self, b: Block) -> str:
