@@ -353,10 +353,29 @@ def default_flips(ctx: LintContext, flags: set[str]) -> dict[str, list[Flip]]:
             of.setdefault(sp, set()).add(f)
     wanted = sorted(of)
     files = _where(ctx, wanted) if wanted else {}
+    files = _without_common_stated(files, of)
     if files:
         _scan(_log_chunks(ctx, sorted(files)), flag_finder(wanted), found, of)
     ctx.facts.default_flips[key] = found
     return found
+
+
+MAX_STATED_FILES = 12  # a setting is defined in a few files; a name in more is a concept the code passes around
+
+
+def _without_common_stated(files: dict[str, set[str]], of: dict[str, set[str]]) -> dict[str, set[str]]:
+    """`files` less what only stated-value claims (`NAME==VALUE`, analysis/stated_defaults.py) whose name is in
+    more than MAX_STATED_FILES files brought in: such a name ("text_config", "kv_role") is read everywhere, and
+    following it meant a `git log -p` over most of the tree for one value."""
+    count: dict[str, int] = {}
+    for names in files.values():
+        for sp in names:
+            count[sp] = count.get(sp, 0) + 1
+    common = {sp for sp, n in count.items() if n > MAX_STATED_FILES and all("==" in f for f in of.get(sp, ()))}
+    if not common:
+        return files
+    kept = {path: names - common for path, names in files.items()}
+    return {path: names for path, names in kept.items() if names}
 
 
 def _log_chunks(ctx: LintContext, files: list[str]) -> Iterator[str]:

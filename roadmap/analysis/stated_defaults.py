@@ -49,11 +49,16 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 _FILE = re.compile(r"/|\.[A-Za-z]{1,5}$")
 
 
-@lru_cache(maxsize=4096)
 def stated_defaults(st: Statement) -> frozenset[str]:
-    """`NAME==VALUE` for each setting whose default the statement states as a value."""
-    if st.directive or not _has_default_word(st.text):
+    """`NAME==VALUE` for each setting whose default the statement states as a value. The cheap tests first: most
+    statements name no default, and hashing a statement for the cache costs more than they do."""
+    if st.directive or not (st.mentions.symbols or st.mentions.env_vars) or not _has_default_word(st.text):
         return frozenset()
+    return _stated_defaults(st)
+
+
+@lru_cache(maxsize=4096)
+def _stated_defaults(st: Statement) -> frozenset[str]:
     code = [
         n
         for n in (s.split("=", 1)[0].strip().rstrip("()") for s in (*st.mentions.env_vars, *st.mentions.symbols))
@@ -80,12 +85,18 @@ def stated_defaults(st: Statement) -> frozenset[str]:
             ]
             for s, e in bound(sent, m.start(), m.end(), names(sent, spans, prose=False)):
                 name = sent[s:e]
-                if name in code:
+                if name in code and _SETTING.match(name) and _SHAPED.search(name):
                     out.add(f"{name}=={value.replace(',', '.')}")
     return frozenset(out)
 
 
 _HINTS = re.compile(r"default|défaut|defecto|omisi|padr|standard|既定|デフォルト|初期値|默|缺省|预设|預設|기본", re.I)
+
+
+# What a setting's name looks like: an identifier, maybe qualified (`Desc::priority`, `cfg.timeout`) or a flag, and
+# shaped as one (a part separator, a capital, a leading dash): "fail" or "table" in backticks is a word.
+_SETTING = re.compile(r"^-{0,2}[A-Za-z_][A-Za-z0-9_-]*(?:(?:::|\.)[A-Za-z_][A-Za-z0-9_]*)*$")
+_SHAPED = re.compile(r"[_.:A-Z]|^-")
 
 
 def _has_default_word(text: str) -> bool:

@@ -276,6 +276,7 @@ def _long_forms() -> dict[tuple[str, ...], str]:
 # A size written in full ("seq 32768", "8192 tokens") is the word its short form is ("32k", "8k"): binary
 # multiples of 1024 first, then decimal thousands.
 _SIZE_NUMBER = re.compile(r"(?<![\w.,])(\d{4,7})(?![\w.,])")
+_FOUR_DIGITS = re.compile(r"\d{4}")
 
 
 def _size_word(n: int) -> str | None:
@@ -293,7 +294,7 @@ def _raw_words(text: str) -> list[str]:
     "32k"), after the words."""
     out: list[str] = []
     clean = _NOISE.sub(" ", text)
-    sizes = [_size_word(int(n)) for n in _SIZE_NUMBER.findall(clean)] if any(c.isdigit() for c in clean) else []
+    sizes = [_size_word(int(n)) for n in _SIZE_NUMBER.findall(clean)] if _FOUR_DIGITS.search(clean) else []
     if clean.isascii():
         for w in _WORD.findall(clean):
             out.extend(_word_parts(w))
@@ -477,6 +478,7 @@ def initialism_marks(text: str) -> frozenset[str]:
 _TWO_CAPITALS = re.compile(r"[A-Z]{2}")
 
 
+@lru_cache(maxsize=1 << 15)
 def text_language(text: str) -> str:
     """The language `text` is written in, as records/language.py tells it: "es", "de" or "en". Its terms are
     stemmed so."""

@@ -87,7 +87,7 @@ def _flags(st: Statement) -> set[str]:
 # A one-word setting set as code (`oversampling`, `hiss`): a switch when the statement calls it off by default.
 # Only its code's diffs are read for it: a commit's prose says such a word of anything.
 _WORD_SETTING = re.compile(r"^[a-z][a-z0-9]{2,39}$")
-_NOT_SETTINGS = frozenset("true false none null nil off yes enabled disabled default".split())
+_NOT_SETTINGS = frozenset("true false none null nil nullptr nullopt undefined off yes enabled disabled default".split())
 
 
 @lru_cache(maxsize=4096)
