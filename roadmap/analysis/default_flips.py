@@ -176,7 +176,7 @@ def _value_direction(removed: str, added: str, flag: str, value: str) -> bool | 
     makes that value the default, False when it stops being the default, None otherwise. The line up to the
     value keeps its shape (the same setting, the same call)."""
     if flag not in removed or flag not in added:
-        return None
+        return _attribute_direction(removed, added, value)
     a, b = _own_literals(removed, flag), _own_literals(added, flag)
     if len(a) != len(b):
         return None
@@ -204,6 +204,8 @@ def stated_direction(removed: str, added: str, flag: str, value: str) -> bool | 
     back, None when it is neither. Both lines name the setting and keep their shape but for their literals
     (comments left out), and the literal that changed is the value on one side."""
     a, b = _definition(_COMMENT.sub("", removed), flag), _definition(_COMMENT.sub("", added), flag)
+    if a is None and b is None:
+        return _attribute_direction(removed, added, value)  # the setting is named on a line near these
     if a is None or b is None or " ".join(a[0].split()) != " ".join(b[0].split()):
         return None
     was, now = _CODE_LITERAL.findall(a[1]), _CODE_LITERAL.findall(b[1])
@@ -244,6 +246,26 @@ def _same_value(literal: str, value: str) -> bool:
         except ValueError:
             return False
     return lit == value or lit.rsplit(".", 1)[-1].rsplit("::", 1)[-1] == value.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
+
+
+# A default given in an attribute or decorator beside the setting rather than on its line: clap's
+# `#[arg(long, default_value_t = Format::Table)]` over `pub format: Format`, serde's `#[serde(default = "x")]`,
+# click's `@click.option(..., default="table")` (the caller keeps the pair near a line naming the setting).
+_DEFAULT_ARG = re.compile(r"\bdefault(?:_value(?:_t)?)?\s*=\s*[\"']?([A-Za-z_][\w:.]*|-?\d+(?:\.\d+)?)[\"']?")
+
+
+def _attribute_direction(removed: str, added: str, value: str) -> bool | None:
+    """For a pair of lines that give a default by an attribute (the setting named on a line near them): True when
+    the change makes `value` the default, False when `value` stops being it (`Format::Table` is `table`)."""
+    a, b = _DEFAULT_ARG.search(removed), _DEFAULT_ARG.search(added)
+    if a is None or b is None or _DEFAULT_ARG.sub("", removed).split() != _DEFAULT_ARG.sub("", added).split():
+        return None
+
+    def last(v: str) -> str:
+        return re.split(r"::|\.", v)[-1].lower() if not v[:1].isdigit() and v[:1] != "-" else v
+
+    was, now = last(a.group(1)) == value.lower(), last(b.group(1)) == value.lower()
+    return True if now and not was else False if was and not now else None
 
 
 def flag_finder(flags: list[str]) -> re.Pattern[str]:

@@ -51,10 +51,41 @@ _FILE = re.compile(r"/|\.[A-Za-z]{1,5}$")
 
 def stated_defaults(st: Statement) -> frozenset[str]:
     """`NAME==VALUE` for each setting whose default the statement states as a value. The cheap tests first: most
-    statements name no default, and hashing a statement for the cache costs more than they do."""
-    if st.directive or not (st.mentions.symbols or st.mentions.env_vars) or not _has_default_word(st.text):
+    statements name no default, and hashing a statement for the cache costs more than they do. A constant's
+    value is its default, default word or not: "keeps `BUSY_TIMEOUT_MS` at 0", "`BATCH_GROESSE` steht auf 500"."""
+    if st.directive or not (st.mentions.symbols or st.mentions.env_vars):
         return frozenset()
-    return _stated_defaults(st)
+    found = _stated_defaults(st) if _has_default_word(st.text) else frozenset()
+    names = [n for n in (*st.mentions.env_vars, *st.mentions.symbols) if _CONST_NAME.fullmatch(n)]
+    consts = _constant_values(st.text, tuple(names)) if names else frozenset()
+    return found | consts if consts else found
+
+
+# A constant (`MAX_RETRIES`, `kArenaBytes`) the statement writes as code, a linking word, then a number: "keeps
+# `BUSY_TIMEOUT_MS` at 0", "`BATCH_GROESSE` steht auf 500", "`POOL_SIZE` is 8", "`X` = 30", "`X` vale 4".
+_CONST_NAME = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+|k[A-Z]\w+")
+_LINK = (
+    r"\s*(?:\([^)]{0,40}\)\s*)?(?:=|:|is|at|to|stays at|steht auf|liegt bei|auf|bei|ist|vale|est(?: à)?|es|è|é)\s+"
+    rf"(?P<value>{_NUMBER})(?![\w.]*\d)(?!\s*(?:%|x\b|×))"
+)
+
+
+@lru_cache(maxsize=4096)
+def _constant_values(text: str, names: tuple[str, ...]) -> frozenset[str]:
+    out = set()
+    for sent in _SENTENCE.split(" ".join(text.split())):
+        for name in names:
+            for m in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-]){_LINK}", sent, re.I):
+                if _WAS.search(sent[: m.start()]) or _ASKS.search(sent[: m.start()]):
+                    continue
+                out.add(f"{name}=={m.group('value').replace(',', '.')}")
+    return frozenset(out)
+
+
+# Said of the past: "no longer", "used to", "was" ("Until the move, X keeps ..." is the present).
+_WAS = re.compile(r"\b(?:no longer|used to|previously|formerly|was|were|had)\b[^.;]{0,30}$", re.I)
+# A sentence that asks for the value, or compares, states none: "raise `X` to 60", "set `X` to 0 on the CI box".
+_ASKS = re.compile(r"\b(?:raise|lower|set|bump|change|increase|decrease|reduce|try|make|move)\b[^.;]*$", re.I)
 
 
 @lru_cache(maxsize=4096)

@@ -21,3 +21,25 @@ def test_a_stated_name_in_many_files_is_not_followed_but_a_switch_is():
     assert all(names == {"--fast"} for names in kept.values()) and len(kept) == len(many)
     few = {f"src/f{i}.py": {"text_config"} for i in range(3)}
     assert _without_common_stated(few, of) == few
+
+
+def test_a_constant_written_with_its_value_states_it():
+    from roadmap.analysis.stated_defaults import _constant_values
+
+    assert _constant_values("Until then the worker keeps MAX_INFLIGHT at 4 so errors surface.", ("MAX_INFLIGHT",)) == {
+        "MAX_INFLIGHT==4"
+    }
+    assert _constant_values("POOL_GROESSE steht auf 16 Verbindungen.", ("POOL_GROESSE",)) == {"POOL_GROESSE==16"}
+    assert not _constant_values("Raise MAX_INFLIGHT to 8 once the pool is fixed.", ("MAX_INFLIGHT",))
+    assert not _constant_values("MAX_INFLIGHT was 2 before the rewrite.", ("MAX_INFLIGHT",))
+    assert not _constant_values("MAX_INFLIGHT is 40% of the pool.", ("MAX_INFLIGHT",))
+
+
+def test_a_default_given_by_an_attribute_over_the_setting():
+    from roadmap.analysis.default_flips import stated_direction
+
+    was = "    #[arg(long, value_enum, default_value_t = Mode::Compact)]"
+    now = "    #[arg(long, value_enum, default_value_t = Mode::Wide)]"
+    assert stated_direction(was, now, "mode", "compact") is False
+    assert stated_direction(now, was, "mode", "compact") is True
+    assert stated_direction(was, now, "mode", "tall") is None
