@@ -62,7 +62,8 @@ def stated_defaults(st: Statement) -> frozenset[str]:
 
 
 # A constant (`MAX_RETRIES`, `kArenaBytes`) the statement writes as code, a linking word, then a number: "keeps
-# `BUSY_TIMEOUT_MS` at 0", "`BATCH_GROESSE` steht auf 500", "`POOL_SIZE` is 8", "`X` = 30", "`X` vale 4".
+# `BUSY_TIMEOUT_MS` at 0", "`BATCH_GROESSE` steht auf 500", "`POOL_SIZE` is 8", "`X` = 30", "`X` vale 4"; or the
+# words the constant spells, when the statement names it too: "Dash cooldown is 0.8 s (`DASH_COOLDOWN`)".
 _CONST_NAME = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+|k[A-Z]\w+")
 _LINK = (
     r"\s*(?:\([^)]{0,40}\)\s*)?(?:=|:|is|at|to|stays at|steht auf|liegt bei|auf|bei|ist|vale|est(?: à)?|es|è|é)\s+"
@@ -75,7 +76,11 @@ def _constant_values(text: str, names: tuple[str, ...]) -> frozenset[str]:
     out = set()
     for sent in _SENTENCE.split(" ".join(text.split())):
         for name in names:
-            for m in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-]){_LINK}", sent, re.I):
+            # the constant by name, or by the words it spells ("Dash cooldown is 0.8 s (`DASH_COOLDOWN` ...)")
+            words = [w for w in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name.removeprefix("k")) if w]
+            spelled = r"[\s_-]+".join(re.escape(w) for w in words) if len(words) >= 2 else None
+            said = rf"(?:{re.escape(name)}|{spelled})" if spelled else re.escape(name)
+            for m in re.finditer(rf"(?<![\w-]){said}(?![\w-]){_LINK}", sent, re.I):
                 if _WAS.search(sent[: m.start()]) or _ASKS.search(sent[: m.start()]):
                     continue
                 out.add(f"{name}=={m.group('value').replace(',', '.')}")

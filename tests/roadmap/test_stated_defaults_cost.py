@@ -43,3 +43,14 @@ def test_a_default_given_by_an_attribute_over_the_setting():
     assert stated_direction(was, now, "mode", "compact") is False
     assert stated_direction(now, was, "mode", "compact") is True
     assert stated_direction(was, now, "mode", "tall") is None
+
+
+def test_the_words_a_constant_spells_state_its_value_when_the_statement_names_it():
+    from roadmap.analysis.stated_defaults import _constant_values
+
+    text = "Jump buffer is 120 ms (JUMP_BUFFER_MS in player.gd)."
+    assert _constant_values(text, ("JUMP_BUFFER_MS",)) == set()  # the prose must spell all of its words
+    text = "Coyote time is 0.12 s (COYOTE_TIME in player.gd)."
+    assert _constant_values(text, ("COYOTE_TIME",)) == {"COYOTE_TIME==0.12"}
+    assert not _constant_values("Coyote time was 0.1 s (COYOTE_TIME).", ("COYOTE_TIME",))
+    assert not _constant_values("Jump height is 3 tiles (COYOTE_TIME is tuned apart).", ("COYOTE_TIME",))
