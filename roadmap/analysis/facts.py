@@ -199,8 +199,6 @@ class Facts:
     landed_base: dict[tuple[str, str], str | None] = field(default_factory=dict)
     work_matches: dict[Hashable, Any] = field(default_factory=dict)  # RL101: (terms, commit work, forms) -> match
     landed: dict[int, Reason | None] = field(default_factory=dict)  # id(directive) -> its RL101 reason, once tested
-    # analysis/states.py: id(cell of a table row) -> that row's state as written, and whether it is a known word
-    row_states: dict[int, tuple[str, bool]] | None = None
     # analysis/landing.py: work-term weights and postings over the history; statements the records mark done
     work_weights: WorkWeights | None = None
     done_statements: dict[str, list[tuple[Statement, frozenset[str]]]] | None = None

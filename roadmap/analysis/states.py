@@ -118,6 +118,7 @@ class States:
     canonical: dict[str, StateCell]  # row id -> its state in its canonical file
     closed_directives: list[tuple[Statement, StateCell]]  # open directives on a closed row, with that state
     meanings: dict[str, str] = field(default_factory=dict)  # a legend's own word -> the known state it means
+    row_words: dict[int, tuple[str, bool]] = field(default_factory=dict)  # id(cell) -> its table row's state word
 
     @cached_property
     def closed_rows(self) -> dict[int, StateCell]:
@@ -139,13 +140,14 @@ def states(ctx: LintContext) -> States:
     ids = frozenset(defined_ids(ctx.records, cfg))
     cells: list[StateCell] = []
     unknown: list[UnknownState] = []
+    row_words: dict[int, tuple[str, bool]] = {}
     for rf in ctx.records:
         in_canonical = cfg.is_canonical(rf.path) or declares_canonical(rf)
         fences = fenced_lines(rf)
         for table in rf.tables:
             if table.line in fences or _defines_words(table, columns):
                 continue
-            _table_states(table, columns, vocabulary, in_canonical, cells, unknown, ids)
+            _table_states(table, columns, vocabulary, in_canonical, cells, unknown, ids, row_words)
         _line_states(rf, fences, vocabulary, in_canonical, cells, unknown, ids)
     rows = [c for c in cells if c.row_id and not cfg.claim_re.fullmatch(c.row_id)]
     canonical: dict[str, StateCell] = {}
@@ -159,6 +161,7 @@ def states(ctx: LintContext) -> States:
         canonical,
         _closed_directives(ctx, rows, canonical, closed),
         meanings,
+        row_words,
     )
     ctx.facts.states = result
     return result
@@ -168,27 +171,7 @@ def row_state(ctx: LintContext, st: Statement) -> tuple[str, bool] | None:
     """The state written in the State/Status column of the table row of cell `st`, and whether it is a word of
     the vocabulary (else the label's first word, as written in capitals); None when `st` is no cell of a row with
     one. Rows keyed by their name count too: which row it is does not matter here, only what it says of itself."""
-    found = ctx.facts.row_states
-    if found is None:
-        found = ctx.facts.row_states = {}
-        vocabulary = states(ctx).vocabulary
-        columns = {c.lower() for c in ctx.config.state_columns}
-        ids = frozenset(defined_ids(ctx.records, ctx.config))
-        for rf in ctx.records:
-            for table in rf.tables:
-                k = next(
-                    (k for k, h in enumerate(table.headers) if _MARKUP.sub("", h).strip().lower() in columns), None
-                )
-                if k is None:
-                    continue
-                for row in table.rows:
-                    if k >= len(row) or row[k].historical:
-                        continue
-                    state = leading_state(row[k].text, vocabulary)
-                    word = state or _unknown_word(row[k].text, ids)
-                    if word:
-                        found.update((id(c), (word, state is not None)) for c in row)
-    return found.get(id(st))
+    return states(ctx).row_words.get(id(st))
 
 
 def _closed_directives(
@@ -286,6 +269,7 @@ def _table_states(
     cells: list[StateCell],
     unknown: list[UnknownState],
     ids: frozenset[str],
+    row_words: dict[int, tuple[str, bool]],
 ) -> None:
     for k, header in enumerate(table.headers):
         if _MARKUP.sub("", header).strip().lower() not in columns:
@@ -293,11 +277,15 @@ def _table_states(
         for row in table.rows:
             if k >= len(row) or row[k].historical:
                 continue
+            known = leading_state(row[k].text, vocabulary)
+            word = known or _unknown_word(row[k].text, ids)
+            if word:  # what every row says of itself, keyed by name or id or neither (row_state)
+                row_words.update((id(c), (word, known is not None)) for c in row)
             key = row_key(table, row, k)
             if key is None:
                 continue
             cell = row[k]
-            state = leading_state(cell.text, vocabulary)
+            state = known
             if state:
                 home = (
                     table.id_column is not None and table.id_column < len(row) and row[table.id_column].defines == key

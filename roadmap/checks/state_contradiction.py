@@ -8,6 +8,7 @@ from typing import Iterator
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.stale import analyse, hits_for
+from roadmap.analysis.work import sentences
 from roadmap.analysis.states import StateCell, disagree, row_state, states
 from roadmap.findings import Hit, Related
 from roadmap.history.git import GitError
@@ -133,15 +134,11 @@ _FINISHED = re.compile(
     re.I,
 )
 _NEGATED = re.compile(r"\bnot\b|n't\b|\byet\b|\bnearly\b|\balmost\b|\bonce\b|\bwhen\b|\bafter\b", re.I)
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n\s*\n")
 
 
 def says_finished(message: str) -> bool:
     """Does some sentence of the message say a piece of work is finished (and not that it will be, or is not)?"""
-    return any(
-        _FINISHED.search(s) is not None and _NEGATED.search(s) is None
-        for s in _SENTENCE_END.split(" ".join(message.split("\n")))
-    )
+    return any(_FINISHED.search(s) is not None and _NEGATED.search(s) is None for s in sentences(message))
 
 
 def _finished_but_open(ctx: LintContext, st: Statement) -> Reason | None:

@@ -6,6 +6,7 @@ and a commit naming the same ticket for other work."""
 
 from __future__ import annotations
 
+from linted import codes_on
 from roadmap.lint import LintOptions, lint
 
 LOG = "agents/handoff.md"
@@ -18,12 +19,7 @@ UPSTREAM = "- **Waiting for:** the upstream parquet-go fix for dictionary pages 
 
 
 def _codes(repo, needle: str) -> set[str]:
-    text = (repo.path / LOG).read_text().split("\n")
-    return {
-        f.code
-        for f in lint(repo.path, LintOptions(use_cache=False)).findings
-        if f.path == LOG and any(needle in text[n - 1] for n in range(f.line, (f.end_line or f.line) + 1))
-    }
+    return codes_on(repo, LOG, needle)
 
 
 def _repo(git_repo, entries: list[str], subject: str, body: str = "", name: str = "repo"):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from roadmap.lint import LintOptions, lint
+from linted import codes_on
 
 REC = "PERF.md"
 TABLE = (
@@ -19,12 +19,7 @@ TABLE = (
 
 
 def _codes(repo, needle: str) -> set[str]:
-    text = (repo.path / REC).read_text().split("\n")
-    return {
-        f.code
-        for f in lint(repo.path, LintOptions(use_cache=False)).findings
-        if f.path == REC and any(needle in text[n - 1] for n in range(f.line, (f.end_line or f.line) + 1))
-    }
+    return codes_on(repo, REC, needle)
 
 
 def _repo(git_repo, lines: str):

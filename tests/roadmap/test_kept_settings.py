@@ -5,18 +5,13 @@ setting that stays."""
 
 from __future__ import annotations
 
-from roadmap.lint import LintOptions, lint
+from linted import codes_on
 
 ISSUES = "docs/known-issues.md"
 
 
 def _codes(repo, needle: str) -> set[str]:
-    text = (repo.path / ISSUES).read_text().split("\n")
-    return {
-        f.code
-        for f in lint(repo.path, LintOptions(use_cache=False)).findings
-        if f.path == ISSUES and any(needle in text[n - 1] for n in range(f.line, (f.end_line or f.line) + 1))
-    }
+    return codes_on(repo, ISSUES, needle)
 
 
 def _repo(git_repo, message: str, flags: str):

@@ -9,18 +9,13 @@ from __future__ import annotations
 import pytest
 
 from roadmap.checks.state_contradiction import says_finished
-from roadmap.lint import LintOptions, lint
+from linted import codes_on
 
 STATUS = "ops/status.md"
 
 
 def _reasons(repo, needle: str) -> set[str]:
-    text = (repo.path / STATUS).read_text().split("\n")
-    out: set[str] = set()
-    for f in lint(repo.path, LintOptions(use_cache=False)).findings:
-        if f.path == STATUS and any(needle in text[n - 1] for n in range(f.line, (f.end_line or f.line) + 1)):
-            out |= {f.code, *(r for e in f.evidence for r in e.get("reasons", ()))}
-    return out
+    return codes_on(repo, STATUS, needle, reasons=True)
 
 
 def _repo(git_repo, state: str, message: str):

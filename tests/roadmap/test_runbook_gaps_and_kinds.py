@@ -5,7 +5,7 @@ scenario of 2026-12-05 (an SRE runbook over Terraform and Kubernetes files)."""
 from __future__ import annotations
 
 from roadmap.config import Config
-from roadmap.lint import LintOptions, lint
+from linted import codes_on
 from roadmap.records.parser import parse_record
 
 RUNBOOK = "runbooks/queue-drain.md"
@@ -13,12 +13,7 @@ CONFIG = 'records: ["runbooks/*.md"]\n'
 
 
 def _codes(repo, needle: str) -> set[str]:
-    text = (repo.path / RUNBOOK).read_text().split("\n")
-    return {
-        f.code
-        for f in lint(repo.path, LintOptions(use_cache=False)).findings
-        if f.path == RUNBOOK and any(needle in text[n - 1] for n in range(f.line, (f.end_line or f.line) + 1))
-    }
+    return codes_on(repo, RUNBOOK, needle)
 
 
 def _repo(git_repo, title: str = "Runbook: draining the order queue"):
