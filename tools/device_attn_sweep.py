@@ -17,6 +17,10 @@ decode    the bytes each program keeps in flight (tile x stages) for full decode
 midsize   decode batches of 16-256 sequences with nano-like contexts (600-2048 keys up to 128 rows, 100-2048
           above), head-major cache: the unified kernel in batch order against longest first (decode_order) with
           seven launch configurations, each timed twice, interleaved.
+kernel    the one-token rows' kernels on nano-like decode batches (48-256 sequences, Qwen3-0.6B's group of 2 and
+          Qwen3-4B's of 4, head-major cache, longest first): the unified kernel's ONE_TOKEN_ROWS launch against
+          triton_paged_decode with both of its changes, with each alone, and with five launch configurations;
+          each timed three times, interleaved.
 mixed     a chunked-prefill step (decode rows beside 16,384 prefill tokens, and prefill alone): the prefill rows'
           launch (rows per program, tile, warps, stages; ENGINE_PREFILL_LAUNCH) against the default.
 Every configuration's output is compared with the default's (max abs difference); timings are CUDA-event medians
@@ -38,12 +42,13 @@ import torch
 
 from engine.kernels.attention_metadata import as_layout
 from engine.kernels.triton_decode import split_kv_decode
-from engine.kernels.triton_unified import unified_attention
+from engine.kernels.triton_paged_decode import paged_decode
+from engine.kernels.triton_unified import ONE_TOKEN_ROWS, _launch, unified_attention
 
 HQ, HKV, D, BLOCK = 16, 8, 128, 16
 
 
-def make_batch(ctx: list[int], seed: int, layout: str = "NHD", block: int = BLOCK) -> dict[str, Any]:
+def make_batch(ctx: list[int], seed: int, layout: str = "NHD", block: int = BLOCK, hq: int = HQ) -> dict[str, Any]:
     g = torch.Generator(device="cuda").manual_seed(seed)
     b = len(ctx)
     blocks = [(c + block - 1) // block for c in ctx]
@@ -55,7 +60,7 @@ def make_batch(ctx: list[int], seed: int, layout: str = "NHD", block: int = BLOC
         table[i, :n] = perm[at : at + n]
         at += n
     cache = as_layout(torch.randn(2, total, block, HKV, D, device="cuda", dtype=torch.bfloat16, generator=g), layout)
-    q = torch.randn(b, HQ, D, device="cuda", dtype=torch.bfloat16, generator=g)
+    q = torch.randn(b, hq, D, device="cuda", dtype=torch.bfloat16, generator=g)
     return dict(
         q=q,
         cache=cache,
@@ -283,6 +288,68 @@ def midsize_section(seed: int) -> list[dict[str, Any]]:
     return results
 
 
+def run_one_token_unified(bt: dict[str, Any], out: torch.Tensor, **kw: Any) -> Callable[[], None]:
+    """The unified kernel's launch for a decode batch before triton_paged_decode (128-key tiles, 4 warps, 3 stages)."""
+    return lambda: _launch(
+        bt["q"], bt["cache"], bt["table"], bt["seq_lens"], bt["cu"], 1, D**-0.5, out, 128, 4, 3, ONE_TOKEN_ROWS,
+        kw["order"],
+    )  # fmt: skip
+
+
+def run_paged(bt: dict[str, Any], out: torch.Tensor, **kw: Any) -> Callable[[], None]:
+    return lambda: paged_decode(bt["q"], bt["cache"], bt["table"], bt["seq_lens"], bt["cu"], D**-0.5, out, **kw)
+
+
+KERNEL_GRID = [(128, 4, 3), (64, 4, 3), (64, 4, 4), (128, 8, 3), (64, 8, 4), (32, 4, 6)]
+
+
+def kernel_section(seed: int) -> list[dict[str, Any]]:
+    results = []
+    cases = [(256, 100, 2048), (234, 107, 1300), (96, 600, 2048), (48, 600, 2048)]
+    for hq in (16, 32):
+        for b, lo, hi in cases:
+            rng = torch.Generator().manual_seed(seed + b)
+            ctx = torch.randint(lo, hi + 1, (b,), generator=rng).tolist()
+            bt = make_batch(ctx, seed, "HND", hq=hq)
+            longest = torch.argsort(bt["seq_lens"], descending=True, stable=True).to(torch.int32)
+            ref = torch.empty_like(bt["q"])
+            run_one_token_unified(bt, ref, order=longest)()
+            configs: dict[str, Callable[[torch.Tensor], Any]] = {
+                "unified 128,4,3": lambda r: measure(bt, run_one_token_unified, r, order=longest),
+                "paged, masked K columns (neither change) 128,4,3": lambda r: measure(
+                    bt, run_paged, r, order=longest, k_rows=False, tail=False
+                ),
+                "paged, K rows only 128,4,3": lambda r: measure(bt, run_paged, r, order=longest, tail=False),
+                "paged, unmasked tiles only 128,4,3": lambda r: measure(bt, run_paged, r, order=longest, k_rows=False),
+            }
+            for tile, warps, stages in KERNEL_GRID:
+                configs[f"paged {tile},{warps},{stages}"] = lambda r, tile=tile, warps=warps, stages=stages: measure(
+                    bt, run_paged, r, order=longest, tile=tile, num_warps=warps, num_stages=stages
+                )
+            runs: dict[str, list[dict[str, Any]]] = {name: [] for name in configs}
+            for _ in range(3):
+                for name, make in configs.items():
+                    runs[name].append(make(ref))
+            table = []
+            for name, rs in runs.items():
+                ok = [r for r in rs if "ms" in r and r["max_abs_diff"] < 2e-2]
+                entry: dict[str, Any] = dict(config=name, runs=rs)
+                if ok:
+                    entry["ms"] = statistics.median(r["ms"] for r in ok)
+                    entry["gbps"] = round(bt["kv_bytes"] / entry["ms"] / 1e6, 1)
+                table.append(entry)
+            timed = sorted((e for e in table if "ms" in e), key=lambda e: e["ms"])
+            print(
+                f"kernel hq{hq} b{b} (mean ctx {sum(ctx) / b:.0f}): "
+                + "; ".join(f"{e['config']} {e['ms']} ms {e['gbps']} GB/s" for e in timed),
+                flush=True,
+            )
+            results.append(
+                dict(hq=hq, batch=b, mean_context=sum(ctx) / b, rows=table, best=timed[0] if timed else None)
+            )
+    return results
+
+
 def make_step(q_lens: list[int], ctx: list[int], seed: int) -> dict[str, Any]:
     """A chunked-prefill step: row i has q_lens[i] new tokens at the end of ctx[i] keys (head-major cache)."""
     bt = make_batch(ctx, seed, "HND")
@@ -342,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
         "--sections",
         nargs="+",
         default=["unified", "split"],
-        choices=["unified", "split", "layout", "decode", "midsize", "mixed"],
+        choices=["unified", "split", "layout", "decode", "midsize", "kernel", "mixed"],
     )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True)
@@ -362,6 +429,8 @@ def main(argv: list[str] | None = None) -> int:
         result["decode"] = decode_section(args.seed)
     if "midsize" in args.sections:
         result["midsize"] = midsize_section(args.seed)
+    if "kernel" in args.sections:
+        result["kernel"] = kernel_section(args.seed)
     if "mixed" in args.sections:
         result["mixed"] = mixed_section(args.seed)
     result["wall_s"] = round(time.time() - t0, 1)

@@ -19,6 +19,7 @@ import triton
 import triton.language as tl
 
 from engine.kernels import pdl
+from engine.kernels.triton_paged_decode import paged_decode
 
 
 @triton.jit
@@ -196,6 +197,12 @@ SPLIT_MIXED = os.environ.get("ENGINE_SPLIT_MIXED", "1").strip() != "0"
 # gives decode_order: a launch then ends on short programs instead of a lone long one. ENGINE_DECODE_ORDER=0 runs
 # the batch-order unified grid instead (an A/B switch, read at import).
 DECODE_ORDER = os.environ.get("ENGINE_DECODE_ORDER", "1").strip() != "0"
+# The one-token rows' launch runs triton_paged_decode's kernel (unmasked full tiles, one offset layout for K and V,
+# base-2 softmax) with DECODE_LAUNCH; ENGINE_DECODE_KERNEL=unified runs this module's kernel for them instead (an
+# A/B switch, read at import).
+DECODE_KERNEL = os.environ.get("ENGINE_DECODE_KERNEL", "paged").strip() or "paged"
+if DECODE_KERNEL not in ("paged", "unified"):
+    raise ValueError(f"ENGINE_DECODE_KERNEL={DECODE_KERNEL!r}: give paged or unified")
 
 
 def tile_n(block_size: int) -> int:
@@ -239,6 +246,9 @@ def unified_attention(
     d_tile, d_warps, d_stages = DECODE_LAUNCH
     decode = (max(d_tile, cache.shape[2]), d_warps, d_stages)
     if max_seqlen_q == 1:
+        if DECODE_ORDER and not explicit and DECODE_KERNEL == "paged":
+            paged_decode(q, cache, block_tables, seq_lens, cu_seqlens_q, scale, out, order, *decode)
+            return
         launch = (tile, num_warps, num_stages) if explicit else decode
         rows = ONE_TOKEN_ROWS if DECODE_ORDER else ALL_ROWS
         _launch(q, cache, block_tables, seq_lens, cu_seqlens_q, 1, scale, out, *launch, rows, order, block_m)
@@ -251,7 +261,10 @@ def unified_attention(
     if split_mixed is None:
         split_mixed = SPLIT_MIXED and q.device.type == "cuda"
     if split_mixed:
-        _launch(q, cache, block_tables, seq_lens, cu_seqlens_q, 1, scale, out, *decode, ONE_TOKEN_ROWS, order)
+        if DECODE_KERNEL == "paged":
+            paged_decode(q, cache, block_tables, seq_lens, cu_seqlens_q, scale, out, order, *decode)
+        else:
+            _launch(q, cache, block_tables, seq_lens, cu_seqlens_q, 1, scale, out, *decode, ONE_TOKEN_ROWS, order)
     rows = MULTI_TOKEN_ROWS if split_mixed else ALL_ROWS
     _launch(
         q,
