@@ -18,7 +18,8 @@ import triton.language as tl
 from engine.kernels import pdl
 
 from engine.kernels.decode_split import NUM_SEGMENTS, SPLIT_LAUNCH
-from engine.kernels.triton_unified import launch_options, tile_n
+from engine.kernels.triton_paged_decode import LOG2E, _tile
+from engine.kernels.triton_unified import DECODE_KERNEL, launch_options, tile_n
 
 
 @triton.jit
@@ -46,6 +47,7 @@ def _decode_segment_kernel(
     TILE_N: tl.constexpr,
     NUM_SEGMENTS: tl.constexpr,
     PRECISION: tl.constexpr,
+    FAST: tl.constexpr,  # the paged decode kernel's tiles (scale then carries log2(e)); else the unified kernel's
     USE_PDL: tl.constexpr,
 ):
     if USE_PDL:  # the kernel before this one may still be writing: wait for it (engine/kernels/pdl.py)
@@ -77,22 +79,35 @@ def _decode_segment_kernel(
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
     k_base = cache_ptr + kv_head * stride_c_h
     table = block_tables_ptr + seq.to(tl.int64) * stride_bt
-    for j in range(first, last):
-        key_pos = j * TILE_N + offs_n
-        key_ok = key_pos < seq_len  # the new token is the last: every earlier key is visible
-        blk = tl.load(table + key_pos // BLOCK_SIZE, mask=key_ok, other=0).to(tl.int64)
-        kv_off = blk * stride_c_blk + (key_pos % BLOCK_SIZE) * stride_c_off
-        k = tl.load(k_base + kv_off[None, :] + offs_d[:, None], mask=key_ok[None, :], other=0.0)  # [D, N]
-        v = tl.load(k_base + stride_c_kv + kv_off[:, None] + offs_d[None, :], mask=key_ok[:, None], other=0.0)  # [N, D]
-        s = tl.dot(q, k, input_precision=PRECISION) * scale
-        s = tl.where(key_ok[None, :], s, float("-inf"))
-        # Key j * TILE_N < seq_len is real, so m_new is finite from a segment's first tile on.
-        m_new = tl.maximum(m_i, tl.max(s, 1))
-        alpha = tl.exp(m_i - m_new)
-        p = tl.exp(s - m_new[:, None])
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=PRECISION)
-        m_i = m_new
+    if FAST:  # triton_paged_decode's tiles: full ones unmasked, the partial one masked; maxima in base 2
+        full = tl.maximum(first, tl.minimum(last, seq_len // TILE_N))  # tiles [first, full) hold no end
+        for j in range(first, full):
+            m_i, l_i, acc = _tile(
+                m_i, l_i, acc, q, k_base, k_base + stride_c_kv, table, j, seq_len, scale, stride_c_blk,
+                stride_c_off, BLOCK_SIZE, HEAD_DIM, TILE_N, PRECISION, False, True,
+            )  # fmt: skip
+        if full < last:
+            m_i, l_i, acc = _tile(
+                m_i, l_i, acc, q, k_base, k_base + stride_c_kv, table, full, seq_len, scale, stride_c_blk,
+                stride_c_off, BLOCK_SIZE, HEAD_DIM, TILE_N, PRECISION, True, True,
+            )  # fmt: skip
+    else:
+        for j in range(first, last):
+            key_pos = j * TILE_N + offs_n
+            key_ok = key_pos < seq_len  # the new token is the last: every earlier key is visible
+            blk = tl.load(table + key_pos // BLOCK_SIZE, mask=key_ok, other=0).to(tl.int64)
+            kv_off = blk * stride_c_blk + (key_pos % BLOCK_SIZE) * stride_c_off
+            k = tl.load(k_base + kv_off[None, :] + offs_d[:, None], mask=key_ok[None, :], other=0.0)  # [D, N]
+            v = tl.load(k_base + stride_c_kv + kv_off[:, None] + offs_d[None, :], mask=key_ok[:, None], other=0.0)
+            s = tl.dot(q, k, input_precision=PRECISION) * scale
+            s = tl.where(key_ok[None, :], s, float("-inf"))
+            # Key j * TILE_N < seq_len is real, so m_new is finite from a segment's first tile on.
+            m_new = tl.maximum(m_i, tl.max(s, 1))
+            alpha = tl.exp(m_i - m_new)
+            p = tl.exp(s - m_new[:, None])
+            l_i = l_i * alpha + tl.sum(p, 1)
+            acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=PRECISION)
+            m_i = m_new
     # An empty segment (short context) stores max -inf and sum 0: the merge gives it weight 0.
     part = (tok64 * (GROUP * tl.num_programs(1)) + head) * NUM_SEGMENTS + segment  # [M]
     tl.store(part_max_ptr + part, m_i, mask=row_ok)
@@ -111,6 +126,7 @@ def _merge_segments_kernel(
     stride_o_h,
     HEAD_DIM: tl.constexpr,
     NUM_SEGMENTS: tl.constexpr,
+    BASE2: tl.constexpr,  # the segments' maxima are in base 2 (FAST segments)
     USE_PDL: tl.constexpr,
 ):
     if USE_PDL:  # the kernel before this one may still be writing: wait for it (engine/kernels/pdl.py)
@@ -128,7 +144,10 @@ def _merge_segments_kernel(
     seg_max = tl.load(part_max_ptr + base + segs)  # [S]
     seg_sum = tl.load(part_sum_ptr + base + segs)
     top = tl.max(seg_max, 0)  # segment 0 always holds key 0: finite
-    weight = tl.exp(seg_max - top)  # exp(-inf) = 0 for empty segments
+    if BASE2:
+        weight = tl.exp2(seg_max - top)  # exp2(-inf) = 0 for empty segments
+    else:
+        weight = tl.exp(seg_max - top)
     seg_out = tl.load(part_out_ptr + (base + segs)[:, None] * HEAD_DIM + offs_d[None, :])  # [S, D]
     out = tl.sum(seg_out * weight[:, None], 0) / tl.sum(seg_sum * weight, 0)
     tl.store(out_ptr + tok64 * stride_o_t + head * stride_o_h + offs_d, out.to(out_ptr.dtype.element_ty))
@@ -147,8 +166,12 @@ def split_kv_decode(
     tile: int | None = None,
     num_warps: int | None = None,
     num_stages: int | None = None,
+    fast: bool | None = None,
 ) -> None:
-    """segments/tile/num_warps/num_stages override the launch configuration (tools/device_attn_sweep.py)."""
+    """segments/tile/num_warps/num_stages override the launch configuration (tools/device_attn_sweep.py); `fast`
+    picks the segments' tile loop (default: the paged decode kernel's unless ENGINE_DECODE_KERNEL=unified)."""
+    if fast is None:
+        fast = DECODE_KERNEL == "paged"
     if SPLIT_LAUNCH is not None and tile is None and num_warps is None and num_stages is None:
         tile, num_warps, num_stages = SPLIT_LAUNCH
         tile = max(tile, cache.shape[2])
@@ -168,7 +191,7 @@ def split_kv_decode(
         block_tables,
         seq_lens,
         cu_seqlens_q,
-        scale,
+        scale * LOG2E if fast else scale,
         q.stride(0),
         q.stride(1),
         cache.stride(0),
@@ -183,6 +206,7 @@ def split_kv_decode(
         TILE_N=tile or tile_n(block_size),
         NUM_SEGMENTS=segments,
         PRECISION="ieee" if cache.dtype == torch.float32 else "tf32",
+        FAST=fast,
         **launch_options(num_warps, num_stages),
         **pdl.options(q.device),
     )
@@ -196,5 +220,6 @@ def split_kv_decode(
         out.stride(1),
         HEAD_DIM=head_dim,
         NUM_SEGMENTS=segments,
+        BASE2=fast,
         **pdl.options(q.device),
     )

@@ -95,3 +95,17 @@ def test_rows_of_several_tokens_are_left_alone_and_order_changes_nothing() -> No
     torch.testing.assert_close(plain[decode_rows], want[decode_rows], atol=1e-4, rtol=0)
     longest = torch.tensor([2, 3, 0, 1], dtype=torch.int32)
     assert torch.equal(run(q, cache, attn, order=longest)[decode_rows], plain[decode_rows])
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["paged-tiles", "unified-tiles"])
+@pytest.mark.parametrize("segments", [2, 4, 8])
+def test_split_kv_segments_with_either_tile_loop_match_reference(fast: bool, segments: int) -> None:
+    """Split-KV decode cuts a context's tiles into segments; with the paged kernel's tiles only the segment holding
+    the partial last tile masks it, empty segments weigh nothing, and the merge reads base-2 maxima."""
+    from engine.kernels.triton_decode import split_kv_decode
+
+    q, cache, attn = make_step([1] * 5, [100, 96, 31, 1, 130], 8, 2, 64, "HND")
+    out = torch.full_like(q, float("nan"))
+    split_kv_decode(q, cache, attn.block_tables, attn.seq_lens, attn.cu_seqlens_q, 0.125, out, segments=segments,
+                    tile=TILE, fast=fast)  # fmt: skip
+    torch.testing.assert_close(out, reference.paged_attention(q, cache, attn, 0.125), atol=1e-4, rtol=0)
