@@ -347,6 +347,23 @@ def kernel_section(seed: int) -> list[dict[str, Any]]:
             results.append(
                 dict(hq=hq, batch=b, mean_context=sum(ctx) / b, rows=table, best=timed[0] if timed else None)
             )
+        for b in (4, 24):  # split-KV decode's batches: its segments with either tile loop
+            rng = torch.Generator().manual_seed(seed + b)
+            ctx = torch.randint(1000, 2049, (b,), generator=rng).tolist()
+            sbt = make_batch(ctx, seed, "HND", hq=hq)
+            sref = torch.empty_like(sbt["q"])
+            run_split(sbt, sref, fast=False)()
+            split_configs: dict[str, Callable[[torch.Tensor], Any]] = {
+                "split-KV, unified tiles": lambda r, bt=sbt: measure(bt, run_split, r, fast=False),
+                "split-KV, paged tiles": lambda r, bt=sbt: measure(bt, run_split, r, fast=True),
+            }
+            split_table = interleaved(sbt, sref, split_configs)
+            print(
+                f"kernel hq{hq} split b{b}: "
+                + "; ".join(f"{e['config']} {e.get('ms')} ms {e.get('gbps')} GB/s" for e in split_table),
+                flush=True,
+            )
+            results.append(dict(hq=hq, batch=b, mean_context=sum(ctx) / b, split=True, rows=split_table))
     return results
 
 
