@@ -128,7 +128,10 @@ def test_decode_step_launches_nine_kernels_a_layer_and_casts_nothing(tmp_path: P
     assert gemms == 4 * layers
     assert launches.by_name["_rms_norm_kernel"] == 2 * layers + 1
     assert launches.by_name["_rope_kv_kernel"] == launches.by_name["_silu_and_mul_kernel"] == layers
-    assert launches.by_name["_unified_kernel"] == layers
+    from engine.kernels.triton_unified import DECODE_KERNEL
+
+    # a decode step's attention: one launch a layer, the one-token rows' kernel (ENGINE_DECODE_KERNEL) by default
+    assert launches.by_name["_paged_decode_kernel" if DECODE_KERNEL == "paged" else "_unified_kernel"] == layers
 
 
 def test_torch_backend_launches_many_more(tmp_path: Path) -> None:
