@@ -30,6 +30,10 @@ for model in "${models[@]}"; do
     series="decode-$kernel-$model"
     ENGINE_DECODE_KERNEL=$kernel "$PY" -m engine bench throughput --model "$model" --load-format dummy --dtype auto \
       --seed 0 --max-model-len 4096 --dataset-name nano --repeat 3 --warmup-passes 1 --commit "$commit" --clean \
-      --row ENG-FUSED-STEP --series "$series" --output-dir "$OUT/$day-$series" 2>&1 | grep -E "tok/s|Error|error" | tail -5
+      --row ENG-FUSED-STEP --series "$series" --output-dir "$OUT/$day-$series" > "$OUT/$series.log" 2>&1
+    echo "$series: exit $?"
+    "$PY" -c "import json, sys; d = json.load(open(sys.argv[1])); m = d['metrics']['output_tok_per_s']; \
+print(f\"  output tok/s {m['median']:.0f} ({m['min']:.0f}-{m['max']:.0f}), {d['roofline']['fraction']:.1%} of bound\")" \
+      "$OUT/$day-$series/result.json" || tail -5 "$OUT/$series.log"
   done
 done
