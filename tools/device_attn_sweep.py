@@ -300,7 +300,7 @@ def run_paged(bt: dict[str, Any], out: torch.Tensor, **kw: Any) -> Callable[[], 
     return lambda: paged_decode(bt["q"], bt["cache"], bt["table"], bt["seq_lens"], bt["cu"], D**-0.5, out, **kw)
 
 
-KERNEL_GRID = [(128, 4, 3), (64, 4, 3), (64, 4, 4), (128, 8, 3), (64, 8, 4), (32, 4, 6)]
+KERNEL_GRID = [(128, 4, 3), (64, 4, 4), (128, 8, 3)]
 
 
 def kernel_section(seed: int) -> list[dict[str, Any]]:
