@@ -461,11 +461,14 @@ def initialism_marks(text: str) -> frozenset[str]:
     out: set[str] = set()
     for run in _LOWER_RUN.findall(text):
         words = run.split()
-        for n in (3, 4):
-            for i in range(len(words) - n + 1):
-                window = words[i : i + n]
-                if not any(w in _GENERIC for w in window):
-                    out.add(INITIALISM + "".join(w[0] for w in window))
+        if len(words) < 3:
+            continue
+        # the initials of the run, a NUL for each generic word: the windows of content words are those of the
+        # pieces between the NULs (a window test per word, not per word of every window)
+        for piece in "".join("\0" if w in _GENERIC else w[0] for w in words).split("\0"):
+            for n in (3, 4):
+                for i in range(len(piece) - n + 1):
+                    out.add(INITIALISM + piece[i : i + n])
     for m in _ABBREVIATED_TAIL.finditer(text) if _TWO_CAPITALS.search(text) else ():
         words, tail = m.group(1).split(), m.group(2).lower()
         for i in range(len(words)):
