@@ -123,9 +123,12 @@ def start_blame(ctx: LintContext, paths: Iterable[str]) -> None:
         return
     if running is None:
         running = ctx.facts.blaming = _Blaming(ctx)
+    spans = {}
     for path in todo:
         rf = ctx.record(path)
-        running.submit(path, [(1, max(1, rf.text.count("\n") + 1) if rf is not None else 1)])
+        spans[path] = max(1, rf.text.count("\n") + 1) if rf is not None else 1
+    for path in sorted(todo, key=lambda p: -spans[p]):  # the longest first: the last to finish starts first
+        running.submit(path, [(1, spans[path])])
 
 
 def finish_blame(ctx: LintContext) -> None:

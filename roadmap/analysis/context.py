@@ -33,6 +33,9 @@ class Detector:
     # Builds what every one of its tests reads (an index over the whole history), given the statements it applies
     # to: analysis/stale.py calls it before it shares the tests out to a forked child, which then inherits it.
     prepare: Callable[["LintContext", list[Statement]], None] | None = None
+    # Its prepare blames the record file of every statement it applies to (analysis/stale.early_blame starts those
+    # blames before the history pass and the fork of lint._run_checks, so every process inherits them).
+    blames_files: bool = False
 
 
 @dataclass

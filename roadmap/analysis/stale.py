@@ -94,6 +94,18 @@ def _todo(ctx: LintContext, pool: list[Statement]) -> list[tuple[Statement, list
     return ctx.facts.stale_todo
 
 
+def early_blame(ctx: LintContext) -> None:
+    """Begin blaming the record files the detectors' prepares will blame whatever else they find (those of the
+    live statements a `blames_files` detector applies to), so that git works on them on the other core while
+    this process picks the statements to test (_todo). The caller collects them (finish_blame) before anything
+    forks: a child forked with them done inherits them, where the forked rules' child of lint._run_checks blamed
+    the same large files again."""
+    owners = [d for d in ctx.detectors if d.blames_files]
+    if not owners or ctx.facts.stale_groups is not None:
+        return
+    start_blame(ctx, {st.path for st in ctx.statements() if not st.historical and any(d.applies(st) for d in owners)})
+
+
 def reads_history(ctx: LintContext) -> bool:
     """Will the analysis read history (does a selected detector test some live statement)?"""
     return ctx.facts.stale_groups is None and bool(_todo(ctx, [st for st in ctx.statements() if not st.historical]))
