@@ -18,6 +18,7 @@ from roadmap import runcache
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.asof import finish_blame
 from roadmap.analysis.stale import PRIORITY, STALE_RULES, early_blame, reads_history
+from roadmap.analysis.states import states
 from roadmap.config import Config, load_config, with_fallback_records
 from roadmap.errors import RuleCrashed, UsageError
 from roadmap.findings import SEVERITIES, Finding
@@ -234,6 +235,8 @@ def _shared(ctx: LintContext) -> None:
     early_blame(ctx)
     try:
         history = reads_history(ctx)
+        if "RL401" in ctx.selected:
+            states(ctx)  # RL401 reads it here, RL403 in the forked child: worked out once, while the blames run
     finally:
         finish_blame(ctx)
     if history:
