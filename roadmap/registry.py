@@ -87,8 +87,20 @@ DETECTORS: dict[str, Detector] = {
         blames_files=True,
     ),
     "RL102": Detector("RL102", rerun_done.applies, rerun_done.detect),
-    "RL103": Detector("RL103", premise_refuted.applies, premise_refuted.detect, prepare=premise_refuted.prepare),
-    "RL104": Detector("RL104", default_changed.applies, default_changed.detect, prepare=default_changed.prepare),
+    "RL103": Detector(
+        "RL103",
+        premise_refuted.applies,
+        premise_refuted.detect,
+        prepare=premise_refuted.prepare,
+        commit_tests=premise_refuted.COMMIT_TESTS,
+    ),
+    "RL104": Detector(
+        "RL104",
+        default_changed.applies,
+        default_changed.detect,
+        prepare=default_changed.prepare,
+        commit_tests=default_changed.COMMIT_TESTS,
+    ),
     "RL401": Detector("RL401", state_contradiction.applies, state_contradiction.detect),
 }
 

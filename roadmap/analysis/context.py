@@ -36,6 +36,9 @@ class Detector:
     # Its prepare blames the record file of every statement it applies to (analysis/stale.early_blame starts those
     # blames before the history pass and the fork of lint._run_checks, so every process inherits them).
     blames_files: bool = False
+    # The commit-message tests its prepare runs over the whole history through asof.commits_matching, as (name,
+    # test of a message, whether merge commits count): analysis/stale.py runs them first, on both cores.
+    commit_tests: tuple[tuple[str, Callable[[str], object], bool], ...] = ()
 
 
 @dataclass

@@ -14,7 +14,14 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Hashable, Iterator
 
-from roadmap.analysis.asof import finish_blame, needs_blame, news_for, prefetch_cell_walks, start_blame
+from roadmap.analysis.asof import (
+    finish_blame,
+    needs_blame,
+    news_for,
+    prefetch_cell_walks,
+    prefetch_commits_matching,
+    start_blame,
+)
 from roadmap.analysis.context import Detector, LintContext
 from roadmap.analysis.facts import Reason, StaleGroup
 from roadmap.history.forked import map_split
@@ -46,9 +53,12 @@ def analyse(ctx: LintContext) -> list[StaleGroup]:
     todo = _todo(ctx, pool)
     if todo:
         ctx.get_history()  # every test reads it: built here, not by the prepares' threads at once
+    work = [(d, mine) for d in active if d.prepare is not None and (mine := [st for st, ds in todo if d in ds])]
+    # the prepares' tests of every commit message, on both cores: before any thread of this process starts
+    prefetch_commits_matching(ctx, [t for d, _ in work for t in d.commit_tests])
     # the blames (git processes) run while the detectors prepare; the cell walks read them
     start_blame(ctx, {st.path for st, _ in todo if needs_blame(st)})
-    _prepare(ctx, [(d, mine) for d in active if d.prepare is not None and (mine := [st for st, ds in todo if d in ds])])
+    _prepare(ctx, work)
     prefetch_cell_walks(ctx, [st for st, _ in todo if st.directive])
     finish_blame(ctx)  # before the fork below
 

@@ -181,6 +181,9 @@ def applies(st: Statement) -> bool:
     return says_opt_in(st.text) or bool(stated_defaults(st))
 
 
+COMMIT_TESTS = (("flips-default", says_flipped, True),)  # what prepare asks of every commit message
+
+
 def prepare(ctx: LintContext, statements: list[Statement]) -> None:
     """The flips of every switch some statement calls opt-in (one pass over the code's history), and the commits
     saying they turned a default on."""
