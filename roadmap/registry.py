@@ -100,6 +100,7 @@ DETECTORS: dict[str, Detector] = {
         default_changed.detect,
         prepare=default_changed.prepare,
         commit_tests=default_changed.COMMIT_TESTS,
+        prelude=default_changed.prelude,
     ),
     "RL401": Detector("RL401", state_contradiction.applies, state_contradiction.detect),
 }

@@ -39,6 +39,9 @@ class Detector:
     # The commit-message tests its prepare runs over the whole history through asof.commits_matching, as (name,
     # test of a message, whether merge commits count): analysis/stale.py runs them first, on both cores.
     commit_tests: tuple[tuple[str, Callable[[str], object], bool], ...] = ()
+    # What its prepare computes before it waits on git, run in this thread before the prepares' threads start
+    # (theirs is then started first): its git processes start at once instead of after a share of the GIL.
+    prelude: Callable[["LintContext", list[Statement]], None] | None = None
 
 
 @dataclass

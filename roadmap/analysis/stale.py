@@ -90,10 +90,22 @@ def _prepare(ctx: LintContext, work: list[tuple[Detector, list[Statement]]]) -> 
             assert d.prepare is not None
             d.prepare(ctx, mine)
         return
+    for d, mine in work:
+        if d.prelude is not None:
+            try:
+                d.prelude(ctx, mine)
+            except Exception:
+                pass  # its prepare meets the same error in its thread, and raises it in detector order
+    # the prepares with a prelude wait on git next: started first, so that git starts before the others' work
+    first = sorted(range(len(work)), key=lambda i: work[i][0].prelude is None)
     with ThreadPoolExecutor(max_workers=len(work)) as pool:
-        futures = [pool.submit(d.prepare, ctx, mine) for d, mine in work if d.prepare is not None]
-        for f in futures:
-            f.result()
+        futures = {}
+        for i in first:
+            prepare, mine = work[i][0].prepare, work[i][1]
+            if prepare is not None:
+                futures[i] = pool.submit(prepare, ctx, mine)
+        for i in sorted(futures):
+            futures[i].result()
 
 
 def _todo(ctx: LintContext, pool: list[Statement]) -> list[tuple[Statement, list[Detector]]]:
