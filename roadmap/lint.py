@@ -16,7 +16,9 @@ from pathlib import Path
 
 from roadmap import runcache
 from roadmap.analysis.context import LintContext
-from roadmap.analysis.stale import PRIORITY, STALE_RULES, reads_history
+from roadmap.analysis.asof import finish_blame
+from roadmap.analysis.stale import PRIORITY, STALE_RULES, early_blame, reads_history
+from roadmap.analysis.states import states
 from roadmap.config import Config, load_config, with_fallback_records
 from roadmap.errors import RuleCrashed, UsageError
 from roadmap.findings import SEVERITIES, Finding
@@ -228,8 +230,16 @@ def _run_checks(ctx: LintContext, rules: list[Rule]) -> list[Finding]:
 def _shared(ctx: LintContext) -> None:
     """Build the history before the fork shares it, when the stale analysis will read it (history stays lazy: a
     run that never reads it never builds it). One that cannot be built is left for the rules that need it to fail
-    on, as they would in a serial run."""
-    if reads_history(ctx):
+    on, as they would in a serial run. The record files the analysis blames in any case are blamed first, while
+    the statements it tests are picked, and collected before the history pass forks (analysis/stale.py)."""
+    early_blame(ctx)
+    try:
+        history = reads_history(ctx)
+        if "RL401" in ctx.selected:
+            states(ctx)  # RL401 reads it here, RL403 in the forked child: worked out once, while the blames run
+    finally:
+        finish_blame(ctx)
+    if history:
         try:
             ctx.get_history()
         except GitError:

@@ -79,11 +79,29 @@ TABLE: tuple[tuple[str, str, str, str, RuleFunc], ...] = (
 # for several reasons is one finding (ctx.detectors).
 DETECTORS: dict[str, Detector] = {
     "RL101": Detector(
-        "RL101", directive_landed.applies, directive_landed.detect, directive_landed.symbols, directive_landed.prepare
+        "RL101",
+        directive_landed.applies,
+        directive_landed.detect,
+        directive_landed.symbols,
+        directive_landed.prepare,
+        blames_files=True,
     ),
     "RL102": Detector("RL102", rerun_done.applies, rerun_done.detect),
-    "RL103": Detector("RL103", premise_refuted.applies, premise_refuted.detect, prepare=premise_refuted.prepare),
-    "RL104": Detector("RL104", default_changed.applies, default_changed.detect, prepare=default_changed.prepare),
+    "RL103": Detector(
+        "RL103",
+        premise_refuted.applies,
+        premise_refuted.detect,
+        prepare=premise_refuted.prepare,
+        commit_tests=premise_refuted.COMMIT_TESTS,
+    ),
+    "RL104": Detector(
+        "RL104",
+        default_changed.applies,
+        default_changed.detect,
+        prepare=default_changed.prepare,
+        commit_tests=default_changed.COMMIT_TESTS,
+        prelude=default_changed.prelude,
+    ),
     "RL401": Detector("RL401", state_contradiction.applies, state_contradiction.detect),
 }
 

@@ -19,6 +19,7 @@ from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News
 from roadmap.history.blame import NULL_SHA, BlameLine, blame_lines
 from roadmap.history.commit import Commit
+from roadmap.history.forked import map_split
 from roadmap.history.git import GitError, resolve_rev
 from roadmap.records.model import Statement
 
@@ -123,9 +124,12 @@ def start_blame(ctx: LintContext, paths: Iterable[str]) -> None:
         return
     if running is None:
         running = ctx.facts.blaming = _Blaming(ctx)
+    spans = {}
     for path in todo:
         rf = ctx.record(path)
-        running.submit(path, [(1, max(1, rf.text.count("\n") + 1) if rf is not None else 1)])
+        spans[path] = max(1, rf.text.count("\n") + 1) if rf is not None else 1
+    for path in sorted(todo, key=lambda p: -spans[p]):  # the longest first: the last to finish starts first
+        running.submit(path, [(1, spans[path])])
 
 
 def finish_blame(ctx: LintContext) -> None:
@@ -205,6 +209,22 @@ def commits_matching(
             (c for c in history.commits if (merges or not c.is_merge) and predicate(c.message)), key=history.rank
         )
     return cache[name]
+
+
+def prefetch_commits_matching(ctx: LintContext, tests: Iterable[tuple[str, Callable[[str], object], bool]]) -> None:
+    """commits_matching(ctx, name, test, merges) for each of `tests` not computed yet, every message tested once
+    for all of them, every other block of commits in a forked child (history/forked.py): the same lists. Call it
+    with no thread of this process running (a fork copies only the calling thread)."""
+    todo = [(name, test, merges) for name, test, merges in tests if name not in ctx.facts.commits_matching]
+    if not todo:
+        return
+    history = ctx.get_history()
+    commits = history.commits
+    said = map_split(commits, lambda c: tuple(bool(test(c.message)) for _, test, _ in todo))
+    for k, (name, _, merges) in enumerate(todo):
+        ctx.facts.commits_matching[name] = sorted(
+            (c for c, hit in zip(commits, said) if (merges or not c.is_merge) and hit[k]), key=history.rank
+        )
 
 
 def news_subset(

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import posixpath
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.states import GROUPS
@@ -124,13 +126,8 @@ def closed_by(ctx: LintContext, c: Claim) -> Statement | None:
             rf"|(?<![\w-]){re.escape(c.key)}\W+(?:\w+\W+){{0,3}}?{CLOSED.pattern}"
         )
     )
-    for other in ctx.statements():
-        if (
-            other is c.st
-            or c.key not in other.text  # a substring test first: most statements do not name the claim
-            or (other.path, other.line) == (c.st.path, c.st.line)
-            or listed_active(other)
-        ):
+    for other in _naming(ctx, c.key):  # most statements do not name the claim
+        if other is c.st or (other.path, other.line) == (c.st.path, c.st.line) or listed_active(other):
             continue
         if is_id and claim_of(ctx, other) == c.key and _leads(other.text, c.key):
             hit = _CLAUSE_CLOSED.search(other.text) or near_id.search(other.text)
@@ -142,6 +139,27 @@ def closed_by(ctx: LintContext, c: Claim) -> Statement | None:
         if hit and not _before(other, c.since):
             return other
     return None
+
+
+def _naming(ctx: LintContext, key: str) -> list[Statement]:
+    """The statements whose text holds `key`, in ctx.statements() order: found by searching every text joined
+    once (a NUL between two, which no key holds, so no match spans two), where a substring test per statement per
+    claim read every statement's text again for each claim."""
+    index = ctx.facts.statement_texts
+    if index is None:
+        every = list(ctx.statements())
+        starts = list(accumulate((len(st.text) + 1 for st in every), initial=0))
+        index = ctx.facts.statement_texts = ("\0".join(st.text for st in every), starts, every)
+    joined, starts, every = index
+    if not key or "\0" in key:
+        return [st for st in every if key in st.text]
+    out = []
+    at = joined.find(key)
+    while at != -1:
+        n = bisect_right(starts, at) - 1
+        out.append(every[n])
+        at = joined.find(key, starts[n + 1])  # on from the next statement's text
+    return out
 
 
 def _near(key: str) -> re.Pattern[str]:

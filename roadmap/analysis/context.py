@@ -33,6 +33,15 @@ class Detector:
     # Builds what every one of its tests reads (an index over the whole history), given the statements it applies
     # to: analysis/stale.py calls it before it shares the tests out to a forked child, which then inherits it.
     prepare: Callable[["LintContext", list[Statement]], None] | None = None
+    # Its prepare blames the record file of every statement it applies to (analysis/stale.early_blame starts those
+    # blames before the history pass and the fork of lint._run_checks, so every process inherits them).
+    blames_files: bool = False
+    # The commit-message tests its prepare runs over the whole history through asof.commits_matching, as (name,
+    # test of a message, whether merge commits count): analysis/stale.py runs them first, on both cores.
+    commit_tests: tuple[tuple[str, Callable[[str], object], bool], ...] = ()
+    # What its prepare computes before it waits on git, run in this thread before the prepares' threads start
+    # (theirs is then started first): its git processes start at once instead of after a share of the GIL.
+    prelude: Callable[["LintContext", list[Statement]], None] | None = None
 
 
 @dataclass

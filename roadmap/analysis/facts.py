@@ -187,6 +187,7 @@ class Facts:
     stale_todo: list[tuple[Statement, list[Any]]] | None = None  # the statements tested, with their detectors
     # analysis/states.py and analysis/claims.py: every state and claim the records write (their own types)
     states: object = None
+    statement_texts: Any = None  # claims._naming's index: every statement's text joined, with where each starts
     claims: object = None
     # checks/path_missing.py: deletions and renames on the linted history, loaded once; near-miss paths
     path_fates: PathFates | None = None

@@ -14,7 +14,14 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Hashable, Iterator
 
-from roadmap.analysis.asof import finish_blame, needs_blame, news_for, prefetch_cell_walks, start_blame
+from roadmap.analysis.asof import (
+    finish_blame,
+    needs_blame,
+    news_for,
+    prefetch_cell_walks,
+    prefetch_commits_matching,
+    start_blame,
+)
 from roadmap.analysis.context import Detector, LintContext
 from roadmap.analysis.facts import Reason, StaleGroup
 from roadmap.history.forked import map_split
@@ -46,9 +53,12 @@ def analyse(ctx: LintContext) -> list[StaleGroup]:
     todo = _todo(ctx, pool)
     if todo:
         ctx.get_history()  # every test reads it: built here, not by the prepares' threads at once
+    work = [(d, mine) for d in active if d.prepare is not None and (mine := [st for st, ds in todo if d in ds])]
+    # the prepares' tests of every commit message, on both cores: before any thread of this process starts
+    prefetch_commits_matching(ctx, [t for d, _ in work for t in d.commit_tests])
     # the blames (git processes) run while the detectors prepare; the cell walks read them
     start_blame(ctx, {st.path for st, _ in todo if needs_blame(st)})
-    _prepare(ctx, [(d, mine) for d in active if d.prepare is not None and (mine := [st for st, ds in todo if d in ds])])
+    _prepare(ctx, work)
     prefetch_cell_walks(ctx, [st for st, _ in todo if st.directive])
     finish_blame(ctx)  # before the fork below
 
@@ -80,10 +90,22 @@ def _prepare(ctx: LintContext, work: list[tuple[Detector, list[Statement]]]) -> 
             assert d.prepare is not None
             d.prepare(ctx, mine)
         return
+    for d, mine in work:
+        if d.prelude is not None:
+            try:
+                d.prelude(ctx, mine)
+            except Exception:
+                pass  # its prepare meets the same error in its thread, and raises it in detector order
+    # the prepares with a prelude wait on git next: started first, so that git starts before the others' work
+    first = sorted(range(len(work)), key=lambda i: work[i][0].prelude is None)
     with ThreadPoolExecutor(max_workers=len(work)) as pool:
-        futures = [pool.submit(d.prepare, ctx, mine) for d, mine in work if d.prepare is not None]
-        for f in futures:
-            f.result()
+        futures = {}
+        for i in first:
+            prepare, mine = work[i][0].prepare, work[i][1]
+            if prepare is not None:
+                futures[i] = pool.submit(prepare, ctx, mine)
+        for i in sorted(futures):
+            futures[i].result()
 
 
 def _todo(ctx: LintContext, pool: list[Statement]) -> list[tuple[Statement, list[Detector]]]:
@@ -92,6 +114,18 @@ def _todo(ctx: LintContext, pool: list[Statement]) -> list[tuple[Statement, list
         active = sorted(ctx.detectors, key=_order)
         ctx.facts.stale_todo = [(st, dets) for st in pool if (dets := [d for d in active if d.applies(st)])]
     return ctx.facts.stale_todo
+
+
+def early_blame(ctx: LintContext) -> None:
+    """Begin blaming the record files the detectors' prepares will blame whatever else they find (those of the
+    live statements a `blames_files` detector applies to), so that git works on them on the other core while
+    this process picks the statements to test (_todo). The caller collects them (finish_blame) before anything
+    forks: a child forked with them done inherits them, where the forked rules' child of lint._run_checks blamed
+    the same large files again."""
+    owners = [d for d in ctx.detectors if d.blames_files]
+    if not owners or ctx.facts.stale_groups is not None:
+        return
+    start_blame(ctx, {st.path for st in ctx.statements() if not st.historical and any(d.applies(st) for d in owners)})
 
 
 def reads_history(ctx: LintContext) -> bool:

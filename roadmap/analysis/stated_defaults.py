@@ -76,15 +76,22 @@ def _constant_values(text: str, names: tuple[str, ...]) -> frozenset[str]:
     out = set()
     for sent in _SENTENCE.split(" ".join(text.split())):
         for name in names:
-            # the constant by name, or by the words it spells ("Dash cooldown is 0.8 s (`DASH_COOLDOWN` ...)")
-            words = [w for w in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name.removeprefix("k")) if w]
-            spelled = r"[\s_-]+".join(re.escape(w) for w in words) if len(words) >= 2 else None
-            said = rf"(?:{re.escape(name)}|{spelled})" if spelled else re.escape(name)
-            for m in re.finditer(rf"(?<![\w-]){said}(?![\w-]){_LINK}", sent, re.I):
+            for m in _constant_re(name).finditer(sent):
                 if _WAS.search(sent[: m.start()]) or _ASKS.search(sent[: m.start()]):
                     continue
                 out.add(f"{name}=={m.group('value').replace(',', '.')}")
     return frozenset(out)
+
+
+@lru_cache(maxsize=4096)
+def _constant_re(name: str) -> re.Pattern[str]:
+    """The constant by name, or by the words it spells ("Dash cooldown is 0.8 s (`DASH_COOLDOWN` ...)"), then a
+    linking word and a value; compiled once per name (re's own cache of 512 patterns was thrashed: a record names
+    more constants than that, and each was compiled anew per sentence)."""
+    words = [w for w in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name.removeprefix("k")) if w]
+    spelled = r"[\s_-]+".join(re.escape(w) for w in words) if len(words) >= 2 else None
+    said = rf"(?:{re.escape(name)}|{spelled})" if spelled else re.escape(name)
+    return re.compile(rf"(?<![\w-]){said}(?![\w-]){_LINK}", re.I)
 
 
 # Said of the past: "no longer", "used to", "was" ("Until the move, X keeps ..." is the present).

@@ -461,11 +461,14 @@ def initialism_marks(text: str) -> frozenset[str]:
     out: set[str] = set()
     for run in _LOWER_RUN.findall(text):
         words = run.split()
-        for n in (3, 4):
-            for i in range(len(words) - n + 1):
-                window = words[i : i + n]
-                if not any(w in _GENERIC for w in window):
-                    out.add(INITIALISM + "".join(w[0] for w in window))
+        if len(words) < 3:
+            continue
+        # the initials of the run, a NUL for each generic word: the windows of content words are those of the
+        # pieces between the NULs (a window test per word, not per word of every window)
+        for piece in "".join("\0" if w in _GENERIC else w[0] for w in words).split("\0"):
+            for n in (3, 4):
+                for i in range(len(piece) - n + 1):
+                    out.add(INITIALISM + piece[i : i + n])
     for m in _ABBREVIATED_TAIL.finditer(text) if _TWO_CAPITALS.search(text) else ():
         words, tail = m.group(1).split(), m.group(2).lower()
         for i in range(len(words)):
@@ -693,8 +696,8 @@ def match(
     done, subject = cw.done, cw.subject
     if forms:
         said = {t for f, parts in forms.items() if f in cw.done and f not in terms for t in parts & terms}
-        in_subject = {t for f, parts in forms.items() if f in cw.subject and f not in terms for t in parts & terms}
         if said:
+            in_subject = {t for f, parts in forms.items() if f in cw.subject and f not in terms for t in parts & terms}
             done, subject = done | said, subject | in_subject
     if _switched_the_other_way(terms, done):
         return WorkMatch((), len(terms), 0.0, 0, (), 0.0, 1.0, cw.partial, ())
@@ -703,7 +706,8 @@ def match(
     refused = missing & cw.undone
     if total is None:
         total = weights.idf_sum(terms) or 1.0
-    miss = weights.idf_sum(missing) or 1.0
+    # nothing refused (most candidates) refuses a share of 0.0 whatever the missing terms weigh
+    refused_ratio = weights.idf_sum(refused) / (weights.idf_sum(missing) or 1.0) if refused else 0.0
     keys, odds, stranger_odds = weights.term_order()
     try:
         ranked = tuple(sorted(matched, key=keys.__getitem__))
@@ -719,10 +723,10 @@ def match(
         weights.idf_sum(matched) / total if matched else 0.0,
         len(matched & subject),
         tuple(sorted(refused)),
-        weights.idf_sum(refused) / miss,
+        refused_ratio,
         chance,
         cw.partial,
-        tuple(sorted(terms & cw.absent)),
+        tuple(sorted(terms & cw.absent)) if cw.absent else (),
     )
 
 

@@ -181,6 +181,15 @@ def applies(st: Statement) -> bool:
     return says_opt_in(st.text) or bool(stated_defaults(st))
 
 
+COMMIT_TESTS = (("flips-default", says_flipped, True),)  # what prepare asks of every commit message
+
+
+def prelude(ctx: LintContext, statements: list[Statement]) -> None:
+    """The switches prepare follows through the code's history (what it works out before it starts git)."""
+    if any(_claimed(st)[0] or _word_settings(st) or stated_defaults(st) for st in statements):
+        _all_flags(ctx, statements)
+
+
 def prepare(ctx: LintContext, statements: list[Statement]) -> None:
     """The flips of every switch some statement calls opt-in (one pass over the code's history), and the commits
     saying they turned a default on."""

@@ -166,8 +166,10 @@ class _Candidate:
         return "; ".join(out)
 
 
+@lru_cache(maxsize=1 << 15)
 def _work_terms(st: Statement) -> frozenset[str]:
-    """The directive's work terms without its step labels ("W0 nsys, then W1 cache policy": nsys, cache, policy)."""
+    """The directive's work terms without its step labels ("W0 nsys, then W1 cache policy": nsys, cache, policy).
+    Once per statement: the landed test and the twin test of every directive both ask."""
     return work_terms(st) - step_terms(st.directive_text or st.text)
 
 
@@ -296,10 +298,9 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
                     cand = cands.setdefault(sha, _Candidate(touching))
                     cand.touches += (path,)
     size = term_count(terms)
-    requests = _requests(st, terms, _verbs(ctx)) if size > MAX_TERMS_ALONE // 2 else []
+    verbs = _verbs(ctx)
+    requests = _requests(st, terms, verbs) if size > MAX_TERMS_ALONE // 2 else []
     forms = _short_forms(st)
-    renamed = identifier_forms(st.directive_text or st.text)  # `--min-base-quality` written `--min-bq` by a commit
-    cut = initial_forms(st.directive_text or st.text)  # "i-frames" written "invulnerability window"
     forms_key = frozenset(forms.items())  # _match's key for `forms`: hashed once here, not once per candidate
     # commits that report the same work (or one of its requests) in their own words: terms alone are evidence only
     # from a subject saying two of them (`strength`): a commit that cannot be one is no candidate, and is not
@@ -311,6 +312,8 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
                 cands[c.sha] = _Candidate(c)
     if not cands:
         return []  # no commit can be the work: what the candidates are weighed by need not be worked out
+    renamed = identifier_forms(st.directive_text or st.text)  # `--min-base-quality` written `--min-bq` by a commit
+    cut = initial_forms(st.directive_text or st.text)  # "i-frames" written "invulnerability window"
     measuring = _asks_measurement(st)
     total = weights.idf_sum(terms) or 1.0  # the same for every candidate: match() would sum the same
     tickets = _tickets(" ".join([st.directive_text or st.text, *(c.text for c in row_of(ctx, st)[1])]))
@@ -335,7 +338,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             cand.ticket = tuple(sorted(f"{p}-{n}" for p, n in tickets & _tickets(cand.commit.message) if len(n) >= 2))
         cw = commit_work(cand.commit)
         cand.work = _match(
-            ctx, terms, cand.commit, _renamed_in(cand.commit, renamed, cut, _verbs(ctx), forms, forms_key), total
+            ctx, terms, cand.commit, _renamed_in(cand.commit, renamed, cut, verbs, forms, forms_key), total
         )
         handled = tuple(r for r in routes if changes_endpoint(str(ctx.root), cand.commit.sha, r))
         if handled:  # it changed the handler of a route the directive names: it has said the route's words

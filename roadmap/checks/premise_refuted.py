@@ -307,6 +307,9 @@ def _states_premise(text: str) -> bool:
     return any(rx.search(text) is not None for words, rx in _PREMISE_PARTS if any(w in low for w in words))
 
 
+COMMIT_TESTS = (("refutes", REFUTES.search, False),)  # what prepare asks of every commit message
+
+
 def prepare(ctx: LintContext, statements: list[Statement]) -> None:
     """The commits that say something was refuted (what every test reads)."""
     commits_matching(ctx, "refutes", REFUTES.search)
