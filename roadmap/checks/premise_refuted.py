@@ -53,6 +53,21 @@ REFUTES = re.compile(
     r"|\b(?:était|est)\s+(?:fausse?|erronée?|erroné|incorrecte?)\b|\bne\s+(?:venait|vient)\s+pas\s+d",
     re.I,
 )
+
+
+def refutes(text: str) -> bool:
+    """REFUTES says something was wrong in `text`, as prose: a lone word of it written as code (in backticks, or in
+    capitals in text that is not all capitals, as a constant's name: "ran REFUTES over every message") says nothing."""
+    for m in REFUTES.finditer(text):
+        if text.count("`", 0, m.start()) % 2:
+            continue  # inside an inline code span
+        word = m.group(0)
+        if word.isupper() and " " not in word and not text.isupper():
+            continue
+        return True
+    return False
+
+
 # A statement whose premise can be refuted: a directive, or a finding that gives a cause for a measurement.
 _CLAIMS_CAUSE = re.compile(
     r"\bbecause of\b|\bdue to\b|\bcaused by\b|\bis the bottleneck\b|\bdominated by\b|"
@@ -179,12 +194,10 @@ def _refuting(c: Commit) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
     out = []
     subject, body = own_words(c)
     for para in re.split(r"\n\s*\n", f"{subject}\n\n{body}" if body else subject):
-        if REFUTES.search(para):
+        if refutes(para):
             sents = _sentences(para)
             found = tuple(
-                (s, " ".join(sents[: k + 1]) if _POINTS_BACK.match(s) else s)
-                for k, s in enumerate(sents)
-                if REFUTES.search(s)
+                (s, " ".join(sents[: k + 1]) if _POINTS_BACK.match(s) else s) for k, s in enumerate(sents) if refutes(s)
             )
             out.append((para, found))
     return tuple(out)
@@ -307,17 +320,17 @@ def _states_premise(text: str) -> bool:
     return any(rx.search(text) is not None for words, rx in _PREMISE_PARTS if any(w in low for w in words))
 
 
-COMMIT_TESTS = (("refutes", REFUTES.search, False),)  # what prepare asks of every commit message
+COMMIT_TESTS = (("refutes", refutes, False),)  # what prepare asks of every commit message
 
 
 def prepare(ctx: LintContext, statements: list[Statement]) -> None:
     """The commits that say something was refuted (what every test reads)."""
-    commits_matching(ctx, "refutes", REFUTES.search)
+    commits_matching(ctx, "refutes", refutes)
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     taken_out = reverts(ctx)
-    for c in news_subset(ctx, "refutes", lambda: commits_matching(ctx, "refutes", REFUTES.search), news):
+    for c in news_subset(ctx, "refutes", lambda: commits_matching(ctx, "refutes", refutes), news):
         if taken_out.undone(c):
             continue  # reverted since (or a revert quoting it): what it said no longer stands
         hit = _refutation(c, st, news)
