@@ -56,16 +56,25 @@ REFUTES = re.compile(
 
 
 def refutes(text: str) -> bool:
-    """REFUTES says something was wrong in `text`, as prose: a lone word of it written as code (in backticks, or in
-    capitals in text that is not all capitals, as a constant's name: "ran REFUTES over every message") says nothing."""
+    """REFUTES says something was wrong in `text`, as prose. A lone word of it written as code says nothing: in an
+    inline code span, or in capitals used as a name (after an article or possessive, or as what is run, called or
+    used: "ran REFUTES over every message"). Capitals as emphasis ("lever REFUTED as the unlock") still count."""
     for m in REFUTES.finditer(text):
         if text.count("`", 0, m.start()) % 2:
             continue  # inside an inline code span
         word = m.group(0)
-        if word.isupper() and " " not in word and not text.isupper():
+        if word.isupper() and " " not in word and _NAMED_BEFORE.search(text, 0, m.start()):
             continue
         return True
     return False
+
+
+# What puts a capitalised word in a noun's place: an article or possessive, or a verb that runs or uses a thing.
+_NAMED_BEFORE = re.compile(
+    r"(?:\b(?:the|a|an|its|their|our|this|that|ran|runs?|running|calls?|called|calling|uses?|used|using|"
+    r"applies|applied|applying)|'s)\s+$",
+    re.I,
+)
 
 
 # A statement whose premise can be refuted: a directive, or a finding that gives a cause for a measurement.

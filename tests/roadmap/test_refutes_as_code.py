@@ -13,6 +13,7 @@ from roadmap.checks.premise_refuted import refutes
         "The profile refutes the premise: the INSERTs take 0.9 s of 38 s.",
         "That theory was WRONG: the stall comes from the allocator.",
         "PROFILING REFUTES THE LOCK THEORY",  # all capitals: a shouted subject line, still prose
+        "persistent pooled buffers; lever REFUTED as tput unlock, W3 stays default-OFF",  # capitals as emphasis
         "This was refuted by the flame graph; `REFUTES` is the regex that reads it.",
     ],
 )
@@ -25,7 +26,7 @@ def test_prose_refutations(text: str) -> None:
     [
         "RL103's prepare ran REFUTES over every commit message in a thread of this process.",
         "Rename `refuted` to `disproved` in the verdict table.",
-        "MISATTRIBUTED and MISREAD are the flags the importer sets on a bad row.",
+        "The importer sets the MISATTRIBUTED flag on a bad row and calls MISREAD when a cell will not parse.",
     ],
 )
 def test_refutation_words_as_code_say_nothing(text: str) -> None:
