@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from roadmap import safejson
 from roadmap.evidence import schema
@@ -134,10 +134,26 @@ def _iso(d: str) -> str | None:
 
 
 # Where evidence is looked for when the configured root is the default one and holds no file: the folders teams
-# keep benchmark results in (`bench/<series>/<date>.json`, `perf/<date>/<series>.json`). The first that holds a
-# dated entry is the root.
+# keep benchmark results in (`bench/<series>/<date>.json`, `perf/<date>/<series>.json`), at the top level first,
+# then one or two folders down (`loadtest/results/`, `docs/benchmarks/`). The first that holds a dated entry is
+# the root.
 DEFAULT_ROOT = "docs/bench-evidence"
 FALLBACK_ROOTS = ("bench", "benchmarks", "perf", "results", "evidence")
+MAX_FALLBACK_DEPTH = 3  # folders in a fallback root's path: loadtest/results, docs/perf/results
+MAX_FALLBACKS = 8  # candidate roots tried, in order
+
+
+def _fallback_roots(files: Iterable[str]) -> list[str]:
+    """Folders named like FALLBACK_ROOTS that hold files: top-level ones in FALLBACK_ROOTS order, then deeper
+    ones, shallowest first, then by name."""
+    found: set[str] = set()
+    for f in files:
+        parts = f.split("/")[:-1]
+        for i, part in enumerate(parts[:MAX_FALLBACK_DEPTH]):
+            if part in FALLBACK_ROOTS:
+                found.add("/".join(parts[: i + 1]))
+    top = [r for r in FALLBACK_ROOTS if r in found]
+    return (top + sorted(found - set(top), key=lambda r: (r.count("/"), r)))[:MAX_FALLBACKS]
 
 
 def load_evidence(tree: "Tree", config: "Config", cache_dir: str | Path | None = None) -> EvidenceStore:
@@ -145,11 +161,10 @@ def load_evidence(tree: "Tree", config: "Config", cache_dir: str | Path | None =
     `.roadmap_cache/`), schema verdicts are looked up by content (roadmap/evidence/cache.py)."""
     root = config.evidence.root.strip("/")
     if root == DEFAULT_ROOT and not any(f.startswith(root + "/") for f in tree.files):
-        for candidate in FALLBACK_ROOTS:
-            if any(f.startswith(candidate + "/") for f in tree.files):
-                store = _load(tree, config, cache_dir, candidate)
-                if any(e.date for e in store):
-                    return store
+        for candidate in _fallback_roots(tree.files):
+            store = _load(tree, config, cache_dir, candidate)
+            if any(e.date for e in store):
+                return store
     return _load(tree, config, cache_dir, root)
 
 
