@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from roadmap.analysis.flag_binding import bound, names
 from roadmap.records.model import Statement
+from roadmap.records.setting_values import ASKS, CONST_NAME, LINK, NUMBER, WAS
 
 _DEFAULT = (
     r"(?:\bby default\b|\bdefault(?:s|ed)?(?: value)?\b|既定値|既定|デフォルト値|デフォルト|初期値|默认值|默认|默認值|默認|"
@@ -29,7 +30,7 @@ _JOIN = (
     r"(?:[\s:=：`*_]|\b(?:to|is|of|at|now|es|est|ist|auf|bei|sind|de|à|di|è|é|vale|son)\b|"
     r"[ではがにの]|为|為|是|值|값은|값|은|는|으로|로)*"
 )
-_NUMBER = r"-?\d+(?:[.,]\d+)?"
+_NUMBER = NUMBER
 _WORD_VALUE = r"[A-Za-z][\w.:+-]{0,59}"  # a value only when the statement writes it as code
 _AFTER = re.compile(rf"{_DEFAULT}(?P<join>{_JOIN})(?<![\w.])(?P<value>{_NUMBER}(?![\w.]*\d)|{_WORD_VALUE})", re.I)
 # "30 minutes by default", "3 retries par défaut": the value first, a unit word between.
@@ -64,11 +65,8 @@ def stated_defaults(st: Statement) -> frozenset[str]:
 # A constant (`MAX_RETRIES`, `kArenaBytes`) the statement writes as code, a linking word, then a number: "keeps
 # `BUSY_TIMEOUT_MS` at 0", "`BATCH_GROESSE` steht auf 500", "`POOL_SIZE` is 8", "`X` = 30", "`X` vale 4"; or the
 # words the constant spells, when the statement names it too: "Dash cooldown is 0.8 s (`DASH_COOLDOWN`)".
-_CONST_NAME = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+|k[A-Z]\w+")
-_LINK = (
-    r"\s*(?:\([^)]{0,40}\)\s*)?(?:=|:|is|at|to|stays at|steht auf|liegt bei|auf|bei|ist|vale|est(?: à)?|es|è|é)\s+"
-    rf"(?P<value>{_NUMBER})(?![\w.]*\d)(?!\s*(?:%|x\b|×))"
-)
+_CONST_NAME = CONST_NAME
+_LINK = LINK
 
 
 @lru_cache(maxsize=4096)
@@ -94,10 +92,8 @@ def _constant_re(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){said}(?![\w-]){_LINK}", re.I)
 
 
-# Said of the past: "no longer", "used to", "was" ("Until the move, X keeps ..." is the present).
-_WAS = re.compile(r"\b(?:no longer|used to|previously|formerly|was|were|had)\b[^.;]{0,30}$", re.I)
-# A sentence that asks for the value, or compares, states none: "raise `X` to 60", "set `X` to 0 on the CI box".
-_ASKS = re.compile(r"\b(?:raise|lower|set|bump|change|increase|decrease|reduce|try|make|move)\b[^.;]*$", re.I)
+_WAS = WAS
+_ASKS = ASKS
 
 
 @lru_cache(maxsize=4096)

@@ -363,7 +363,8 @@ def default_changed(ctx: LintContext) -> list[Hit]:
     8"), is stale once a diff changed the literal of that setting's line from the value to another (`= 30` ->
     `= 60`, `8u << 20` -> `16u << 20`; or an attribute over the setting, `default_value_t = Format::Table`) and
     no later diff changed it back; a constant written with its value counts as its default, default word or not
-    ("keeps `BUSY_TIMEOUT_MS` at 0", "`BATCH_GROESSE` steht auf 500"; not "raise `X` to 8", "`X` was 2"). Only
+    ("keeps `BUSY_TIMEOUT_MS` at 0", "`BATCH_GROESSE` steht auf 500"; not "raise `X` to 8", "`X` was 2"); in a
+    log, such a value stated in an older entry counts while no later entry names the setting. Only
     names shaped as settings are followed, and not one the code uses in more than a dozen files (a concept, not
     a setting). A later commit turning it back off cancels it, as does a later
     revert of the flipping commit (git's `This reverts commit <sha>.`, a `revert:` subject naming it), and so

@@ -7,7 +7,8 @@ process record gives instructions, not directives. Inside any file, some blocks 
   for what it asks for. A hand-off ("Next owner must", or each bullet under a "Next owner must:" of its own)
   in an older entry stays current while no later entry is about the same row or claim (or, without one,
   repeats its names: with its measurement's result, or while handing off in turn), and while a later entry
-  says it is still open;
+  says it is still open; so does a setting's value an older entry states ("`BATCH_GROESSE` steht auf 500")
+  while no later entry names the setting;
 - sections titled as history (History, Archive, Superseded, Done, Already in, Baseline, Retrospective) or as
   another project's workings (Upstream chain, How upstream works);
 - a blockquote introduced as quoted text ("upstream says:", "verbatim:").
@@ -36,6 +37,7 @@ from roadmap.records.kinds import (
 )
 from roadmap.records.lead_lists import introduced_items
 from roadmap.records.mentions import ids_in
+from roadmap.records.setting_values import settings_valued
 from roadmap.records.still_open import still_open
 
 if TYPE_CHECKING:
@@ -210,6 +212,8 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
                 handoff = id(b) in listed or find_handoff(b.inline.text) is not None
                 if handoff and not _answered(b, e, later, config):
                     live.add(id(b))
+                elif not handoff and _last_word_on_settings(b, later):
+                    live.add(id(b))
                 else:
                     history[id(b)] = f"an older dated entry ({e.date}) in a sequence of entries"
     sectioned = any(not h.preamble for b in blocks for h in b.headings)  # a log of sections has a header above them
@@ -222,6 +226,13 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
         elif not is_log and any(_log_section(h.title) for h in b.headings):
             history[id(b)] = "a log section's older content"
     return Structure(kind, why, history, frozenset(live), unless_asked)
+
+
+def _last_word_on_settings(b: Block, later: list["_Entry"]) -> bool:
+    """Does the block state a setting's value ("Konfiguration: `BATCH_GROESSE` steht auf 500") that no later entry
+    names? Then it is still the record's word on that setting: whoever reads the log takes it as the value."""
+    named = settings_valued(b.raw)
+    return bool(named) and not any(n in x.raw for o in later for x in o.blocks for n in named)
 
 
 def _standing(blocks: list[Block]) -> frozenset[int]:
