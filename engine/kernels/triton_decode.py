@@ -169,7 +169,7 @@ def split_kv_decode(
     fast: bool | None = None,
 ) -> None:
     """segments/tile/num_warps/num_stages override the launch configuration (tools/device_attn_sweep.py); `fast`
-    picks the segments' tile loop (default: the paged decode kernel's unless ENGINE_DECODE_KERNEL=unified)."""
+    picks the segments' tile loop (the paged decode kernel's with ENGINE_DECODE_KERNEL=paged, else the unified one's)."""
     if fast is None:
         fast = DECODE_KERNEL == "paged"
     if SPLIT_LAUNCH is not None and tile is None and num_warps is None and num_stages is None:

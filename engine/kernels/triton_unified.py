@@ -197,10 +197,11 @@ SPLIT_MIXED = os.environ.get("ENGINE_SPLIT_MIXED", "1").strip() != "0"
 # gives decode_order: a launch then ends on short programs instead of a lone long one. ENGINE_DECODE_ORDER=0 runs
 # the batch-order unified grid instead (an A/B switch, read at import).
 DECODE_ORDER = os.environ.get("ENGINE_DECODE_ORDER", "1").strip() != "0"
-# The one-token rows' launch runs triton_paged_decode's kernel (unmasked full tiles, one offset layout for K and V,
-# base-2 softmax) with DECODE_LAUNCH; ENGINE_DECODE_KERNEL=unified runs this module's kernel for them instead (an
-# A/B switch, read at import).
-DECODE_KERNEL = os.environ.get("ENGINE_DECODE_KERNEL", "paged").strip() or "paged"
+# The one-token rows' launch runs this module's kernel; ENGINE_DECODE_KERNEL=paged runs triton_paged_decode's
+# (unmasked full tiles, one offset layout for K and V, base-2 softmax) instead (an A/B switch, read at import).
+# Measured on an H100 (docs/device-checks/20261205-decode-kernel/): the paged kernel is 3% faster at 48 rows and
+# 1-2% slower at 234-256, and the nano workload ran 0.9% (Qwen3-0.6B) and 0.7% (Qwen3-4B) slower with it.
+DECODE_KERNEL = os.environ.get("ENGINE_DECODE_KERNEL", "unified").strip() or "unified"
 if DECODE_KERNEL not in ("paged", "unified"):
     raise ValueError(f"ENGINE_DECODE_KERNEL={DECODE_KERNEL!r}: give paged or unified")
 
