@@ -145,6 +145,31 @@ def code_delta(ctx: LintContext, symbol: str, sha: str) -> int:
     return cache[key]
 
 
+def declares(ctx: LintContext, symbol: str, sha: str) -> bool:
+    """Does commit `sha` declare `symbol` in the code it adds (a function, type, model, table or constant of
+    that name: `+export function coalesceRequests(`, `+public static class SaveDataMigrator`, `+model RuleTarget {`,
+    `+MAX_INFLIGHT = 64`), not only use it (`+test.afterEach(...)`)?"""
+    diff = None if "\n" in symbol else _code_diff(ctx, sha)
+    if diff is None or symbol not in diff[0]:
+        return False
+    name = re.escape(symbol.rsplit(".", 1)[-1].removesuffix("()"))
+    return re.search(_DECLARES.format(name=name), diff[0], re.M | re.I) is not None
+
+
+# A declaration of {name} on an added line, in the languages teams write: keyword-led (def, fn, class, model,
+# table, ...), an assignment of a function or constant (`name = function(`, `NAME = 64`), a C-like signature.
+_DECLARES = (
+    r"^\+\s*(?:(?:export|default|pub(?:\([a-z]+\))?|static|async|public|private|protected|internal|abstract|sealed|"
+    r"final|partial|readonly|declare|inline|virtual|extern|override|unsafe|open|data)\s+)*"
+    r"(?:def|func|fn|function|class|struct|enum|trait|interface|type|const|let|var|val|model|record|module|"
+    r"namespace|message|service|table|view|object|protocol|macro_rules!|create\s+(?:table|view|index|function))\s+"
+    r"(?:\([^)]*\)\s*)?[`\"\[]?{name}\b"
+    r"|^\+\s*(?:(?:export|const|let|var)\s+)?{name}\s*(?::[^=]{{0,40}})?=\s*(?:async\s+)?(?:function\b|\(|[\w.]+\s*=>|"
+    r"-?\d|\"|'|class\b|\[|\{{|new\b|[A-Z]\w*\()"
+    r"|^\+\s*(?!return\b|await\b|yield\b|else\b|new\b)(?:[\w:<>,]+[*&]*\s+)+[*&]*{name}\s*\([^;]*\)\s*(?:const\s*)?(?:\{{|$)"
+)
+
+
 def _count(text: str, symbol: str) -> int:
     """Occurrences of `symbol` as a whole name: `explain_trace` is not in `add_explain_trace_table`, nor
     `AsyncDeviceInputs` in `AsyncDeviceInputsV2` (a side that is punctuation, `--flag` or `a::b`, needs no edge)."""
@@ -156,8 +181,8 @@ def _count(text: str, symbol: str) -> int:
 
 
 def _code_diff(ctx: LintContext, sha: str) -> tuple[str, str] | None:
-    """(added lines, removed lines) of commit `sha` in code files, newline-joined: one `git diff-tree` per
-    commit, however many symbols ask about it. None when git cannot diff it."""
+    """(added lines, removed lines) of commit `sha` in code files, newline-joined, comment-only lines left out:
+    one `git diff-tree` per commit, however many symbols ask about it. None when git cannot diff it."""
     cache = ctx.facts.code_diffs
     if sha not in cache:
         try:
@@ -182,8 +207,18 @@ def _code_diff(ctx: LintContext, sha: str) -> tuple[str, str] | None:
             added, removed = [], []
             for line in out.decode("utf-8", "replace").split("\n"):
                 if line.startswith("+") and not line.startswith("+++ "):
-                    added.append(line)
+                    if not _COMMENT_LINE.match(line, 1):
+                        added.append(line)
                 elif line.startswith("-") and not line.startswith("--- "):
-                    removed.append(line)
+                    if not _COMMENT_LINE.match(line, 1):
+                        removed.append(line)
             cache[sha] = ("\n".join(added), "\n".join(removed))
     return cache[sha]
+
+
+# A line that is only a comment: a name it mentions ("// once someone writes dedupeLedgerEntries ...") is no code.
+# C's preprocessor lines (`#define`, `#if`) are code; so is a Python/shell line that merely starts with `#!`.
+_COMMENT_LINE = re.compile(
+    r"\s*(?://|/\*|\*(?:\s|$|/)|<!--|--\s|;;|#(?!\s*(?:define|undef|if|ifdef|ifndef|elif|else|endif|include|"
+    r"pragma|import|error|warning|line|region|endregion)\b|!|\[))"
+)

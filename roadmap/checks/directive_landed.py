@@ -47,6 +47,7 @@ from roadmap.analysis.work import (
     term_count,
     terms_of,
 )
+from roadmap.checks.added_already import added_already
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
@@ -560,7 +561,11 @@ def prepare(ctx: LintContext, statements: list[Statement]) -> None:
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
-    reason = _landed_reason(ctx, st, news) or _twin_reason(ctx, st, news)
+    reason = (
+        _landed_reason(ctx, st, news)
+        or _twin_reason(ctx, st, news)
+        or added_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
+    )
     if reason is not None and reason.commits and landing_reconciled(ctx, st, reason.commits[0][0]):
         reason = None  # the record itself says, further on or in its header, that this commit landed
     ctx.facts.landed[id(st)] = reason  # RL401 reads it: a row whose last work landed while its state stays open

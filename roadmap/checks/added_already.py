@@ -1,0 +1,69 @@
+"""RL101, stale on arrival by a name: a directive asks to add a symbol that the code already had when it was written.
+
+"add `normalizeTicker` to packages/quotes so ..." written on 05-13, while a commit of 05-11 introduced
+`normalizeTicker` in code: whoever wrote the line did not look. Only a request to *add* the very name counts (add,
+introduce, create, implement, write, a new `X`), with the name right after the verb: "fix `X`", "call `X` from the
+importer", "add retries to `X`" ask for work on a name that exists, and are not this. The commit reported is the
+first that declared the name in code (a function, type, model or constant of that name: a comment naming it, or a
+call of a library's `afterEach`, declares nothing), strictly before the commit that wrote the line: a plan written
+together with the helper it tells others to call is not stale.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from roadmap.analysis.code_symbols import code_delta, declares, in_code_at
+from roadmap.analysis.context import LintContext
+from roadmap.analysis.facts import News, Reason
+from roadmap.records.model import Statement
+
+# The verb, then at most three small words ("a", "new", "helper called"), then the name in backticks.
+_ADDS = r"\b(?:add|adds|adding|introduce|introduces|create|creates|implement|implements|write|writes|new)\b"
+_BETWEEN = r"(?:\s+(?:a|an|the|new|helper|function|method|class|type|hook|util|utility|called|named)){0,3}\s+"
+
+
+def _asks_to_add(raw: str, name: str) -> bool:
+    return re.search(rf"{_ADDS}{_BETWEEN}`{re.escape(name)}(?:\(\))?`", raw, re.I) is not None
+
+
+def added_already(
+    ctx: LintContext, st: Statement, news: News, names: list[str], base: Callable[[], str | None]
+) -> Reason | None:
+    if not st.directive or "`" not in st.raw:
+        return None
+    asked = [n for n in names if _asks_to_add(st.raw, n)]
+    if not asked:
+        return None
+    history = ctx.get_history()
+    rev = base()
+    if rev is None:
+        return None
+    written = history.by_sha(rev)
+    if written is None:
+        return None
+    for name in asked:
+        if name not in history.symbols or not in_code_at(ctx, name, rev):
+            continue
+        first = next(
+            (
+                c
+                for c, d in reversed(history.symbol_deltas(name))
+                if d > 0
+                and not c.is_merge
+                and history.rank(c) < history.rank(written)
+                and code_delta(ctx, name, c.sha) > 0
+                and declares(ctx, name, c.sha)
+            ),
+            None,
+        )
+        if first is None:
+            continue
+        phrase = (
+            f"asks to add `{name}`, which {first.short} ({first.day}, {first.subject!r}) had already introduced in "
+            "code when the line was written"
+        )
+        fix = f"drop or strike the directive: {first.short} added `{name}`"
+        return Reason("RL101", "warning", phrase, fix, commits=[(first, "landed")], news=news)
+    return None
