@@ -466,12 +466,16 @@ class Config:
     # no file larger than this is read (records, sources, evidence); roadmap/safefs.py
     max_file_bytes: int = DEFAULT_MAX_BYTES
     source: str = "defaults"  # where this config came from (a path, or "defaults"); not a config key
+    # Ids a record's table defines in its id column that the id patterns miss (`FW-12`): ids all the same, found
+    # by records/loader.py:with_table_ids; not a config key
+    table_ids: tuple[str, ...] = ()
 
     @cached_property
     def id_re(self) -> re.Pattern[str]:
-        if self.id_patterns == (DEFAULT_ID_PATTERN,):
-            return _DEFAULT_ID_RE
-        return _whole_token(self.id_patterns)
+        base = _DEFAULT_ID_RE if self.id_patterns == (DEFAULT_ID_PATTERN,) else _whole_token(self.id_patterns)
+        if not self.table_ids:
+            return base
+        return re.compile(f"(?:{base.pattern})|{_whole_token(('|'.join(map(re.escape, self.table_ids)),)).pattern}")
 
     @cached_property
     def claim_re(self) -> re.Pattern[str]:
@@ -630,7 +634,7 @@ def _from_file(path: Path, read: Callable[[], bytes]) -> Config:
 
 
 def _build(cls: type, table: dict[str, Any], path: Path, prefix: str, source: str | None = None) -> Any:
-    known = {f.name: f for f in fields(cls) if f.name != "source"}
+    known = {f.name: f for f in fields(cls) if f.name not in ("source", "table_ids")}
     values: dict[str, Any] = {}
     for spelled, value in table.items():
         key = spelled.replace("-", "_") if isinstance(spelled, str) else spelled  # ruff's `extend-select`

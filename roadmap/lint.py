@@ -25,7 +25,7 @@ from roadmap.findings import SEVERITIES, Finding
 from roadmap.history import forked
 from roadmap.history.git import GitError, resolve_rev, run_git
 from roadmap.history.tree import Tree
-from roadmap.records.loader import gc_paused, load_records
+from roadmap.records.loader import gc_paused, load_records, with_table_ids
 from roadmap.registry import DETECTORS, Rule, all_rules
 from roadmap.selection import Layer, per_file_ignored, resolve
 from roadmap.suppress import apply_suppressions
@@ -129,6 +129,7 @@ def lint(root: Path, options: LintOptions = LintOptions(), config: Config | None
                 from_cache=True,
             )
     records = load_records(tree, config, cache_dir=root if options.use_cache else None)
+    config, records = with_table_ids(tree, config, records, cache_dir=root if options.use_cache else None)
     selected = frozenset(r.code for r in rules)
     ctx = LintContext(
         root=root,

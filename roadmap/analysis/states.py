@@ -73,7 +73,10 @@ _LEADING_IDS = re.compile(
 _SELF_CANONICAL = re.compile(
     r"\bthis (?:file|table|document|doc|page|matrix|list|record|inventory|board|roadmap)? ?is "
     r"(?:the |our )?(?:single |only |one )?(?:canonical|authoritative|source of truth)\b"
-    r"|^\W*status\W*:\W*canonical\b|\((?:the )?canonical\b",
+    r"|^\W*status\W*:\W*canonical\b|\((?:the )?canonical\b"
+    # a preamble that opens by naming what the file is: "Canonical tracker.", "The single source of truth for ..."
+    r"|^\W*(?:the |our )?(?:single |one )?(?:canonical|authoritative) (?:tracker|record|list|status|board|roadmap|"
+    r"table|file|register|inventory|matrix)\b|^\W*(?:the |our )?(?:single |one )?source of truth\b",
     re.I,
 )
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import posixpath
+import re
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, Protocol
@@ -68,9 +70,15 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _load(tree: Files, config: Config, cache: record_cache.RecordCache | None, out: list[RecordFile]) -> None:
+def _load(
+    tree: Files,
+    config: Config,
+    cache: record_cache.RecordCache | None,
+    out: list[RecordFile],
+    paths: list[str] | None = None,
+) -> None:
     todo: list[tuple[int, Item]] = []  # parsed below, together: the misses of a cold run run in parallel
-    for path in record_paths(tree.files, config):
+    for path in record_paths(tree.files, config) if paths is None else paths:
         data = tree.read_bytes(path)
         if data is None:
             out.append(RecordFile(path=path, text="", problems=[_unread(path, tree.skipped(path))]))
@@ -83,6 +91,55 @@ def _load(tree: Files, config: Config, cache: record_cache.RecordCache | None, o
         out.append(rf)
     for (i, _), rf in zip(todo, parse_many([item for _, item in todo], config, cache)):
         out[i] = rf
+
+
+# An id a table's id column defines that the id patterns do not match: tracker keys (`FW-12`, `PROJ-481`).
+_TRACKER_ID = re.compile(r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+")
+
+
+def table_ids(records: list[RecordFile], config: Config) -> list[str]:
+    """Ids that some record's table defines in its id column (`| FW-12 | Watchdog ... | Done |`) and that the id
+    patterns do not match: an id is an id where a record defines it, whatever its shape."""
+    found = {
+        st.defines
+        for rf in records
+        for st in rf.statements
+        if st.kind == "cell"
+        and st.defines
+        and _TRACKER_ID.fullmatch(st.defines)
+        and not config.id_re.fullmatch(st.defines)
+        and st.defines.upper() not in config.state_set
+    }
+    return sorted(found)
+
+
+def with_table_ids(
+    tree: Files, config: Config, records: list[RecordFile], cache_dir: str | Path | None = None
+) -> tuple[Config, list[RecordFile]]:
+    """The config whose id patterns also match the ids tables define (table_ids), and the records parsed with
+    it: a file that names none of those ids is kept as parsed. The config and records as given when there is
+    none."""
+    extra = table_ids(records, config)
+    if not extra:
+        return config, records
+    literal = "|".join(re.escape(i) for i in extra)
+    wider = dataclasses.replace(config, table_ids=(*config.table_ids, *extra))
+    named = re.compile(rf"(?<![\w.-])(?:{literal})(?![\w-])")
+    again = [rf.path for rf in records if rf.text and named.search(rf.text)]
+    if not again:
+        return wider, records
+    cache = (
+        record_cache.RecordCache(cache_dir, wider)
+        if cache_dir is not None and record_cache.parser_fingerprint()
+        else None
+    )
+    reread: list[RecordFile] = []
+    with gc_paused():
+        _load(tree, wider, cache, reread, again)
+    if cache is not None and cache.stats["written"]:
+        cache.prune()
+    fresh = {rf.path: rf for rf in reread}
+    return wider, [fresh.get(rf.path, rf) for rf in records]
 
 
 def _unread(path: str, skip: Skip | None) -> Problem:
