@@ -152,8 +152,8 @@ class _Builder:
         verdict = self.cls.classify(
             text, b.kind, None, sections, all_struck=inl.struck and not inl.visible, struck=inl.struck
         )
-        if id(b) in self.listed and not (verdict.directive or verdict.historical):
-            verdict = Verdict(True, False, text)  # a bullet under "Next owner must:" asks for its work
+        if id(b) in self.listed and not (verdict.directive or verdict.historical or marks_done(text)):
+            verdict = Verdict(True, False, text)  # a bullet under "Next owner must:" asks for its work (unless done)
         if self.struct.kind == "process" and verdict.directive and not self._work_in_process(text, sections):
             verdict = Verdict(False, verdict.historical, None)  # an instruction of a how-to, not work
         why = self._history(b)

@@ -8,7 +8,7 @@ process record gives instructions, not directives. Inside any file, some blocks 
   in an older entry stays current while no later entry is about the same row or claim (or, without one,
   repeats its names: with its measurement's result, or while handing off in turn), and while a later entry
   says it is still open; so does a setting's value an older entry states ("`BATCH_GROESSE` steht auf 500")
-  while no later entry names the setting;
+  while no later entry names the setting, and an open checkbox (`- [ ]`) in a file that ticks its boxes;
 - sections titled as history (History, Archive, Superseded, Done, Already in, Baseline, Retrospective) or as
   another project's workings (Upstream chain, How upstream works);
 - a blockquote introduced as quoted text ("upstream says:", "verbatim:").
@@ -87,7 +87,10 @@ HANDOFF = re.compile(
     # ... in German: "Nächste Person muss ...", "Wer übernimmt, sollte ...", "Als Nächstes: ...", "Zu tun: ..."
     r"|\bnächste[rns]?\s+(?:person|bearbeiter(?:in)?|schicht|sitzung|runde|woche|entwickler(?:in)?|"
     r"verantwortliche[r]?)\s+(?:muss|müssen|soll|sollte|sollen)\b|\bwer\s+übernimmt,?\s+(?:muss|soll|sollte)\b"
-    r"|^\W*(?:als\s+nächstes|nächste\s+schritte|zu\s+tun|offene\s+punkte)\W{0,3}:",
+    r"|^\W*(?:als\s+nächstes|nächste\s+schritte|zu\s+tun|offene\s+punkte)\W{0,3}:"
+    # ... in Japanese, Chinese, Korean, by its label: "次の担当者へ:", "申し送り事項:", "下一位负责人:", "다음 담당자:"
+    r"|^\W*(?:次の(?:担当者?|人|方)(?:へ|に|さんへ)?|申し送り(?:事項)?|引き継ぎ事項|残タスク|"
+    r"下一(?:位|个)?(?:负责人|接手人|值班)|后续事项|待办(?:事项)?|다음\s*(?:담당자|작업자)(?:에게)?|할\s*일)\W{0,3}[:：]",
     re.I,
 )
 
@@ -100,7 +103,10 @@ def find_handoff(text: str) -> re.Match[str] | None:
     low = text.lower()
     if not any(
         h in low
-        for h in ("next", "whoever", "hand", "follow", "todo", "to-do", "nächst", "übernimmt", "zu tun", "offene")
+        for h in (
+            *("next", "whoever", "hand", "follow", "todo", "to-do", "nächst", "übernimmt", "zu tun", "offene"),
+            *("次の", "申し送り", "引き継ぎ", "残タスク", "下一", "后续", "待办", "다음", "할"),
+        )
     ):
         return None
     m = HANDOFF.search(text)
@@ -187,6 +193,7 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
         if reason:
             history[id(b)] = reason
     newest_first = is_log and any(NEWEST_FIRST.search(b.inline.text) for b in blocks[:8])
+    ticks = any(b.kind == "item" and _TICKED_BOX.match(b.raw) for b in blocks)
     current: set[int] = set()
     unless_asked: dict[int, str] = {}
     for run in _runs(blocks, is_log, config):
@@ -214,6 +221,8 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
                     live.add(id(b))
                 elif not handoff and _last_word_on_settings(b, later):
                     live.add(id(b))
+                elif ticks and b.kind == "item" and _OPEN_BOX.match(b.raw):
+                    live.add(id(b))  # "- [ ] rerun ..." where the file ticks its boxes: open until ticked
                 else:
                     history[id(b)] = f"an older dated entry ({e.date}) in a sequence of entries"
     sectioned = any(not h.preamble for b in blocks for h in b.headings)  # a log of sections has a header above them
@@ -307,6 +316,8 @@ def _quoted_lines(blocks: list[Block]) -> set[int]:
 # A name a later entry would repeat if it took the hand-off up: a token with a digit, an underscore, a hyphen
 # between letters, an inner capital or two capitals ("churn-logreg", "plan_type", "SpecAugment", "BPE", "2e-4"),
 # with a letter in it.
+_OPEN_BOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]\s")
+_TICKED_BOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[xX]\]\s")
 _NAME = re.compile(r"[\w./=-]*(?:\d|_|[A-Za-z]-[A-Za-z]|[a-z][A-Z]|[A-Z]{2})[\w./=-]*")
 _DATE_LIKE = re.compile(r"^\d{4}-\d{2}(?:-\d{2})?$|^\d{1,2}:\d{2}")
 
