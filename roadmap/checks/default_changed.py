@@ -31,7 +31,12 @@ OPT_IN = re.compile(
     # the same in the languages records are often kept in: Spanish, German, French
     r"|\b(?:desactivad|apagad)[oa]s? por defecto\b|\bpor defecto (?:está |están |viene )?(?:desactivad|apagad)"
     r"|\bstandardmäßig (?:deaktiviert|aus|abgeschaltet)\b|\bper default (?:deaktiviert|aus)\b"
-    r"|\bdésactivée?s? par défaut\b|\bpar défaut,? (?:il |elle )?(?:est )?désactivée?\b",
+    r"|\bdésactivée?s? par défaut\b|\bpar défaut,? (?:il |elle )?(?:est )?désactivée?\b"
+    # Portuguese, Italian; Chinese, Japanese, Korean
+    r"|\b(?:desligad|desativad|desabilitad)[oa]s? por padr[ãa]o\b|\bpor padr[ãa]o,? (?:fica |está |vem )?"
+    r"(?:desligad|desativad|desabilitad)|\b(?:disattivat|disabilitat|spent)[oaie] (?:di default|per default|"
+    r"per impostazione predefinita)\b|默认(?:为)?(?:关闭|禁用|不启用|不开启)|默認(?:關閉|停用)|"
+    r"デフォルトで(?:は)?(?:無効|オフ)|既定で(?:は)?(?:無効|オフ)|기본(?:적으로|값으로)? ?(?:꺼져|비활성)",
     re.I,
 )
 FLIPPED = re.compile(
@@ -42,7 +47,11 @@ FLIPPED = re.compile(
     r"\bon\s+unless\b|\bas the default\b"
     r"|\b(?:activad|encendid|habilitad)[oa]s? por defecto\b|\bpor defecto (?:está |están )?(?:activad|encendid)"
     r"|\bstandardmäßig (?:aktiviert|an|ein|eingeschaltet)\b|\bper default (?:aktiviert|an)\b"
-    r"|(?<![\w-])activée?s? par défaut\b",
+    r"|(?<![\w-])activée?s? par défaut\b"
+    r"|\b(?:ligad|ativad|habilitad)[oa]s? por padr[ãa]o\b|\bpor padr[ãa]o,? (?:fica |está |vem )?(?:ligad|ativad)"
+    r"|\b(?:attivat|abilitat)[oaie] (?:di default|per default|per impostazione predefinita)\b"
+    r"|默认(?:为)?(?:开启|启用|打开)|默認(?:開啟|啟用)|デフォルトで(?:は)?(?:有効|オン)|既定で(?:は)?(?:有効|オン)"
+    r"|기본(?:적으로|값으로)? ?(?:켜져|활성)",
     re.I,
 )
 # A sentence that also says the thing stays off is no flip ("ships DEFAULT OFF, X=1 to opt in", even when it
@@ -59,10 +68,47 @@ _NEGATED = re.compile(
     re.I,
 )
 # one in every OPT_IN match
-says_opt_in = hinted(OPT_IN, ("opt", "default", "exper", "off", "disab", "behind", "defecto", "tandardm", "faut"))
+says_opt_in = hinted(
+    OPT_IN,
+    (
+        "opt",
+        "default",
+        "exper",
+        "off",
+        "disab",
+        "behind",
+        "defecto",
+        "tandardm",
+        "faut",
+        "padr",
+        "predef",
+        "默认",
+        "默認",
+        "デフォルト",
+        "既定",
+        "기본",
+    ),
+)
 # "default" is in every FLIPPED match but two: "is now on" and "on unless" ("on" alone let almost every commit
 # message through to the regex, a tenth of the stale analysis's prelude on mudler/vllm.cpp)
-says_flipped = hinted(FLIPPED, ("default", "now", "unle", "defecto", "tandardm", "faut"))
+says_flipped = hinted(
+    FLIPPED,
+    (
+        "default",
+        "now",
+        "unle",
+        "defecto",
+        "tandardm",
+        "faut",
+        "padr",
+        "predef",
+        "默认",
+        "默認",
+        "デフォルト",
+        "既定",
+        "기본",
+    ),
+)
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+")
 _FULL_STOP = re.compile(r"(?<=[.!?])\s+")
 # What names a switch: a --flag, an ENV_VAR, or a snake_case setting (`use_fused_adam`, `split_kv`).
@@ -81,7 +127,16 @@ _DEFAULT_WORD = re.compile(r"default|opt|exper|behind|unless", re.I)
 def _flags(st: Statement) -> set[str]:
     """The switches a statement names; `use_fused_adam=True` names `use_fused_adam`."""
     written = (s.split("=", 1)[0].strip() for s in (*st.mentions.env_vars, *st.mentions.symbols))
-    return {s for s in written if _FLAG.match(s)}
+    return {f for s in written for f in (s, _member(s)) if f and _FLAG.match(f)}
+
+
+def _member(name: str) -> str | None:
+    """The constant a qualified name reads (`FeatureFlags.NOVO_CHECKOUT`, `Config::MAX_BATCH`), else None."""
+    last = re.split(r"\.|::", name)[-1]
+    return last if last != name and _CONST.fullmatch(last) else None
+
+
+_CONST = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 
 
 # A one-word setting set as code (`oversampling`, `hiss`): a switch when the statement calls it off by default.
