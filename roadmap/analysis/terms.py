@@ -146,6 +146,21 @@ def size_terms(terms: Iterable[str]) -> set[str]:
     return {t for t in terms if _SIZE.match(t)}
 
 
+_SPLITS = (
+    ("heldout", re.compile(r"\b(?:held|hold)[- _]?out\b", re.I)),
+    ("val", re.compile(r"\b(?:val|valid|validation|dev)\b", re.I)),
+    ("test", re.compile(r"\btest(?:[- _]?set|[- _]split)?\b", re.I)),
+    ("train", re.compile(r"\btrain(?:ing)?(?:[- _]?set|[- _]split)\b|\btrain\b", re.I)),
+)
+
+
+def split_terms(text: str) -> set[str]:
+    """The data splits a text names (`held-out`, `val`, `test`, `train`): two texts naming different splits are
+    about different series, as two model sizes are."""
+    flat = text.replace("_", " ").replace("-", " ") if "held" not in text.lower() else text.replace("_", " ")
+    return {name for name, pattern in _SPLITS if pattern.search(flat)}
+
+
 @dataclass(frozen=True)
 class Overlap:
     matched: tuple[str, ...]  # distinctive terms found in the other text, sorted

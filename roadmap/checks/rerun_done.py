@@ -11,7 +11,7 @@ from roadmap.analysis.metric_terms import long_form, words_of
 from roadmap.analysis.rerun_commits import rerun_entries
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids
-from roadmap.analysis.terms import distinctive_terms, hinted, id_parts, size_terms, tokens
+from roadmap.analysis.terms import distinctive_terms, hinted, id_parts, size_terms, split_terms, tokens
 from roadmap.evidence.store import EvidenceEntry
 from roadmap.findings import Hit, Related
 from roadmap.records.model import Statement
@@ -64,7 +64,7 @@ def match(st: Statement, entry: EvidenceEntry, named: frozenset[str] = frozenset
     """How an evidence entry is the statement's series: "named" (the statement, or its table row, names or
     cites that series), "row" (it records one of the statement's rows or claims), "series" (every word of its
     slug is the statement's), "partial" (two thirds of them), else None. A statement that names series is
-    about those alone (`silesia-l3` is not `silesia-l3-lowmem`); two model sizes (`4b`, `8b`) never match."""
+    about those alone (`silesia-l3` is not `silesia-l3-lowmem`); two model sizes (`4b`, `8b`) never match, nor two data splits (held-out, val)."""
     if named:
         return "named" if entry.series.lower() in named else None
     ids = subject_ids(st)
@@ -73,6 +73,9 @@ def match(st: Statement, entry: EvidenceEntry, named: frozenset[str] = frozenset
     want, have = size_terms(words), size_terms(slug)
     if want and have and not (want & have):
         return None
+    want, have = split_terms(st.text), split_terms(entry.series)
+    if want and have and not (want & have):
+        return None  # "re-run the held-out eval" is not answered by a run on the val split
     if entry.row:
         return "row" if entry.row in ids else None
     parts = set(words_of(entry.series))
