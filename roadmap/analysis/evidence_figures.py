@@ -9,11 +9,13 @@ words before it ("compress: 438.0 MB/s"), or its table header ("| ours | 6831.71
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
 from roadmap.analysis.evidence_series import SeriesFinder
 from roadmap.analysis.figure_quotes import quotes_in
+from roadmap.analysis.figures_compare import PLAIN_TEXT
 from roadmap.analysis.metric_terms import Metric, key_metric, unit_named
 from roadmap.config import Config
 from roadmap.evidence.store import EvidenceStore
@@ -60,7 +62,25 @@ def figures_of(entry: "EvidenceEntry", tree: "Tree | None") -> list[EvidenceFigu
                 data = tree.read_bytes(f)
                 if data and len(data) <= MAX_TEXT:
                     out.extend(_markdown(f, data))
+            elif f.endswith(PLAIN_TEXT):
+                data = tree.read_bytes(f)
+                if data and len(data) <= MAX_TEXT:
+                    out.extend(_markdown(f, plain_as_markdown(data)))
     return out
+
+
+# A tool's plain output (criterion's, a benchmark's log, figures_compare.PLAIN_TEXT): read like a summary, one
+# paragraph a line.
+_NUM = r"[-+]?\d+(?:\.\d+)?"
+# An interval around an estimate, as criterion prints it: "[33.571 µs 33.788 µs 34.019 µs]" is 33.788 µs.
+_INTERVAL = re.compile(rf"\[\s*{_NUM}\s*(\S+)\s+({_NUM}\s*\S+)\s+{_NUM}\s*\S+\s*\]")
+
+
+def plain_as_markdown(data: bytes) -> bytes:
+    """Plain text as markdown whose figures read as in the output: each line its own paragraph (a `#` comment
+    line too, never a heading), an interval `[low estimate high]` its estimate."""
+    lines = (ln.strip().lstrip("#").strip() for ln in data.decode("utf-8", "replace").splitlines())
+    return "\n\n".join(_INTERVAL.sub(r"\2", ln) for ln in lines if ln).encode()
 
 
 def _peer_run(entry: "EvidenceEntry") -> bool:

@@ -77,7 +77,36 @@ def quotes_in(records: Iterable[RecordFile], finder: SeriesFinder) -> list[Quote
                 continue
             table, cells = rows.get(st.line, (None, ())) if st.kind == "cell" else (None, ())
             mine.extend(_quotes_of(st, table, cells, finder))
-        out.extend(_restating_rows(mine, rows))
+        out.extend(_folder_series(rf, _restating_rows(mine, rows), finder))
+    return out
+
+
+def _folder_series(rf: RecordFile, quotes: list[Quote], finder: SeriesFinder) -> list[Quote]:
+    """A section that points at a folder of evidence ("Raw runs are in `benches/results/`") holding one series
+    quotes figures of that series: its quotes that name none take it."""
+    loose = [k for k, q in enumerate(quotes) if not q.names and q.unit is not None and q.st.kind != "cell"]
+    if not loose:
+        return quotes
+    root = finder.store.root.strip("/")
+    by_section: dict[tuple[str, ...], set[str]] = {}
+    for st in rf.statements:
+        for ref in st.mentions.paths:
+            folder = ref.path.rstrip("/")
+            if not ref.text.rstrip("`").endswith("/") or not (folder == root or folder.startswith(root + "/")):
+                continue
+            series = {e.series.lower() for e in finder.store if e.date and e.path.startswith(folder + "/")}
+            if series:
+                by_section.setdefault(st.section, set()).update(series)
+    if not by_section:
+        return quotes
+    out = list(quotes)
+    for k in loose:
+        q = quotes[k]
+        series = by_section.get(q.st.section, set())
+        if len(series) == 1:
+            out[k] = Quote(
+                q.st, q.fig, q.unit, q.metric, frozenset(series), q.keys | series, q.row, q.role, q.row_key, q.bar
+            )
     return out
 
 

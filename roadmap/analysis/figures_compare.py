@@ -98,6 +98,12 @@ def explicitly_old(text: str, fig: "Figure") -> bool:
     return bool(EXPLICITLY_OLD.search(left) or EXPLICITLY_OLD.search(right))
 
 
+# A tool's saved plain output (criterion's `.txt`) holds labelled figures, as a summary does: RL201 reads them
+# (analysis/evidence_figures.py). A log (`.log`) holds every number a run printed and is not read; nor does RL202
+# back a figure by the numbers of a text file.
+PLAIN_TEXT = (".txt",)
+
+
 def evidence_numbers(entry: "EvidenceEntry", tree: Any = None) -> list[tuple[str, float]]:
     """(path of the number, value) for every number in the entry's result.json, plus the numbers written
     in its markdown summary (foreign evidence has nothing else)."""

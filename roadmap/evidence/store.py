@@ -138,7 +138,7 @@ def _iso(d: str) -> str | None:
 # then one or two folders down (`loadtest/results/`, `docs/benchmarks/`). The first that holds a dated entry is
 # the root.
 DEFAULT_ROOT = "docs/bench-evidence"
-FALLBACK_ROOTS = ("bench", "benchmarks", "perf", "results", "evidence")
+FALLBACK_ROOTS = ("bench", "benches", "benchmarks", "perf", "results", "evidence")
 MAX_FALLBACK_DEPTH = 3  # folders in a fallback root's path: loadtest/results, docs/perf/results
 MAX_FALLBACKS = 8  # candidate roots tried, in order
 
