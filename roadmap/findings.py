@@ -46,7 +46,9 @@ class Finding:
     end_line: int
     record_id: str | None = None
     related: list[Related] = field(default_factory=list)
-    evidence: list[dict[str, Any]] = field(default_factory=list)  # {"kind": "commit"|"evidence"|"statement", ...}
+    evidence: list[dict[str, Any]] = field(
+        default_factory=list
+    )  # {"kind": "commit"|"evidence"|"statement"|"file", ...}
     fix: str | None = None
     edits: list[Edit] = field(default_factory=list)
     key: str = ""  # stable content the fingerprint is computed from (text, not line numbers)

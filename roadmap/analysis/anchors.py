@@ -31,8 +31,8 @@ def _name_re(name: str) -> re.Pattern[str]:
 def _score(line: str, name: str, qualifier: str | None) -> int:
     esc = re.escape(name)
     score = 1
-    if re.search(rf"\b{_DEF_WORDS}\s+{esc}\b", line):
-        score = 4
+    if re.search(rf"\b{_DEF_WORDS}\s+{esc}\b", line) or re.match(rf"^\s*func\s*\([^)]*\)\s*{esc}\b", line):
+        score = 4  # a definition; Go's method with its receiver: `func (r *Reconciler) reconcileStatus(`
     elif (
         qualifier
         and re.match(rf"^(?:[\w:<>,*&]+\s+)*[*&]?{re.escape(qualifier)}::{esc}\s*\(", line)

@@ -92,12 +92,14 @@ def _live(ctx: LintContext) -> Iterator[tuple[RecordFile, Statement]]:
             continue
         fences = fenced_lines(rf)
         rows = _row_heads(rf) if is_log(rf) else None
+        describes = describes_the_system(rf)
         snapshot_sections: dict[tuple[str, ...], bool] = {}
         for st in rf.statements:
             if st.section not in snapshot_sections:
                 snapshot_sections[st.section] = any(_SNAPSHOT_SECTION.search(h) for h in st.section[1:])
             if (
                 st.historical
+                and not (describes and st.history.startswith(_STATUS_LINE))
                 or st.line in fences
                 or (rows is not None and dated_entry(st, rows))
                 or snapshot_sections[st.section]
@@ -140,6 +142,23 @@ _ARCHIVE_DIRS = frozenset(
         "superseded",
     }
 )
+
+
+# A design or architecture document describes the system as built: "Status: implemented" closes its work, not its
+# description, and the code it cites by `path:line` is meant to be kept current ("cites code so that reviewers can
+# check the description against the implementation"). Its references stay live though its status closes it.
+_DESIGN_TITLE = re.compile(
+    r"\b(?:design|architecture|overview|internals|how\b.{1,40}\bworks|technical spec\w*|entwurf|architektur|"
+    r"conception|diseño|arquitectura|arquitetura|projeto técnico)\b|設計|设计|アーキテクチャ|架构|설계",
+    re.I,
+)
+_STATUS_LINE = "its status line says"
+
+
+def describes_the_system(rf: RecordFile) -> bool:
+    """Is the record a design or architecture document, by its title?"""
+    title = next((ln.lstrip("#").strip() for ln in rf.text[:800].splitlines() if ln.startswith("# ")), "")
+    return _DESIGN_TITLE.search(title) is not None
 
 
 def snapshot_record(rf: RecordFile) -> bool:

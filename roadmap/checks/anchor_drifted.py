@@ -109,6 +109,7 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
                 fix = f"re-point `{old_text}` to `{new_text}`"
             else:
                 fix = f"re-point the reference at line {loc.line}"
+        beyond = ref.line is not None and max(ref.line, ref.end_line or ref.line) > len(lines)
         yield Hit(
             message=msg,
             path=site.rf.path,
@@ -118,4 +119,6 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
             fix=fix,
             edits=edits,
             key=f"{ref.path}::{name}",
+            # the range is also past the end of the file (RL302's case): one finding, which says where it went
+            evidence=[{"kind": "file", "path": path, "lines": len(lines), "reasons": ["RL302"]}] if beyond else [],
         )
