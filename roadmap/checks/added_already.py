@@ -2,7 +2,8 @@
 
 "add `normalizeTicker` to packages/quotes so ..." written on 05-13, while a commit of 05-11 introduced
 `normalizeTicker` in code: whoever wrote the line did not look. Only a request to *add* the very name counts (add,
-introduce, create, implement, write, a new `X`), with the name right after the verb: "fix `X`", "call `X` from the
+introduce, create, implement, write, a new `X`), with the name right after the verb, or a planned item titled by
+the name ("- [ ] `merge_layers()`: deep-merge ..."): "fix `X`", "call `X` from the
 importer", "add retries to `X`" ask for work on a name that exists, and are not this. The commit reported is the
 first that declared the name in code (a function, type, model or constant of that name: a comment naming it, or a
 call of a library's `afterEach`, declares nothing), strictly before the commit that wrote the line: a plan written
@@ -24,8 +25,14 @@ _ADDS = r"\b(?:add|adds|adding|introduce|introduces|create|creates|implement|imp
 _BETWEEN = r"(?:\s+(?:a|an|the|new|helper|function|method|class|type|hook|util|utility|called|named)){0,3}\s+"
 
 
+# A planned item titled by the name it adds: "- [ ] `merge_layers()`: deep-merge several config sources".
+_TITLED = r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\[ \]\s*)?(?:\*\*)?`{name}(?:\([^`]*\))?`(?:\*\*)?\s*(?::|—|–|-\s)"
+
+
 def _asks_to_add(raw: str, name: str) -> bool:
-    return re.search(rf"{_ADDS}{_BETWEEN}`{re.escape(name)}(?:\(\))?`", raw, re.I) is not None
+    if re.search(rf"{_ADDS}{_BETWEEN}`{re.escape(name)}(?:\(\))?`", raw, re.I) is not None:
+        return True
+    return re.match(_TITLED.format(name=re.escape(name)), raw) is not None
 
 
 def added_already(

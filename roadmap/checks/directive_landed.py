@@ -54,7 +54,8 @@ from roadmap.records.model import Statement
 
 # A symbol distinctive enough that its first appearance in code is evidence on its own: an identifier
 # with an inner capital or underscore (`AsyncDeviceInputs`, `VT_ASYNC_DEVICE_MIRROR`), or a long flag.
-_DISTINCT = re.compile(r"^(?:--[a-z0-9][a-z0-9-]{5,}|[A-Za-z_][A-Za-z0-9_:.]*(?:[a-z][A-Z]|_)[A-Za-z0-9_:.]*)$")
+# (a trailing `!` or `?` is part of a Julia, Ruby or Scheme name: `assemble_jacobienne!`, `empty?`)
+_DISTINCT = re.compile(r"^(?:--[a-z0-9][a-z0-9-]{5,}|[A-Za-z_][A-Za-z0-9_:.]*(?:[a-z][A-Z]|_)[A-Za-z0-9_:.]*[!?]?)$")
 _FILE_NAME = re.compile(r"\.[A-Za-z0-9]{1,5}$")  # `qwen3_5.cpp` names a file, not code in it
 STRONG_RATIO, WEAK_RATIO = 0.5, 0.3  # IDF-weighted share of the directive's work terms the commit reports done
 MAX_CHANCE = 0.05  # expected chance matches among the news commits, for terms alone
@@ -221,7 +222,11 @@ def _short_forms(st: Statement) -> dict[str, frozenset[str]]:
 
 def symbols(st: Statement) -> list[str]:
     """The distinctive symbols, flags and env vars the directive names: what RL101 asks the history index about."""
-    return sorted({s for s in (*st.mentions.symbols, *st.mentions.env_vars) if _DISTINCT.match(s)})
+    named = (_CALL.sub("", s) for s in (*st.mentions.symbols, *st.mentions.env_vars))  # `f(prefix)` names f
+    return sorted({s for s in named if _DISTINCT.match(s)})
+
+
+_CALL = re.compile(r"\([^()]*\)$")
 
 
 def _base_rev(ctx: LintContext, news: News) -> str | None:

@@ -88,6 +88,9 @@ HANDOFF = re.compile(
     r"|\bnächste[rns]?\s+(?:person|bearbeiter(?:in)?|schicht|sitzung|runde|woche|entwickler(?:in)?|"
     r"verantwortliche[r]?)\s+(?:muss|müssen|soll|sollte|sollen)\b|\bwer\s+übernimmt,?\s+(?:muss|soll|sollte)\b"
     r"|^\W*(?:als\s+nächstes|nächste\s+schritte|zu\s+tun|offene\s+punkte)\W{0,3}:"
+    # ... in French, Spanish, Portuguese, Italian, by its label: "À faire :", "Por hacer:", "Próximos passos:"
+    r"|^\W*(?:(?:reste\s+)?à\s+faire|prochaines?\s+étapes?|pour\s+la\s+suite|por\s+hacer|pr[oó]xim[oa]s\s+pasos|"
+    r"a\s+fazer|pr[oó]xim[oa]s\s+passos|da\s+fare|prossimi\s+passi)\s*[:：]"
     # ... in Japanese, Chinese, Korean, by its label: "次の担当者へ:", "申し送り事項:", "下一位负责人:", "다음 담당자:"
     r"|^\W*(?:次の(?:担当者?|人|方)(?:へ|に|さんへ)?|申し送り(?:事項)?|引き継ぎ事項|残タスク|"
     r"下一(?:位|个)?(?:负责人|接手人|值班)|后续事项|待办(?:事项)?|다음\s*(?:담당자|작업자)(?:에게)?|할\s*일)\W{0,3}[:：]",
@@ -106,6 +109,7 @@ def find_handoff(text: str) -> re.Match[str] | None:
         for h in (
             *("next", "whoever", "hand", "follow", "todo", "to-do", "nächst", "übernimmt", "zu tun", "offene"),
             *("次の", "申し送り", "引き継ぎ", "残タスク", "下一", "后续", "待办", "다음", "할"),
+            *("faire", "étape", "suite", "hacer", "pasos", "fazer", "passos", "fare", "passi"),
         )
     ):
         return None
