@@ -392,6 +392,12 @@ _OPEN_STATES: tuple[str, ...] = (
     "ON-HOLD",
     "DEFERRED",
     "WAITING",
+    # the same in the languages records are kept in: Spanish, Portuguese, French, German, Italian
+    *("PENDIENTE", "EN-CURSO", "EN-PROGRESO", "BLOQUEADO", "POR-HACER", "PLANIFICADO", "ABIERTO"),
+    *("PENDENTE", "EM-ANDAMENTO", "EM-PROGRESSO", "A-FAZER", "PLANEJADO", "ABERTO"),
+    *("EN-COURS", "À-FAIRE", "A-FAIRE", "BLOQUÉ", "BLOQUE", "PRÉVU", "OUVERT", "EN-ATTENTE"),
+    *("OFFEN", "IN-ARBEIT", "BLOCKIERT", "GEPLANT", "IN-BEARBEITUNG", "WARTEND"),
+    *("IN-CORSO", "DA-FARE", "BLOCCATO", "PIANIFICATO", "APERTO"),
 )
 _CLOSED_STATES: tuple[str, ...] = (
     "DONE",
@@ -418,6 +424,11 @@ _CLOSED_STATES: tuple[str, ...] = (
     "OBSOLETE",
     "RETIRED",
     "ARCHIVED",
+    *("HECHO", "TERMINADO", "COMPLETADO", "CERRADO", "CANCELADO", "RESUELTO"),
+    *("FEITO", "CONCLUÍDO", "CONCLUIDO", "FECHADO", "ENTREGUE"),
+    *("FAIT", "TERMINÉ", "TERMINE", "FERMÉ", "FERME", "ABANDONNÉ", "LIVRÉ"),
+    *("ERLEDIGT", "FERTIG", "ABGESCHLOSSEN", "GESCHLOSSEN", "VERWORFEN"),
+    *("FATTO", "COMPLETATO", "CHIUSO", "COMPLETO"),
 )
 
 
@@ -610,8 +621,8 @@ def _from_file(path: Path, read: Callable[[], bytes]) -> Config:
             else doc.get("tool", {}).get("roadmap", doc)
         )
         where = "[tool.roadmap]"
-        if table is None:
-            return Config(source=str(path))
+        if table is None:  # a pyproject.toml that does not configure roadmap: the defaults, and their fallbacks
+            return Config() if path.name == "pyproject.toml" else Config(source=str(path))
     else:
         try:
             table = yaml.safe_load(text)

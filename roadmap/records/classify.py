@@ -149,6 +149,11 @@ WORK_COLUMN = re.compile(
     r"trabajo|tarea|trabalho|tarefa|aufgabe|arbeit|vorhaben|tâche|tache|travail|lavoro|compito|attivit",
     re.I,
 )
+# State words of work under way: such a row is tracked, not asked for, unless its work names code (parser.py).
+_PROGRESS_STATES = frozenset(
+    "in progress|in-progress|wip|doing|ongoing|started|en curso|en progreso|em andamento|em progresso|en cours|"
+    "in arbeit|in bearbeitung|in corso".split("|")
+)
 # State words of work not started yet: such a row, in a table with no column of next steps, asks for its work.
 # (A row in progress, partial or gating is tracked, not asked for: its progress is not its completion.)
 _TODO_STATES = frozenset(
@@ -353,6 +358,12 @@ class Classifier:
             )
             self._sec_cache[sections] = hit
         return hit
+
+    def is_progress_state(self, text: str) -> bool:
+        """Is a State cell's value a state of work under way (in progress, WIP, en curso, em andamento, ...)?"""
+        value = _norm(text.lstrip(" *_`[(").rstrip(" *_`])"))
+        words = value.split()
+        return bool(words) and (" ".join(words[:2]) in _PROGRESS_STATES or words[0] in _PROGRESS_STATES)
 
     def is_open_state(self, text: str, legend: dict[str, str] | None = None) -> bool:
         """Is a State cell's value a not-started state (todo, planned, open, ...)? A leading status emoji reads

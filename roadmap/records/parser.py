@@ -264,6 +264,15 @@ class _Builder:
                 or listed
                 and not any(k != work_col and marks_done(c.inline.text) for k, c in enumerate(cells))
             )
+            # A row under way whose work names the code it builds (`MovimientoStock`, `MovimientoListView`) asks for
+            # that code: once all of it has landed, RL101 can say so. Without code names its progress is tracked.
+            building = (
+                not open_row
+                and work_col is not None
+                and state_col is not None
+                and state_col < len(cells)
+                and self.cls.is_progress_state(cells[state_col].inline.text)
+            )
             stmts = []
             spans: list[tuple[int, int]] | None = None  # the row's cell spans, split only when a cell has a path
             for k, cell in enumerate(cells):
@@ -274,7 +283,9 @@ class _Builder:
                     inl = Inline(text=text, code=inl.code, links=inl.links, struck=inl.struck, visible=inl.visible)
                 verdict, own, mentions = self._read_cell(read, text, inl, header, sections)
                 is_work = k == work_col or k == note_col and self.cls.opens_with_imperative(text)
-                if open_row and is_work and not verdict.historical and text:
+                if building and k == work_col and not verdict.historical and _names_code(mentions.symbols):
+                    verdict = Verdict(True, False, text)
+                elif open_row and is_work and not verdict.historical and text:
                     # "~~Move X~~ not needed": the struck part was the work
                     done = inl.struck and self.cls.struck_work(text)
                     verdict = Verdict(False, True, None) if done else Verdict(True, False, text)
@@ -410,3 +421,11 @@ def _cell_as_of(text: str) -> AsOf | None:
     if FULL_SHA_RE.match(text):
         return AsOf(sha=text)
     return as_of_in(text, leading_date=True)
+
+
+_CODE_NAME = re.compile(r"^[A-Za-z_][\w.:]*(?:[a-z][A-Z]|_)[\w.:]*[!?]?$")
+
+
+def _names_code(symbols: tuple[str, ...]) -> bool:
+    """Does a cell name code: an identifier in camelCase, PascalCase with an inner capital, or snake_case?"""
+    return any(_CODE_NAME.match(s) for s in symbols)

@@ -32,8 +32,9 @@ EMOJI = {
 _ALIASES = {"WONT-FIX": "WONTFIX", "WONT-DO": "WONTFIX", "WORK-IN-PROGRESS": "WIP"}
 # Markup and punctuation that may wrap a state (`**DONE**`, `` `READY` ``, `[WIP]`, `*done*`).
 _WRAP = " \t*_`[]()<>\"'~|:"
-# A label token: letters, inner hyphens/underscores/apostrophes ("ANCHOR-BACKFILL", "won't"), no digits.
-_TOKEN = r"[A-Za-z][A-Za-z'’]*(?:[-_][A-Za-z][A-Za-z'’]*)*"
+# A label token: letters (accented ones too: "Concluído", "Terminé"), inner hyphens/underscores/apostrophes
+# ("ANCHOR-BACKFILL", "won't"), no digits.
+_TOKEN = r"[A-Za-zÀ-ÖØ-öø-ÿ][A-Za-zÀ-ÖØ-öø-ÿ'’]*(?:[-_][A-Za-zÀ-ÖØ-öø-ÿ][A-Za-zÀ-ÖØ-öø-ÿ'’]*)*"
 _LABEL = re.compile(rf"({_TOKEN})(?:[ ]({_TOKEN}))?")
 # What may follow a state label that is the whole label of its cell or line: nothing, a separator, a date,
 # an owner, or a preposition that starts a note ("done since 2026-07-25", "blocked on the kernel release").
