@@ -79,6 +79,10 @@ def match(st: Statement, entry: EvidenceEntry, named: frozenset[str] = frozenset
     if entry.row:
         return "row" if entry.row in ids else None
     parts = set(words_of(entry.series))
+    if parts - _CONTAINERS:
+        parts -= _CONTAINERS  # `resultats/convergence`: the folder says where results go, not which
+    if len(parts) == 1 and next(iter(parts)) in _script_stems(st):
+        return "series"  # "relancer le benchmark de convergence (`bench/convergence.jl`)": the script it names
     if len(parts) >= 2 and parts <= set(words_of(st.text)):
         return "series"  # "rerun the 1k ingest benchmark": every word, sizes and counts too
     if len(slug) >= 2 and len(slug & words) >= 2 and len(slug & words) / len(slug) >= MIN_SLUG_COVERAGE:
@@ -86,6 +90,24 @@ def match(st: Statement, entry: EvidenceEntry, named: frozenset[str] = frozenset
     if len(parts) == 1 and _named_metric(st, entry, next(iter(parts))):
         return "partial"
     return None
+
+
+# Folder names that hold results of any series: a series `resultats/convergence` is the `convergence` series.
+_CONTAINERS = frozenset(
+    "results result resultats résultats resultados ergebnisse risultati output outputs out runs data bench benches "
+    "benchmarks benchmark perf logs evidence".split()
+)
+
+
+def _script_stems(st: Statement) -> set[str]:
+    """The stems of the code files a statement names (`bench/convergence.jl` -> convergence)."""
+    out = set()
+    for p in st.mentions.paths:
+        base = p.path.rstrip("/").rsplit("/", 1)[-1]
+        stem, dot, ext = base.rpartition(".")
+        if dot and stem and ext.lower() not in ("md", "txt", "json", "csv", "log"):
+            out.add(stem.lower())
+    return out
 
 
 def _named_metric(st: Statement, entry: EvidenceEntry, word: str) -> bool:
