@@ -201,7 +201,10 @@ _UNDONE = re.compile(
     # a switch or a setting said to keep its state: "use_coil_pipeline stays default off", "remains opt-in",
     # "is left disabled by default", "stays as is"
     r"\b(?:stays?|remains?|is\s+(?:left|kept)|keeps?\s+(?:it|them)?)\s+(?:(?:by\s+)?default\s+|the\s+)?"
-    r"(?:off|opt[- ]?in|disabled|unchanged|untouched|as\s+is|the\s+same|behind\s+(?:a|the)\s+flag)\b",
+    r"(?:off|opt[- ]?in|disabled|unchanged|untouched|as\s+is|the\s+same|behind\s+(?:a|the)\s+flag)\b"
+    # Chinese, Japanese, Korean: "TP=2 还得做", "这个提交只是加了打印", "尚未支持", "まだ未対応", "아직 안 됨"
+    r"|还(?:得|要|没|未|需要?)(?:做|实现|支持|完成|加)?|仍(?:需|然需要|未)|尚未|未(?:完成|实现|支持|做)|待(?:做|实现|完成)|"
+    r"先不(?:用)?做|只是(?:加了|改了|做了)|后续再|下(?:次|个提交)再|まだ|未対応|未実装|今後|後で|아직|나중에",
     re.I,
 )
 # A commit that says it did part of a piece of work and names the rest as remaining ("This is only the read half:
@@ -246,6 +249,23 @@ _says_undone = hinted(
         *("left", "cope", "noth", "todo", "deferred", "tponed", "draft", "exper", "unmet", "fall", "bloc", "leav"),
         *("only", "yet", "the re"),  # "only the read half", "no way back ... yet", "the rest stays"
         *("tay", "rema", "kept", "keep"),  # "stays default off", "remains opt-in", "is kept disabled"
+        *(
+            "还",
+            "仍",
+            "尚未",
+            "未",
+            "待",
+            "先不",
+            "只是",
+            "后续",
+            "下次",
+            "下个",
+            "まだ",
+            "今後",
+            "後で",
+            "아직",
+            "나중",
+        ),
     ),
 )
 # A sentence that reports what was there before the commit ("✅ /api/audit endpoint exists with pagination",

@@ -50,7 +50,10 @@ REFUTES = re.compile(
     r"|\b(?:würde|wird|bringt|brachte|hilft|half)\b[^.;]{0,40}?\b(?:nichts|nicht)\s+(?:bringen|helfen)\b"
     r"|\b(?:bringt|brachte|hilft|half)\s+(?:\w+\s+){0,2}?nichts\b"
     r"|\b(?:stimmt|stimmte|trifft|traf)\s+(?:\w+\s+){0,2}?nicht\b"
-    r"|\b(?:était|est)\s+(?:fausse?|erronée?|erroné|incorrecte?)\b|\bne\s+(?:venait|vient)\s+pas\s+d",
+    r"|\b(?:était|est)\s+(?:fausse?|erronée?|erroné|incorrecte?)\b|\bne\s+(?:venait|vient)\s+pas\s+d"
+    # Chinese, Japanese, Korean: "不是显存的问题", "是误判", "判断错了", "原因ではない", "間違いだった", "원인이 아니었다"
+    r"|不是[^，。,.；;]{0,12}?的?(?:问题|原因|瓶颈|锅)|误判|判断(?:错了|有误)|(?:说法|结论|假设|前提)(?:不成立|是错的)|并非|"
+    r"原因ではな|(?:が|は)原因ではな|間違い(?:だった|でした)|誤りだった|(?:원인|문제)(?:이|가)\s*아니|틀렸",
     re.I,
 )
 
@@ -124,6 +127,11 @@ _PREMISE_PARTS = tuple(
         (("liegt",), r"\bliegt\s+an\b"),
         (("cause",), r"\bla\s+cause\s+est\b"),
         (("dû",), r"\best\s+dûe?\s+à\b"),
+        # Chinese, Japanese, Korean: "因为显存不够，所以 ...", "瓶颈是 ...", "…のため", "… 때문에"
+        (("因为", "由于"), r"(?:因为|由于)[^，。,.]{2,}"),
+        (("原因", "瓶颈"), r"(?:原因|瓶颈)(?:是|在于)"),
+        (("ため", "なので"), r"[^。]{2,}(?:のため|なので)"),
+        (("때문",), r"때문에"),
     )
 )
 # Each alternative above with words one of which (lower-cased) is in every text it matches: a text without the case
@@ -138,9 +146,10 @@ _PREMISE_WORDS = (
     "hypothes", "assumption", "root", "premise", "theory", "suspect", "dominat", "from", "because", "due to",
     "cause", "bottleneck", "culprit", "cannot", "can't", "can\u2019t", "can not", "unable", "exploitable", "reason",
     "what", "causa", "origen", "debe", "ursache", "liegt", "dû", "due", "weil", "grund",
+    "因为", "由于", "原因", "瓶颈", "ため", "なので", "때문",
 )  # fmt: skip
 _CASE_TWINS = ("\u0130", "\u0131", "\u017f")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(\"'])")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(\"'])|(?<=[。！？])\s*")  # CJK full stops need no space
 # A list item of a commit body starts a sentence of its own, full stop or not.
 _ITEM = re.compile(r"\n\s*(?=[-*+]\s|\d{1,2}[.)]\s)")
 # A statement that itself gives the thing up or denies it ("Stop: fused-norm-quant micro-levers", "X will not
@@ -235,6 +244,12 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
                     return "error", quoted
     if not _premise_by_words(st):
         return None  # a premise only by its section (an ADR's Context): only a quote ties a refutation to it
+    clauses = _premise_clauses(st.text)
+    if clauses:  # the refuting sentence repeats the premise's own words: "周报里说的显存不够是误判"
+        for _, sentences in paragraphs:
+            for quoted, sent in sentences:
+                if any(cl in " ".join(sent.split()) for cl in clauses):
+                    return "warning", quoted
     ids = set(subject_ids(st))
     names_ids = _names(c.message, ids)
     dates, figures = _anchors(st, news)
@@ -263,6 +278,19 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
             if in_premise >= MIN_TERMS and in_premise * 3 >= len(premise):
                 return "warning", quoted
     return None
+
+
+# The cause a statement gives, as written: "因为显存不够，..." -> 显存不够, "because the pool exhausts under retry
+# storms" -> "the pool exhausts under retry storms". A sentence that repeats it word for word speaks of it.
+_CAUSE_CLAUSE = re.compile(
+    r"(?:因为|由于)\s*([^，。,.；;：:！？]{3,24})|\bbecause\s+(?!of\b)([^,.;:!?()]{16,100})|\bweil\s+([^,.;:!?()]{16,100})",
+    re.I,
+)
+
+
+@lru_cache(maxsize=1 << 12)
+def _premise_clauses(text: str) -> tuple[str, ...]:
+    return tuple(" ".join(c.split()) for m in _CAUSE_CLAUSE.finditer(text) for c in m.groups() if c and c.strip())
 
 
 @lru_cache(maxsize=1 << 12)
