@@ -82,19 +82,26 @@ def quotes_in(records: Iterable[RecordFile], finder: SeriesFinder) -> list[Quote
 
 
 def _folder_series(rf: RecordFile, quotes: list[Quote], finder: SeriesFinder) -> list[Quote]:
-    """A section that points at a folder of evidence ("Raw runs are in `benches/results/`") holding one series
-    quotes figures of that series: its quotes that name none take it."""
+    """A section that points at a folder of evidence holding one series ("Raw runs are in `benches/results/`"),
+    or at entries of one series ("From the 2026-04-02 run (`perf/2026-04-02-resolve.json`)"), quotes figures of
+    that series: its quotes that name none take it."""
     loose = [k for k, q in enumerate(quotes) if not q.names and q.unit is not None and q.st.kind != "cell"]
     if not loose:
         return quotes
     root = finder.store.root.strip("/")
     by_section: dict[tuple[str, ...], set[str]] = {}
     for st in rf.statements:
+        if st.kind == "cell":
+            continue
         for ref in st.mentions.paths:
             folder = ref.path.rstrip("/")
-            if not ref.text.rstrip("`").endswith("/") or not (folder == root or folder.startswith(root + "/")):
+            if not (folder == root or folder.startswith(root + "/")):
                 continue
-            series = {e.series.lower() for e in finder.store if e.date and e.path.startswith(folder + "/")}
+            if ref.text.rstrip("`").endswith("/"):
+                series = {e.series.lower() for e in finder.store if e.date and e.path.startswith(folder + "/")}
+            else:  # "From the 2026-04-02 run (`perf/2026-04-02-resolve.json`):" over the figures it gave
+                entry = finder.store.get(ref.path)
+                series = {entry.series.lower()} if entry is not None and entry.date else set()
             if series:
                 by_section.setdefault(st.section, set()).update(series)
     if not by_section:

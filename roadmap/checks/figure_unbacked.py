@@ -8,7 +8,7 @@ from typing import Any, Iterator
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.evidence_figures import EvidenceFigure
 from roadmap.analysis.figure_quotes import Quote
-from roadmap.analysis.figures_compare import close, close_scaled, evidence_numbers
+from roadmap.analysis.figures_compare import close, close_scaled, evidence_numbers, explicitly_old, marked_historical
 from roadmap.analysis.metric_terms import SIDES, matches, same_dimension
 from roadmap.analysis.evidence_index import evidence_figures, quotes, series_finder
 from roadmap.analysis.surfaces import describe
@@ -171,7 +171,13 @@ def _check(ctx: "LintContext", st: "Statement") -> tuple[list[str], list[dict[st
     qs = _quotes_of(ctx, st)
     for q in qs:
         f = q.fig
-        if q.role not in ("current", "dated") or not any(a <= f.start < b for a, b in scopes):
+        as_of_entry = (
+            q.role == "old"
+            and _dated_entry(st)
+            and not marked_historical(st.text, f)
+            and not explicitly_old(st.text, f)
+        )  # a dated entry's own figure, old by its place only
+        if q.role not in ("current", "dated") and not as_of_entry or not any(a <= f.start < b for a, b in scopes):
             continue
         side = q.metric.terms & SIDES
         if side and not any(side & e.metric.terms for e in figures):
@@ -236,6 +242,12 @@ def _row_verdicts(ctx: "LintContext") -> Iterator[Hit]:
                 )
 
 
+def _dated_entry(st: "Statement") -> bool:
+    """A dated entry of a log or a sequence, history by its place alone: it still misreports its own run when the
+    evidence it cites says otherwise (one struck through or called superseded is left alone)."""
+    return st.history.startswith(("an older dated entry", "the newest entry"))
+
+
 def _in_parentheses(text: str, at: int) -> bool:
     """Is position `at` inside a parenthesis the text opens before it and closes after it?"""
     opened = text.rfind("(", 0, at)
@@ -255,7 +267,8 @@ def figure_unbacked(ctx: LintContext) -> list[Hit]:
     300 ms budget: PASS", "1.0283x FAIL against parity"), in a sentence or in a table row with a bar and
     a verdict cell; the measurement is the sentence's (row's) own figure, else the cited evidence's.
     Bars are never read as measurements; figures of upstream or a baseline are left alone unless the
-    evidence holds that side; evidence with no readable numbers is unknown, not wrong.
+    evidence holds that side; evidence with no readable numbers is unknown, not wrong. A dated entry of a log is
+    checked too: history by its place, it still misquotes the run it cites.
     As a warning: a figure a line says was measured ("v2 measured 5.9 ms at 16k") that cites nothing, in a
     record where at least two other statements cite evidence, when no evidence file and no commit message of
     the repository holds it.
@@ -273,7 +286,7 @@ def figure_unbacked(ctx: LintContext) -> list[Hit]:
     """
     findings: list[Hit] = list(_row_verdicts(ctx))
     for st in ctx.statements():
-        if st.historical or not st.mentions.figures:
+        if st.historical and not _dated_entry(st) or not st.mentions.figures:
             continue
         problems, evidence = _check(ctx, st)
         if not problems:
