@@ -97,7 +97,7 @@ def test_an_entry_about_another_claim_closes_nothing(git_repo):
     repo = git_repo()
     repo.commit(
         {
-            "agents/claims.md": "# Claims\n\n| Claim | State | Last update |\n|---|---|---|\n"
+            "agents/claims.md": "# Claims\n\n## Active claims\n\n| Claim | State | Last update |\n|---|---|---|\n"
             "| CLAIM-GRID | ACTIVE | 2026-06-03 |\n| CLAIM-OLD | RELEASED | 2026-06-01 |\n",
             "agents/notes.md": "# Notes\n\nCLAIM-GRID owns the binding grid; its implementation claim is "
             "released and the serving claim owns the evidence.\n",
@@ -106,4 +106,17 @@ def test_an_entry_about_another_claim_closes_nothing(git_repo):
         "2026-06-04",
     )
     [f] = _findings(repo)
-    assert (f.line, f.severity) == (6, "error") and "CLAIM-OLD is closed (it says RELEASED itself)" in f.message
+    assert (f.line, f.severity) == (8, "error") and "CLAIM-OLD is closed (it says RELEASED itself)" in f.message
+
+
+def test_a_board_that_keeps_released_rows_lists_them_as_released(git_repo):
+    """Outside a section of active claims, a row whose Status column says RELEASED is the board's record of it
+    ("set it to Released here when you are done (keep the line)"); under "Active claims" it is listed as active."""
+    repo = git_repo()
+    board = (
+        "# Claims\n\nSet a claim to Released here when you are done (keep the line).\n\n"
+        "| Claim | Agent | Since | Status |\n|---|---|---|---|\n"
+        "| CLAIM-GRID | agent-ibis | 2026-06-03 | Active |\n| CLAIM-OLD | agent-wren | 2026-06-01 | Released |\n"
+    )
+    repo.commit({"agents/claims.md": board}, "claims", "2026-06-04")
+    assert _findings(repo) == []
