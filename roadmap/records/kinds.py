@@ -147,11 +147,50 @@ LIVE_SECTION = re.compile(
 _NUMBERING = re.compile(r"^[\s#*_`>\[\]()]*(?:§\s*)?(?:\d+(?:\.\d+)*[.)]?|[A-Z][.)])?\s*")
 
 
-def leading_date(text: str) -> str | None:
-    """The ISO date a text starts with: 2026-07-25, 25 Jul 2026, July 25, 2026, 20260725[1430]."""
-    m = _LEAD_DATE.match(text)
+# Month names of the languages records are kept in, in full and as teams abbreviate them (English is read by
+# its first three letters below).
+_MONTH_NAMES = {
+    **dict.fromkeys(("janvier", "janv", "enero", "ene", "januar", "jän", "janeiro", "gennaio", "gen"), 1),
+    **dict.fromkeys(("février", "fevrier", "févr", "fevr", "fév", "febrero", "februar", "fevereiro", "fev", "febbraio"), 2),
+    **dict.fromkeys(("mars", "marzo", "märz", "maerz", "março", "marco", "mär"), 3),
+    **dict.fromkeys(("avril", "avr", "abril", "abr", "aprile"), 4),
+    **dict.fromkeys(("mai", "mayo", "maio", "maggio", "mag"), 5),
+    **dict.fromkeys(("juin", "junio", "juni", "junho", "giugno", "giu"), 6),
+    **dict.fromkeys(("juillet", "juil", "julio", "juli", "julho", "luglio", "lug"), 7),
+    **dict.fromkeys(("août", "aout", "agosto", "ago"), 8),
+    **dict.fromkeys(("septembre", "septiembre", "setembro", "settembre", "set"), 9),
+    **dict.fromkeys(("octobre", "octubre", "oktober", "okt", "outubro", "out", "ottobre", "ott"), 10),
+    **dict.fromkeys(("novembre", "noviembre", "novembro"), 11),
+    **dict.fromkeys(("décembre", "decembre", "déc", "diciembre", "dic", "dezember", "dez", "dezembro", "dicembre"), 12),
+}  # fmt: skip
+_WORD_DATE = re.compile(
+    r"^\W{0,6}(\d{1,2})(?:er|\.)?\s+(?:de\s+)?([A-Za-zÀ-ÿ]{3,10})\.?\s+(?:de\s+)?(\d{4})\b"  # 9 mars 2026, 12 de marzo de 2026
+    r"|^\W{0,6}(\d{1,2})\.(\d{1,2})\.(\d{4})\b"  # 12.03.2026
+    r"|^\W{0,6}(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日"  # 2026年3月12日
+)
+
+
+def _foreign_date(text: str) -> str | None:
+    m = _WORD_DATE.match(text)
     if not m:
         return None
+    if m.group(1):
+        day, month, year = int(m.group(1)), _MONTH_NAMES.get(m.group(2).lower()), m.group(3)
+    elif m.group(4):
+        day, month, year = int(m.group(4)), int(m.group(5)), m.group(6)
+    else:
+        day, month, year = int(m.group(9)), int(m.group(8)), m.group(7)
+    if not month or not 1 <= month <= 12 or not 1 <= day <= 31:
+        return None
+    return f"{year}-{month:02d}-{day:02d}"
+
+
+def leading_date(text: str) -> str | None:
+    """The ISO date a text starts with: 2026-07-25, 25 Jul 2026, July 25, 2026, 20260725[1430]; in other
+    languages 9 mars 2026, 12 de marzo de 2026, 12. März 2026, 12.03.2026, 2026年3月12日."""
+    m = _LEAD_DATE.match(text)
+    if not m:
+        return _foreign_date(text)
     if m.group(1):
         return m.group(1)
     if m.group(2):
@@ -166,14 +205,21 @@ def leading_date(text: str) -> str | None:
     return f"{year}-{month:02d}-{int(day):02d}"
 
 
-_TRAIL_DATE = re.compile(rf"^[^\n]{{1,60}}?(?:\s[—–|:-]|,|\s\(|\s)\s*({ISO_DATE})\)?\W*$")
+_TRAIL_DATE = re.compile(
+    rf"^[^\n]{{1,60}}?(?:\s[—–|:-]|,|\s\(|\s)\s*(?:({ISO_DATE})|(\d{{1,2}})\.(\d{{1,2}})\.(\d{{4}}))\)?\W*$"
+)
 
 
 def trailing_date(text: str) -> str | None:
-    """The ISO date a short title ends with: "run-047 — 2026-07-14", "Sprint 12 (2026-07-14)" (a log's entries
-    are often titled by their name first)."""
+    """The ISO date a short title ends with: "run-047 — 2026-07-14", "Sprint 12 (2026-07-14)", "Übergabe
+    12.03.2026" (a log's entries are often titled by their name first)."""
     m = _TRAIL_DATE.match(text)
-    return m.group(1) if m else None
+    if not m:
+        return None
+    if m.group(1):
+        return m.group(1)
+    day, month = int(m.group(2)), int(m.group(3))
+    return f"{m.group(4)}-{month:02d}-{day:02d}" if 1 <= month <= 12 and 1 <= day <= 31 else None
 
 
 @lru_cache(maxsize=4096)

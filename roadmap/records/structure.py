@@ -322,7 +322,10 @@ def _quoted_lines(blocks: list[Block]) -> set[int]:
 # with a letter in it.
 _OPEN_BOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]\s")
 _TICKED_BOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[xX]\]\s")
-_NAME = re.compile(r"[\w./=-]*(?:\d|_|[A-Za-z]-[A-Za-z]|[a-z][A-Z]|[A-Z]{2})[\w./=-]*")
+_NAME = re.compile(
+    r"[\w./=-]*(?:\d|_|[A-Za-z]-[A-Za-z]|[a-z][A-Z]|[A-Z]{2})[\w./=-]*"
+    r"|[\w-]+(?:/[\w-]+)*\.(?:jl|py|rs|go|c|cc|cpp|h|hpp|cu|ts|js|java|kt|rb|sh|sql|toml|yaml|yml)\b"
+)  # an identifier, a version, or a code file (`bench/convergence.jl`; a folder is too broad a name)
 _DATE_LIKE = re.compile(r"^\d{4}-\d{2}(?:-\d{2})?$|^\d{1,2}:\d{2}")
 
 
