@@ -117,6 +117,20 @@ def _folder_series(rf: RecordFile, quotes: list[Quote], finder: SeriesFinder) ->
     return out
 
 
+# A size or count used as an adjective: an article before it, a noun right after ("a 10 MB file", "the 10 MB
+# parse", "each 4 KiB page"). It names the workload; a result is said of something ("takes 1.9 s", "is 36 MB").
+_THING_BEFORE = re.compile(r"\b(?:a|an|the|each|every|per|one|our|their|this|that)\s+$", re.I)
+_NOUN_AFTER = re.compile(
+    r"^\s+(?!(?:is|was|are|were|and|or|in|on|at|for|with|to|of|from|by|per|vs|versus|than|faster|slower|"
+    r"less|more|lower|higher|down|up|median|mean|average|p\d+)\b)[a-z][a-z-]{2,}",
+)
+
+
+def _describes_a_thing(text: str, fig: Figure) -> bool:
+    end = fig.start + len(fig.text)
+    return _THING_BEFORE.search(text, 0, fig.start) is not None and _NOUN_AFTER.match(text[end:]) is not None
+
+
 def _restating_rows(quotes: list[Quote], rows: dict[int, tuple[Table, tuple[Statement, ...]]]) -> list[Quote]:
     """A statement outside the table that quotes, with nothing naming their series, the very figures of one table
     row of its record ("**Current best:** blocksparse-v2 at 188 TFLOP/s / 2.8 ms", the row's two figures; or one
@@ -215,6 +229,8 @@ def _quotes_of(st: Statement, table: Table | None, cells: tuple[Statement, ...],
     segments = _segments(st.text) if st.kind != "cell" and len(names) > 1 else []
     out = []
     for fig, unit, metric in found:
+        if _describes_a_thing(st.text, fig):
+            continue  # "a 10 MB file", "the 10 MB parse": the size of what was measured, not a result
         own = names
         for a, b in segments:  # "publish at 412 req/s (broker-publish-...); consume at 950 req/s (...)"
             if a <= fig.start < b:

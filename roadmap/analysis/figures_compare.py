@@ -95,7 +95,13 @@ def explicitly_old(text: str, fig: "Figure") -> bool:
     right = _CLAUSE.split(text[end : end + 60])[0]
     if re.search(r"\b(?:superseded|replaced) by\s*$", left, re.I):
         return False
+    if _FROM_OLD.search(left):
+        return True  # "now takes 1.2 s, down from 1.9 s": the figure it came from
     return bool(EXPLICITLY_OLD.search(left) or EXPLICITLY_OLD.search(right))
+
+
+# The figure a change started from: "down from 1.9 s", "up from 412", "from 2.3 ms to 1.8 ms", "improved from X".
+_FROM_OLD = re.compile(r"\b(?:(?:down|up|dropped|fell|rose|improved|went|cut|reduced|increased)\s+)?from\s*~?$", re.I)
 
 
 # A tool's saved plain output (criterion's `.txt`) holds labelled figures, as a summary does: RL201 reads them
