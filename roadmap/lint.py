@@ -17,7 +17,7 @@ from pathlib import Path
 from roadmap import runcache
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.asof import finish_blame
-from roadmap.analysis.stale import PRIORITY, STALE_RULES, early_blame, reads_history
+from roadmap.analysis.stale import PRIORITY, STALE_RULES, applying, early_blame, ordered, reads_history, set_todo
 from roadmap.analysis.states import states
 from roadmap.config import Config, load_config, with_fallback_records
 from roadmap.errors import RuleCrashed, UsageError
@@ -25,7 +25,7 @@ from roadmap.findings import SEVERITIES, Finding
 from roadmap.history import forked
 from roadmap.history.git import GitError, resolve_rev, run_git
 from roadmap.history.tree import Tree
-from roadmap.records.loader import gc_paused, load_records, with_table_ids
+from roadmap.records.loader import gc_paused, load_annotated, with_table_ids
 from roadmap.registry import DETECTORS, Rule, all_rules
 from roadmap.selection import Layer, per_file_ignored, resolve
 from roadmap.suppress import apply_suppressions
@@ -128,9 +128,25 @@ def lint(root: Path, options: LintOptions = LintOptions(), config: Config | None
                 config=config,
                 from_cache=True,
             )
-    records = load_records(tree, config, cache_dir=root if options.use_cache else None)
-    config, records = with_table_ids(tree, config, records, cache_dir=root if options.use_cache else None)
     selected = frozenset(r.code for r in rules)
+    detectors = ordered(DETECTORS[c] for c in PRIORITY if c in selected and c in DETECTORS)
+    # the statements the stale analysis tests are picked by the process that parses their record (on both cores)
+    loaded = load_annotated(
+        tree,
+        config,
+        cache_dir=root if options.use_cache else None,
+        annotate=applying(detectors) if detectors else None,
+        split=forked.run_split if forked.enabled() else None,
+    )
+    records = [rf for rf, _ in loaded]
+    config, wider = with_table_ids(tree, config, records, cache_dir=root if options.use_cache else None)
+    if wider is not records:  # records that name a tracker key a table defines, parsed again: annotated again
+        annotate = applying(detectors) if detectors else None
+        loaded = [
+            (new, got if new is old else (annotate(new) if annotate is not None else None))
+            for (old, got), new in zip(loaded, wider)
+        ]
+        records = wider
     ctx = LintContext(
         root=root,
         config=config,
@@ -140,9 +156,11 @@ def lint(root: Path, options: LintOptions = LintOptions(), config: Config | None
         at=options.at,
         selected=selected,
         known_codes=frozenset(r.code for r in all_rules()),
-        detectors=tuple(DETECTORS[c] for c in PRIORITY if c in selected and c in DETECTORS),
+        detectors=detectors,
         use_cache=options.use_cache,
     )
+    if detectors:
+        set_todo(ctx, loaded)
 
     with gc_paused():  # the rules allocate per statement too; see roadmap/records/loader.py
         findings = _run_checks(ctx, [r for r in rules if r.phase == "check"])

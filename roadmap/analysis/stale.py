@@ -12,7 +12,7 @@ Deselecting a rule drops its reason.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Hashable, Iterator
+from typing import Any, Callable, Hashable, Iterable, Iterator
 
 from roadmap.analysis.asof import (
     finish_blame,
@@ -28,7 +28,7 @@ from roadmap.history.forked import map_split
 from roadmap.analysis.surfaces import Surfaces, apart, describe, primary_key, subject_ids
 from roadmap.findings import Hit, Related
 from roadmap.history.commit import Commit
-from roadmap.records.model import Statement
+from roadmap.records.model import RecordFile, Statement
 
 PRIORITY = ("RL101", "RL103", "RL104", "RL102", "RL401")
 WARM = 8  # statements tested before the rest is shared out
@@ -116,6 +116,43 @@ def _todo(ctx: LintContext, pool: list[Statement]) -> list[tuple[Statement, list
     return ctx.facts.stale_todo
 
 
+Applying = tuple[tuple[int, tuple[int, ...]], ...]  # (statement's index in its record, indices of detectors)
+
+
+def ordered(detectors: Iterable[Detector]) -> tuple[Detector, ...]:
+    """The detectors in the order the analysis runs them (PRIORITY)."""
+    return tuple(sorted(detectors, key=_order))
+
+
+def applying(detectors: tuple[Detector, ...]) -> Callable[[RecordFile], Applying | None]:
+    """A record's live statements some detector of `detectors` (in `ordered` order) tests, each with the indices
+    of those detectors: what _todo works out, per record (the records' loader works it out in the process that
+    parsed the record, on both cores; `set_todo` puts the records' together)."""
+
+    def of(rf: RecordFile) -> Applying | None:
+        out = []
+        try:
+            for i, st in enumerate(rf.statements):
+                if not st.historical and (ds := tuple(k for k, d in enumerate(detectors) if d.applies(st))):
+                    out.append((i, ds))
+        except Exception:
+            return None  # a detector's bug: _todo meets it again, where the rule's run names it
+        return tuple(out)
+
+    return of
+
+
+def set_todo(ctx: LintContext, found: list[tuple[RecordFile, Applying | None]]) -> None:
+    """_todo from `applying(ordered(ctx.detectors))` of every record of ctx.records (in their order)."""
+    active = ordered(ctx.detectors)
+    todo: list[tuple[Statement, list[Any]]] = []
+    for rf, of in found:
+        if of is None:
+            return  # not worked out for this record: _todo works it all out
+        todo.extend((rf.statements[i], [active[k] for k in ds]) for i, ds in of)
+    ctx.facts.stale_todo = todo
+
+
 def early_blame(ctx: LintContext) -> None:
     """Begin blaming the record files the detectors' prepares will blame whatever else they find (those of the
     live statements a `blames_files` detector applies to), so that git works on them on the other core while
@@ -124,6 +161,9 @@ def early_blame(ctx: LintContext) -> None:
     the same large files again."""
     owners = [d for d in ctx.detectors if d.blames_files]
     if not owners or ctx.facts.stale_groups is not None:
+        return
+    if ctx.facts.stale_todo is not None:  # worked out already (set_todo): the same statements
+        start_blame(ctx, {st.path for st, ds in ctx.facts.stale_todo if any(d.blames_files for d in ds)})
         return
     start_blame(ctx, {st.path for st in ctx.statements() if not st.historical and any(d.applies(st) for d in owners)})
 

@@ -230,6 +230,21 @@ def hinted(pattern: re.Pattern[str], hints: tuple[str, ...]) -> Callable[[str], 
     return search
 
 
+def hinted_any(phrases: tuple[tuple[str, tuple[str, ...]], ...], flags: int = 0) -> Callable[[str], bool]:
+    """`bool(re.compile("|".join(patterns), flags).search(text))` for (pattern, hints) `phrases`: an alternation
+    has a match where one of its alternatives has one, so each is searched on its own, and only in text holding
+    one of its hints (lower case, as for `hinted`: every match of the pattern contains one). `re` tries each
+    `\\b`-led alternative of an alternation at every position: a dozen phrases cost a dozen searches of any text
+    holding one hint of one of them (most directives of tools/bench_history.py's repository say "runner")."""
+    compiled = [(re.compile(p, flags).search, hints) for p, hints in phrases]
+
+    def search(text: str) -> bool:
+        low = text.lower()
+        return any(any(h in low for h in hints) and find(text) is not None for find, hints in compiled)
+
+    return search
+
+
 def jaccard(a: AbstractSet[str], b: AbstractSet[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 

@@ -8,12 +8,12 @@ import posixpath
 import re
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator, Protocol
+from typing import Callable, Iterable, Iterator, Protocol, TypeVar
 
 from roadmap.config import Config, glob_match
 from roadmap.records import cache as record_cache
 from roadmap.records.model import Problem, RecordFile, Statement
-from roadmap.records.parallel import Item, parse_many
+from roadmap.records.parallel import Item, Split, parse_annotated
 from roadmap.safefs import Skip
 
 
@@ -29,6 +29,7 @@ class Files(Protocol):
 
 
 _KIND_RANK = {"cell": 0, "heading": 1, "item": 2, "paragraph": 3}
+A = TypeVar("A")
 
 
 def record_paths(files: Iterable[str], config: Config) -> list[str]:
@@ -43,14 +44,26 @@ def record_paths(files: Iterable[str], config: Config) -> list[str]:
 def load_records(tree: Files, config: Config, cache_dir: str | Path | None = None) -> list[RecordFile]:
     """Every record file of `tree`, parsed. With `cache_dir` (the directory holding `.roadmap_cache/`),
     parses are looked up by content first and stored after: unchanged files are not parsed again."""
+    return [rf for rf, _ in load_annotated(tree, config, cache_dir)]
+
+
+def load_annotated(
+    tree: Files,
+    config: Config,
+    cache_dir: str | Path | None = None,
+    annotate: Callable[[RecordFile], A] | None = None,
+    split: Split | None = None,
+) -> list[tuple[RecordFile, A | None]]:
+    """load_records, each record with `annotate(record)` (None without `annotate`), worked out by the process
+    that parsed it (records/parallel.py; `split` runs the two parts of a cold run's parse)."""
     cache = (
         record_cache.RecordCache(cache_dir, config)
         if cache_dir is not None and record_cache.parser_fingerprint()
         else None
     )
-    out: list[RecordFile] = []
+    out: list[tuple[RecordFile, A | None]] = []
     with gc_paused():
-        _load(tree, config, cache, out)
+        _load(tree, config, cache, out, annotate, split)
     if cache is not None and cache.stats["written"]:
         cache.prune()
     return out
@@ -74,23 +87,27 @@ def _load(
     tree: Files,
     config: Config,
     cache: record_cache.RecordCache | None,
-    out: list[RecordFile],
+    out: list[tuple[RecordFile, A | None]],
+    annotate: Callable[[RecordFile], A] | None,
+    split: Split | None,
     paths: list[str] | None = None,
 ) -> None:
     todo: list[tuple[int, Item]] = []  # parsed below, together: the misses of a cold run run in parallel
     for path in record_paths(tree.files, config) if paths is None else paths:
         data = tree.read_bytes(path)
         if data is None:
-            out.append(RecordFile(path=path, text="", problems=[_unread(path, tree.skipped(path))]))
+            rf = RecordFile(path=path, text="", problems=[_unread(path, tree.skipped(path))])
+            out.append((rf, annotate(rf) if annotate is not None else None))
             continue
         key = cache.key(path, data) if cache is not None else ""
-        rf = cache.get(key, path) if cache is not None else None
-        if rf is None:
+        hit = cache.get(key, path) if cache is not None else None
+        if hit is None:
             todo.append((len(out), (path, data, key)))
-            rf = RecordFile(path=path, text="")  # a place held for the parse below
-        out.append(rf)
-    for (i, _), rf in zip(todo, parse_many([item for _, item in todo], config, cache)):
-        out[i] = rf
+            out.append((RecordFile(path=path, text=""), None))  # a place held for the parse below
+            continue
+        out.append((hit, annotate(hit) if annotate is not None else None))
+    for (i, _), got in zip(todo, parse_annotated([item for _, item in todo], config, cache, split, annotate)):
+        out[i] = got
 
 
 # An id a table's id column defines that the id patterns do not match: tracker keys (`FW-12`, `PROJ-481`).
@@ -133,12 +150,12 @@ def with_table_ids(
         if cache_dir is not None and record_cache.parser_fingerprint()
         else None
     )
-    reread: list[RecordFile] = []
+    reread: list[tuple[RecordFile, None]] = []
     with gc_paused():
-        _load(tree, wider, cache, reread, again)
+        _load(tree, wider, cache, reread, None, None, again)
     if cache is not None and cache.stats["written"]:
         cache.prune()
-    fresh = {rf.path: rf for rf in reread}
+    fresh = {rf.path: rf for rf, _ in reread}
     return wider, [fresh.get(rf.path, rf) for rf in records]
 
 

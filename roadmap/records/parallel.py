@@ -1,11 +1,16 @@
 """Parse many records at once: over two processes when there is enough to parse (a cold run over megabytes of
 records), in this process otherwise. The result is what parse_record gives for each, in the order given.
 
-The second process is a fresh interpreter running this module (`python -m roadmap.records.parallel`): nothing
-of this one (threads, git pipes, the caller's main module) is copied into it or re-run there. It reads its share
-as a pickle on stdin, parses it, stores those entries in the records cache itself and writes the parsed records
-back as a pickle on stdout, while this process parses the rest. The pickles pass only between these two
-processes of ours; anything going wrong with the second one falls back to parsing its share here.
+The caller may pass `split`, a way to run two parts at once (the lint's history/forked.run_split: the second part
+in a forked child, which starts at once and inherits the items). Without it the second process is a fresh
+interpreter running this module (`python -m roadmap.records.parallel`): nothing of this one (threads, git pipes,
+the caller's main module) is copied into it or re-run there. It reads its share as a pickle on stdin, parses it,
+stores those entries in the records cache itself and writes the parsed records back as a pickle on stdout, while
+this process parses the rest. The pickles pass only between these two processes of ours; anything going wrong
+with the second one falls back to parsing its share here.
+
+`annotate(record)`, when given, is computed for each record parsed in the process that parsed it (what the caller
+works out per record in any case, on both cores); its results come back with the records.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from roadmap.records.cache import RecordCache
 from roadmap.records.parser import parse_record
@@ -29,33 +34,84 @@ if TYPE_CHECKING:
 MIN_PARALLEL_BYTES = 2 << 20  # below this, starting a process costs about what it would save
 WORKER_SHARE = 0.48  # of the bytes: a little under half, since the worker starts later
 
+SPLIT_SHARE = 0.5  # the other part's share when `split` forks it: it starts at once, with what this process has
+
 Item = tuple[str, bytes, str]  # (path, bytes, cache key)
+A = TypeVar("A")
+B = TypeVar("B")
+Split = Callable[[Callable[[], Any], Callable[[], Any]], tuple[Any, Any]]  # (mine, theirs) -> (mine(), theirs())
 
 
 def parse_many(items: list[Item], config: "Config", cache: RecordCache | None) -> list["RecordFile"]:
     """parse_record for each (path, data, key), in order; each parse stored in `cache` under its key."""
+    return [rf for rf, _ in parse_annotated(items, config, cache)]
+
+
+def parse_annotated(
+    items: list[Item],
+    config: "Config",
+    cache: RecordCache | None,
+    split: Split | None = None,
+    annotate: Callable[["RecordFile"], A] | None = None,
+) -> list[tuple["RecordFile", A | None]]:
+    """(parse_record, `annotate` of it or None) for each (path, data, key), in order; each parse stored in `cache`
+    under its key. Over two processes for enough bytes: through `split` when given, else a fresh interpreter."""
     total = sum(len(d) for _, d, _ in items)
     if total < MIN_PARALLEL_BYTES or (os.cpu_count() or 1) < 2 or len(items) < 2:
-        return _parse_share(items, config, cache)
+        return _annotated(_parse_share(items, config, cache), annotate)
+    if split is not None:
+        return _split_by(split, items, config, cache, annotate)
     mine, theirs = _split(items)
     worker = _Worker([items[i] for i in theirs], config, cache)
-    ours = _parse_share([items[i] for i in mine], config, cache)
+    ours = _annotated(_parse_share([items[i] for i in mine], config, cache), annotate)
     other = worker.result()
-    if other is None:
-        other = _parse_share([items[i] for i in theirs], config, cache)
-    out: dict[int, RecordFile] = dict(zip(mine, ours))
+    got = _annotated(other, annotate) if other is not None else None
+    if got is None:
+        got = _annotated(_parse_share([items[i] for i in theirs], config, cache), annotate)
+    out: dict[int, tuple[RecordFile, A | None]] = dict(zip(mine, ours))
+    out.update(zip(theirs, got))
+    return [out[i] for i in range(len(items))]
+
+
+def _annotated(
+    records: list["RecordFile"], annotate: Callable[["RecordFile"], A] | None
+) -> list[tuple["RecordFile", A | None]]:
+    return [(rf, annotate(rf) if annotate is not None else None) for rf in records]
+
+
+def _split_by(
+    split: Split,
+    items: list[Item],
+    config: "Config",
+    cache: RecordCache | None,
+    annotate: Callable[["RecordFile"], A] | None,
+) -> list[tuple["RecordFile", A | None]]:
+    """parse_many's two parts through `split`: the other part parses (and annotates) its share, storing it in the
+    cache, and hands back the records with how many entries it wrote there."""
+    mine, theirs = _split(items, SPLIT_SHARE)
+    here = os.getpid()
+
+    def part(which: list[int]) -> tuple[list[tuple[RecordFile, A | None]], int, int]:
+        before = cache.stats["written"] if cache is not None else 0
+        got = _annotated(_parse_share([items[i] for i in which], config, cache), annotate)
+        return got, (cache.stats["written"] - before if cache is not None else 0), os.getpid()
+
+    (ours, _, _), (other, written, pid) = split(lambda: part(mine), lambda: part(theirs))
+    if cache is not None and pid != here:  # written by another process: this one's count does not have them yet
+        cache.stats["written"] += written
+    out: dict[int, tuple[RecordFile, A | None]] = dict(zip(mine, ours))
     out.update(zip(theirs, other))
     return [out[i] for i in range(len(items))]
 
 
-def _split(items: list[Item]) -> tuple[list[int], list[int]]:
-    """Indices for this process and for the worker, balanced by bytes (largest first), the worker's share
-    WORKER_SHARE of the whole."""
+def _split(items: list[Item], share: float = WORKER_SHARE) -> tuple[list[int], list[int]]:
+    """Indices for this process and for the other, balanced by bytes (largest first), the other's share `share`
+    of the whole."""
     mine: list[int] = []
     theirs: list[int] = []
     ours = other = 0
     for i in sorted(range(len(items)), key=lambda i: -len(items[i][1])):
-        if other * (1 - WORKER_SHARE) < ours * WORKER_SHARE:
+        if other * (1 - share) < ours * share:
             theirs.append(i)
             other += len(items[i][1])
         else:

@@ -3,6 +3,7 @@ mistake (usage, config, git), 3 a bug of ours; CI can tell findings from a run t
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +86,29 @@ def test_exit_codes_are_documented_in_help_and_readme():
     for code in ("0 ", "1 ", "2 ", "3 "):
         assert code in line
     assert "`never`" in line and "internal error" in line
+
+
+def test_the_command_exits_with_its_code_and_its_whole_output(capsys, lines_repo, tmp_path):
+    """`python -m roadmap` leaves without tearing its heap down (roadmap/__main__.py): its exit code, its report on
+    a pipe and its `-o` file are those of the command run here, and exit hooks still run."""
+    path = str(lines_repo.path)
+    want_code, want_out, _ = run(capsys, "lint", path, "--format", "json")
+    hook = tmp_path / "hook.py"
+    hook.write_text(
+        "import atexit, runpy, sys\n"
+        f"atexit.register(lambda: open({str(tmp_path / 'ran')!r}, 'w').close())\n"
+        "sys.argv = ['roadmap', *sys.argv[1:]]\n"
+        "runpy.run_module('roadmap', run_name='__main__')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, str(hook), "lint", path, "--format", "json"], capture_output=True, env=env)
+    assert proc.returncode == want_code == exits.FINDINGS
+    assert proc.stdout.decode() == want_out
+    assert (tmp_path / "ran").exists()
+    out = tmp_path / "report.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "roadmap", "lint", path, "--format", "json", "-o", str(out), "--fail-on", "never"],
+        cwd=ROOT,
+        capture_output=True,
+    )
+    assert proc.returncode == 0 and out.read_text(encoding="utf-8") == want_out

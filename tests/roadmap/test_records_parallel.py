@@ -70,3 +70,38 @@ def test_the_split_balances_bytes(items):
     ours = sum(len(items[i][1]) for i in mine)
     other = sum(len(items[i][1]) for i in theirs)
     assert 0.5 < other / ours <= 1.0
+
+
+def _lines(rf) -> int:
+    return len(rf.statements)
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_a_split_given_parses_and_annotates_what_one_process_does(items, tmp_path, monkeypatch, fork):
+    """With the caller's `split` (the lint's forked.run_split), the other part is a forked child: the records,
+    their annotations and the cache's count are those of a serial parse; a split that runs both parts here (as
+    forked.run_split does when the child fails) counts no entry twice."""
+    from roadmap.history import forked
+
+    def here(mine, theirs):
+        return mine(), theirs()
+
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 1)
+    config = Config()
+    cache = RecordCache(tmp_path, config)
+    started = []
+    monkeypatch.setattr(parallel.subprocess, "Popen", lambda *a, **k: started.append(a))
+    got = parallel.parse_annotated(items, config, cache, forked.run_split if fork else here, _lines)
+    want = [parse_record(p, d, config) for p, d, _ in items]
+    assert [encode_record(rf) for rf, _ in got] == [encode_record(rf) for rf in want]
+    assert [n for _, n in got] == [len(rf.statements) for rf in want]
+    assert cache.stats["written"] == len(items)
+    assert started == []  # no fresh interpreter
+    again = RecordCache(tmp_path, config)
+    assert [encode_record(again.get(k, p)) for p, _, k in items] == [encode_record(rf) for rf in want]
+
+
+def test_without_a_split_annotations_come_from_this_process(items, monkeypatch):
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 1)
+    got = parallel.parse_annotated(items, Config(), None, None, _lines)
+    assert [n for _, n in got] == [len(parse_record(p, d, Config()).statements) for p, d, _ in items]

@@ -156,3 +156,43 @@ def test_in_code_at_reads_the_revision_once_and_answers_as_git_grep(git_repo, mo
     fresh = LintContext(root=repo.path, config=Config(), records=[], tree=Tree(repo.path), head=sha)
     assert {s: code_symbols.in_code_at(fresh, s, sha) for s in symbols} == want
     assert code_symbols.in_code_at(fresh, "DeviceTokenMirror", "0" * 40) is True  # unknown: never "absent"
+
+
+def test_in_code_at_reads_a_revisions_blobs_ahead_and_answers_as_one_by_one(git_repo, monkeypatch):
+    """The blobs of a revision are read ahead in two `git cat-file` passes (not one request per blob); a blob
+    whose object is missing holds nothing, and one past the budget is read when asked: the answers are those of
+    reading each blob when asked."""
+    from roadmap.analysis.context import LintContext
+    from roadmap.config import Config
+    from roadmap.history.tree import Tree
+
+    repo = git_repo()
+    files = {f"src/m{k}.py": f"VALUE_{k} = {k}\nclass Mirror{k}: ...\n" for k in range(12)}
+    files["src/gone.py"] = "ONLY_IN_GONE = 1\n"
+    repo.commit(files, "a", "2026-07-25")
+    sha = repo.rev()
+    gone = repo.git("rev-parse", f"{sha}:src/gone.py").strip()
+    (repo.path / ".git" / "objects" / gone[:2] / gone[2:]).unlink()  # a blob the clone lacks
+    symbols = ["VALUE_3", "Mirror11", "ONLY_IN_GONE", "Absent", "class"]
+
+    def answers(**patches):
+        for name, value in patches.items():
+            monkeypatch.setattr(code_symbols, name, value)
+        ctx = LintContext(root=repo.path, config=Config(), records=[], tree=Tree(repo.path), head=sha)
+        return {s: code_symbols.in_code_at(ctx, s, sha) for s in symbols}, ctx
+
+    reads = []
+    real = code_symbols.read_object
+    monkeypatch.setattr(code_symbols, "read_object", lambda root, name: reads.append(name) or real(root, name))
+    ahead, ctx = answers()
+    assert reads == [] and ctx.facts.blob_data[gone] is None
+    one_by_one, _ = answers(_read_ahead=lambda ctx, oids: None)
+    assert len(reads) == 12
+    assert (
+        ahead
+        == one_by_one
+        == {"VALUE_3": True, "Mirror11": True, "ONLY_IN_GONE": False, "Absent": False, "class": True}
+    )
+    size = len(files["src/m0.py"])
+    partly, ctx = answers(MAX_HELD_BYTES=5 * size)  # five blobs held ahead, the others read when asked
+    assert partly == ahead and ctx.facts.blob_bytes <= 5 * size
