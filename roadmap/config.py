@@ -848,6 +848,10 @@ FALLBACK_RECORDS: tuple[str, ...] = (
     "plans/**/*.md",
     "planning/**/*.md",
     "ops/**/*.md",
+    "runbooks/**/*.md",
+    "handoff/**/*.md",
+    "rfcs/**/*.md",
+    "adr/**/*.md",
 )
 FALLBACK_EXCLUDE: tuple[str, ...] = (
     *(f"{name}*.md" for name in ("README", "CHANGELOG", "LICENSE", "CONTRIBUTING", "CODE_OF_CONDUCT", "SECURITY")),

@@ -31,7 +31,11 @@ def _name_re(name: str) -> re.Pattern[str]:
 def _score(line: str, name: str, qualifier: str | None) -> int:
     esc = re.escape(name)
     score = 1
-    if re.search(rf"\b{_DEF_WORDS}\s+{esc}\b", line) or re.match(rf"^\s*func\s*\([^)]*\)\s*{esc}\b", line):
+    if (
+        re.search(rf"\b{_DEF_WORDS}\s+{esc}\b", line)
+        or re.match(rf"^\s*func\s*\([^)]*\)\s*{esc}\b", line)
+        or re.match(rf"^\s*{esc}\s*\(\)\s*\{{?\s*$", line)  # a shell function: `rollback_release() {`
+    ):
         score = 4  # a definition; Go's method with its receiver: `func (r *Reconciler) reconcileStatus(`
     elif (
         qualifier

@@ -122,7 +122,10 @@ def _folder_series(rf: RecordFile, quotes: list[Quote], finder: SeriesFinder) ->
 _THING_BEFORE = re.compile(r"\b(?:a|an|the|each|every|per|one|our|their|this|that)\s+$", re.I)
 _NOUN_AFTER = re.compile(
     r"^\s+(?!(?:is|was|are|were|and|or|in|on|at|for|with|to|of|from|by|per|vs|versus|than|faster|slower|"
-    r"less|more|lower|higher|down|up|median|mean|average|p\d+)\b)[a-z][a-z-]{2,}",
+    r"less|more|lower|higher|down|up|median|mean|average|p\d+|figures?|numbers?|values?|results?|readings?|"
+    r"measurements?|marks?|targets?|budgets?|bars?|limits?|goals?|ceilings?|floors?|ratios?|rates?|throughput|"
+    r"latency|latencies|runs?|tails?|speedups?|regressions?|improvements?|gains?|drops?|wins?|loss|losses|"
+    r"headroom|overhead|slowdown|peaks?|budget|sla|slo)\b)[a-z][a-z-]{2,}",
 )
 
 
