@@ -90,6 +90,7 @@ def _folder_series(rf: RecordFile, quotes: list[Quote], finder: SeriesFinder) ->
         return quotes
     root = finder.store.root.strip("/")
     by_section: dict[tuple[str, ...], set[str]] = {}
+    scanned: dict[str, set[str]] = {}
     for st in rf.statements:
         if st.kind == "cell":
             continue
@@ -97,11 +98,17 @@ def _folder_series(rf: RecordFile, quotes: list[Quote], finder: SeriesFinder) ->
             folder = ref.path.rstrip("/")
             if not (folder == root or folder.startswith(root + "/")):
                 continue
-            if ref.text.rstrip("`").endswith("/"):
-                series = {e.series.lower() for e in finder.store if e.date and e.path.startswith(folder + "/")}
-            else:  # "From the 2026-04-02 run (`perf/2026-04-02-resolve.json`):" over the figures it gave
-                entry = finder.store.get(ref.path)
-                series = {entry.series.lower()} if entry is not None and entry.date else set()
+            entry = finder.store.get(ref.path)
+            if entry is not None:  # "From the 2026-04-02 run (`perf/2026-04-02-resolve.json`)", an entry's folder
+                series = {entry.series.lower()} if entry.date else set()
+            elif ref.text.rstrip("`").endswith("/"):  # a folder of entries: `benches/results/`
+                if folder not in scanned:
+                    scanned[folder] = {
+                        e.series.lower() for e in finder.store if e.date and e.path.startswith(folder + "/")
+                    }
+                series = scanned[folder]
+            else:
+                continue
             if series:
                 by_section.setdefault(st.section, set()).update(series)
     if not by_section:
