@@ -10,6 +10,7 @@ from typing import Iterator
 from roadmap.analysis.asof import news_for
 from roadmap.analysis.claims import PAST_SECTIONS, Claim, claims, closed_by, is_active, ttl_days
 from roadmap.analysis.context import LintContext
+from roadmap.analysis.evidence_index import row_of
 from roadmap.analysis.landing import path_commits
 from roadmap.analysis.surfaces import section_name
 from roadmap.findings import Hit, Related
@@ -144,12 +145,7 @@ def _idle(ctx: LintContext, history: HistoryIndex, c: Claim, others: list[Claim]
 
 
 def _row_cells(ctx: LintContext, c: Claim) -> tuple[Statement, ...]:
-    rf = ctx.record(c.st.path)
-    for table in rf.tables if rf is not None else []:
-        for cells in table.rows:
-            if any(cell is c.st for cell in cells):
-                return cells
-    return ()
+    return row_of(ctx, c.st)[1]
 
 
 _OWNER_COLUMNS = re.compile(r"^(?:agent|owner|assignee|who|claimed by|by|dev|developer|person)$", re.I)

@@ -67,48 +67,13 @@ _NEGATED = re.compile(
     r"(?:on|enabled?|turned\s+on|the\s+default|default)\b",
     re.I,
 )
+# Hints of a default word in the other languages both patterns read (every match of theirs holds one)
+_DEFAULT_HINTS = ("defecto", "tandardm", "faut", "padr", "predef", "默认", "默認", "デフォルト", "既定", "기본")
 # one in every OPT_IN match
-says_opt_in = hinted(
-    OPT_IN,
-    (
-        "opt",
-        "default",
-        "exper",
-        "off",
-        "disab",
-        "behind",
-        "defecto",
-        "tandardm",
-        "faut",
-        "padr",
-        "predef",
-        "默认",
-        "默認",
-        "デフォルト",
-        "既定",
-        "기본",
-    ),
-)
+says_opt_in = hinted(OPT_IN, ("opt", "default", "exper", "off", "disab", "behind", *_DEFAULT_HINTS))
 # "default" is in every FLIPPED match but two: "is now on" and "on unless" ("on" alone let almost every commit
 # message through to the regex, a tenth of the stale analysis's prelude on mudler/vllm.cpp)
-says_flipped = hinted(
-    FLIPPED,
-    (
-        "default",
-        "now",
-        "unle",
-        "defecto",
-        "tandardm",
-        "faut",
-        "padr",
-        "predef",
-        "默认",
-        "默認",
-        "デフォルト",
-        "既定",
-        "기본",
-    ),
-)
+says_flipped = hinted(FLIPPED, ("default", "now", "unle", *_DEFAULT_HINTS))
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+")
 _FULL_STOP = re.compile(r"(?<=[.!?])\s+")
 # What names a switch: a --flag, an ENV_VAR, or a snake_case setting (`use_fused_adam`, `split_kv`).
