@@ -9,7 +9,8 @@ kernels are launched and built): Qwen3-0.6B, bf16, dummy weights spread +-0.2 (r
 greedy; one prompt alone and four together (the batch sizes the GEMV runs), and eight together (cuBLAS). Neither
 switch changes arithmetic (the fused kernel rounds where the norm kernel does, tests/engine/test_gemv.py), so the
 tokens must be identical across all four; a race from a missing wait under PDL would show as a difference.
-Exit 1 when any token differs.
+Exit 1 when any token differs. `--switches` names other switches to cross (e.g. ENGINE_ACT_GEMV: SiLU * up in the
+gate_up GEMV's epilogue, triton_gemv.norm_linear_act, which also rounds where the separate kernels do).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-SWITCHES = ("ENGINE_PDL", "ENGINE_NORM_GEMV")
+SWITCHES = ("ENGINE_PDL", "ENGINE_NORM_GEMV")  # the default --switches
 
 
 def child(args: argparse.Namespace) -> dict[str, Any]:
@@ -65,6 +66,7 @@ def main() -> int:
     ap.add_argument("--tokens", type=int, default=48)
     ap.add_argument("--tiny", action="store_true", help="CPU smoke check: the 2-layer tiny Qwen3")
     ap.add_argument("--workdir", default="/tmp/fusion-parity")
+    ap.add_argument("--switches", nargs="+", default=list(SWITCHES), help="environment switches to cross (0/1)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--out", required=True, help="JSON result path")
     args = ap.parse_args()
@@ -73,9 +75,10 @@ def main() -> int:
         return 0
     Path(args.workdir).mkdir(parents=True, exist_ok=True)
     runs: dict[str, Any] = {}
-    for values in itertools.product("10", repeat=len(SWITCHES)):
-        env = {**os.environ, **dict(zip(SWITCHES, values))}
-        name = ",".join(f"{k}={v}" for k, v in zip(SWITCHES, values))
+    switches = args.switches
+    for values in itertools.product("10", repeat=len(switches)):
+        env = {**os.environ, **dict(zip(switches, values))}
+        name = ",".join(f"{k}={v}" for k, v in zip(switches, values))
         part = Path(args.workdir) / f"{'-'.join(values)}.json"
         cmd = [sys.executable, __file__, "--child", "--out", str(part), "--model", args.model]
         cmd += ["--prompt-len", str(args.prompt_len), "--tokens", str(args.tokens), "--workdir", args.workdir]
@@ -87,7 +90,7 @@ def main() -> int:
             continue
         runs[name] = json.loads(part.read_text())
         print(f"{name}: ok")
-    base_name = ",".join(f"{k}=0" for k in SWITCHES)
+    base_name = ",".join(f"{k}=0" for k in switches)
     base = runs.get(base_name, {})
     verdict = {
         name: (
@@ -99,7 +102,13 @@ def main() -> int:
     }
     for name, v in verdict.items():
         print(f"{name} against {base_name}: {v}")
-    result = {"model": args.model, "prompt_len": args.prompt_len, "tokens": args.tokens, "verdict": verdict}
+    result = {
+        "model": args.model,
+        "switches": switches,
+        "prompt_len": args.prompt_len,
+        "tokens": args.tokens,
+        "verdict": verdict,
+    }
     result["runs"] = runs
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     return 0 if all(v == "identical" for v in verdict.values()) else 1

@@ -11,7 +11,8 @@ ENGINE_FUSED_OPS=0 keeps the Triton attention but runs the layer ops as their to
 "triton+eager-ops"): the eager-ops column of an ablation (tools/device_async.py), graphs and all else unchanged.
 ENGINE_GEMV=0 keeps every GEMM on cuBLAS (F.linear); by default the Triton backend runs the linear layers of a
 batch of up to 4 half-precision rows as a GEMV kernel (triton_gemv.py), the qkv and gate_up projections with the
-RMSNorm before them fused in (ENGINE_NORM_GEMV=0 keeps the norm a kernel of its own). ENGINE_PDL=0 launches the
+RMSNorm before them fused in (ENGINE_NORM_GEMV=0 keeps the norm a kernel of its own), and gate_up with the SiLU * up
+after it in its epilogue (ENGINE_ACT_GEMV=0 keeps the activation a kernel of its own). ENGINE_PDL=0 launches the
 Triton kernels without programmatic dependent launch (engine/kernels/pdl.py).
 ENGINE_COMPILE=1 swaps the Triton backend for its torch.compile alternative (name "triton+compile"): the layer ops
 are the torch references, which the model compiles whole with Inductor (engine/model/decoder.py), the attention
@@ -52,6 +53,9 @@ class LayerKernels:
     # (x, residual, norm_weight, eps, weight, bias) -> (rms_norm(x + residual) W^T + b, x + residual) in one kernel,
     # or None: rms_norm, then linear (see norm_linear below)
     fused_norm_linear: Callable[..., tuple[torch.Tensor, torch.Tensor]] | None = None
+    # (x, residual, norm_weight, eps, gate_up_weight) -> (silu_and_mul(rms_norm(x + residual) W^T), x + residual) in
+    # one kernel where it can, or None: norm_linear, then silu_and_mul
+    fused_norm_linear_act: Callable[..., tuple[torch.Tensor, torch.Tensor]] | None = None
 
     def norm_linear(
         self,
@@ -67,6 +71,20 @@ class LayerKernels:
             return self.fused_norm_linear(x, residual, norm_weight, eps, weight, bias)
         normed, residual = self.rms_norm(x, norm_weight, eps, residual)
         return self.linear(normed, weight, bias), residual
+
+    def norm_linear_act(
+        self,
+        x: torch.Tensor,
+        residual: torch.Tensor | None,
+        norm_weight: torch.Tensor,
+        eps: float,
+        weight: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The MLP's RMSNorm, packed gate | up projection and SiLU * up: (activation [T, I], new residual)."""
+        if self.fused_norm_linear_act is not None:
+            return self.fused_norm_linear_act(x, residual, norm_weight, eps, weight)
+        gate_up, residual = self.norm_linear(x, residual, norm_weight, eps, weight, None)
+        return self.silu_and_mul(gate_up), residual
 
 
 REFERENCE_LAYERS = LayerKernels(layer_reference.rms_norm, layer_reference.rope_write_kv, layer_reference.silu_and_mul)
@@ -98,6 +116,10 @@ def norm_gemv_enabled() -> bool:
     return os.environ.get("ENGINE_NORM_GEMV", "1").strip().lower() not in ("0", "false", "off", "no")
 
 
+def act_gemv_enabled() -> bool:
+    return os.environ.get("ENGINE_ACT_GEMV", "1").strip().lower() not in ("0", "false", "off", "no")
+
+
 def _triton_kernels() -> AttentionKernels:
     from engine.kernels import triton_act, triton_gemv, triton_norm, triton_rope_kv
     from engine.kernels import triton_attention as ta
@@ -105,7 +127,10 @@ def _triton_kernels() -> AttentionKernels:
     gemv = gemv_enabled()
     linear = triton_gemv.linear if gemv else F.linear
     fused = triton_gemv.norm_linear if gemv and norm_gemv_enabled() else None
-    layers = LayerKernels(triton_norm.rms_norm, triton_rope_kv.rope_write_kv, triton_act.silu_and_mul, linear, fused)
+    fused_act = triton_gemv.norm_linear_act if fused is not None and act_gemv_enabled() else None
+    layers = LayerKernels(
+        triton_norm.rms_norm, triton_rope_kv.rope_write_kv, triton_act.silu_and_mul, linear, fused, fused_act
+    )
     return AttentionKernels(ta.write_kv, ta.paged_attention, ta.prefill_attention, "triton", layers)
 
 

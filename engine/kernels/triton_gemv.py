@@ -18,6 +18,7 @@ import triton
 import triton.language as tl
 
 from engine.kernels import pdl
+from engine.kernels.triton_act import silu_and_mul
 from engine.kernels.triton_norm import rms_norm
 
 
@@ -30,6 +31,10 @@ MAX_ROWS = 4  # above this, cuBLAS's tensor-core GEMMs win: the weights are read
 # 8.0); five to eight rows were not measured, so they stay on cuBLAS.
 # ENGINE_GEMV_WIDE_MIB moves that 16 MiB limit for an A/B (read once, at import).
 MAX_WEIGHT_BYTES = int(os.environ.get("ENGINE_GEMV_WIDE_MIB", "16")) << 20
+# A GEMV with the RMSNorm (and for gate_up the SiLU * up) fused in saves a kernel and a round trip of its input, which
+# outweighs cuBLAS's lead on a wide weight at one row (4B's qkv 8.7 against 9.3 us, gate_up 28.5 against 29.9): at
+# one row a fused GEMV takes wide weights of any size. ENGINE_GEMV_FUSED_WIDE=0 keeps them on cuBLAS (an A/B).
+FUSED_WIDE = os.environ.get("ENGINE_GEMV_FUSED_WIDE", "1").strip().lower() not in ("0", "false", "off", "no")
 DTYPES = (torch.bfloat16, torch.float16)  # float32 stays on cuBLAS (exact-parity runs use float32)
 
 
@@ -57,6 +62,7 @@ def _gemv_kernel(
     y_ptr,  # [M, N]
     x_ptr,  # [M, K]
     w_ptr,  # [N, K], unit stride along K
+    wu_ptr,  # ACT: the up half's [N, K] (rows N.. of the packed weight), else a dummy
     b_ptr,  # [N] or a dummy
     r_ptr,  # [M, K] residual in (HAS_RESIDUAL) or a dummy
     r_out_ptr,  # [M, K] x + residual out (HAS_RESIDUAL; program 0 writes it) or a dummy
@@ -78,8 +84,11 @@ def _gemv_kernel(
     NORM: tl.constexpr,
     HAS_RESIDUAL: tl.constexpr,
     SINGLE_K: tl.constexpr,
+    ACT: tl.constexpr,
     USE_PDL: tl.constexpr,
 ):
+    # ACT: W is a packed gate | up projection of 2 N rows; a program owns the same BLOCK_N columns of both halves and
+    # writes SiLU(gate) * up ([M, N]) as triton_act would from the rounded [M, 2 N] product: no second kernel.
     dtype: tl.constexpr = y_ptr.dtype.element_ty
     offs_n = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
     offs_m = tl.arange(0, BLOCK_M)
@@ -91,10 +100,11 @@ def _gemv_kernel(
     r_rows = r_ptr + offs_m.to(tl.int64)[:, None] * stride_rm
     # The first K slice of W is read before waiting on the kernel before this one (weights are never written by a
     # step's kernels, engine/kernels/pdl.py): the stream of W starts while that kernel finishes.
-    if EVEN_K:
-        w = tl.load(w_rows + offs_k[None, :], mask=n_ok[:, None], other=0.0)
-    else:
-        w = tl.load(w_rows + offs_k[None, :], mask=n_ok[:, None] & (offs_k < K)[None, :], other=0.0)
+    u_rows = wu_ptr + offs_n.to(tl.int64)[:, None] * stride_wn
+    w_mask = n_ok[:, None] if EVEN_K else n_ok[:, None] & (offs_k < K)[None, :]
+    w = tl.load(w_rows + offs_k[None, :], mask=w_mask, other=0.0)
+    if ACT:
+        wu = tl.load(u_rows + offs_k[None, :], mask=w_mask, other=0.0)
     if USE_PDL:
         tl.extra.cuda.gdc_wait()
         tl.extra.cuda.gdc_launch_dependents()
@@ -124,24 +134,34 @@ def _gemv_kernel(
     else:
         xv = _x_raw(x_rows, r_rows, offs_k, k_ok, m_ok, False, dtype)
     acc = tl.sum(xv[:, None, :] * w.to(tl.float32)[None, :, :], axis=2)
+    acc_u = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    if ACT:
+        acc_u = tl.sum(xv[:, None, :] * wu.to(tl.float32)[None, :, :], axis=2)
     for k0 in range(BLOCK_K, K, BLOCK_K):
         k = k0 + offs_k
-        if EVEN_K:
-            w = tl.load(w_rows + k[None, :], mask=n_ok[:, None], other=0.0)
-        else:
-            w = tl.load(w_rows + k[None, :], mask=n_ok[:, None] & (k < K)[None, :], other=0.0)
+        w_mask = n_ok[:, None] if EVEN_K else n_ok[:, None] & (k < K)[None, :]
+        w = tl.load(w_rows + k[None, :], mask=w_mask, other=0.0)
+        if ACT:
+            wu = tl.load(u_rows + k[None, :], mask=w_mask, other=0.0)
         xv = _x_raw(x_rows, r_rows, k, k < K, m_ok, HAS_RESIDUAL, dtype)
         if NORM:
             xv = _normed(xv, rstd, nw_ptr, k, k < K, dtype)
         acc += tl.sum(xv[:, None, :] * w.to(tl.float32)[None, :, :], axis=2)
+        if ACT:
+            acc_u += tl.sum(xv[:, None, :] * wu.to(tl.float32)[None, :, :], axis=2)
     if HAS_BIAS:
         acc += tl.load(b_ptr + offs_n, mask=n_ok, other=0.0).to(tl.float32)[None, :]
+    if ACT:  # rounded where the [M, 2 N] product and triton_act round
+        gate = acc.to(dtype).to(tl.float32)
+        silu = (gate / (1.0 + tl.exp(-gate))).to(dtype).to(tl.float32)
+        acc = silu * acc_u.to(dtype).to(tl.float32)
     y = y_ptr + offs_m.to(tl.int64)[:, None] * stride_ym + offs_n[None, :]
     tl.store(y, acc.to(dtype), mask=m_ok[:, None] & n_ok[None, :])
 
 
-def launch_shape(m: int, n: int, k: int, weight_bytes: int) -> tuple[int, int] | None:
-    """(BLOCK_N, BLOCK_K) for an [m, k] x [n, k]^T product, or None when cuBLAS is the faster choice (see above).
+def launch_shape(m: int, n: int, k: int, weight_bytes: int, fused: bool = False) -> tuple[int, int] | None:
+    """(BLOCK_N, BLOCK_K) for an [m, k] x [n, k]^T product, or None when cuBLAS is the faster choice (see above);
+    `fused`: the GEMV would also run the norm before it (FUSED_WIDE).
 
     Narrow weights (N <= K, few output columns, long rows) take 4 columns a program over 2048-long K slices (the
     whole row, padded to a power of two, when K <= 4096 is not a multiple of 2048): the grid has N/4 programs, each
@@ -149,7 +169,7 @@ def launch_shape(m: int, n: int, k: int, weight_bytes: int) -> tuple[int, int] |
     if not 0 < m <= MAX_ROWS:
         return None
     narrow = n <= k
-    small = weight_bytes <= MAX_WEIGHT_BYTES
+    small = weight_bytes <= MAX_WEIGHT_BYTES or (fused and FUSED_WIDE and m == 1)
     if not ((narrow or small) if m == 1 else (narrow and small)):
         return None
     full_k = triton.next_power_of_2(k)
@@ -158,13 +178,22 @@ def launch_shape(m: int, n: int, k: int, weight_bytes: int) -> tuple[int, int] |
     return 8, min(full_k, 1024)
 
 
-def _tile(x: torch.Tensor, weight: torch.Tensor) -> tuple[int, int] | None:
+def _tile(x: torch.Tensor, weight: torch.Tensor, fused: bool = False) -> tuple[int, int] | None:
     """launch_shape's tile for x W^T, or None when the kernel does not take these inputs (F.linear's job)."""
     if not (
         x.dim() == 2 and x.dtype in DTYPES and weight.dtype == x.dtype and weight.stride(1) == 1 and x.stride(1) == 1
     ):
         return None
-    return launch_shape(x.shape[0], weight.shape[0], weight.shape[1], weight.numel() * weight.element_size())
+    nbytes = weight.numel() * weight.element_size()
+    return launch_shape(x.shape[0], weight.shape[0], weight.shape[1], nbytes, fused)
+
+
+def _norm_fusable(x: torch.Tensor, residual: torch.Tensor | None, norm_weight: torch.Tensor) -> bool:
+    return (
+        norm_weight.dtype == x.dtype
+        and norm_weight.is_contiguous()
+        and (residual is None or (residual.dtype == x.dtype and residual.shape == x.shape and residual.stride(1) == 1))
+    )
 
 
 def runs_gemv(x: torch.Tensor, weight: torch.Tensor) -> bool:
@@ -192,19 +221,33 @@ def norm_linear(
     every program normalises the few input rows itself (a K-long pass over them, from L2), program 0 writes the new
     residual stream, and the separate norm kernel and its output round trip are gone. Elsewhere the norm kernel,
     then linear()."""
-    tile = _tile(x, weight)
-    fused = (
-        tile is not None
-        and norm_weight.dtype == x.dtype
-        and norm_weight.is_contiguous()
-        and (residual is None or (residual.dtype == x.dtype and residual.shape == x.shape and residual.stride(1) == 1))
-    )
-    if not fused:
+    tile = _tile(x, weight, fused=True)
+    if tile is None or not _norm_fusable(x, residual, norm_weight):
         normed, new_residual = rms_norm(x, norm_weight, eps, residual)
         return linear(normed, weight, bias), new_residual
-    assert tile is not None
     res_out = x if residual is None else torch.empty(x.shape, dtype=x.dtype, device=x.device)
     y = launch(x, weight, bias, *tile, norm=(norm_weight, eps, residual, res_out))
+    return y, res_out
+
+
+def norm_linear_act(
+    x: torch.Tensor,  # [M, K]
+    residual: torch.Tensor | None,  # [M, K]; None: x starts the residual stream
+    norm_weight: torch.Tensor,  # [K]
+    eps: float,
+    weight: torch.Tensor,  # [2 I, K]: gate rows, then up rows
+) -> tuple[torch.Tensor, torch.Tensor]:  # (SiLU(gate) * up of rms_norm(x + residual) W^T, x + residual)
+    """The MLP's first half as ONE kernel where the GEMV takes the shape: norm_linear with triton_act's SiLU * up
+    in its epilogue (each program owns the same columns of the gate and the up half), so neither the [M, 2 I]
+    product nor a third kernel exists. Elsewhere norm_linear, then triton_act.silu_and_mul."""
+    tile = _tile(x, weight, fused=True)
+    if tile is None or weight.shape[0] % 2 or not _norm_fusable(x, residual, norm_weight):
+        gate_up, new_residual = norm_linear(x, residual, norm_weight, eps, weight)
+        return silu_and_mul(gate_up), new_residual
+    block_n, block_k = tile
+    res_out = x if residual is None else torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    # the tile's rows per program, half from each half of W
+    y = launch(x, weight, None, max(block_n // 2, 1), block_k, norm=(norm_weight, eps, residual, res_out), act=True)
     return y, res_out
 
 
@@ -217,11 +260,15 @@ def launch(
     num_warps: int = 4,
     num_stages: int | None = None,
     norm: tuple[torch.Tensor, float, torch.Tensor | None, torch.Tensor] | None = None,
+    act: bool = False,
 ) -> torch.Tensor:
     """The kernel with an explicit tile (tools/device_gemv_sweep.py times the choices); inputs as runs_gemv takes.
-    `norm` = (norm weight, eps, residual or None, residual out) fuses norm_linear's RMSNorm in front."""
+    `norm` = (norm weight, eps, residual or None, residual out) fuses norm_linear's RMSNorm in front; `act` reads
+    `weight` as gate | up halves and returns SiLU(gate) * up (no bias)."""
     m, k = x.shape
-    n = weight.shape[0]
+    n = weight.shape[0] // 2 if act else weight.shape[0]
+    if act and bias is not None:
+        raise ValueError("the fused SiLU * up epilogue takes no bias")
     y = torch.empty((m, n), dtype=x.dtype, device=x.device)
     extra = {} if num_stages is None else {"num_stages": num_stages}
     norm_weight, eps, residual, res_out = norm if norm is not None else (weight, 0.0, None, x)
@@ -230,6 +277,7 @@ def launch(
         y,
         x,
         weight,
+        weight[n:] if act else weight,
         bias if bias is not None else weight,
         res_in,
         res_out,
@@ -251,6 +299,7 @@ def launch(
         NORM=norm is not None,
         HAS_RESIDUAL=residual is not None,
         SINGLE_K=k <= block_k,
+        ACT=act,
         num_warps=num_warps,
         **extra,
         **pdl.options(x.device),

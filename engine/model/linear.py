@@ -78,3 +78,10 @@ class QKVLinear(PackedLinear):
 class GateUpLinear(PackedLinear):
     def __init__(self, hidden_size: int, intermediate_size: int) -> None:
         super().__init__(hidden_size, (intermediate_size, intermediate_size), (0, 1))
+
+    def after_norm_act(
+        self, norm_weight: torch.Tensor, eps: float, x: torch.Tensor, residual: torch.Tensor | None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """SiLU(gate) * up of RMSNorm(x + residual): (activation, x + residual), one kernel where the backend fuses
+        them (LayerKernels.norm_linear_act)."""
+        return self.ops.norm_linear_act(x, residual, norm_weight, eps, self.weight)

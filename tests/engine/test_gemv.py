@@ -182,3 +182,69 @@ def test_layer_kernels_compose_norm_and_linear_without_a_fused_kernel() -> None:
     normed, want_residual = layer_reference.rms_norm(x, norm_w, 1e-6, residual)
     torch.testing.assert_close(got, F.linear(normed, w, b))
     torch.testing.assert_close(got_residual, want_residual)
+
+
+@pytest.mark.parametrize(
+    "m,i,k,with_residual",
+    [
+        (1, 32, 128, True),  # wide gate | up, one K slice
+        (1, 24, 5000, True),  # narrow halves, masked K slices; 24 columns: the last program's are partly masked
+        (2, 40, 200, False),  # layer 0: no residual yet
+        (4, 8, 4096, True),  # four rows
+    ],
+)
+def test_norm_linear_act_equals_norm_gemv_then_silu_kernel(m: int, i: int, k: int, with_residual: bool) -> None:
+    """The gate_up GEMV with SiLU * up in its epilogue gives exactly what the fused norm GEMV followed by the SiLU
+    kernel gives (both halves rounded where the [M, 2 I] product is, the SiLU where triton_act rounds it), and the
+    same residual stream."""
+    skip_without_loops()
+    from engine.kernels import triton_act
+
+    g = torch.Generator().manual_seed(m * 11 + i + k)
+    x = torch.randn(m, k, generator=g).to(torch.bfloat16)
+    residual = torch.randn(m, k, generator=g).to(torch.bfloat16) if with_residual else None
+    norm_w = (1 + 0.1 * torch.randn(k, generator=g)).to(torch.bfloat16)
+    w = (torch.randn(2 * i, k, generator=g) / k**0.5 * 4).to(torch.bfloat16)
+    gate_up, want_residual = triton_gemv.norm_linear(x, residual, norm_w, 1e-6, w)
+    want = triton_act.silu_and_mul(gate_up)
+    got, got_residual = triton_gemv.norm_linear_act(x, residual, norm_w, 1e-6, w)
+    assert got.shape == (m, i)
+    assert torch.equal(got, want)
+    assert torch.equal(got_residual, want_residual)
+    assert (got != 0).any()  # not a zero output that would also match a zero product
+
+
+def test_norm_linear_act_falls_back_where_the_gemv_does_not_run() -> None:
+    """Float32 (and more than four rows) take the norm kernel, the GEMM and the SiLU kernel: the reference result."""
+    from engine.kernels import layer_reference
+
+    g = torch.Generator().manual_seed(9)
+    x, residual = torch.randn(6, 32, generator=g), torch.randn(6, 32, generator=g)
+    norm_w, w = torch.randn(32, generator=g), torch.randn(16, 32, generator=g)
+    got, got_residual = triton_gemv.norm_linear_act(x, residual, norm_w, 1e-6, w)
+    normed, want_residual = layer_reference.rms_norm(x, norm_w, 1e-6, residual)
+    torch.testing.assert_close(got, layer_reference.silu_and_mul(F.linear(normed, w)))
+    torch.testing.assert_close(got_residual, want_residual)
+
+
+def test_reference_layers_compose_norm_linear_and_activation() -> None:
+    """A backend without the fused kernel runs norm_linear, then its silu_and_mul."""
+    from engine.kernels import layer_reference
+    from engine.kernels.backends import REFERENCE_LAYERS
+
+    g = torch.Generator().manual_seed(13)
+    x, residual = torch.randn(3, 16, generator=g), torch.randn(3, 16, generator=g)
+    norm_w, w = torch.randn(16, generator=g), torch.randn(10, 16, generator=g)
+    got, got_residual = REFERENCE_LAYERS.norm_linear_act(x, residual, norm_w, 1e-6, w)
+    normed, want_residual = layer_reference.rms_norm(x, norm_w, 1e-6, residual)
+    torch.testing.assert_close(got, layer_reference.silu_and_mul(F.linear(normed, w)))
+    torch.testing.assert_close(got_residual, want_residual)
+
+
+def test_a_fused_gemv_takes_wide_weights_at_one_row_only() -> None:
+    """A wide weight over the size limit stays on cuBLAS alone, but a norm-fused GEMV takes it at one row (the
+    saved norm kernel outweighs cuBLAS's lead there); at two rows it stays on cuBLAS either way."""
+    big = triton_gemv.MAX_WEIGHT_BYTES + 2
+    assert triton_gemv.launch_shape(1, 6144, 2560, big) is None
+    assert triton_gemv.launch_shape(1, 6144, 2560, big, fused=True) == (8, 1024)
+    assert triton_gemv.launch_shape(2, 6144, 2560, big, fused=True) is None
