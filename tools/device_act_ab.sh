@@ -18,7 +18,7 @@ if ! [[ $commit =~ ^[0-9a-f]{40}$ ]]; then
   exit 2
 fi
 PY=${PYTHON:-python3}
-# Everything is written under WORK and packed into $OUT/act-ab.tgz at the end (the device tool returns a few files).
+# Everything is written to a temporary folder and packed into $OUT/act-ab.tgz at the end (the device tool returns a few files).
 DEST=${OUT:-out/device-act-ab}
 OUT=$(mktemp -d)
 mkdir -p "$DEST"
