@@ -35,6 +35,9 @@ MAX_WEIGHT_BYTES = int(os.environ.get("ENGINE_GEMV_WIDE_MIB", "16")) << 20
 # outweighs cuBLAS's lead on a wide weight at one row (4B's qkv 8.7 against 9.3 us, gate_up 28.5 against 29.9): at
 # one row a fused GEMV takes wide weights of any size. ENGINE_GEMV_FUSED_WIDE=0 keeps them on cuBLAS (an A/B).
 FUSED_WIDE = os.environ.get("ENGINE_GEMV_FUSED_WIDE", "1").strip().lower() not in ("0", "false", "off", "no")
+# ENGINE_GEMV_FUSED_WIDE_TILE="BLOCK_N,BLOCK_K": the tile of such a fused wide GEMV (an A/B; read at import).
+_WIDE_TILE_ENV = os.environ.get("ENGINE_GEMV_FUSED_WIDE_TILE", "").strip()
+FUSED_WIDE_TILE = tuple(int(v) for v in _WIDE_TILE_ENV.split(",")) if _WIDE_TILE_ENV else None
 DTYPES = (torch.bfloat16, torch.float16)  # float32 stays on cuBLAS (exact-parity runs use float32)
 
 
@@ -169,7 +172,10 @@ def launch_shape(m: int, n: int, k: int, weight_bytes: int, fused: bool = False)
     if not 0 < m <= MAX_ROWS:
         return None
     narrow = n <= k
-    small = weight_bytes <= MAX_WEIGHT_BYTES or (fused and FUSED_WIDE and m == 1)
+    wide_fused = not narrow and weight_bytes > MAX_WEIGHT_BYTES and fused and FUSED_WIDE and m == 1
+    if wide_fused and FUSED_WIDE_TILE is not None:
+        return FUSED_WIDE_TILE[0], FUSED_WIDE_TILE[1]
+    small = weight_bytes <= MAX_WEIGHT_BYTES or wide_fused
     if not ((narrow or small) if m == 1 else (narrow and small)):
         return None
     full_k = triton.next_power_of_2(k)
