@@ -38,6 +38,9 @@ FUSED_WIDE = os.environ.get("ENGINE_GEMV_FUSED_WIDE", "1").strip().lower() not i
 # ENGINE_GEMV_FUSED_WIDE_TILE="BLOCK_N,BLOCK_K": the tile of such a fused wide GEMV (an A/B; read at import).
 _WIDE_TILE_ENV = os.environ.get("ENGINE_GEMV_FUSED_WIDE_TILE", "").strip()
 FUSED_WIDE_TILE = tuple(int(v) for v in _WIDE_TILE_ENV.split(",")) if _WIDE_TILE_ENV else None
+# Under PDL a GEMV lets the next kernel launch as soon as every program has started (after its wait), or, with
+# ENGINE_GEMV_PDL_LATE=1, once every program has finished its product (an A/B; read at import).
+PDL_LATE = os.environ.get("ENGINE_GEMV_PDL_LATE", "0").strip().lower() in ("1", "true", "on", "yes")
 DTYPES = (torch.bfloat16, torch.float16)  # float32 stays on cuBLAS (exact-parity runs use float32)
 
 
@@ -88,6 +91,7 @@ def _gemv_kernel(
     HAS_RESIDUAL: tl.constexpr,
     SINGLE_K: tl.constexpr,
     ACT: tl.constexpr,
+    LATE_LAUNCH: tl.constexpr,
     USE_PDL: tl.constexpr,
 ):
     # ACT: W is a packed gate | up projection of 2 N rows; a program owns the same BLOCK_N columns of both halves and
@@ -110,7 +114,8 @@ def _gemv_kernel(
         wu = tl.load(u_rows + offs_k[None, :], mask=w_mask, other=0.0)
     if USE_PDL:
         tl.extra.cuda.gdc_wait()
-        tl.extra.cuda.gdc_launch_dependents()
+        if not LATE_LAUNCH:
+            tl.extra.cuda.gdc_launch_dependents()
     rstd = tl.zeros([BLOCK_M], dtype=tl.float32)
     k_ok = offs_k < K
     if NORM:
@@ -158,6 +163,8 @@ def _gemv_kernel(
         gate = acc.to(dtype).to(tl.float32)
         silu = (gate / (1.0 + tl.exp(-gate))).to(dtype).to(tl.float32)
         acc = silu * acc_u.to(dtype).to(tl.float32)
+    if USE_PDL and LATE_LAUNCH:  # the next kernel's programs take no SM slot while this grid's later waves run
+        tl.extra.cuda.gdc_launch_dependents()
     y = y_ptr + offs_m.to(tl.int64)[:, None] * stride_ym + offs_n[None, :]
     tl.store(y, acc.to(dtype), mask=m_ok[:, None] & n_ok[None, :])
 
@@ -306,6 +313,7 @@ def launch(
         HAS_RESIDUAL=residual is not None,
         SINGLE_K=k <= block_k,
         ACT=act,
+        LATE_LAUNCH=PDL_LATE,
         num_warps=num_warps,
         **extra,
         **pdl.options(x.device),
