@@ -31,10 +31,12 @@ MAX_ROWS = 4  # above this, cuBLAS's tensor-core GEMMs win: the weights are read
 # 8.0); five to eight rows were not measured, so they stay on cuBLAS.
 # ENGINE_GEMV_WIDE_MIB moves that 16 MiB limit for an A/B (read once, at import).
 MAX_WEIGHT_BYTES = int(os.environ.get("ENGINE_GEMV_WIDE_MIB", "16")) << 20
-# A GEMV with the RMSNorm (and for gate_up the SiLU * up) fused in saves a kernel and a round trip of its input, which
-# outweighs cuBLAS's lead on a wide weight at one row (4B's qkv 8.7 against 9.3 us, gate_up 28.5 against 29.9): at
-# one row a fused GEMV takes wide weights of any size. ENGINE_GEMV_FUSED_WIDE=0 keeps them on cuBLAS (an A/B).
-FUSED_WIDE = os.environ.get("ENGINE_GEMV_FUSED_WIDE", "1").strip().lower() not in ("0", "false", "off", "no")
+# A GEMV with the RMSNorm (and for gate_up the SiLU * up) fused in saves a kernel and a round trip of its input. On a
+# wide weight over the limit that did not pay at one row: in an H100's Qwen3-4B batch-1 step the fused GEMV on the
+# wide qkv and gate_up made the step 3.90 ms against 3.76 on cuBLAS plus the separate norm, though each fused GEMV
+# timed alone beat the pair it replaces (docs/device-checks/20261205-act-gemv). ENGINE_GEMV_FUSED_WIDE=1 lets a fused
+# GEMV take wide weights of any size at one row (an A/B; read at import).
+FUSED_WIDE = os.environ.get("ENGINE_GEMV_FUSED_WIDE", "0").strip().lower() in ("1", "true", "on", "yes")
 # ENGINE_GEMV_FUSED_WIDE_TILE="BLOCK_N,BLOCK_K": the tile of such a fused wide GEMV (an A/B; read at import).
 _WIDE_TILE_ENV = os.environ.get("ENGINE_GEMV_FUSED_WIDE_TILE", "").strip()
 FUSED_WIDE_TILE = tuple(int(v) for v in _WIDE_TILE_ENV.split(",")) if _WIDE_TILE_ENV else None

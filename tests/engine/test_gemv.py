@@ -241,10 +241,14 @@ def test_reference_layers_compose_norm_linear_and_activation() -> None:
     torch.testing.assert_close(got_residual, want_residual)
 
 
-def test_a_fused_gemv_takes_wide_weights_at_one_row_only() -> None:
-    """A wide weight over the size limit stays on cuBLAS alone, but a norm-fused GEMV takes it at one row (the
-    saved norm kernel outweighs cuBLAS's lead there); at two rows it stays on cuBLAS either way."""
+def test_a_fused_gemv_takes_wide_weights_at_one_row_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wide weight over the size limit stays on cuBLAS, fused or not, by default (the fused GEMV lost there in the
+    step); with FUSED_WIDE a norm-fused GEMV takes it at one row, and at two rows it stays on cuBLAS either way."""
     big = triton_gemv.MAX_WEIGHT_BYTES + 2
+    monkeypatch.setattr(triton_gemv, "FUSED_WIDE", False)
+    assert triton_gemv.launch_shape(1, 6144, 2560, big) is None
+    assert triton_gemv.launch_shape(1, 6144, 2560, big, fused=True) is None
+    monkeypatch.setattr(triton_gemv, "FUSED_WIDE", True)
     assert triton_gemv.launch_shape(1, 6144, 2560, big) is None
     assert triton_gemv.launch_shape(1, 6144, 2560, big, fused=True) == (8, 1024)
     assert triton_gemv.launch_shape(2, 6144, 2560, big, fused=True) is None
