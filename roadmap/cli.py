@@ -277,8 +277,8 @@ def _fallback_note(used: Config | None) -> None:
 
     if used is not None and used.records == FALLBACK_RECORDS:
         print(
-            "roadmap: note: no file matches the default record globs (agents/, .agents/, .agent/); read the markdown "
-            f"of {', '.join(FALLBACK_RECORDS)} instead (README, CHANGELOG and the like excepted); set `records` in "
+            "roadmap: note: no file matches the default record globs (agents/, .agents/, .agent/); read every "
+            "markdown file instead (README, CHANGELOG and the like, vendored code and tests excepted); set `records` in "
             "roadmap.yaml or [tool.roadmap] of pyproject.toml to choose",
             file=sys.stderr,
         )

@@ -836,29 +836,16 @@ def glob_match(pattern: str, path: str) -> bool:
     return _glob_re(pattern).match(path) is not None
 
 
-# Where records are read when no config was given and the default globs find no file: the top-level markdown other
-# than a project's standard files, and the folders teams keep plans, logs and notes in. A repository keeping its
-# records in `TODO.md` and `docs/` is linted without a config; the CLI says which globs it used.
-FALLBACK_RECORDS: tuple[str, ...] = (
-    "*.md",
-    "docs/**/*.md",
-    "doc/**/*.md",
-    "wiki/**/*.md",
-    "notes/**/*.md",
-    "plans/**/*.md",
-    "planning/**/*.md",
-    "ops/**/*.md",
-    "runbooks/**/*.md",
-    "handoff/**/*.md",
-    "rfcs/**/*.md",
-    "adr/**/*.md",
-)
+# Where records are read when no config was given and the default globs find no file: every markdown file but a
+# project's standard files (README, CHANGELOG...), vendored code and test data. Teams keep plans, logs and notes in
+# folders of every name (`docs/`, `protokoll/`, `journal/`, `status/`); a list of the usual ones missed the rest and
+# left a repository with no record at all. The CLI says which globs it used and how to choose others.
+FALLBACK_RECORDS: tuple[str, ...] = ("**/*.md",)
+_STANDARD = ("README", "CHANGELOG", "CHANGES", "HISTORY", "LICENSE", "CONTRIBUTING", "CODE_OF_CONDUCT", "SECURITY")
 FALLBACK_EXCLUDE: tuple[str, ...] = (
-    *(f"{name}*.md" for name in ("README", "CHANGELOG", "LICENSE", "CONTRIBUTING", "CODE_OF_CONDUCT", "SECURITY")),
-    *(f"{name}*.md" for name in ("readme", "changelog", "license", "contributing", "code_of_conduct", "security")),
-    "**/node_modules/**",
-    "**/vendor/**",
-    "**/third_party/**",
+    *(f"**/{name}*.md" for name in (*_STANDARD, *(n.lower() for n in _STANDARD), *(n.title() for n in _STANDARD))),
+    *(f"**/{d}/**" for d in ("node_modules", "vendor", "third_party", "site-packages", ".venv", "venv", ".github")),
+    *(f"**/{d}/**" for d in ("test", "tests", "testdata", "fixtures", "__snapshots__")),
 )
 
 

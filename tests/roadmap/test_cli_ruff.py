@@ -210,3 +210,26 @@ def test_without_config_and_without_agents_records_the_usual_places_are_read(cap
     result = lint(r.path, LintOptions(use_cache=False))
     assert result.records == 2  # TODO.md and docs/plan.md; README.md excepted
     assert {rf.path for rf in result.context.records} == {"TODO.md", "docs/plan.md"}
+
+
+def test_without_config_a_folder_of_any_name_is_read_but_not_tests_or_vendored_code(git_repo) -> None:
+    """Records kept in `protokoll/` or `journal/` are read without a config; a README in any folder, test data and
+    vendored packages are not records."""
+    from roadmap.lint import LintOptions, lint
+
+    r = git_repo()
+    r.commit(
+        {
+            "protokoll/messungen.md": "# Messprotokoll\n\n- [ ] Nachmessung Probe B\n",
+            "journal/2026-07.md": "# Journal\n\n- 2026-07-01: started the port\n",
+            "src/parser/README.md": "# Parser\n\n- [ ] Document the grammar\n",
+            "tests/fixtures/plan.md": "# Plan\n\n- [ ] A fixture, not a plan\n",
+            "vendor/lib/TODO.md": "# TODO\n\n- [ ] Someone else's list\n",
+            "Changelog.md": "# Changelog\n\n- Added the port\n",
+        },
+        "init",
+        "2026-07-01",
+    )
+    result = lint(r.path, LintOptions(use_cache=False))
+    assert result.context is not None
+    assert {rf.path for rf in result.context.records} == {"protokoll/messungen.md", "journal/2026-07.md"}
