@@ -100,6 +100,9 @@ def _direction(removed: str, added: str, flag: str) -> bool | None:
                 return True
             if _ON_RE.match(a[0]) and _OFF_RE.match(b[0]):
                 return False
+    listed = _default_list_direction(removed, added, flag)
+    if listed is not None:
+        return listed
     r, ad = _line(removed), _line(added)
     if same_line and r.opt_in_read and ad.opt_out_read:
         return True
@@ -110,6 +113,22 @@ def _direction(removed: str, added: str, flag: str) -> bool | None:
     if ad.default_off and r.default_on and not ad.default_on:
         return False
     return _literal_direction(removed, added, flag) if same_line else None
+
+
+# A list of what is on by default, given on one line under a key that says so: Cargo's `default = ["compression"]`,
+# `default-features = [...]`, `DEFAULT_PLUGINS = ("a", "b")`, `enabled_by_default: [x, y]`.
+_DEFAULT_LIST = re.compile(r"^\s*[\"']?[\w.-]*default[\w.-]*[\"']?\s*[:=]\s*[\[({](?P<items>[^\])}]*)[\])}]", re.I)
+
+
+def _default_list_direction(removed: str, added: str, flag: str) -> bool | None:
+    """True when the flag joins a line's list of defaults (`default = []` -> `default = ["compression"]`), False
+    when it leaves it; the same key on both sides. None for any other pair."""
+    a, b = _DEFAULT_LIST.match(removed), _DEFAULT_LIST.match(added)
+    if a is None or b is None or removed[: a.start("items")].split() != added[: b.start("items")].split():
+        return None
+    named = re.compile(rf"(?<![\w-]){re.escape(flag)}(?![\w-])")
+    was, now = named.search(a.group("items")) is not None, named.search(b.group("items")) is not None
+    return True if now and not was else False if was and not now else None
 
 
 # The literals a setting's line gives after its name: numbers, on/off words, quoted words (an enum's value).

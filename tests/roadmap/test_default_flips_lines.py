@@ -22,6 +22,9 @@ def _direction_plain(removed: str, added: str, flag: str) -> bool | None:
             return True
         if flips._ON_RE.match(a[0]) and flips._OFF_RE.match(b[0]):
             return False
+    listed = flips._default_list_direction(removed, added, flag)
+    if listed is not None:
+        return listed
     if same_line and flips._OPT_IN_READ.search(removed) and flips._OPT_OUT_READ.search(added):
         return True
     if same_line and flips._OPT_OUT_READ.search(removed) and flips._OPT_IN_READ.search(added):
