@@ -159,8 +159,11 @@ def _symbol_beside(text: str, start: int, end: int, code: list[tuple[int, int, s
 
 
 def _symbol_before(text: str, start: int, code: list[tuple[int, int, str]]) -> tuple[str | None, bool]:
-    # Walk back over "(", "in"/"at" and spaces, then take the identifier that ends there (no regex backtracking).
+    # Walk back over "(", "in"/"at"/"@" and spaces, then take the identifier that ends there (no regex backtracking):
+    # `password_ref` @ config/app.yaml:14 is terse notes' "at".
     before = text[max(0, start - 120) : start].rstrip().rstrip("([").rstrip()
+    if before.endswith(" @"):
+        before = before[:-2].rstrip()
     for word in (" in", " at"):
         if before.endswith(word):
             before = before[: -len(word)].rstrip()
