@@ -92,11 +92,21 @@ _PREMISE_PARTS = tuple(
     (words, re.compile(pattern, re.I))
     for words, pattern in (
         (
-            ("hypothes", "assumption", "root", "premise", "theory", "suspect"),
+            ("hypoth", "assumption", "root", "premise", "theory", "suspect"),
             r"^\W*(?:hypothes[ie]s|assumption|root[- ]cause|premise|theory|suspect(?:ed)?)\b\s*[:—-]",
+        ),
+        # the same label in French, Spanish, Portuguese, German: "Cause : ...", "Hipótesis: ...", "Ursache: ..."
+        (
+            ("cause", "causa", "hypoth", "hipót", "hipot", "ursache", "vermutung", "annahme"),
+            r"^\W*(?:cause|causa|hypoth[èe]se|hip[óo]tes[ie]s?|ursache|vermutung|annahme)\s*[:—-]",
         ),
         (("dominat",), r"\bdominat(?:es|ed|ing)\b"),
         (("from",), r"\b(?:comes?|came) from\b"),
+        # "vient du relèvement du seuil", "proviene de", "vem do", "kommt vom Cache": where a cause comes from
+        (("vient", "venait"), r"\b(?:pro)?(?:vient|venait)\s+(?:d[eu]s?\b(?!\s+\w+(?:er|ir|re)\b)|d['\u2019])"),
+        (("viene", "venía", "venia"), r"\b(?:pro)?(?:viene|venía|venia)\s+de(?:l)?\b"),
+        (("vem", "vinha"), r"\b(?:vem|vinha)\s+d[eoa]s?\b"),
+        (("kommt", "kam"), r"\b(?:kommt|kam)\s+(?:\w+\s+)?(?:vo[nm]|aus\s+de[mnr])\b"),
         (("because",), r"\bbecause\b"),
         (("due to",), r"\bdue to\b"),
         (("caused by",), r"\bcaused by\b"),
@@ -142,12 +152,7 @@ _STATES_PREMISE = re.compile("|".join(rx.pattern for _, rx in _PREMISE_PARTS), r
 # Words one of which (lower-cased) is in every text _STATES_PREMISE matches: most statements have none, and the
 # word-bounded alternatives are tried at every position of a text. A text holding one of the non-ASCII letters the
 # regex's IGNORECASE also matches to an ASCII one (İ and ı: i, ſ: s) is always searched.
-_PREMISE_WORDS = (
-    "hypothes", "assumption", "root", "premise", "theory", "suspect", "dominat", "from", "because", "due to",
-    "cause", "bottleneck", "culprit", "cannot", "can't", "can\u2019t", "can not", "unable", "exploitable", "reason",
-    "what", "causa", "origen", "debe", "ursache", "liegt", "dû", "due", "weil", "grund",
-    "因为", "由于", "原因", "瓶颈", "ため", "なので", "때문",
-)  # fmt: skip
+_PREMISE_WORDS = tuple(sorted({w for words, _ in _PREMISE_PARTS for w in words}))  # derived: never out of step
 _CASE_TWINS = ("\u0130", "\u0131", "\u017f")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`(\"'])|(?<=[。！？])\s*")  # CJK full stops need no space
 # A list item of a commit body starts a sentence of its own, full stop or not.

@@ -98,10 +98,15 @@ PRESENT_CAUSE_RE = re.compile(
     r"|\b(?:is|that's|which\s+is|this\s+is)\s+what\s+(?:\w+\s+){0,2}?(?:causes|produces|triggers|drives|explains)\b"
     r"|\b(?:is|are)\s+(?:caused\s+by|due\s+to)\b|\broot[- ]cause\s+is\b"
     # Spanish, German, French: "El origen es ...", "se debe a", "die Ursache ist", "la cause est"
-    r"|\b(?:el\s+origen|la\s+causa)\s+es\b|\bse\s+debe\s+a\b|\bdie\s+Ursache\s+ist\b|\bla\s+cause\s+est\b",
+    r"|\b(?:el\s+origen|la\s+causa)\s+es\b|\bse\s+debe\s+a\b|\bdie\s+Ursache\s+ist\b|\bla\s+cause\s+est\b"
+    # where it comes from: "vient du relèvement du seuil", "proviene del pool", "vem do cache", "kommt vom Cache"
+    r"|\b(?:pro)?vient\s+(?:d[eu]s?\b(?!\s+\w+(?:er|ir|re)\b)|d['\u2019])|\b(?:pro)?viene\s+del?\b|\bvem\s+d[eoa]s?\b"
+    r"|\bkommt\s+(?:\w+\s+)?(?:vo[nm]|aus\s+de[mnr])\b",
     re.I,
 )
 PREMISE_LABEL_RE = re.compile(
-    r"^\W*(?:working\s+)?(?:hypothes[ie]s|assumptions?|premise|theory|root[- ]cause|suspicion)\b[^:\n]{0,40}:",
+    r"^\W*(?:working\s+)?(?:hypothes[ie]s|assumptions?|premise|theory|root[- ]cause|suspicion)\b[^:\n]{0,40}:"
+    # French, Spanish, Portuguese, German: "Cause : ...", "Hipótesis: ...", "Ursache: ...", "Vermutung: ..."
+    r"|^\W*(?:cause|causa|hypoth[èe]se|hip[óo]tes[ie]s?|ursache|vermutung|annahme)\s*:",
     re.I,
 )

@@ -30,6 +30,15 @@ PHRASES = [
     "es liegt an der Platte",
     "la cause est le verrou",
     "c'est dû à la file",
+    "Cause : la régression vient du relèvement du seuil",
+    "la latence provient des verrous",
+    "el retraso proviene del pool",
+    "o atraso vem do cache",
+    "die Latenz kommt vom Cache",
+    "der Fehler kam wohl aus dem Treiber",
+    "Hipótesis: el índice",
+    "Ursache: der Cache",
+    "Vermutung - der Scheduler",
 ]
 ALPHABET = list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ :;-\n") + [
     "\u0130",
