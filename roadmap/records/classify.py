@@ -154,7 +154,7 @@ _PROGRESS_STATES = frozenset(
     "in progress|in-progress|wip|doing|ongoing|started|en curso|en progreso|em andamento|em progresso|en cours|"
     "in arbeit|in bearbeitung|in corso".split("|")
 )
-# State words of work not started yet: such a row, in a table with no column of next steps, asks for its work.
+# State words of work not started yet (or blocked): such a row, in a table with no column of next steps, asks for its work.
 # (A row in progress, partial or gating is tracked, not asked for: its progress is not its completion.)
 _TODO_STATES = frozenset(
     {
@@ -192,6 +192,15 @@ _TODO_STATES = frozenset(
         "prévu",
         "da fare",
         "non iniziato",
+        # blocked work is work still asked for, not started or stopped until its blocker clears
+        "blocked",
+        "bloqueado",
+        "bloqueada",
+        "blockiert",
+        "bloqué",
+        "bloquée",
+        "bloccato",
+        "bloccata",
     }
 )
 # Sections of rules and process: their imperatives say how to work, not what work is left.
