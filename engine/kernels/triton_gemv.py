@@ -33,9 +33,9 @@ MAX_ROWS = 4  # above this, cuBLAS's tensor-core GEMMs win: the weights are read
 MAX_WEIGHT_BYTES = int(os.environ.get("ENGINE_GEMV_WIDE_MIB", "16")) << 20
 # A GEMV with the RMSNorm (and for gate_up the SiLU * up) fused in saves a kernel and a round trip of its input. On a
 # wide weight over the limit that did not pay at one row: in an H100's Qwen3-4B batch-1 step the fused GEMV on the
-# wide qkv and gate_up made the step 3.90 ms against 3.76 on cuBLAS plus the separate norm, though each fused GEMV
-# timed alone beat the pair it replaces (docs/device-checks/20261205-act-gemv). ENGINE_GEMV_FUSED_WIDE=1 lets a fused
-# GEMV take wide weights of any size at one row (an A/B; read at import).
+# wide qkv and gate_up made the step 3.895 ms against 3.739 on cuBLAS plus the separate norm, though each fused GEMV
+# timed alone had beaten the pair it replaces (docs/device-checks/20261206-b1-act-gemv). ENGINE_GEMV_FUSED_WIDE=1
+# lets a fused GEMV take wide weights of any size at one row (an A/B; read at import).
 FUSED_WIDE = os.environ.get("ENGINE_GEMV_FUSED_WIDE", "0").strip().lower() in ("1", "true", "on", "yes")
 # ENGINE_GEMV_FUSED_WIDE_TILE="BLOCK_N,BLOCK_K": the tile of such a fused wide GEMV (an A/B; read at import).
 _WIDE_TILE_ENV = os.environ.get("ENGINE_GEMV_FUSED_WIDE_TILE", "").strip()

@@ -100,8 +100,10 @@ def test_the_command_exits_with_its_code_and_its_whole_output(capsys, lines_repo
         "sys.argv = ['roadmap', *sys.argv[1:]]\n"
         "runpy.run_module('roadmap', run_name='__main__')\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # ROOT first, the rest of the path kept: packages may come from PYTHONPATH (tools/device_test puts wheels there)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
     proc = subprocess.run([sys.executable, str(hook), "lint", path, "--format", "json"], capture_output=True, env=env)
+    assert b"Traceback" not in proc.stderr, proc.stderr.decode()  # a crash exits 1 too, as findings do
     assert proc.returncode == want_code == exits.FINDINGS
     assert proc.stdout.decode() == want_out
     assert (tmp_path / "ran").exists()
