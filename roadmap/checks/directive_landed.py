@@ -53,9 +53,10 @@ from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
 
 # A symbol distinctive enough that its first appearance in code is evidence on its own: an identifier
-# with an inner capital or underscore (`AsyncDeviceInputs`, `VT_ASYNC_DEVICE_MIRROR`), or a long flag.
+# with an inner capital or underscore (`AsyncDeviceInputs`, `VT_ASYNC_DEVICE_MIRROR`, and `Migration41To42`, whose
+# inner capital follows digits), or a long flag.
 # (a trailing `!` or `?` is part of a Julia, Ruby or Scheme name: `assemble_jacobienne!`, `empty?`)
-_DISTINCT = re.compile(r"^(?:--[a-z0-9][a-z0-9-]{5,}|[A-Za-z_][A-Za-z0-9_:.]*(?:[a-z][A-Z]|_)[A-Za-z0-9_:.]*[!?]?)$")
+_DISTINCT = re.compile(r"^(?:--[a-z0-9][a-z0-9-]{5,}|[A-Za-z_][A-Za-z0-9_:.]*(?:[a-z]\d*[A-Z]|_)[A-Za-z0-9_:.]*[!?]?)$")
 _FILE_NAME = re.compile(r"\.[A-Za-z0-9]{1,5}$")  # `qwen3_5.cpp` names a file, not code in it
 STRONG_RATIO, WEAK_RATIO = 0.5, 0.3  # IDF-weighted share of the directive's work terms the commit reports done
 MAX_CHANCE = 0.05  # expected chance matches among the news commits, for terms alone

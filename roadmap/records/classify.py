@@ -136,7 +136,8 @@ _EMPTY_VALUES = frozenset({"", "none", "n/a", "na", "nothing", "-", "—", "–"
 # More characters than the longest empty value that _norm() keeps (it drops only whitespace and `_-*.:`, and
 # lower-casing never shortens a character): then the text is no empty value, and needs no _norm().
 _LONGER_THAN_EMPTY = re.compile(rf"(?:[^\s_\-*.:][\s_\-*.:]*){{{max(map(len, _EMPTY_VALUES)) + 1}}}")
-_WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
+# A word, never the head of an identifier: "handle429Error()" or "add_user" opens with no verb.
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]*+(?![0-9_])")
 # The column of a table that names a row's work (not its figures, owners, evidence or state).
 # A free-text column that may carry a row's work when the table has no column of work: "| #381 | Priya | 🔴 | Add
 # DualSense rumble on recoil |" under "Ticket | Owner | Status | Notes". Only a cell that opens with an imperative counts.
