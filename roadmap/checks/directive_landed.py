@@ -48,6 +48,8 @@ from roadmap.analysis.work import (
     terms_of,
 )
 from roadmap.checks.added_already import added_already
+from roadmap.checks.bumped_already import bumped_already
+from roadmap.checks.removed_already import removed_already
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
@@ -571,6 +573,8 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
         _landed_reason(ctx, st, news)
         or _twin_reason(ctx, st, news)
         or added_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
+        or removed_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
+        or bumped_already(ctx, st, news, lambda: _base_rev(ctx, news))
     )
     if reason is not None and reason.commits and landing_reconciled(ctx, st, reason.commits[0][0]):
         reason = None  # the record itself says, further on or in its header, that this commit landed
@@ -771,7 +775,11 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     Japanese and Korean ones by the character bigrams of their text (no spaces there: "粗排特征读取加本地缓存" and
     "粗排特征读取加 Caffeine 本地缓存" share 粗排, 特征, 本地, 缓存), and
     switch words of other languages are enable and disable ("Ativar", "desactivar"); a directive to switch a
-    thing on is not done by a commit that switched it off. Work a record
+    thing on is not done by a commit that switched it off. A directive to remove a name (`Remove the X flag`) is
+    done by a commit that took the name out of the code, and one to bump a dependency to a version (`Bump X to
+    8.5.0`) by a commit that names the dependency and writes that version into the code: a warning, also when that
+    commit came before the line was written (stale on arrival), as is a directive to add a name the code already
+    declared then. Work a record
     already marks done (stale on arrival) is a warning: a done mark in the directive's own file always counts;
     one in another file counts when it was written before the directive, names at least half of its work and
     a commit before the mark reports it, or when it was written after the directive and a commit between the
