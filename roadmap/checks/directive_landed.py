@@ -52,6 +52,7 @@ from roadmap.checks.bumped_already import bumped_already
 from roadmap.checks.removed_already import removed_already
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
+from roadmap.records.classify import waits_for
 from roadmap.records.model import Statement
 
 # A symbol distinctive enough that its first appearance in code is evidence on its own: an identifier
@@ -602,7 +603,8 @@ def _landed_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None
     top = max(c.weight for c in pool)
     best = min((c for c in pool if c.weight >= top - 1.0), key=lambda c: rank(c.commit))  # the first that did it
     c = best.commit
-    phrase = f"directs work that landed {c.day} in {c.short} ({c.subject!r}: {best.reasons()})"
+    asks = "waits for" if waits_for(st.directive_text or "") else "directs"  # a blocker's need, not its row's work
+    phrase = f"{asks} work that landed {c.day} in {c.short} ({c.subject!r}: {best.reasons()})"
     others = sorted((x for x in pool if x is not best), key=lambda x: rank(x.commit))
     if others:
         phrase += " and later in " + ", ".join(x.commit.short for x in others[:3])
@@ -779,7 +781,8 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     done by a commit that took the name out of the code, and one to bump a dependency to a version (`Bump X to
     8.5.0`) by a commit that names the dependency and writes that version into the code: a warning, also when that
     commit came before the line was written (stale on arrival), as is a directive to add a name the code already
-    declared then. Work a record
+    declared then. The state or note of a table row not closed that says what the row waits for ("blocked until
+    the export API lands (`export_api`)", "waiting on ...") names work left, whoever does it. Work a record
     already marks done (stale on arrival) is a warning: a done mark in the directive's own file always counts;
     one in another file counts when it was written before the directive, names at least half of its work and
     a commit before the mark reports it, or when it was written after the directive and a commit between the

@@ -275,6 +275,32 @@ _NEED = re.compile(
 )
 
 
+# A note that says, unlabelled, what its row waits for: "blocked until the export API lands (`export_api`)", "waiting
+# on infra for the bucket", "bloqueado hasta que salga la API", "wartet auf das neue Schema". At the start of the
+# note or of one of its clauses: "we were blocked on it" reports, and is no clause of its own.
+_WAITS_FOR = re.compile(
+    r"\b(?:blocked\s+(?:until|on|by)|waiting\s+(?:on|for|until)|on\s+hold\s+until|depends\s+on|"
+    r"blockiert\s+(?:bis|durch|von)|wartet\s+auf|bloqueado\s+(?:hasta|por|até|pela|pelo)|esperando|aguardando|"
+    r"bloqué\s+(?:par|jusqu)|en\s+attente\s+de)\b",
+    re.I,
+)
+_WAIT_HINTS = ("block", "bloq", "wait", "hold", "depends", "esperando", "aguardando", "attente", "wartet")
+
+
+def waits_for(text: str) -> str | None:
+    """The clause of a note that names what its row waits for (up to the next `;`), or None."""
+    low = text.lower()
+    if not any(h in low for h in _WAIT_HINTS):  # most notes wait for nothing: no regex for them
+        return None
+    for m in _WAITS_FOR.finditer(text):
+        before = text[: m.start()].rstrip()
+        if before and before[-1] not in ";:,.(—–":
+            continue  # "we were blocked on it": inside a clause, a report
+        end = text.find(";", m.end())
+        return text[m.start() : end if end >= 0 else len(text)].strip()
+    return None
+
+
 # What a label says when nothing is left under it: "Blocked on: Nothing.", "Next: none", "Blockers: n/a", "—".
 _NOTHING_LEFT = re.compile(
     r"\W*(?:nothing|none|n/?a|nil|nobody|no\s+blockers?|not\s+blocked|—|–|-)\s*(?:$|[.;,!)(]|\s+(?:yet|so\s+far|today|now)\b)",
