@@ -771,9 +771,11 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     errors. A commit matched by its words alone (no row named, no named file changed, no symbol introduced)
     is information: on records other teams wrote such matches were right about half the time. A commit may
     write the work shorter than the directive: a short form of the directive's own adjacent words ("key id" ->
-    kid, initials of three words) or a listed synonym (cap -> limit) counts as those words, and an initialism
+    kid, initials of three words) or a listed synonym (cap, bound -> limit) counts as those words, and an initialism
     the directive writes in capitals ("Ativar CDC") counts as said by a commit that spells it out ("change data
-    capture"). Records and commits in Spanish or Portuguese meet by Romance stems ("Paginar" / "páginas"), Chinese,
+    capture"); a long form is one term, its abbreviation's ("least-recently-used" is LRU, not also "recently" and
+    "used"), and a Latin noun meets its verb ("resolution" / "resolved"). Records and commits in Spanish or
+    Portuguese meet by Romance stems ("Paginar" / "páginas"), Chinese,
     Japanese and Korean ones by the character bigrams of their text (no spaces there: "粗排特征读取加本地缓存" and
     "粗排特征读取加 Caffeine 本地缓存" share 粗排, 特征, 本地, 缓存), and
     switch words of other languages are enable and disable ("Ativar", "desactivar"); a directive to switch a
