@@ -31,6 +31,7 @@ from roadmap.analysis.landing import (
 )
 from roadmap.analysis.reconciled import landing_reconciled
 from roadmap.analysis.short_forms import identifier_forms, initial_forms, short_forms, spelled_initials
+from roadmap.analysis.spec_numbers import spec_numbers
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.steps import names_workstream, step_terms
 from roadmap.analysis.touched import changes_named
@@ -91,6 +92,7 @@ class _Candidate:
     other_ticket: bool = False  # it names a ticket of the directive's tracker, never the directive's own
     ticket: tuple[str, ...] = ()  # the directive's own ticket keys it names (INV-311): the tracker's id of the work
     part: str = ""  # the one of the directive's requests it did, when it did one of several
+    figures: tuple[int, ...] = ()  # numbers the directive is specified by that its message states too (5,000 entries)
     news: int = 0  # commits the directive cannot have known about (for the chance of a match)
     size: int = 0  # the directive's length in words (work.term_count of its terms)
     work: WorkMatch | None = None
@@ -135,6 +137,10 @@ class _Candidate:
         # A ticket key of the directive's own, named by the commit, is the tracker's id of the work: as good as a
         # row named, with the same words said.
         named = bool(self.names or self.ticket)
+        # The bound, size or count the directive specifies, stated by a commit whose subject is about the work
+        # ("bounded at 5,000 entries" / "Cap 5000"): the specification built, a second kind of evidence beside the
+        # words, as a row named is.
+        specified = bool(self.figures) and subject >= 2 and n >= 3 and ratio >= WEAK_RATIO
         if (
             named
             and (n >= 3 and ratio >= STRONG_RATIO or touched)
@@ -142,7 +148,7 @@ class _Candidate:
             and (named or n >= 2 and ratio >= WEAK_RATIO)
         ):
             return "error"
-        if named and n >= 3 and ratio >= WEAK_RATIO or self.introduced or touched:
+        if named and n >= 3 and ratio >= WEAK_RATIO or self.introduced or touched or specified:
             return "warning"
         # Words alone, however specific, were right about half the time on records other teams wrote
         # (tests/realworld/labels/): a hint for a person to look at, not a warning.
@@ -164,6 +170,8 @@ class _Candidate:
             out.append("changes " + ", ".join(self.touches[:3]))
         if self.routes:
             out.append("changes the handler of " + ", ".join(f"`{r}`" for r in self.routes[:3]))
+        if self.figures:
+            out.append("states " + ", ".join(f"{v:,}" for v in self.figures) + " as the directive does")
         if self.work and self.work.matched:
             out.append(self.work.describe(6))
         if self.part:
@@ -334,6 +342,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         s for s in (*st.mentions.symbols, *st.mentions.env_vars) if "/" not in s and not _FILE_NAME.search(s)
     ) | frozenset(p.symbol for p in st.mentions.paths if p.symbol)
     routes = endpoints(st.directive_text or st.text)
+    numbers = spec_numbers(st.directive_text or st.text)
     out = []
     for cand in cands.values():
         if taken_out.undone(cand.commit):
@@ -344,6 +353,8 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         if ids and not cand.names:
             cand.other_rows = _names_other_rows(cand.commit, ids)
         cand.other_ticket = _names_other_ticket(cand.commit, tickets)
+        if numbers:
+            cand.figures = tuple(sorted(numbers & spec_numbers(cand.commit.message)))
         if tickets:
             cand.ticket = tuple(sorted(f"{p}-{n}" for p, n in tickets & _tickets(cand.commit.message) if len(n) >= 2))
         cw = commit_work(cand.commit)
@@ -769,7 +780,9 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     up to +5, by the IDF-weighted share of its distinctive terms found in the message, so words every
     commit uses count little) and the score and reasons are shown; weak matches are warnings, strong ones
     errors. A commit matched by its words alone (no row named, no named file changed, no symbol introduced)
-    is information: on records other teams wrote such matches were right about half the time. A commit may
+    is information: on records other teams wrote such matches were right about half the time; one that also states
+    a number the directive is specified by (a bound, size or count of 100 or more: "bounded at 5,000 entries" /
+    "Cap 5000"), with a subject about the work, is a warning. A commit may
     write the work shorter than the directive: a short form of the directive's own adjacent words ("key id" ->
     kid, initials of three words) or a listed synonym (cap, bound -> limit) counts as those words, and an initialism
     the directive writes in capitals ("Ativar CDC") counts as said by a commit that spells it out ("change data
