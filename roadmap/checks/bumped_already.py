@@ -23,9 +23,10 @@ from roadmap.analysis.landing import reverts
 from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
 
-# The verb the directive opens with (English inflections; German, Spanish, Portuguese, French, Dutch forms).
+# The verb the directive opens with, past a list mark, an open box and emphasis (English inflections; German,
+# Spanish, Portuguese, French, Dutch forms).
 _BUMP = re.compile(
-    r"\W{0,6}(?:\[\s\]\s*)?(?:bump|bumps|bumping|upgrade|upgrades|upgrading|update|updates|updating|raise|raises|"
+    r"\s*(?:[-*+>]\s+|\d+[.)]\s+)?(?:\[\s\]\s*)?[*_]{0,2}(?:bump|bumps|bumping|upgrade|upgrades|upgrading|update|updates|updating|raise|raises|"
     r"pin|pins|aktualisieren|aktualisiere|anheben|hebe|actualizar|actualiza|subir|sube|atualizar|"
     r"atualize|mettre\s+à\s+jour|passer|bijwerken|upgraden)\b",
     re.I,

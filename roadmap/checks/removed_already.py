@@ -37,7 +37,6 @@ _BETWEEN = (
     r"der|die|das|den|le|les|de)){0,3}\s+"
 )
 
-
 _ASKS = re.compile(rf"{_REMOVES}{_BETWEEN}`([^`\n]+?)(?:\(\))?`", re.I)
 
 

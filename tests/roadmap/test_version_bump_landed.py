@@ -68,6 +68,7 @@ def test_a_commit_that_names_another_dependency_is_no_bump_of_this_one(git_repo)
     ("text", "pairs"),
     [
         ("- [ ] Bump `io.sentry:sentry-android` to 8.5.0 (ANR fix)", [("io.sentry:sentry-android", "8.5.0")]),
+        ("2. **Upgrade** `tokio` to 1.38.0 before the release", [("tokio", "1.38.0")]),
         ("Upgrade the Gradle wrapper to 8.12", [("Gradle", "8.12")]),
         ("Update react from 18.2.0 to 18.3.1", [("react", "18.3.1")]),
         ("Actualizar `axios` a 1.7.2", [("axios", "1.7.2")]),
