@@ -140,9 +140,10 @@ _NOUN_AFTER = re.compile(
 # The object of a sentence's opening verb when that verb names an activity: an English gerund ("Writing 10 MB back
 # out ... takes 0.8 s", "Loading 7 GB of weights: 12 s"), in a Spanish or Portuguese text an infinitive used as the
 # subject ("Escribir 10 MB tarda 0,8 s"), in a German one a verbal noun ("Schreiben von 10 MB dauert 0,8 s"). The
-# activity is what was measured and its object the amount it worked through; the result is a later figure of the
-# sentence, said of the activity ("takes 0.8 s"). A finite verb's object can be the result itself ("Uses 36 MB",
-# "Reached 1,200 tok/s"), and a lone figure after a word in -ing is a label's ("Timing 1.2 s").
+# activity is what was measured and its object the amount it worked through (a size, a duration: never a rate, a
+# ratio or a share, which is what an activity achieves); the result is a later figure of the sentence, said of the
+# activity ("takes 0.8 s"). A finite verb's object can be the result itself ("Uses 36 MB", "Reached 1,200 tok/s"),
+# and a lone figure after a word in -ing is a label's ("Timing 1.2 s").
 _OPENING = r"(?:^|[.;:!?]\s+)[^\w\s]{0,3}\s*(?:\[[ xX]\]\s*)?"  # a sentence's start, past a mark or a box
 _GERUND = re.compile(_OPENING + r"[A-Za-z]{2,}ing\s+$")
 _ROMANCE_SUBJECT = re.compile(_OPENING + r"[^\W\d_]{3,}(?:ar|er|ir)\s+$")
@@ -157,6 +158,8 @@ def _names_workload(text: str, fig: Figure, figures: list[Figure]) -> bool:
     end = fig.start + len(fig.text)
     if _THING_BEFORE.search(text, 0, fig.start) is not None and _NOUN_AFTER.match(text[end:]) is not None:
         return True
+    if fig.unit is None or "/" in fig.unit or fig.unit in ("x", "%"):
+        return False  # a rate, a ratio or a share is what an activity achieves ("Decoding 1.9x faster"), no amount
     stop = _SENTENCE_END.search(text, end)
     if not any(end <= f.start < (stop.start() if stop else len(text)) for f in figures):
         return False  # nothing said of the activity: the figure may be the result

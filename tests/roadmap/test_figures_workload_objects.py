@@ -2,7 +2,8 @@
 workload that was measured, not a result: RL202 does not look for it in the cited evidence, and still checks the
 result said of the activity. The same in a Spanish (infinitive as subject) and a German (verbal noun) record. Found
 missing by a blind scenario of 2026-12-05 (a CSV library's "Writing 10 MB back out ... takes 0.8 s"). Controls: a
-finite verb's object is a result ("Uses 48 MiB"), and so is a lone figure after a word in -ing ("Timing 3.9 s")."""
+finite verb's object is a result ("Uses 48 MiB"), and so are a lone figure after a word in -ing ("Timing 3.9 s")
+and a rate or a ratio after a gerund ("Uploading 2.4x faster")."""
 
 from __future__ import annotations
 
@@ -60,3 +61,11 @@ def test_a_finite_verbs_object_is_a_result(git_repo):
 def test_a_lone_figure_after_a_word_in_ing_is_a_result(git_repo):
     repo = _repo(git_repo, [f"Timing 3.9 s {CITE}."])
     assert "RL202" in codes_on(repo, DOC, "Timing 3.9 s")
+
+
+def test_a_rate_or_a_ratio_after_a_gerund_is_what_the_activity_achieves(git_repo):
+    repo = _repo(
+        git_repo, [f"Uploading 2.4x faster than v1: 3.4 s {CITE}.", f"Uploading 19 MB/s, 3.4 s in all {CITE}."]
+    )
+    assert "RL202" in codes_on(repo, DOC, "Uploading 2.4x faster")
+    assert "RL202" in codes_on(repo, DOC, "Uploading 19 MB/s")
