@@ -581,13 +581,14 @@ def prepare(ctx: LintContext, statements: list[Statement]) -> None:
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
-    reason = (
-        _landed_reason(ctx, st, news)
-        or _twin_reason(ctx, st, news)
-        or added_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
-        or removed_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
-        or bumped_already(ctx, st, news, lambda: _base_rev(ctx, news))
-    )
+    reason = _landed_reason(ctx, st, news) or _twin_reason(ctx, st, news)
+    if reason is None or reason.severity == "info":  # words alone: what the code says of a named thing is more
+        reason = (
+            added_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
+            or removed_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
+            or bumped_already(ctx, st, news, lambda: _base_rev(ctx, news))
+            or reason
+        )
     if reason is not None and reason.commits and landing_reconciled(ctx, st, reason.commits[0][0]):
         reason = None  # the record itself says, further on or in its header, that this commit landed
     ctx.facts.landed[id(st)] = reason  # RL401 reads it: a row whose last work landed while its state stays open
