@@ -21,6 +21,7 @@ from roadmap.analysis.figures_compare import explicitly_old, marked_historical
 from roadmap.analysis.evidence_series import SeriesFinder, key_column, metric_column
 from roadmap.analysis.metric_terms import NO_METRIC, Metric, metric_of, without, words_of
 from roadmap.records.figures import header_unit, rate_unit, single_figure
+from roadmap.records.language import language
 from roadmap.records.model import Figure, RecordFile, Statement, Table
 from roadmap.records.patterns import ISO_DATE
 
@@ -136,9 +137,40 @@ _NOUN_AFTER = re.compile(
 )
 
 
-def _describes_a_thing(text: str, fig: Figure) -> bool:
+# The object of a sentence's opening verb when that verb names an activity: an English gerund ("Writing 10 MB back
+# out ... takes 0.8 s", "Loading 7 GB of weights: 12 s"), in a Spanish or Portuguese text an infinitive used as the
+# subject ("Escribir 10 MB tarda 0,8 s"), in a German one a verbal noun ("Schreiben von 10 MB dauert 0,8 s"). The
+# activity is what was measured and its object the amount it worked through (a size, a duration: never a rate, a
+# ratio or a share, which is what an activity achieves); the result is a later figure of the sentence, said of the
+# activity ("takes 0.8 s"). A finite verb's object can be the result itself ("Uses 36 MB", "Reached 1,200 tok/s"),
+# and a lone figure after a word in -ing is a label's ("Timing 1.2 s").
+_OPENING = r"(?:^|[.;:!?]\s+)[^\w\s]{0,3}\s*(?:\[[ xX]\]\s*)?"  # a sentence's start, past a mark or a box
+_GERUND = re.compile(_OPENING + r"[A-Za-z]{2,}ing\s+$")
+_ROMANCE_SUBJECT = re.compile(_OPENING + r"[^\W\d_]{3,}(?:ar|er|ir)\s+$")
+_GERMAN_SUBJECT = re.compile(_OPENING + r"(?:das\s+|beim\s+)?[A-ZÄÖÜ][a-zäöüß]{2,}en\s+von\s+$", re.I)
+_SENTENCE_END = re.compile(r"[.;!?]\s")
+_WORDS = re.compile(r"[^\W\d_]+")
+
+
+def _names_workload(text: str, fig: Figure, figures: list[Figure]) -> bool:
+    """Does the figure size what was measured ("a 10 MB file", "Writing 10 MB back out ... takes 0.8 s"), not state
+    a result?"""
     end = fig.start + len(fig.text)
-    return _THING_BEFORE.search(text, 0, fig.start) is not None and _NOUN_AFTER.match(text[end:]) is not None
+    if _THING_BEFORE.search(text, 0, fig.start) is not None and _NOUN_AFTER.match(text[end:]) is not None:
+        return True
+    if fig.unit is None or "/" in fig.unit or fig.unit in ("x", "%"):
+        return False  # a rate, a ratio or a share is what an activity achieves ("Decoding 1.9x faster"), no amount
+    stop = _SENTENCE_END.search(text, end)
+    if not any(end <= f.start < (stop.start() if stop else len(text)) for f in figures):
+        return False  # nothing said of the activity: the figure may be the result
+    lo = max(0, fig.start - 40)
+    if _GERUND.search(text, lo, fig.start) is not None:
+        return True
+    if _ROMANCE_SUBJECT.search(text, lo, fig.start) is not None:
+        return language(w.lower() for w in _WORDS.findall(text)) == "es"
+    if _GERMAN_SUBJECT.search(text, lo, fig.start) is not None:
+        return language(w.lower() for w in _WORDS.findall(text)) == "de"
+    return False
 
 
 def _restating_rows(quotes: list[Quote], rows: dict[int, tuple[Table, tuple[Statement, ...]]]) -> list[Quote]:
@@ -239,7 +271,7 @@ def _quotes_of(st: Statement, table: Table | None, cells: tuple[Statement, ...],
     segments = _segments(st.text) if st.kind != "cell" and len(names) > 1 else []
     out = []
     for fig, unit, metric in found:
-        if _describes_a_thing(st.text, fig):
+        if _names_workload(st.text, fig, [f for f, _, _ in found]):
             continue  # "a 10 MB file", "the 10 MB parse": the size of what was measured, not a result
         own = names
         for a, b in segments:  # "publish at 412 req/s (broker-publish-...); consume at 950 req/s (...)"

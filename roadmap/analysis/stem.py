@@ -157,7 +157,18 @@ def stem(word: str) -> str:
             w = s
     if _m(w) > 1 and _double_cons(w) and w.endswith("l"):
         w = w[:-1]
+    for noun, verb in _NOUN_VERB:
+        if w.endswith(noun) and len(w) > len(noun) + 1 and w not in _NOT_NOUNS:
+            return w[: -len(noun)] + verb
     return w
+
+
+# Latin nouns in -tion/-sion whose verbs Porter stems apart, each family as one stem: "resolution" and "resolved"
+# (resolv), "consumption" and "consume" (consum), "subscription" and "subscribe" (subscrib), "exclusion" and
+# "exclude" (exclud). A record names the work with the noun ("cache for module resolution"), the commit with the
+# verb ("LRU for resolved specifiers").
+_NOUN_VERB = (("olut", "olv"), ("umpt", "um"), ("script", "scrib"), ("clus", "clud"))
+_NOT_NOUNS = frozenset({"absolut"})  # "absolute" is no noun of "absolve"
 
 
 # Spanish and Portuguese endings, longest first, on a word without its accents: verb (-ar, -ir; -ado, -ando),

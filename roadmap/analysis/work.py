@@ -127,6 +127,7 @@ GENERIC_WORDS = _GENERIC
 # "limit request headers" both say limit). Kept small: only words that mean the same in any change description.
 SYNONYMS: dict[str, str] = {
     "cap": "limit",
+    "bound": "limit",  # "bounded at 5,000 entries", "cap 5000"
     "deny": "reject",
     "refuse": "reject",
     "disallow": "reject",
@@ -402,23 +403,29 @@ def terms_of(text: str, lang: str | bool | None = None) -> frozenset[str]:
 @lru_cache(maxsize=1 << 16)
 def _terms_of_words(words: tuple[str, ...], lang: str = "en") -> frozenset[str]:
     """terms_of a text with these raw words: texts that differ only in what is no word (a bare number, an
-    issue key, punctuation) share one entry."""
-    out: set[str] = set()
+    issue key, punctuation) share one entry. A long form ("least recently used") is one term, its abbreviation's
+    (lru), and its words are no terms of their own: "a least-recently-used cache" and "an LRU" name the same thing
+    with the same terms, and the words "recently" and "used" there say nothing else."""
     stems: list[str] = []
+    terms: list[str | None] = []
     for w in words:
         s, term = _word_term(w, lang)
         stems.append(s)
-        if term is not None:
-            out.add(term)
+        terms.append(term)
     longs = _long_forms()
     starts = [i for i, s in enumerate(stems) if s in _LONG_FIRSTS]  # most texts have none
+    if not starts:
+        return frozenset(t for t in terms if t is not None)
+    shorts: set[str] = set()
+    covered: set[int] = set()
     for n in (5, 4, 3, 2):
         for i in starts:
-            if i + n <= len(stems):
+            if i + n <= len(stems) and covered.isdisjoint(range(i, i + n)):
                 hit = longs.get(tuple(stems[i : i + n]))
                 if hit:
-                    out.add(hit)
-    return frozenset(out)
+                    shorts.add(hit)
+                    covered.update(range(i, i + n))
+    return frozenset(t for k, t in enumerate(terms) if t is not None and k not in covered) | shorts
 
 
 # What a commit message quotes is someone else's words: a bot's bump with its upstream release notes, an

@@ -31,6 +31,7 @@ from roadmap.analysis.landing import (
 )
 from roadmap.analysis.reconciled import landing_reconciled
 from roadmap.analysis.short_forms import identifier_forms, initial_forms, short_forms, spelled_initials
+from roadmap.analysis.spec_numbers import spec_numbers
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.steps import names_workstream, step_terms
 from roadmap.analysis.touched import changes_named
@@ -48,14 +49,18 @@ from roadmap.analysis.work import (
     terms_of,
 )
 from roadmap.checks.added_already import added_already
+from roadmap.checks.bumped_already import bumped_already
+from roadmap.checks.removed_already import removed_already
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
+from roadmap.records.classify import waits_for
 from roadmap.records.model import Statement
 
 # A symbol distinctive enough that its first appearance in code is evidence on its own: an identifier
-# with an inner capital or underscore (`AsyncDeviceInputs`, `VT_ASYNC_DEVICE_MIRROR`), or a long flag.
+# with an inner capital or underscore (`AsyncDeviceInputs`, `VT_ASYNC_DEVICE_MIRROR`, and `Migration41To42`, whose
+# inner capital follows digits), or a long flag.
 # (a trailing `!` or `?` is part of a Julia, Ruby or Scheme name: `assemble_jacobienne!`, `empty?`)
-_DISTINCT = re.compile(r"^(?:--[a-z0-9][a-z0-9-]{5,}|[A-Za-z_][A-Za-z0-9_:.]*(?:[a-z][A-Z]|_)[A-Za-z0-9_:.]*[!?]?)$")
+_DISTINCT = re.compile(r"^(?:--[a-z0-9][a-z0-9-]{5,}|[A-Za-z_][A-Za-z0-9_:.]*(?:[a-z]\d*[A-Z]|_)[A-Za-z0-9_:.]*[!?]?)$")
 _FILE_NAME = re.compile(r"\.[A-Za-z0-9]{1,5}$")  # `qwen3_5.cpp` names a file, not code in it
 STRONG_RATIO, WEAK_RATIO = 0.5, 0.3  # IDF-weighted share of the directive's work terms the commit reports done
 MAX_CHANCE = 0.05  # expected chance matches among the news commits, for terms alone
@@ -87,6 +92,7 @@ class _Candidate:
     other_ticket: bool = False  # it names a ticket of the directive's tracker, never the directive's own
     ticket: tuple[str, ...] = ()  # the directive's own ticket keys it names (INV-311): the tracker's id of the work
     part: str = ""  # the one of the directive's requests it did, when it did one of several
+    figures: tuple[int, ...] = ()  # numbers the directive is specified by that its message states too (5,000 entries)
     news: int = 0  # commits the directive cannot have known about (for the chance of a match)
     size: int = 0  # the directive's length in words (work.term_count of its terms)
     work: WorkMatch | None = None
@@ -131,6 +137,10 @@ class _Candidate:
         # A ticket key of the directive's own, named by the commit, is the tracker's id of the work: as good as a
         # row named, with the same words said.
         named = bool(self.names or self.ticket)
+        # The bound, size or count the directive specifies, stated by a commit whose subject is about the work
+        # ("bounded at 5,000 entries" / "Cap 5000"): the specification built, a second kind of evidence beside the
+        # words, as a row named is.
+        specified = bool(self.figures) and subject >= 2 and n >= 3 and ratio >= WEAK_RATIO
         if (
             named
             and (n >= 3 and ratio >= STRONG_RATIO or touched)
@@ -138,7 +148,7 @@ class _Candidate:
             and (named or n >= 2 and ratio >= WEAK_RATIO)
         ):
             return "error"
-        if named and n >= 3 and ratio >= WEAK_RATIO or self.introduced or touched:
+        if named and n >= 3 and ratio >= WEAK_RATIO or self.introduced or touched or specified:
             return "warning"
         # Words alone, however specific, were right about half the time on records other teams wrote
         # (tests/realworld/labels/): a hint for a person to look at, not a warning.
@@ -160,6 +170,8 @@ class _Candidate:
             out.append("changes " + ", ".join(self.touches[:3]))
         if self.routes:
             out.append("changes the handler of " + ", ".join(f"`{r}`" for r in self.routes[:3]))
+        if self.figures:
+            out.append("states " + ", ".join(f"{v:,}" for v in self.figures) + " as the directive does")
         if self.work and self.work.matched:
             out.append(self.work.describe(6))
         if self.part:
@@ -330,6 +342,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         s for s in (*st.mentions.symbols, *st.mentions.env_vars) if "/" not in s and not _FILE_NAME.search(s)
     ) | frozenset(p.symbol for p in st.mentions.paths if p.symbol)
     routes = endpoints(st.directive_text or st.text)
+    numbers = spec_numbers(st.directive_text or st.text)
     out = []
     for cand in cands.values():
         if taken_out.undone(cand.commit):
@@ -340,6 +353,8 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         if ids and not cand.names:
             cand.other_rows = _names_other_rows(cand.commit, ids)
         cand.other_ticket = _names_other_ticket(cand.commit, tickets)
+        if numbers:
+            cand.figures = tuple(sorted(numbers & spec_numbers(cand.commit.message)))
         if tickets:
             cand.ticket = tuple(sorted(f"{p}-{n}" for p, n in tickets & _tickets(cand.commit.message) if len(n) >= 2))
         cw = commit_work(cand.commit)
@@ -566,11 +581,14 @@ def prepare(ctx: LintContext, statements: list[Statement]) -> None:
 
 
 def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
-    reason = (
-        _landed_reason(ctx, st, news)
-        or _twin_reason(ctx, st, news)
-        or added_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
-    )
+    reason = _landed_reason(ctx, st, news) or _twin_reason(ctx, st, news)
+    if reason is None or reason.severity == "info":  # words alone: what the code says of a named thing is more
+        reason = (
+            added_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
+            or removed_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
+            or bumped_already(ctx, st, news, lambda: _base_rev(ctx, news))
+            or reason
+        )
     if reason is not None and reason.commits and landing_reconciled(ctx, st, reason.commits[0][0]):
         reason = None  # the record itself says, further on or in its header, that this commit landed
     ctx.facts.landed[id(st)] = reason  # RL401 reads it: a row whose last work landed while its state stays open
@@ -597,7 +615,8 @@ def _landed_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None
     top = max(c.weight for c in pool)
     best = min((c for c in pool if c.weight >= top - 1.0), key=lambda c: rank(c.commit))  # the first that did it
     c = best.commit
-    phrase = f"directs work that landed {c.day} in {c.short} ({c.subject!r}: {best.reasons()})"
+    asks = "waits for" if waits_for(st.directive_text or "") else "directs"  # a blocker's need, not its row's work
+    phrase = f"{asks} work that landed {c.day} in {c.short} ({c.subject!r}: {best.reasons()})"
     others = sorted((x for x in pool if x is not best), key=lambda x: rank(x.commit))
     if others:
         phrase += " and later in " + ", ".join(x.commit.short for x in others[:3])
@@ -762,15 +781,24 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     up to +5, by the IDF-weighted share of its distinctive terms found in the message, so words every
     commit uses count little) and the score and reasons are shown; weak matches are warnings, strong ones
     errors. A commit matched by its words alone (no row named, no named file changed, no symbol introduced)
-    is information: on records other teams wrote such matches were right about half the time. A commit may
+    is information: on records other teams wrote such matches were right about half the time; one that also states
+    a number the directive is specified by (a bound, size or count of 100 or more: "bounded at 5,000 entries" /
+    "Cap 5000"), with a subject about the work, is a warning. A commit may
     write the work shorter than the directive: a short form of the directive's own adjacent words ("key id" ->
-    kid, initials of three words) or a listed synonym (cap -> limit) counts as those words, and an initialism
+    kid, initials of three words) or a listed synonym (cap, bound -> limit) counts as those words, and an initialism
     the directive writes in capitals ("Ativar CDC") counts as said by a commit that spells it out ("change data
-    capture"). Records and commits in Spanish or Portuguese meet by Romance stems ("Paginar" / "páginas"), Chinese,
+    capture"); a long form is one term, its abbreviation's ("least-recently-used" is LRU, not also "recently" and
+    "used"), and a Latin noun meets its verb ("resolution" / "resolved"). Records and commits in Spanish or
+    Portuguese meet by Romance stems ("Paginar" / "páginas"), Chinese,
     Japanese and Korean ones by the character bigrams of their text (no spaces there: "粗排特征读取加本地缓存" and
     "粗排特征读取加 Caffeine 本地缓存" share 粗排, 特征, 本地, 缓存), and
     switch words of other languages are enable and disable ("Ativar", "desactivar"); a directive to switch a
-    thing on is not done by a commit that switched it off. Work a record
+    thing on is not done by a commit that switched it off. A directive to remove a name (`Remove the X flag`) is
+    done by a commit that took the name out of the code, and one to bump a dependency to a version (`Bump X to
+    8.5.0`) by a commit that names the dependency and writes that version into the code: a warning, also when that
+    commit came before the line was written (stale on arrival), as is a directive to add a name the code already
+    declared then. The state or note of a table row not closed that says what the row waits for ("blocked until
+    the export API lands (`export_api`)", "waiting on ...") names work left, whoever does it. Work a record
     already marks done (stale on arrival) is a warning: a done mark in the directive's own file always counts;
     one in another file counts when it was written before the directive, names at least half of its work and
     a commit before the mark reports it, or when it was written after the directive and a commit between the

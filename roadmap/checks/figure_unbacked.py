@@ -266,8 +266,9 @@ def figure_unbacked(ctx: LintContext) -> list[Hit]:
     contradicts against the bar it states (">= 450 MB/s: PASS" with 438.0 MB/s, "340 ms against its
     300 ms budget: PASS", "1.0283x FAIL against parity"), in a sentence or in a table row with a bar and
     a verdict cell; the measurement is the sentence's (row's) own figure, else the cited evidence's.
-    Bars are never read as measurements; figures of upstream or a baseline are left alone unless the
-    evidence holds that side; evidence with no readable numbers is unknown, not wrong. A dated entry of a log is
+    Bars are never read as measurements, nor is a size that names what was measured ("a 10 MB file", "Writing
+    10 MB back out ... takes 0.8 s": the object of the sentence's opening activity); figures of upstream or a
+    baseline are left alone unless the evidence holds that side; evidence with no readable numbers is unknown, not wrong. A dated entry of a log is
     checked too: history by its place, it still misquotes the run it cites.
     As a warning: a figure a line says was measured ("v2 measured 5.9 ms at 16k") that cites nothing, in a
     record where at least two other statements cite evidence, when no evidence file and no commit message of

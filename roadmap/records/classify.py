@@ -136,7 +136,8 @@ _EMPTY_VALUES = frozenset({"", "none", "n/a", "na", "nothing", "-", "—", "–"
 # More characters than the longest empty value that _norm() keeps (it drops only whitespace and `_-*.:`, and
 # lower-casing never shortens a character): then the text is no empty value, and needs no _norm().
 _LONGER_THAN_EMPTY = re.compile(rf"(?:[^\s_\-*.:][\s_\-*.:]*){{{max(map(len, _EMPTY_VALUES)) + 1}}}")
-_WORD = re.compile(r"[A-Za-z][A-Za-z-]*")
+# A word, never the head of an identifier: "handle429Error()" or "add_user" opens with no verb.
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]*+(?![0-9_])")
 # The column of a table that names a row's work (not its figures, owners, evidence or state).
 # A free-text column that may carry a row's work when the table has no column of work: "| #381 | Priya | 🔴 | Add
 # DualSense rumble on recoil |" under "Ticket | Owner | Status | Notes". Only a cell that opens with an imperative counts.
@@ -281,6 +282,32 @@ _NEED = re.compile(
     r"blocked\s+(?:on|by)|until)\b",
     re.I,
 )
+
+
+# A note that says, unlabelled, what its row waits for: "blocked until the export API lands (`export_api`)", "waiting
+# on infra for the bucket", "bloqueado hasta que salga la API", "wartet auf das neue Schema". At the start of the
+# note or of one of its clauses: "we were blocked on it" reports, and is no clause of its own.
+_WAITS_FOR = re.compile(
+    r"\b(?:blocked\s+(?:until|on|by)|waiting\s+(?:on|for|until)|on\s+hold\s+until|depends\s+on|"
+    r"blockiert\s+(?:bis|durch|von)|wartet\s+auf|bloqueado\s+(?:hasta|por|até|pela|pelo)|esperando|aguardando|"
+    r"bloqué\s+(?:par|jusqu)|en\s+attente\s+de)\b",
+    re.I,
+)
+_WAIT_HINTS = ("block", "bloq", "wait", "hold", "depends", "esperando", "aguardando", "attente", "wartet")
+
+
+def waits_for(text: str) -> str | None:
+    """The clause of a note that names what its row waits for (up to the next `;`), or None."""
+    low = text.lower()
+    if not any(h in low for h in _WAIT_HINTS):  # most notes wait for nothing: no regex for them
+        return None
+    for m in _WAITS_FOR.finditer(text):
+        before = text[: m.start()].rstrip()
+        if before and before[-1] not in ";:,.(—–":
+            continue  # "we were blocked on it": inside a clause, a report
+        end = text.find(";", m.end())
+        return text[m.start() : end if end >= 0 else len(text)].strip()
+    return None
 
 
 # What a label says when nothing is left under it: "Blocked on: Nothing.", "Next: none", "Blockers: n/a", "—".

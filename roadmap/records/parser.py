@@ -8,7 +8,16 @@ from typing import TYPE_CHECKING
 
 from roadmap.records import source, structure
 from roadmap.records.blocks import MD, Block, Cell, Heading, walk
-from roadmap.records.classify import NOTE_COLUMN, WORK_COLUMN, Classifier, Verdict, as_of_in, checked, marks_done
+from roadmap.records.classify import (
+    NOTE_COLUMN,
+    WORK_COLUMN,
+    Classifier,
+    Verdict,
+    as_of_in,
+    checked,
+    marks_done,
+    waits_for,
+)
 from roadmap.records.inline import Inline
 from roadmap.records.legends import word_legend
 from roadmap.records.kinds import follow_up_section
@@ -17,7 +26,7 @@ from roadmap.records.mentions import extract, ids_in
 from roadmap.records.model import AsOf, Mentions, Problem, RecordFile, Statement, Table, built
 from roadmap.records.patterns import FULL_SHA_RE, PREMISE_LABEL_RE, PRESENT_CAUSE_RE
 from roadmap.records.spans import Region, cell_spans, place
-from roadmap.records.state_words import legend
+from roadmap.records.state_words import leading_state, legend
 from roadmap.records.suppressions import scan
 
 if TYPE_CHECKING:
@@ -246,6 +255,13 @@ class _Builder:
                     ),
                     None,
                 )
+        # Where a row says what it waits for ("In progress | blocked until the export API lands (`export_api`)"), like
+        # a "Blocked on:" item: its state cell and its notes.
+        waits_cols = (
+            {k for k, h in enumerate(tb.headers) if k == state_col or NOTE_COLUMN.search(h)}
+            if state_col is not None
+            else set()
+        )
         read: dict[_CellKey, _CellReading] = {}  # _read_cell's memo, for this table
         # what is the same for every cell of the table, worked out once: its structure's verdicts and the as-of
         # point of a cell that names none of its own (nor its row)
@@ -273,6 +289,7 @@ class _Builder:
                 and state_col < len(cells)
                 and self.cls.is_progress_state(cells[state_col].inline.text)
             )
+            stated = cells[state_col].inline.text if state_col is not None and state_col < len(cells) else None
             stmts = []
             spans: list[tuple[int, int]] | None = None  # the row's cell spans, split only when a cell has a path
             for k, cell in enumerate(cells):
@@ -289,6 +306,15 @@ class _Builder:
                     # "~~Move X~~ not needed": the struck part was the work
                     done = inl.struck and self.cls.struck_work(text)
                     verdict = Verdict(False, True, None) if done else Verdict(True, False, text)
+                elif (  # a row not closed whose state or note says what it waits for: work left, whoever does it
+                    k in waits_cols
+                    and stated is not None
+                    and not verdict.directive
+                    and not verdict.historical
+                    and (need := waits_for(text))
+                    and leading_state(stated, self.config.closed_state_set) is None
+                ):
+                    verdict = Verdict(True, False, need)
                 if process and verdict.directive:
                     verdict = Verdict(False, verdict.historical, None)
                 why_cell = why or ("" if verdict.directive else unless_asked)
