@@ -40,6 +40,9 @@ _TO_VERSION = re.compile(
     re.I,
 )
 _DOTTED = re.compile(r"\d\.\d")
+# A major version pair written with an arrow, no dots: "bump redis 6->7", "node 18 → 20". The arrow makes the bare
+# numbers versions; the version bumped to is read from the commit that did it ("redis 6.2 -> 7.1").
+_ARROW_MAJOR = re.compile(r"(?<![\w.])v?(\d{1,3})\s*(?:->|→)\s*v?(\d{1,3})(?![\w.])")
 _NAME = re.compile(r"`([^`\n]{2,80})`|(?<![\w.:/@-])([A-Za-z@][\w.:/@-]{1,80})")
 # Words between the verb and the preposition that name no dependency: articles, conjunctions, prepositions.
 _STOP = frozenset(
@@ -52,13 +55,20 @@ def bumps(text: str) -> list[tuple[str, str]]:
     """(dependency, version) pairs a directive asks to bump to: "Bump `io.sentry:sentry-android` to 8.5.0",
     "Upgrade the Gradle wrapper to 8.12". The dependency is among the last three names before the preposition: the
     one in backticks, else the first that is no article ("Gradle")."""
-    if _DOTTED.search(text) is None:
+    if _DOTTED.search(text) is None and _ARROW_MAJOR.search(text) is None:
         return []  # no version to bump to: most directives
     opening = _BUMP.match(text)
     if opening is None and not _BUMP_LAST.search(text[-24:]):
         return []
     out = []
     start = opening.end() if opening else 0
+    for m in _ARROW_MAJOR.finditer(text, start):
+        if int(m.group(2)) > int(m.group(1)):  # a bump goes up: "6->7"
+            near = [
+                n for n in _NAME.finditer(text, start, m.start()) if (n.group(1) or n.group(2)).lower() not in _STOP
+            ]
+            if near:
+                out.append(((near[-1].group(1) or near[-1].group(2)).strip(), m.group(2)))
     for m in _TO_VERSION.finditer(text, start):
         near = list(_NAME.finditer(text, start, m.start()))[-3:]
         start = m.end()
@@ -93,9 +103,18 @@ def _lower(message: str) -> str:
     return message.lower()
 
 
-def _bumped(ctx: LintContext, commit: Commit, version: str) -> bool:
-    """Does the commit write `version` into the code (added occurrences, `8.5.0` or `v8.5.0`)?"""
-    return code_delta(ctx, version, commit.sha) > 0 or code_delta(ctx, "v" + version, commit.sha) > 0
+def _bumped(ctx: LintContext, commit: Commit, version: str) -> str | None:
+    """The version the commit writes into the code (added occurrences, `8.5.0` or `v8.5.0`), or None. For a bare
+    major version ("7" of "6->7") the dotted ones of that major its message names ("redis 6.2 -> 7.1") are tried."""
+    tried = [version] if "." in version else _message_versions(commit.message, version)
+    for v in tried:
+        if code_delta(ctx, v, commit.sha) > 0 or code_delta(ctx, "v" + v, commit.sha) > 0:
+            return v
+    return None
+
+
+def _message_versions(message: str, major: str) -> list[str]:
+    return sorted(set(re.findall(rf"(?<![\w.])v?({re.escape(major)}(?:\.\d+)+)(?![\w.])", message)))
 
 
 def bumped_already(ctx: LintContext, st: Statement, news: News, base: Callable[[], str | None]) -> Reason | None:
@@ -111,21 +130,22 @@ def bumped_already(ctx: LintContext, st: Statement, news: News, base: Callable[[
     taken_out = reverts(ctx)
     for name, version in pairs:
         for c in reversed(history.commits):  # oldest first: the commit that bumped to it first
-            if c.is_merge or not _names(c, name) or taken_out.undone(c) or not _bumped(ctx, c, version):
+            if c.is_merge or not _names(c, name) or taken_out.undone(c):
+                continue
+            wrote = _bumped(ctx, c, version)
+            if wrote is None:
                 continue
             if c.sha in fresh and (written is None or history.rank(c) > history.rank(written)):
-                phrase = f"directs work that landed {c.day} in {c.short} ({c.subject!r}: bumps {name} to {version})"
+                phrase = f"directs work that landed {c.day} in {c.short} ({c.subject!r}: bumps {name} to {wrote})"
             elif (
-                written is not None
-                and history.rank(c) < history.rank(written)
-                and in_code_at(ctx, version, written.sha)
+                written is not None and history.rank(c) < history.rank(written) and in_code_at(ctx, wrote, written.sha)
             ):
                 phrase = (
-                    f"asks to bump {name} to {version}, which {c.short} ({c.day}, {c.subject!r}) had already done "
+                    f"asks to bump {name} to {wrote}, which {c.short} ({c.day}, {c.subject!r}) had already done "
                     "when the line was written"
                 )
             else:
                 continue
-            fix = f"drop or strike the directive: {c.short} bumped {name} to {version}"
+            fix = f"drop or strike the directive: {c.short} bumped {name} to {wrote}"
             return Reason("RL101", "warning", phrase, fix, commits=[(c, "landed")], news=news)
     return None

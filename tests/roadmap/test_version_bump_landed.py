@@ -76,6 +76,9 @@ def test_a_commit_that_names_another_dependency_is_no_bump_of_this_one(git_repo)
         ("Raise the timeout to 30 s", []),
         ("Update the README to mention 1.2.0", []),
         ("Write the 1.2 to 1.3 migration guide", []),  # no bump verb
+        ("- [ ] bump redis 6->7 (terraform/redis.tf)", [("redis", "7")]),  # a major pair by its arrow
+        ("Upgrade node 18 → 20 in CI", [("node", "20")]),
+        ("bump the retries 5->3", []),  # down is no bump
     ],
 )
 def test_the_pairs_a_bump_asks_for(text: str, pairs: list[tuple[str, str]]) -> None:
@@ -93,3 +96,20 @@ def test_a_reverted_bump_left_the_work(git_repo):
     )
     repo.commit({PLAN: f"# Release 4.2\n\n## Before the freeze\n\n- [ ] {ITEM}\n"}, "docs: 4.2 checklist", "2026-06-05")
     assert "RL101" not in codes_on(repo, PLAN, "Upgrade `axios`")
+
+
+def _redis_repo(git_repo, major_item: str, to: str):
+    repo = git_repo()
+    repo.commit({"terraform/redis.tf": 'engine_version = "6.2"\n'}, "infra: initial", "2026-01-05")
+    repo.commit({"terraform/redis.tf": f'engine_version = "{to}"\n'}, f"redis 6.2 -> {to}", "2026-01-07")
+    repo.commit({"TODO.md": f"# todo\n\n- [ ] {major_item}\n"}, "todo", "2026-01-09")
+    return repo
+
+
+def test_a_major_bump_by_its_arrow_is_done_by_a_commit_writing_that_major(git_repo):
+    """ "bump redis 6->7" is done by "redis 6.2 -> 7.1" (the code now says 7.1); not by a bump to 6.4."""
+    assert "RL101" in codes_on(_redis_repo(git_repo, "bump redis 6->7", "7.1"), "TODO.md", "bump redis")
+
+
+def test_a_bump_to_another_major_is_other_work(git_repo):
+    assert "RL101" not in codes_on(_redis_repo(git_repo, "bump redis 6->7", "6.4"), "TODO.md", "bump redis")
