@@ -8,21 +8,27 @@ purpose. A finding there sends a person to fix what the record already says.
 The same file reconciles a landing when
 - its status header (the status line, the preamble, or a first section whose title carries a landed state in
   capitals) says the work landed, or a section after the statement is titled as a result, an addendum, as what
-  landed, or with a date (leading or not); and
-- that block records the commit the finding names: its id, or most of the words of its subject (RL101), or the
-  switch the statement calls opt-in together with a flip to on (RL104).
+  landed, or with a date (leading or not) that is not older than the statement's own entry's; or, in a log kept
+  newest first, a section above it belongs to a newer entry ("## Übergabe 12.03.2026" above "## Übergabe
+  05.03.2026"), less the to-dos that entry leaves open; and
+- that block records the commit the finding names: its id, or most of the words of its subject (RL101), or one of
+  its statements calls done, in a closed-state word of any language and not denied ("erledigt am 09.03.", not "noch
+  nicht erledigt"), work it names as the subject and the statement both do; or the switch the statement calls
+  opt-in together with a flip to on (RL104).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.work import terms_of
 from roadmap.history.commit import Commit
-from roadmap.records.kinds import leading_date, title_of
+from roadmap.records.kinds import leading_date, title_of, trailing_date
 from roadmap.records.model import Statement
+from roadmap.records.still_open import still_open
 
 # A state that says the work is in, as a header writes it (in capitals: "landed" in prose is often a plan's verb).
 _LANDED_STATE = re.compile(
@@ -70,17 +76,34 @@ def _blocks(ctx: LintContext, st: Statement) -> Iterator[tuple[int, str, list[St
         members = [m for key, ms in sections.items() if key[:2] == first_section for m in ms]
         if members and min(m.line for m in members) < st.line:
             yield members[0].line, title_of(first_section[1]), members
+    own = _date_of(st.section)
+    closed = _closed_word(ctx.config.closed_states)
     for key, members in sections.items():
         if len(key) <= 1 or key == st.section[: len(key)]:
             continue
         title = title_of(key[-1])
-        if not (
-            _RESULT_TITLE.search(title) or leading_date(title) or _DATED.search(title) or _LANDED_STATE.search(title)
-        ):
-            continue
-        later = [m for m in members if m.line > st.line]
-        if later:
+        dated = _date_of(key)
+        if own is not None and dated is not None and dated < own:
+            continue  # an older entry, wherever the log puts it
+        titled = _RESULT_TITLE.search(title) or _title_date(title) or _LANDED_STATE.search(title)
+        if titled and (later := [m for m in members if m.line > st.line]):
             yield later[0].line, title, later
+        elif own is not None and dated is not None and dated > own and all(m.line < st.line for m in members):
+            # a log kept newest first: a newer entry above, less what it leaves open (its to-dos, what it calls open)
+            done = [m for m in members if (said := _done_said(m.text, closed)) or said is None and not m.directive]
+            if done:
+                yield done[0].line, title, done
+
+
+def _title_date(title: str) -> str | None:
+    m = _DATED.search(title)
+    return leading_date(title) or trailing_date(title) or (m.group(0) if m else None)
+
+
+@lru_cache(maxsize=4096)
+def _date_of(section: tuple[str, ...]) -> str | None:
+    """The date of the innermost heading of `section` titled with one ("### Offen" under "## Übergabe 12.03.2026")."""
+    return next((d for t in reversed(section[1:]) if (d := _title_date(title_of(t)))), None)
 
 
 def _says_commit(members: list[Statement], commit: Commit) -> bool:
@@ -94,10 +117,45 @@ def _says_commit(members: list[Statement], commit: Commit) -> bool:
     return len(said) >= MIN_SUBJECT_TERMS and len(said) >= MIN_SUBJECT_COVER * len(subject)
 
 
+@lru_cache(maxsize=16)
+def _closed_word(closed: tuple[str, ...]) -> re.Pattern[str]:
+    words = sorted({re.escape(w.lower()).replace("\\-", "[- ]") for w in closed}, key=len, reverse=True)
+    return re.compile(rf"(?<![\w-])(?:{'|'.join(words)})(?![\w-])", re.I)
+
+
+# "not done", "nicht erledigt", "pas fait", "no hecho", "noch nicht fertig": a closed word denied
+_DENIED = re.compile(r"\b(?:not|nicht|no|não|nao|pas|non|nie|never|yet|kein\w*)\s+(?:\w+\s+)?$", re.I)
+
+
+def _done_said(text: str, closed: re.Pattern[str]) -> bool | None:
+    """True where a closed-state word says the work is done ("erledigt am 09.03."); False where the text says it is
+    not: the word denied ("noch nicht erledigt", "not done yet", "todavía no está hecho") or something "still open"
+    ("A erledigt, B noch offen"); None where it says neither."""
+    if still_open(text, [text]):
+        return False
+    hit = closed.search(text)
+    if hit is None:
+        return None
+    return _DENIED.search(text[: hit.start()]) is None
+
+
+def _says_done(m: Statement, commit: Commit, todo: frozenset[str], closed: re.Pattern[str]) -> bool:
+    """One statement says in a closed-state word of any language that a piece of work is done ("Block-Jacobi statt
+    ILU(0) im Druck-PCG: erledigt am 09.03.", "retry budget: done"), naming it as the commit's subject and the
+    to-do (`todo`, its terms) both do: three terms of each. It reports that to-do done in its own few words, where
+    a block that only tells what happened must say most of the subject."""
+    if not _done_said(m.text, closed):
+        return False
+    said = terms_of(m.text)
+    return len(terms_of(commit.subject) & said) >= MIN_SUBJECT_TERMS and len(todo & said) >= MIN_SUBJECT_TERMS
+
+
 def landing_reconciled(ctx: LintContext, st: Statement, commit: Commit) -> str | None:
     """Where `st`'s own file records that `commit` landed, as a clause for messages; None when it does not."""
+    closed = _closed_word(ctx.config.closed_states)
+    todo = terms_of(st.directive_text or st.text)
     for line, title, members in _blocks(ctx, st):
-        if _says_commit(members, commit):
+        if _says_commit(members, commit) or any(_says_done(m, commit, todo, closed) for m in members):
             return f"its {title!r} at line {line} records {commit.short}"
     return None
 
