@@ -22,8 +22,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
+from typing import NamedTuple
 
 from roadmap.analysis.context import LintContext
+from roadmap.analysis.landing import MIN_TWIN_COVER_PLAIN, MIN_TWIN_SHARED, done_terms
 from roadmap.analysis.work import terms_of
 from roadmap.history.commit import Commit
 from roadmap.records.kinds import leading_date, title_of, trailing_date
@@ -52,9 +54,17 @@ MIN_SUBJECT_TERMS = 3  # a subject of fewer words is too short to recognise in o
 MIN_SUBJECT_COVER = 0.6  # share of the commit subject's work terms the block says
 
 
-def _blocks(ctx: LintContext, st: Statement) -> Iterator[tuple[int, str, list[Statement]]]:
-    """(line, title, statements) of each block of `st`'s file that records what happened: the status header, and
-    every section after `st` titled as a result, as what landed, or with a date."""
+class _Block(NamedTuple):
+    line: int
+    title: str
+    members: list[Statement]
+    newer_entry: bool = False  # an entry of a log kept newest first, above the statement and dated after its own
+
+
+def _blocks(ctx: LintContext, st: Statement) -> Iterator[_Block]:
+    """Each block of `st`'s file that records what happened: the status header, every section after `st` titled
+    as a result, as what landed, or with a date (no older than `st`'s own entry), and every section above `st`
+    that belongs to a newer entry of a log kept newest first, less what that entry leaves open."""
     rf = ctx.record(st.path)
     if rf is None:
         return
@@ -71,11 +81,11 @@ def _blocks(ctx: LintContext, st: Statement) -> Iterator[tuple[int, str, list[St
             first_section = key[:2]
     status = [m for m in header if _LANDED_STATE.search(m.text)]
     if status and st.section[:1] and len(st.section) > 1:
-        yield status[0].line, "status header", status
+        yield _Block(status[0].line, "status header", status)
     if first_section is not None and st.section[:2] != first_section and _LANDED_STATE.search(first_section[1]):
         members = [m for key, ms in sections.items() if key[:2] == first_section for m in ms]
         if members and min(m.line for m in members) < st.line:
-            yield members[0].line, title_of(first_section[1]), members
+            yield _Block(members[0].line, title_of(first_section[1]), members)
     own = _date_of(st.section)
     closed = _closed_word(ctx.config.closed_states)
     for key, members in sections.items():
@@ -87,12 +97,12 @@ def _blocks(ctx: LintContext, st: Statement) -> Iterator[tuple[int, str, list[St
             continue  # an older entry, wherever the log puts it
         titled = _RESULT_TITLE.search(title) or _title_date(title) or _LANDED_STATE.search(title)
         if titled and (later := [m for m in members if m.line > st.line]):
-            yield later[0].line, title, later
+            yield _Block(later[0].line, title, later)
         elif own is not None and dated is not None and dated > own and all(m.line < st.line for m in members):
-            # a log kept newest first: a newer entry above, less what it leaves open (its to-dos, what it calls open)
+            # what the newer entry does not leave open: not its to-dos, nor what it calls open or not done
             done = [m for m in members if (said := _done_said(m.text, closed)) or said is None and not m.directive]
             if done:
-                yield done[0].line, title, done
+                yield _Block(done[0].line, title, done, newer_entry=True)
 
 
 def _title_date(title: str) -> str | None:
@@ -140,23 +150,29 @@ def _done_said(text: str, closed: re.Pattern[str]) -> bool | None:
 
 
 def _says_done(m: Statement, commit: Commit, todo: frozenset[str], closed: re.Pattern[str]) -> bool:
-    """One statement says in a closed-state word of any language that a piece of work is done ("Block-Jacobi statt
-    ILU(0) im Druck-PCG: erledigt am 09.03.", "retry budget: done"), naming it as the commit's subject and the
-    to-do (`todo`, its terms) both do: three terms of each. It reports that to-do done in its own few words, where
-    a block that only tells what happened must say most of the subject."""
+    """A newer entry's statement reports the to-do (`todo`, its terms) done, in a closed-state word of any language
+    ("Block-Jacobi statt ILU(0) im Druck-PCG: erledigt am 09.03. (...)"): it is the to-do's done twin (it names
+    little the to-do does not, analysis/landing.py's bar for a done mark) and names the commit's work too."""
     if not _done_said(m.text, closed):
         return False
-    said = terms_of(m.text)
-    return len(terms_of(commit.subject) & said) >= MIN_SUBJECT_TERMS and len(todo & said) >= MIN_SUBJECT_TERMS
+    said = done_terms(m) - terms_of(" ".join(closed.findall(m.text)))
+    shared = todo & said
+    return (
+        len(shared) >= MIN_TWIN_SHARED
+        and len(shared) >= MIN_TWIN_COVER_PLAIN * len(said)
+        and len(terms_of(commit.subject) & said) >= MIN_SUBJECT_TERMS
+    )
 
 
 def landing_reconciled(ctx: LintContext, st: Statement, commit: Commit) -> str | None:
     """Where `st`'s own file records that `commit` landed, as a clause for messages; None when it does not."""
     closed = _closed_word(ctx.config.closed_states)
     todo = terms_of(st.directive_text or st.text)
-    for line, title, members in _blocks(ctx, st):
-        if _says_commit(members, commit) or any(_says_done(m, commit, todo, closed) for m in members):
-            return f"its {title!r} at line {line} records {commit.short}"
+    for block in _blocks(ctx, st):
+        if _says_commit(block.members, commit) or (
+            block.newer_entry and any(_says_done(m, commit, todo, closed) for m in block.members)
+        ):
+            return f"its {block.title!r} at line {block.line} records {commit.short}"
     return None
 
 
@@ -169,7 +185,7 @@ def flip_reconciled(ctx: LintContext, st: Statement, flags: list[str]) -> str | 
     """Where `st`'s own file records that one of `flags` (or, with none, the statement's feature) was turned on by
     default after it: a header or later section that names the switch and says it is on."""
     wanted = [w for w in (_flag_words(f) for f in flags) if w]
-    for _, title, members in _blocks(ctx, st):
+    for _, title, members, _ in _blocks(ctx, st):
         title_flips = bool(_FLIP.search(title))
         for m in members:
             words = frozenset(re.split(r"[^a-z0-9]+", m.text.lower()))
