@@ -11,10 +11,11 @@ The same file reconciles a landing when
   landed, or with a date (leading or not) that is not older than the statement's own entry's; or, in a log kept
   newest first, a section above it belongs to a newer entry ("## Übergabe 12.03.2026" above "## Übergabe
   05.03.2026"), less the to-dos that entry leaves open; and
-- that block records the commit the finding names: its id, or most of the words of its subject (RL101), or one of
-  its statements calls done, in a closed-state word of any language and not denied ("erledigt am 09.03.", not "noch
-  nicht erledigt"), work it names as the subject and the statement both do; or the switch the statement calls
-  opt-in together with a flip to on (RL104).
+- that block records the commit the finding names: its id, or most of the words of its subject (RL101; a newer
+  entry instead reports the to-do done, in the to-do's own words and some of the subject's, by a closed-state word
+  of any language that it does not deny, "erledigt am 09.03." and not "noch nicht erledigt", or under a label that
+  says so, "Erledigt seit der letzten Übergabe:"); or the switch the statement calls opt-in together with a flip
+  to on (RL104).
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ class _Block(NamedTuple):
     line: int
     title: str
     members: list[Statement]
-    newer_entry: bool = False  # an entry of a log kept newest first, above the statement and dated after its own
+    # for an entry of a log kept newest first, above the statement and dated after its own: what it reports done
+    done: list[Statement] | None = None
 
 
 def _blocks(ctx: LintContext, st: Statement) -> Iterator[_Block]:
@@ -99,10 +101,29 @@ def _blocks(ctx: LintContext, st: Statement) -> Iterator[_Block]:
         if titled and (later := [m for m in members if m.line > st.line]):
             yield _Block(later[0].line, title, later)
         elif own is not None and dated is not None and dated > own and all(m.line < st.line for m in members):
-            # what the newer entry does not leave open: not its to-dos, nor what it calls open or not done
-            done = [m for m in members if (said := _done_said(m.text, closed)) or said is None and not m.directive]
-            if done:
-                yield _Block(done[0].line, title, done, newer_entry=True)
+            kept, done = _reported(members, closed)
+            if kept:
+                yield _Block(kept[0].line, title, kept, done)
+
+
+def _reported(members: list[Statement], closed: re.Pattern[str]) -> tuple[list[Statement], list[Statement]]:
+    """(what an entry does not leave open, what it reports done): its statements less its to-dos and what it calls
+    open or not done; of those, each that says done in a closed-state word, or an item under a label that does
+    ("Erledigt seit der letzten Übergabe:")."""
+    kept: list[Statement] = []
+    done: list[Statement] = []
+    label: bool | None = None
+    for m in members:
+        said = _done_said(m.text, closed)
+        if m.kind != "item":
+            label = said if m.text.rstrip().endswith(":") else None
+        elif said is None and label:
+            said = True
+        if said or said is None and not m.directive:
+            kept.append(m)
+        if said:
+            done.append(m)
+    return kept, done
 
 
 def _title_date(title: str) -> str | None:
@@ -118,13 +139,17 @@ def _date_of(section: tuple[str, ...]) -> str | None:
 
 def _says_commit(members: list[Statement], commit: Commit) -> bool:
     text = " ".join(m.text for m in members)
-    if any(commit.sha.startswith(h) for h in _HEX.findall(text)):
+    if _names_commit(text, commit):
         return True
     subject = terms_of(commit.subject)
     if len(subject) < MIN_SUBJECT_TERMS:
         return False
     said = subject & terms_of(text)
     return len(said) >= MIN_SUBJECT_TERMS and len(said) >= MIN_SUBJECT_COVER * len(subject)
+
+
+def _names_commit(text: str, commit: Commit) -> bool:
+    return any(commit.sha.startswith(h) for h in _HEX.findall(text))
 
 
 @lru_cache(maxsize=16)
@@ -149,12 +174,10 @@ def _done_said(text: str, closed: re.Pattern[str]) -> bool | None:
     return _DENIED.search(text[: hit.start()]) is None
 
 
-def _says_done(m: Statement, commit: Commit, todo: frozenset[str], closed: re.Pattern[str]) -> bool:
-    """A newer entry's statement reports the to-do (`todo`, its terms) done, in a closed-state word of any language
-    ("Block-Jacobi statt ILU(0) im Druck-PCG: erledigt am 09.03. (...)"): it is the to-do's done twin (it names
-    little the to-do does not, analysis/landing.py's bar for a done mark) and names the commit's work too."""
-    if not _done_said(m.text, closed):
-        return False
+def _done_twin(m: Statement, commit: Commit, todo: frozenset[str], closed: re.Pattern[str]) -> bool:
+    """A statement a newer entry reports done ("Block-Jacobi statt ILU(0) im Druck-PCG: erledigt am 09.03. (...)")
+    is the to-do's (`todo`, its terms): it names little the to-do does not, analysis/landing.py's bar for a done
+    mark, once its trailing note and its closed-state word are set aside; and it names the commit's work too."""
     said = done_terms(m) - terms_of(" ".join(closed.findall(m.text)))
     shared = todo & said
     return (
@@ -165,13 +188,18 @@ def _says_done(m: Statement, commit: Commit, todo: frozenset[str], closed: re.Pa
 
 
 def landing_reconciled(ctx: LintContext, st: Statement, commit: Commit) -> str | None:
-    """Where `st`'s own file records that `commit` landed, as a clause for messages; None when it does not."""
+    """Where `st`'s own file records that `commit` landed, as a clause for messages; None when it does not. A newer
+    entry of a log kept newest first says it by the commit's id or by reporting the to-do itself done: the words of
+    the subject it may repeat for other reasons ("the cache is in review")."""
     closed = _closed_word(ctx.config.closed_states)
     todo = terms_of(st.directive_text or st.text)
     for block in _blocks(ctx, st):
-        if _says_commit(block.members, commit) or (
-            block.newer_entry and any(_says_done(m, commit, todo, closed) for m in block.members)
-        ):
+        if block.done is None:
+            hit = _says_commit(block.members, commit)
+        else:
+            text = " ".join(m.text for m in block.members)
+            hit = _names_commit(text, commit) or any(_done_twin(m, commit, todo, closed) for m in block.done)
+        if hit:
             return f"its {block.title!r} at line {block.line} records {commit.short}"
     return None
 

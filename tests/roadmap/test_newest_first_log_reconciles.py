@@ -44,6 +44,24 @@ def test_a_newer_entry_above_that_says_done_reconciles_the_older_to_do(git_repo)
     assert _rl101_lines(_repo(git_repo, DONE)) == []
 
 
+def test_items_under_a_label_that_says_done_are_reported_done(git_repo):
+    done = "Hecho desde el último relevo:\n\n- Caché de plantillas compiladas en el renderizador de correos (10/03).\n"
+    assert _rl101_lines(_repo(git_repo, done)) == []
+
+
+def test_a_newer_entry_that_names_the_work_without_calling_it_done_does_not(git_repo):
+    review = "- La caché de plantillas compiladas del renderizador de correos está en revisión.\n"
+    assert [line for line in _rl101_lines(_repo(git_repo, review)) if "Añadir una caché" in line]
+
+
+def test_a_done_statement_about_more_work_is_no_report_of_the_to_do(git_repo):
+    broad = (
+        "- Pruebas de carga del renderizador de correos con plantillas compiladas grandes, envíos por lotes, "
+        "reintentos y métricas de la cola: completado.\n"
+    )
+    assert [line for line in _rl101_lines(_repo(git_repo, broad)) if "Añadir una caché" in line]
+
+
 def test_a_newer_entry_that_denies_it_does_not(git_repo):
     denied = "- Caché de plantillas compiladas en el renderizador de correos: todavía no está hecho.\n"
     assert [line for line in _rl101_lines(_repo(git_repo, denied)) if "Añadir una caché" in line]
