@@ -133,7 +133,8 @@ def _title_date(title: str) -> str | None:
 
 @lru_cache(maxsize=4096)
 def _date_of(section: tuple[str, ...]) -> str | None:
-    """The date of the innermost heading of `section` titled with one ("### Offen" under "## Übergabe 12.03.2026")."""
+    """The date of the innermost heading of `section` titled with one ("### Offen" under "## Übergabe 12.03.2026");
+    the file's title is no entry of it."""
     return next((d for t in reversed(section[1:]) if (d := _title_date(title_of(t)))), None)
 
 
@@ -154,6 +155,7 @@ def _names_commit(text: str, commit: Commit) -> bool:
 
 @lru_cache(maxsize=16)
 def _closed_word(closed: tuple[str, ...]) -> re.Pattern[str]:
+    """The configured closed states as words of prose, any case, a hyphen also a space: "done", "Erledigt"."""
     words = sorted({re.escape(w.lower()).replace("\\-", "[- ]") for w in closed}, key=len, reverse=True)
     return re.compile(rf"(?<![\w-])(?:{'|'.join(words)})(?![\w-])", re.I)
 
