@@ -218,5 +218,7 @@ class Facts:
     evidence_figures: dict[str, list[EvidenceFigure]] = field(default_factory=dict)
     series_finder: SeriesFinder | None = None
     cell_rows: dict[str, dict[int, tuple[Table, tuple[Statement, ...]]]] = field(default_factory=dict)
+    # analysis/repeated_run.py: record path -> the dated evidence entries its statements cite
+    cited_in_record: dict[str, list[EvidenceEntry]] = field(default_factory=dict)
     # checks/figure_unbacked.py: id(statement) -> its figure quotes
     quotes_by_statement: dict[int, list[Quote]] | None = None

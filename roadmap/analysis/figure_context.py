@@ -79,7 +79,7 @@ def metric_before(text: str, start: int) -> Metric:
         if not picked and skipped < 2 and parts and parts[0] in _COMPARATIVES:
             skipped += 1  # "p99 under its 35 ms": the metric is before the comparison
             continue
-        if not parts or any(p in STOPWORDS and p not in _KEEP or p in _VERBS for p in parts):
+        if not parts or _filler(parts, modifies=bool(picked)):
             break
         picked[:0] = parts
         if len(picked) >= _MAX_WORDS:
@@ -100,12 +100,21 @@ def metric_after(text: str, end: int) -> Metric:
     if right is None:
         return metric_of([])
     picked: list[str] = []
-    for token in right.groups():
-        parts = words_of(token) if token else []
-        if not parts or any(p in STOPWORDS and p not in _KEEP or p in _VERBS or p in _COMPARATIVES for p in parts):
+    tokens = [words_of(t) for t in right.groups() if t]
+    for i, parts in enumerate(tokens):
+        noun_next = i + 1 < len(tokens) and bool(tokens[i + 1]) and not _filler(tokens[i + 1], modifies=False)
+        if not parts or _filler(parts, modifies=noun_next) or any(p in _COMPARATIVES for p in parts):
             break
         picked += parts
     return metric_of(picked)
+
+
+def _filler(parts: list[str], modifies: bool) -> bool:
+    """Do the parts of a word hold a function word or a verb, which ends a metric's name? An operation is none
+    where it `modifies` a metric noun next to it ("write amplification", "p99 get latency")."""
+    return any(
+        (p in STOPWORDS and p not in _KEEP or p in _VERBS) and not (modifies and p in _OPERATIONS) for p in parts
+    )
 
 
 _COMPARATIVES = frozenset(
@@ -146,6 +155,10 @@ def lower_is_better(unit: str | None, metric: Metric) -> bool | None:
 
 
 _KEEP = frozenset({"min", "max", "mean", "median", "total", "size"})
+# Operations of a store that terms.STOPWORDS and _VERBS drop as verbs ("write the doc", "vLLM gets 6100 tok/s"):
+# before a metric noun they say which operation it measures, "write amplification" is not "read amplification"
+# (read, put, scan, insert, flush and the like are no stop words: they are kept already).
+_OPERATIONS = frozenset({"write", "writes", "get", "gets"})
 
 
 def bar_of(text: str, start: int, end: int, unit: str | None, metric: Metric) -> str | None:

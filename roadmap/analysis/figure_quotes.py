@@ -13,7 +13,7 @@ called previous/was/superseded where it is quoted, or in a Baseline/Previous col
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 from roadmap.analysis.figure_context import bar_of, metric_after, metric_before
@@ -65,6 +65,7 @@ class Quote:
     role: str  # "current" | "bar" | "dated" | "old"
     row_key: str | None = None  # for a table cell: its row's key cell as written ("silesia-l3")
     bar: str | None = None  # for a bar: "min" (a floor to reach) or "max" (a ceiling), when it says which
+    date_led: bool = False  # a table cell whose row is led by its date ("| 2026-03-19 | ycsb-a | 4.3x |"): one run
 
 
 def quotes_in(records: Iterable[RecordFile], finder: SeriesFinder) -> list[Quote]:
@@ -119,9 +120,7 @@ def _folder_series(rf: RecordFile, quotes: list[Quote], finder: SeriesFinder) ->
         q = quotes[k]
         series = by_section.get(q.st.section, set())
         if len(series) == 1:
-            out[k] = Quote(
-                q.st, q.fig, q.unit, q.metric, frozenset(series), q.keys | series, q.row, q.role, q.row_key, q.bar
-            )
+            out[k] = replace(q, names=frozenset(series), keys=q.keys | series)
     return out
 
 
@@ -208,7 +207,7 @@ def _restating_rows(quotes: list[Quote], rows: dict[int, tuple[Table, tuple[Stat
             q = quotes[k]
             cell = next((c for c in found if _same_figure(q, c)), None)
             metric = cell.metric if cell is not None else q.metric
-            out[k] = Quote(q.st, q.fig, q.unit, metric, names, q.keys | keys, q.row, q.role, q.row_key, q.bar)
+            out[k] = replace(q, metric=metric, names=names, keys=q.keys | keys)
     return out
 
 
@@ -268,6 +267,7 @@ def _quotes_of(st: Statement, table: Table | None, cells: tuple[Statement, ...],
     row = st.row_id or st.defines
     base_role = _statement_role(st, table, cells)
     series_words = frozenset(w for k in names | keys for w in words_of(k))
+    led = _date_led(st, cells)
     segments = _segments(st.text) if st.kind != "cell" and len(names) > 1 else []
     out = []
     for fig, unit, metric in found:
@@ -291,7 +291,9 @@ def _quotes_of(st: Statement, table: Table | None, cells: tuple[Statement, ...],
             elif bar is not None:
                 role = "bar"
         label = _label_ids(st, fig, table, cells)
-        out.append(Quote(st, fig, unit, metric, own, keys | own | label, row, role, _row_key(st, table, cells), bar))
+        out.append(
+            Quote(st, fig, unit, metric, own, keys | own | label, row, role, _row_key(st, table, cells), bar, led)
+        )
     return out
 
 
@@ -351,12 +353,13 @@ def _column_bar(column: str | None, unit: str | None, metric: Metric) -> str | N
 
 def dated_entry(q: Quote) -> bool:
     """A figure measured on a day the record names: a `dated` quote, or one of an append-only log's dated entries
-    (role `old` because the log is history) that no words mark as replaced. Newer ones supersede current figures."""
+    (role `old` because the log is history: a dated section, or a table row led by its date) that no words mark
+    as replaced. Newer ones supersede current figures."""
     if q.role == "dated":
         return True
     return (
         q.role == "old"
-        and any(_DATED.match(s) for s in q.st.section)
+        and (q.date_led or any(_DATED.match(s) for s in q.st.section))
         and not marked_historical(q.st.text, q.fig)
         and not explicitly_old(q.st.text, q.fig)
     )
@@ -383,12 +386,17 @@ def _statement_role(st: Statement, table: Table | None, cells: tuple[Statement, 
             return "old"
     if st.kind != "cell" and _DATED.match(st.text):
         return "dated"
-    if st.kind == "cell" and cells and cells[0] is not st and _DATE_CELL.match(cells[0].text):
+    if _date_led(st, cells):
         return "dated"  # a row led by its date ("| 2026-03-09 | blocksparse-v2 | 188 |"): one run, as of that day
     return "current"
 
 
-_DATE_CELL = re.compile(rf"^\W{{0,3}}{ISO_DATE}\W{{0,3}}$")
+_DATE_CELL = re.compile(rf"{_DATED.pattern}\W{{0,3}}$", re.I)  # a cell that is a date: "2026-03-19", "19 Mar 2026"
+
+
+def _date_led(st: Statement, cells: tuple[Statement, ...]) -> bool:
+    """A cell of a table row led by its date ("| 2026-03-09 | blocksparse-v2 | 188 |"), other than the date."""
+    return st.kind == "cell" and bool(cells) and cells[0] is not st and _DATE_CELL.match(cells[0].text) is not None
 
 
 def _standing(st: Statement) -> bool:

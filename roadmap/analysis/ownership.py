@@ -8,7 +8,7 @@ column, "MLX NVFP4 mode in `ops.cpp:4624`", "whisper.cpp 2c8d4f1". Such a refere
   "pinned", `owner/repo#123`; an "our"/"ours"/"local" marker nearer to it makes it ours again;
 - or right after it: "@ `702f481`" (pinned to another revision), "of MLX", "(upstream)";
 - or its table column is named like Upstream/Reference/Source/Theirs or after an external project;
-- or its section's heading says "upstream";
+- or its section's heading says "upstream", unless its column is named as ours ("Our impl", "Local path");
 - or its path lies under a configured external root (a vendored checkout).
 """
 
@@ -84,6 +84,12 @@ def foreign_column(header: str | None, names: Names) -> bool:
     if _OURS_COLUMN.search(header):
         return False
     return _FOREIGN_COLUMN.search(header) is not None or any(names.is_project(w) for w in re.findall(_NAME, header))
+
+
+def ours_column(header: str | None) -> bool:
+    """A column named as ours ("Our impl", "Ours", "Local path"): what it cites is ours even in a section about
+    upstream ("# Op parity vs upstream" over a table with an Upstream column and an Our column)."""
+    return header is not None and _OURS_COLUMN.search(header) is not None
 
 
 def foreign_section(section: tuple[str, ...]) -> bool:

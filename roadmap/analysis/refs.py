@@ -20,6 +20,7 @@ from roadmap.analysis.ownership import (
     foreign_column,
     foreign_section,
     names_for,
+    ours_column,
     text_verdict,
     under_external_root,
 )
@@ -285,7 +286,10 @@ def project_names(ctx: LintContext) -> Names:
 
 
 def statement_foreign(ctx: LintContext, st: Statement) -> bool:
-    """The statement's column or section is about another project (an Upstream column, "## Upstream ...")."""
+    """The statement's column or section is about another project (an Upstream column, "## Upstream ..."); a
+    column named as ours is ours whatever its section's heading says."""
+    if ours_column(st.column):
+        return False
     return foreign_column(st.column, project_names(ctx)) or foreign_section(st.section)
 
 

@@ -590,7 +590,7 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
             or reason
         )
     if reason is not None and reason.commits and landing_reconciled(ctx, st, reason.commits[0][0]):
-        reason = None  # the record itself says, further on or in its header, that this commit landed
+        reason = None  # the record itself says, further on, in a newer entry or in its header, that this landed
     ctx.facts.landed[id(st)] = reason  # RL401 reads it: a row whose last work landed while its state stays open
     return reason
 
@@ -813,7 +813,8 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     a hand-off) is a directive, and a past-tense report or a check recorded at a commit never is. A step label
     (W0, W3-G) counts as named only with its workstream. A finding whose commit the same record already
     records as landed (a LANDED status header, or a later result, "what landed" or dated section naming the
-    commit or most of its subject) is left out: the plan above is history. A commit filed under another
+    commit or most of its subject, or in a log kept newest first a newer entry above that names the commit or
+    reports the to-do done: "Block-Jacobi statt ILU(0): erledigt am 09.03.") is left out: the plan above is history. A commit filed under another
     ticket (`APP-910` against the directive's or its row's `APP-902`, or a subject led by another tracker's key)
     is not the directive's work, whatever words they share. A list item or cell that asks for several pieces of
     work in turn ("turn on X, and rerun Y": each later piece opens with an imperative) is also matched piece by

@@ -61,7 +61,7 @@ def figure_superseded(ctx: LintContext) -> list[Hit]:
     otherwise: a newer evidence entry of its series (its result.json, or in a dated folder without one its only
     JSON file or one named like a summary; one it names or cites, its table row names or cites,
     or its section heading names), a newer statement in any record quoting the same table key and metric
-    (by as-of date, else git blame), the row's newer statement in the canonical state file, or a record
+    (by as-of date, else git blame; the newest dated row of an append-only benchmark table too), the row's newer statement in the canonical state file, or a record
     that calls that very figure replaced (struck through, "superseded by ...", "previously"). Like is
     compared with like: the metric's words must agree ("compress MB/s" is `compress_mbps`, "RTF" is
     "real-time factor", never TTFT against TPOT), units are converted, and evidence of one of our schemas

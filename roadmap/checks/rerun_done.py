@@ -8,6 +8,7 @@ from roadmap.analysis.context import LintContext
 from roadmap.analysis.evidence_index import cited_with_row, row_of, series_finder
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.metric_terms import long_form, words_of
+from roadmap.analysis.repeated_run import repeated_series
 from roadmap.analysis.rerun_commits import rerun_entries
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids
@@ -20,6 +21,12 @@ from roadmap.records.model import Statement
 # searched only in text holding one of its hints; hints avoid `i`, `s` and `k`, which re.IGNORECASE also matches
 # with non-ASCII letters). Spanish, Portuguese, German, French, Italian: "Reexecutar o benchmark", "volver a
 # medir", "erneut messen"; Chinese, Japanese, Korean (no word boundaries there): 重新压测, 重跑, 复测, 再測定, 재측정.
+# What German repeats when it reruns: a run, a measurement, a benchmark, an experiment, a simulation (Skalierungslauf,
+# Messreihe, Rechnung); not a procedure or a course (Ablauf, Verlauf), a step or a question.
+_RUN_NOUN_DE = (
+    r"[\w-]*?(?:(?<!ab)(?<!ver)(?:lauf|läufe)|messung(?:en)?|messreihen?|benchmarks?|runs?|experimente?|"
+    r"simulation(?:en)?|rechnung(?:en)?)\b"
+)
 _RERUN_PHRASES = (
     (
         r"\bre-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b",
@@ -34,6 +41,20 @@ _RERUN_PHRASES = (
     (r"\brodar\s+(?:[\w./-]+\s+){0,3}(?:de\s+novo|novamente)\b", ("rodar",)),
     (r"\berneut\s+(?:aus)?(?:führen|messen|laufen)\b", ("erneut",)),
     (r"\bneu\s+messen\b", ("neu",)),
+    # "Skalierungslauf auf 64 Knoten wiederholen", "wiederhole die Messung": a run repeated, not a step or a question
+    (
+        rf"\b{_RUN_NOUN_DE}(?:\s+[^\s.;:!?]+){{0,6}}?\s+wiederhol(?:en|e)\b"
+        rf"|\bwiederhol(?:en|e)\s+(?:[^\s.;:!?]+\s+){{0,3}}?{_RUN_NOUN_DE}",
+        ("ederhol",),
+    ),
+    # "répéter la mesure", "repetir la medición", "repetir o benchmark", "ripetere la misura"
+    (
+        r"\b(?:répéter|repeter|repetir|ripetere)\s+(?:(?:la|le|les|el|los|las|il|lo|gli|i|a|o|os|as)\s+|l['’])"
+        r"(?:[^\W\d_]+\s+)?(?:mesures?|medici[oó]n(?:es)?|medidas?|medi[cç](?:[aã]o|[oõ]es)|misur(?:a|e|azion[ei])|"
+        r"bench(?:mark)?s?|runs?|essais?|exp[eé]rien\w*|experimentos?|esperiment[oi]|simula(?:tion|ción|ção|zione)\w*|"
+        r"pruebas?|prov[ae]|corridas?|ejecuci[oó]n|execu[cç][aã]o|esecuzione|campagnes?)\b",
+        ("répét", "repet", "petere"),
+    ),
     (r"\brelancer\b", ("relancer",)),
     (r"\brefaire\s+(?:le|la|les)\s+(?:mesure|bench)", ("refa",)),
     (r"\brieseguire\b", ("egu",)),
@@ -158,6 +179,8 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
         seen = {e.path for e, _ in hits}
         hits += [(e, "commit") for e in rerun_entries(ctx, st, news, says_rerun) if e.path not in seen]
         hits.sort(key=lambda h: (h[0].date or "", h[0].name))
+    if not hits and not named and (repeated := repeated_series(ctx, st)):  # a cited run, by its day or count
+        hits = [(e, "cited") for e in store.entries if e.date and e.date > since and e.series.lower() == repeated]
     if not hits:
         return None
     entries = [e for e, _ in hits]
@@ -186,7 +209,10 @@ def rerun_done(ctx: LintContext) -> list[Hit]:
     whatever its name, when the commit says it reran the directive's work (a rerun verb, and the directive's
     terms in its subject: "exp031: rerun May holdout eval with max_session_len=200"). An open question or step titled as a rerun
     ("### Q2. Re-measure ...") asks for it. The rerun may be asked in other languages: "volver a medir",
-    "erneut messen", 重新压测, 再計測, 재측정. A directive that names one series never matches a look-alike
+    "erneut messen", "Skalierungslauf wiederholen", "répéter la mesure", 重新压测, 再計測, 재측정 (a repeated step
+    or question is no rerun). A request that names no series repeats a run its record cites when the day of that
+    run ("wie am 04.03.", "the March 4 run") or a count its name holds ("auf 64 Knoten" for `scaling-64n`) singles
+    out one series (a warning). A directive that names one series never matches a look-alike
     (`pq-scan` is not `pq-train`), and "nothing to rerun" asks for nothing. Every such entry is listed; the other places asking for the
     same rerun are related locations.
 

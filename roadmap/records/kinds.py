@@ -170,6 +170,21 @@ _WORD_DATE = re.compile(
 )
 
 
+_ENGLISH_MONTHS = {
+    **{m: i for i, m in enumerate(("january february march april may june july august september october november "
+                                   "december").split(), 1)},
+    **_MONTHS,
+    "sept": 9,
+}  # fmt: skip
+
+
+def month_of(name: str, english: bool = False) -> int | None:
+    """The month a name says, in the languages records are kept in ("März" and "mars" 3, "Mar" and "March" 3), or
+    in English only (where a name of another language is an English word: "set", "mag", "out")."""
+    low = name.lower().rstrip(".")
+    return _ENGLISH_MONTHS.get(low) or (None if english else _MONTH_NAMES.get(low))
+
+
 def _foreign_date(text: str) -> str | None:
     m = _WORD_DATE.match(text)
     if not m:
