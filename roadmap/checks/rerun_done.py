@@ -41,6 +41,8 @@ _RERUN_PHRASES = (
     (r"\brodar\s+(?:[\w./-]+\s+){0,3}(?:de\s+novo|novamente)\b", ("rodar",)),
     (r"\berneut\s+(?:aus)?(?:führen|messen|laufen)\b", ("erneut",)),
     (r"\bneu\s+messen\b", ("neu",)),
+    # "Nachmessung Probe B bei 300 K", "nachmessen", "Wiederholungsmessung": a measurement taken again
+    (r"\bnachmess(?:ung(?:en)?|en)\b|\bwiederholungs(?:messung|lauf)\w*", ("nachme", "ederholung")),
     # "Skalierungslauf auf 64 Knoten wiederholen", "wiederhole die Messung": a run repeated, not a step or a question
     (
         rf"\b{_RUN_NOUN_DE}(?:\s+[^\s.;:!?]+){{0,6}}?\s+wiederhol(?:en|e)\b"

@@ -25,6 +25,9 @@ from roadmap.lint import LintOptions, lint
         "Repetir la misma medición en 8 GPUs",
         "repetir o benchmark com o cache novo",
         "ripetere la misura con 4 thread",
+        "[ ] Nachmessung Probe B bei 300 K: Kontaktwiderstand prüfen",
+        "Probe C bei 77 K nachmessen, sobald der Dewar zurück ist",
+        "Wiederholungsmessung mit 5 Schüssen",
     ],
 )
 def test_a_repeated_run_is_a_rerun(text):
@@ -41,6 +44,8 @@ def test_a_repeated_run_is_a_rerun(text):
         "répéter la question au client",
         "repetir el paso 3 si falla",
         "ripetere la domanda",
+        "Nachmittags messen wir die Referenz",  # not a re-measurement
+        "Nachweis der Messung im Anhang",
     ],
 )
 def test_a_repeated_step_is_no_rerun(text):
