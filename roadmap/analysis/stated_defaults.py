@@ -18,6 +18,7 @@ from functools import lru_cache
 from roadmap.analysis.flag_binding import bound, names
 from roadmap.records.model import Statement
 from roadmap.records.setting_values import ASKS, CONST_NAME, LINK, NUMBER, WAS
+from roadmap.regex_hints import Hinted
 
 _DEFAULT = (
     r"(?:\bby default\b|\bdefault(?:s|ed)?(?: value)?\b|既定値|既定|デフォルト値|デフォルト|初期値|默认值|默认|默認值|默認|"
@@ -40,6 +41,8 @@ _BEFORE = re.compile(
     r"(?:by default|par d[eé]faut|por defecto|standardm[aä](?:ss|ß)ig|per default|di default)\b",
     re.I,
 )
+# Each searched only in a sentence holding a literal every match of it does (regex_hints.py)
+_AFTER_HINTED, _BEFORE_HINTED = Hinted(_AFTER), Hinted(_BEFORE)
 # The value is history: "no longer defaults to 30", "used to default to 30", "was 30 by default", "以前は".
 _PAST = re.compile(
     r"\b(?:no longer|used to|previously|formerly|was|were|old|former|until)\b[^.;]{0,30}$|以前|かつて|旧|原来|以前",
@@ -107,7 +110,7 @@ def _stated_defaults(st: Statement) -> frozenset[str]:
         return frozenset()
     out: set[str] = set()
     for sent in _SENTENCE.split(" ".join(st.text.split())):
-        for m in [*_AFTER.finditer(sent), *_BEFORE.finditer(sent)]:
+        for m in [*_AFTER_HINTED.finditer(sent), *_BEFORE_HINTED.finditer(sent)]:
             if _PAST.search(sent[: m.start()]):
                 continue
             group = "value" if m.groupdict().get("value") else "code"
@@ -130,6 +133,7 @@ def _stated_defaults(st: Statement) -> frozenset[str]:
 
 
 _HINTS = re.compile(r"default|défaut|defecto|omisi|padr|standard|既定|デフォルト|初期値|默|缺省|预设|預設|기본", re.I)
+_has_hint = Hinted(_HINTS).search  # the text lower-cased once, not each word tried in each case
 
 
 # What a setting's name looks like: an identifier, maybe qualified (`Desc::priority`, `cfg.timeout`) or a flag, and
@@ -139,7 +143,7 @@ _SHAPED = re.compile(r"[_.:A-Z]|^-")
 
 
 def _has_default_word(text: str) -> bool:
-    return _HINTS.search(text) is not None
+    return _has_hint(text)
 
 
 @lru_cache(maxsize=4096)

@@ -18,10 +18,11 @@ from roadmap.analysis.reconciled import flip_reconciled
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.stated_defaults import stated_defaults
 from roadmap.analysis.surfaces import subject_ids
-from roadmap.analysis.terms import distinctive_terms, hinted, id_parts, is_distinctive, overlap_tokens, tokens
+from roadmap.analysis.terms import distinctive_terms, id_parts, is_distinctive, overlap_tokens, tokens
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
 from roadmap.records.model import Statement
+from roadmap.regex_hints import Hinted
 
 OPT_IN = re.compile(
     r"\bopt-?in\b|\b(?:off|disabled) by default\b|\bdefault(?:s|ed)?(?: to| is)?[ :=]+"
@@ -67,13 +68,11 @@ _NEGATED = re.compile(
     r"(?:on|enabled?|turned\s+on|the\s+default|default)\b",
     re.I,
 )
-# Hints of a default word in the other languages both patterns read (every match of theirs holds one)
-_DEFAULT_HINTS = ("defecto", "tandardm", "faut", "padr", "predef", "默认", "默認", "デフォルト", "既定", "기본")
-# one in every OPT_IN match
-says_opt_in = hinted(OPT_IN, ("opt", "default", "exper", "off", "disab", "behind", *_DEFAULT_HINTS))
-# "default" is in every FLIPPED match but two: "is now on" and "on unless" ("on" alone let almost every commit
-# message through to the regex, a tenth of the stale analysis's prelude on mudler/vllm.cpp)
-says_flipped = hinted(FLIPPED, ("default", "now", "unle", *_DEFAULT_HINTS))
+# bool(OPT_IN.search(text)), bool(FLIPPED.search(text)): each alternative searched only in text holding a literal
+# it needs (regex_hints.py); FLIPPED is asked of every commit message, OPT_IN of every statement
+_OPT_IN = Hinted(OPT_IN)
+says_opt_in = _OPT_IN.search
+says_flipped = Hinted(FLIPPED).search
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+")
 _FULL_STOP = re.compile(r"(?<=[.!?])\s+")
 # What names a switch: a --flag, an ENV_VAR, or a snake_case setting (`use_fused_adam`, `split_kv`).
@@ -130,7 +129,7 @@ def _word_settings(st: Statement) -> frozenset[str]:
 def _default_claims(text: str) -> Iterator[tuple[str, re.Match[str]]]:
     """(sentence, phrase) for each phrase of `text` that calls something off by default or opt-in."""
     for sent in _FULL_STOP.split(" ".join(text.split())):
-        for m in OPT_IN.finditer(sent):
+        for m in _OPT_IN.finditer(sent):
             if not _DEFAULT_WORD.search(m.group(0)) and _CONDITION.match(sent[m.end() :]):
                 continue
             yield sent, m

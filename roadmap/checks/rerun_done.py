@@ -11,42 +11,34 @@ from roadmap.analysis.metric_terms import long_form, words_of
 from roadmap.analysis.rerun_commits import rerun_entries
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids
-from roadmap.analysis.terms import distinctive_terms, hinted_any, id_parts, size_terms, split_terms, tokens
+from roadmap.analysis.terms import distinctive_terms, id_parts, size_terms, split_terms, tokens
 from roadmap.evidence.store import EvidenceEntry
 from roadmap.findings import Hit, Related
 from roadmap.records.model import Statement
+from roadmap.regex_hints import Hinted
 
-# The rerun phrases, each with hints (lower case) one of which every match of it holds (terms.hinted_any: each is
-# searched only in text holding one of its hints; hints avoid `i`, `s` and `k`, which re.IGNORECASE also matches
-# with non-ASCII letters). Spanish, Portuguese, German, French, Italian: "Reexecutar o benchmark", "volver a
-# medir", "erneut messen"; Chinese, Japanese, Korean (no word boundaries there): 重新压测, 重跑, 复测, 再測定, 재측정.
+# The rerun phrases. Spanish, Portuguese, German, French, Italian: "Reexecutar o benchmark", "volver a medir",
+# "erneut messen"; Chinese, Japanese, Korean (no word boundaries there): 重新压测, 重跑, 复测, 再測定, 재측정.
 _RERUN_PHRASES = (
-    (
-        r"\bre-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b",
-        ("rerun", "re-run", "remea", "re-mea", "rebench", "re-bench", "ret", "re-t", "reprof", "re-prof", "redo")
-        + ("re-do", "recapt", "re-capt"),
-    ),
-    (r"\b(?:measure|run|bench(?:mark)?)\s+(?:[\w./-]+\s+){0,3}again\b", ("aga",)),
-    (r"\brepeat the\b", ("repeat the",)),
-    (r"\bre-?e(?:xecutar|jecutar)\b", ("ecutar",)),
-    (r"\bre-?medir\b", ("med",)),
-    (r"\bvolver\s+a\s+(?:ejecutar|correr|medir|lanzar)\b", ("volver",)),
-    (r"\brodar\s+(?:[\w./-]+\s+){0,3}(?:de\s+novo|novamente)\b", ("rodar",)),
-    (r"\berneut\s+(?:aus)?(?:führen|messen|laufen)\b", ("erneut",)),
-    (r"\bneu\s+messen\b", ("neu",)),
-    (r"\brelancer\b", ("relancer",)),
-    (r"\brefaire\s+(?:le|la|les)\s+(?:mesure|bench)", ("refa",)),
-    (r"\brieseguire\b", ("egu",)),
-    (r"\brilanciare\b", ("lanc",)),
-    (r"\brimisurare\b", ("urare",)),
-    (
-        r"重新(?:压测|壓測|测试|測試|测量|測量|测|測|跑|运行|運行|执行|執行|评测|評測|基准|基準|做)|重跑|重测|重測|复测|複測"
-        r"|再(?:跑|测|測)一(?:次|遍)|再(?:測定|計測|実行|ベンチ)|재(?:측정|실행|벤치)|다시\s*(?:측정|실행)",
-        ("重", "复测", "複測", "再", "재", "다시"),
-    ),
+    r"\bre-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b",
+    r"\b(?:measure|run|bench(?:mark)?)\s+(?:[\w./-]+\s+){0,3}again\b",
+    r"\brepeat the\b",
+    r"\bre-?e(?:xecutar|jecutar)\b",
+    r"\bre-?medir\b",
+    r"\bvolver\s+a\s+(?:ejecutar|correr|medir|lanzar)\b",
+    r"\brodar\s+(?:[\w./-]+\s+){0,3}(?:de\s+novo|novamente)\b",
+    r"\berneut\s+(?:aus)?(?:führen|messen|laufen)\b",
+    r"\bneu\s+messen\b",
+    r"\brelancer\b",
+    r"\brefaire\s+(?:le|la|les)\s+(?:mesure|bench)",
+    r"\brieseguire\b",
+    r"\brilanciare\b",
+    r"\brimisurare\b",
+    r"重新(?:压测|壓測|测试|測試|测量|測量|测|測|跑|运行|運行|执行|執行|评测|評測|基准|基準|做)|重跑|重测|重測|复测|複測"
+    r"|再(?:跑|测|測)一(?:次|遍)|再(?:測定|計測|実行|ベンチ)|재(?:측정|실행|벤치)|다시\s*(?:측정|실행)",
 )
-RERUN = re.compile("|".join(p for p, _ in _RERUN_PHRASES), re.I)
-says_rerun = hinted_any(_RERUN_PHRASES, re.I)  # bool(RERUN.search(text)), each phrase tried only where it can be
+RERUN = re.compile("|".join(_RERUN_PHRASES), re.I)
+says_rerun = Hinted(RERUN).search  # bool(RERUN.search(text)), each phrase tried only where it can be (regex_hints.py)
 # A list item or paragraph that opens with a rerun verb asks for one, whatever the directive vocabulary says
 # ("Re-capture forest-level on PS5 once ...").
 _OPENS_WITH_RERUN = re.compile(
