@@ -52,6 +52,12 @@ def safe(ch: str) -> bool:
     return ch.isascii() or ch.lower() == ch == ch.upper()
 
 
+def may_hold(folded: str, literal: str) -> bool:
+    """False only when no case variant of `literal`, which every match of some pattern holds, is in the text
+    `folded` (`fold(text)`): a literal with a character `safe` refuses cannot be told, so it may be there."""
+    return literal.lower() in folded or not all(map(safe, literal))
+
+
 @lru_cache(maxsize=None)
 def hints(source: str, flags: int = 0) -> Hints | None:
     """Literals (folded), one of which every match of the pattern holds; None when none can be said."""

@@ -18,7 +18,7 @@ from functools import lru_cache
 from roadmap.analysis.flag_binding import bound, names
 from roadmap.records.model import Statement
 from roadmap.records.setting_values import ASKS, CONST_NAME, LINK, NUMBER, WAS
-from roadmap.regex_hints import Hinted
+from roadmap.regex_hints import Hinted, fold, may_hold
 
 _DEFAULT = (
     r"(?:\bby default\b|\bdefault(?:s|ed)?(?: value)?\b|既定値|既定|デフォルト値|デフォルト|初期値|默认值|默认|默認值|默認|"
@@ -76,7 +76,10 @@ _LINK = LINK
 def _constant_values(text: str, names: tuple[str, ...]) -> frozenset[str]:
     out = set()
     for sent in _SENTENCE.split(" ".join(text.split())):
+        low = fold(sent)
         for name in names:
+            if not all(may_hold(low, w) for w in _constant_words(name)):
+                continue  # no match in this sentence: its regex is not compiled for nothing (hundreds of names)
             for m in _constant_re(name).finditer(sent):
                 if _WAS.search(sent[: m.start()]) or _ASKS.search(sent[: m.start()]):
                     continue
@@ -89,10 +92,19 @@ def _constant_re(name: str) -> re.Pattern[str]:
     """The constant by name, or by the words it spells ("Dash cooldown is 0.8 s (`DASH_COOLDOWN` ...)"), then a
     linking word and a value; compiled once per name (re's own cache of 512 patterns was thrashed: a record names
     more constants than that, and each was compiled anew per sentence)."""
-    words = [w for w in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name.removeprefix("k")) if w]
+    words = _constant_words(name)
     spelled = r"[\s_-]+".join(re.escape(w) for w in words) if len(words) >= 2 else None
     said = rf"(?:{re.escape(name)}|{spelled})" if spelled else re.escape(name)
     return re.compile(rf"(?<![\w-]){said}(?![\w-]){_LINK}", re.I)
+
+
+@lru_cache(maxsize=4096)
+def _constant_words(name: str) -> tuple[str, ...]:
+    """The words a constant's name spells (`DASH_COOLDOWN` -> DASH, COOLDOWN; `kArenaBytes` -> Arena, Bytes), or the
+    name alone when it spells fewer than two: every match of _constant_re holds each of them, in some case (the
+    name holds its words, and so does its spelling)."""
+    words = tuple(w for w in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name.removeprefix("k")) if w)
+    return words if len(words) >= 2 else (name,)
 
 
 _WAS = WAS
@@ -121,7 +133,7 @@ def _stated_defaults(st: Statement) -> frozenset[str]:
             spans = [
                 (x.start(), x.end())
                 for c in code
-                if c != value
+                if c != value and c in sent  # each match of _name_re(c) is c itself
                 for x in _name_re(c).finditer(sent)
                 if not (x.start() < at[1] and at[0] < x.end())
             ]
