@@ -35,14 +35,23 @@ except ImportError:  # pragma: no cover - a Python without it: every pattern is 
     _parser = None
 
 Hints = frozenset[str]
-# The characters `re.IGNORECASE` matches with an ASCII letter that `str.lower` does not turn into it: ı and ſ
-# (re/_casefix.py), and İ, which it lower-cases to two characters (i and a combining dot).
-_FOLD = str.maketrans({"İ": "i", "ı": "i", "ſ": "s"})
 
 
 def fold(text: str) -> str:
-    """`text` as hints are compared with: lower case, İ, ı and ſ as i and s."""
-    return text.lower() if text.isascii() else text.translate(_FOLD).lower()
+    """`text` as hints are compared with: lower case, and the characters `re.IGNORECASE` matches with an ASCII
+    letter that `str.lower` does not turn into it as that letter: ı and ſ (re/_casefix.py), and İ, which it
+    lower-cases to two characters (i and a combining dot). Replaced only where present: str.translate costs
+    more than the search it saves."""
+    if text.isascii():
+        return text.lower()
+    if "İ" in text:
+        text = text.replace("İ", "i")
+    low = text.lower()
+    if "ı" in low:
+        low = low.replace("ı", "i")
+    if "ſ" in low:
+        low = low.replace("ſ", "s")
+    return low
 
 
 def safe(ch: str) -> bool:
@@ -167,17 +176,25 @@ class Hinted:
             # an alternative without hints is searched in every text: the alternation as one search costs less
             whole = hints(pattern.pattern, pattern.flags)
             self.alternatives = [(pattern, whole)]
-        self._any = _any_of([h for _, h in self.alternatives])
+        # each hint with the alternatives (their indices) that need it: a text is tested once per hint, with `in`
+        # (a C search that skips ahead; one regex of all hints tried them at every position)
+        by_hint: dict[str, list[int]] = {}
+        for i, (_, hs) in enumerate(self.alternatives):
+            for x in sorted(hs or ()):
+                by_hint.setdefault(x, []).append(i)
+        self._by_hint = sorted(by_hint.items())
+        self._whole = self.alternatives[0][1] is None  # no hints: always searched
 
     def _candidates(self, text: str) -> list[re.Pattern[str]]:
         """The alternatives whose hints `text` holds, in order (the whole pattern when it has no hints)."""
-        alts = self.alternatives
-        if alts[0][1] is None:
-            return [alts[0][0]]
+        if self._whole:
+            return [self.pattern]
         low = fold(text)
-        if self._any is not None and self._any(low) is None:
-            return []
-        return [p for p, h in alts if h is not None and any(x in low for x in h)]
+        found: set[int] = set()
+        for x, alts in self._by_hint:
+            if x in low:
+                found.update(alts)
+        return [self.alternatives[i][0] for i in sorted(found)] if found else []
 
     def search(self, text: str) -> bool:
         """`self.pattern.search(text) is not None`."""
@@ -213,11 +230,3 @@ class Hinted:
     def _rest(self, text: str, pos: int) -> Iterator[re.Match[str]]:
         """The whole pattern's matches from `pos` on (as `finditer` would give them from there)."""
         yield from self.pattern.finditer(text, pos)
-
-
-def _any_of(sets: list[Hints | None]) -> Any:
-    """One search for any hint of any alternative (None when some alternative has none)."""
-    if any(h is None for h in sets):
-        return None
-    every = sorted({x for h in sets if h is not None for x in h}, key=lambda x: (-len(x), x))
-    return re.compile("|".join(map(re.escape, every))).search if every else None
