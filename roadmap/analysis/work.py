@@ -254,6 +254,10 @@ _EXISTED = re.compile(
     re.I,
 )
 _CONDITION = re.compile(r"\b(?:if|when|whenever|unless|whether|once)\b", re.I)
+# bool(_EXISTED.search(text)), bool(_PARTIAL.search(text)), each alternative searched only where a literal it
+# needs is (regex_hints.py): asked of every sentence, and every message, of every commit
+_says_existed = Hinted(_EXISTED).search
+_says_partial = Hinted(_PARTIAL).search
 _LONG_FORMS: dict[tuple[str, ...], str] = {}
 _LONG_FIRSTS: set[str] = set()  # the first stems of the long forms: only a text with one can hold a long form
 
@@ -519,9 +523,9 @@ def _commit_work(c: Commit) -> CommitWork:
     done: set[str] = set(subject) if not _says_undone(subject_text) else set()
     undone: set[str] = set() if done else set(subject)
     for sent in sentences(body):
-        existed = _EXISTED.search(sent) is not None and not _CONDITION.search(sent)
+        existed = _says_existed(sent) and not _CONDITION.search(sent)
         (undone if existed or _says_undone(sent) else done).update(_message_terms(sent, lang))
-    partial = _PARTIAL.search(subject_text) is not None or _PARTIAL.search(body) is not None
+    partial = _says_partial(subject_text) or _says_partial(body)
     absent = frozenset(_not_there(body) - subject)
     return CommitWork(frozenset(done), frozenset(undone - done), subject, partial, absent)
 
