@@ -110,7 +110,8 @@ FRAGMENTS = [
     "stays default off", "follow-up PR", "默认关闭", "默认开启", "尚未支持", "不是显存的问题", "아직", "まだ",
     "standardmäßig aus", "désactivé par défaut", "no venía de", "already supported", "exists already",
     "we already have", "only the read half", "the rest stays", "part 1 of 2", "partially", "partial fix",
-    "the item stays open", "the write half", "ſ", "ı", "İ", "\u212a", "é", "`", "x", ".", " ",
+    "the item stays open", "the write half", "Legend:", "## Status key", "Status words (ours):",
+    "what the states mean", "Key:", "ſ", "ı", "İ", "\u212a", "é", "`", "x", ".", " ",
 ]  # fmt: skip
 
 
