@@ -111,7 +111,8 @@ FRAGMENTS = [
     "standardmäßig aus", "désactivé par défaut", "no venía de", "already supported", "exists already",
     "we already have", "only the read half", "the rest stays", "part 1 of 2", "partially", "partial fix",
     "the item stays open", "the write half", "Legend:", "## Status key", "Status words (ours):",
-    "what the states mean", "Key:", "ſ", "ı", "İ", "\u212a", "é", "`", "x", ".", " ",
+    "what the states mean", "Key:", "Next owner must", "next agent should", "whoever picks this up", "Handoff:",
+    "\u201cNext owner must\u201d", "ſ", "ı", "İ", "\u212a", "é", "`", "x", ".", " ",
 ]  # fmt: skip
 
 
