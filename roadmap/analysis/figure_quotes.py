@@ -126,7 +126,9 @@ def _folder_series(rf: RecordFile, quotes: list[Quote], finder: SeriesFinder) ->
 
 # A size or count used as an adjective: an article before it, a noun right after ("a 10 MB file", "the 10 MB
 # parse", "each 4 KiB page"). It names the workload; a result is said of something ("takes 1.9 s", "is 36 MB").
-_THING_BEFORE = re.compile(r"\b(?:a|an|the|each|every|per|one|our|their|this|that)\s+$", re.I)
+_THING_WORDS = ("a", "an", "the", "each", "every", "per", "one", "our", "their", "this", "that")
+_THING_BEFORE = re.compile(rf"\b(?:{'|'.join(_THING_WORDS)})\s+$", re.I)
+_THING_LONGEST = max(map(len, _THING_WORDS))  # IGNORECASE matches a letter with one letter: the same lengths
 _NOUN_AFTER = re.compile(
     r"^\s+(?!(?:is|was|are|were|and|or|in|on|at|for|with|to|of|from|by|per|vs|versus|than|faster|slower|"
     r"less|more|lower|higher|down|up|median|mean|average|p\d+|figures?|numbers?|values?|results?|readings?|"
@@ -155,7 +157,7 @@ def _names_workload(text: str, fig: Figure, figures: list[Figure]) -> bool:
     """Does the figure size what was measured ("a 10 MB file", "Writing 10 MB back out ... takes 0.8 s"), not state
     a result?"""
     end = fig.start + len(fig.text)
-    if _THING_BEFORE.search(text, 0, fig.start) is not None and _NOUN_AFTER.match(text[end:]) is not None:
+    if _thing_before(text, fig.start) and _NOUN_AFTER.match(text[end:]) is not None:
         return True
     if fig.unit is None or "/" in fig.unit or fig.unit in ("x", "%"):
         return False  # a rate, a ratio or a share is what an activity achieves ("Decoding 1.9x faster"), no amount
@@ -170,6 +172,16 @@ def _names_workload(text: str, fig: Figure, figures: list[Figure]) -> bool:
     if _GERMAN_SUBJECT.search(text, lo, fig.start) is not None:
         return language(w.lower() for w in _WORDS.findall(text)) == "de"
     return False
+
+
+def _thing_before(text: str, at: int) -> bool:
+    """`_THING_BEFORE.search(text, 0, at)`: a match is one of its words, then only whitespace (`\\s` is what
+    str.isspace says) up to `at`, so it starts at most _THING_LONGEST before that whitespace. Searched from
+    there (`\\b` still sees the character before), not tried at every position of a long cell before `at`."""
+    word_end = len(text[:at].rstrip())
+    if word_end == at:
+        return False  # no whitespace right before the figure
+    return _THING_BEFORE.search(text, max(0, word_end - _THING_LONGEST), at) is not None
 
 
 def _restating_rows(quotes: list[Quote], rows: dict[int, tuple[Table, tuple[Statement, ...]]]) -> list[Quote]:

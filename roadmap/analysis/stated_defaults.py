@@ -18,6 +18,7 @@ from functools import lru_cache
 from roadmap.analysis.flag_binding import bound, names
 from roadmap.records.model import Statement
 from roadmap.records.setting_values import ASKS, CONST_NAME, LINK, NUMBER, WAS
+from roadmap.regex_hints import Hinted, fold, may_hold
 
 _DEFAULT = (
     r"(?:\bby default\b|\bdefault(?:s|ed)?(?: value)?\b|既定値|既定|デフォルト値|デフォルト|初期値|默认值|默认|默認值|默認|"
@@ -40,6 +41,8 @@ _BEFORE = re.compile(
     r"(?:by default|par d[eé]faut|por defecto|standardm[aä](?:ss|ß)ig|per default|di default)\b",
     re.I,
 )
+# Each searched only in a sentence holding a literal every match of it does (regex_hints.py)
+_AFTER_HINTED, _BEFORE_HINTED = Hinted(_AFTER), Hinted(_BEFORE)
 # The value is history: "no longer defaults to 30", "used to default to 30", "was 30 by default", "以前は".
 _PAST = re.compile(
     r"\b(?:no longer|used to|previously|formerly|was|were|old|former|until)\b[^.;]{0,30}$|以前|かつて|旧|原来|以前",
@@ -73,7 +76,10 @@ _LINK = LINK
 def _constant_values(text: str, names: tuple[str, ...]) -> frozenset[str]:
     out = set()
     for sent in _SENTENCE.split(" ".join(text.split())):
+        low = fold(sent)
         for name in names:
+            if not all(may_hold(low, w) for w in _constant_words(name)):
+                continue  # no match in this sentence: its regex is not compiled for nothing (hundreds of names)
             for m in _constant_re(name).finditer(sent):
                 if _WAS.search(sent[: m.start()]) or _ASKS.search(sent[: m.start()]):
                     continue
@@ -86,10 +92,19 @@ def _constant_re(name: str) -> re.Pattern[str]:
     """The constant by name, or by the words it spells ("Dash cooldown is 0.8 s (`DASH_COOLDOWN` ...)"), then a
     linking word and a value; compiled once per name (re's own cache of 512 patterns was thrashed: a record names
     more constants than that, and each was compiled anew per sentence)."""
-    words = [w for w in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name.removeprefix("k")) if w]
+    words = _constant_words(name)
     spelled = r"[\s_-]+".join(re.escape(w) for w in words) if len(words) >= 2 else None
     said = rf"(?:{re.escape(name)}|{spelled})" if spelled else re.escape(name)
     return re.compile(rf"(?<![\w-]){said}(?![\w-]){_LINK}", re.I)
+
+
+@lru_cache(maxsize=4096)
+def _constant_words(name: str) -> tuple[str, ...]:
+    """The words a constant's name spells (`DASH_COOLDOWN` -> DASH, COOLDOWN; `kArenaBytes` -> Arena, Bytes), or the
+    name alone when it spells fewer than two: every match of _constant_re holds each of them, in some case (the
+    name holds its words, and so does its spelling)."""
+    words = tuple(w for w in re.split(r"_|(?<=[a-z0-9])(?=[A-Z])", name.removeprefix("k")) if w)
+    return words if len(words) >= 2 else (name,)
 
 
 _WAS = WAS
@@ -107,7 +122,7 @@ def _stated_defaults(st: Statement) -> frozenset[str]:
         return frozenset()
     out: set[str] = set()
     for sent in _SENTENCE.split(" ".join(st.text.split())):
-        for m in [*_AFTER.finditer(sent), *_BEFORE.finditer(sent)]:
+        for m in [*_AFTER_HINTED.finditer(sent), *_BEFORE_HINTED.finditer(sent)]:
             if _PAST.search(sent[: m.start()]):
                 continue
             group = "value" if m.groupdict().get("value") else "code"
@@ -118,7 +133,7 @@ def _stated_defaults(st: Statement) -> frozenset[str]:
             spans = [
                 (x.start(), x.end())
                 for c in code
-                if c != value
+                if c != value and c in sent  # each match of _name_re(c) is c itself
                 for x in _name_re(c).finditer(sent)
                 if not (x.start() < at[1] and at[0] < x.end())
             ]
@@ -130,6 +145,7 @@ def _stated_defaults(st: Statement) -> frozenset[str]:
 
 
 _HINTS = re.compile(r"default|défaut|defecto|omisi|padr|standard|既定|デフォルト|初期値|默|缺省|预设|預設|기본", re.I)
+_has_hint = Hinted(_HINTS).search  # the text lower-cased once, not each word tried in each case
 
 
 # What a setting's name looks like: an identifier, maybe qualified (`Desc::priority`, `cfg.timeout`) or a flag, and
@@ -139,7 +155,7 @@ _SHAPED = re.compile(r"[_.:A-Z]|^-")
 
 
 def _has_default_word(text: str) -> bool:
-    return _HINTS.search(text) is not None
+    return _has_hint(text)
 
 
 @lru_cache(maxsize=4096)

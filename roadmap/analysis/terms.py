@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import AbstractSet, Callable, Iterable
+from typing import AbstractSet, Iterable
 
 from roadmap.analysis.function_words import FUNCTION_WORDS
 
@@ -213,36 +213,6 @@ def overlap_tokens(terms: set[str], other: set[str] | frozenset[str], weights: T
         return Overlap(matched, len(terms))
     total = math.fsum(weights.idf(t) for t in terms)  # exact: the same float in any order of the set
     return Overlap(matched, len(terms), math.fsum(weights.idf(t) for t in matched) / total)
-
-
-def hinted(pattern: re.Pattern[str], hints: tuple[str, ...]) -> Callable[[str], bool]:
-    """`bool(pattern.search(text))`, skipping the regex for text that holds none of `hints` (lower case).
-
-    Every match of `pattern` must contain one of the hints, case-insensitively; hints avoid the letters
-    `i` and `s`, which re.IGNORECASE also matches with non-ASCII letters (ı, İ, ſ) that `str.lower` keeps.
-    A regex of many `\\b`-led alternatives is tried at every position; a substring test is not."""
-
-    any_hint = re.compile("|".join(map(re.escape, hints))).search if hints else None  # one C-level pass for all
-
-    def search(text: str) -> bool:
-        return any_hint is not None and any_hint(text.lower()) is not None and pattern.search(text) is not None
-
-    return search
-
-
-def hinted_any(phrases: tuple[tuple[str, tuple[str, ...]], ...], flags: int = 0) -> Callable[[str], bool]:
-    """`bool(re.compile("|".join(patterns), flags).search(text))` for (pattern, hints) `phrases`: an alternation
-    has a match where one of its alternatives has one, so each is searched on its own, and only in text holding
-    one of its hints (lower case, as for `hinted`: every match of the pattern contains one). `re` tries each
-    `\\b`-led alternative of an alternation at every position: a dozen phrases cost a dozen searches of any text
-    holding one hint of one of them (most directives of tools/bench_history.py's repository say "runner")."""
-    compiled = [(re.compile(p, flags).search, hints) for p, hints in phrases]
-
-    def search(text: str) -> bool:
-        low = text.lower()
-        return any(any(h in low for h in hints) and find(text) is not None for find, hints in compiled)
-
-    return search
 
 
 def jaccard(a: AbstractSet[str], b: AbstractSet[str]) -> float:

@@ -18,9 +18,10 @@ from roadmap.analysis.reconciled import flip_reconciled
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.stated_defaults import stated_defaults
 from roadmap.analysis.surfaces import subject_ids
-from roadmap.analysis.terms import distinctive_terms, hinted, id_parts, is_distinctive, overlap_tokens, tokens
+from roadmap.analysis.terms import distinctive_terms, id_parts, is_distinctive, overlap_tokens, tokens
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
+from roadmap.regex_hints import Hinted, fold, may_hold
 from roadmap.records.model import Statement
 
 OPT_IN = re.compile(
@@ -67,13 +68,11 @@ _NEGATED = re.compile(
     r"(?:on|enabled?|turned\s+on|the\s+default|default)\b",
     re.I,
 )
-# Hints of a default word in the other languages both patterns read (every match of theirs holds one)
-_DEFAULT_HINTS = ("defecto", "tandardm", "faut", "padr", "predef", "默认", "默認", "デフォルト", "既定", "기본")
-# one in every OPT_IN match
-says_opt_in = hinted(OPT_IN, ("opt", "default", "exper", "off", "disab", "behind", *_DEFAULT_HINTS))
-# "default" is in every FLIPPED match but two: "is now on" and "on unless" ("on" alone let almost every commit
-# message through to the regex, a tenth of the stale analysis's prelude on mudler/vllm.cpp)
-says_flipped = hinted(FLIPPED, ("default", "now", "unle", *_DEFAULT_HINTS))
+# bool(OPT_IN.search(text)), bool(FLIPPED.search(text)): each alternative searched only in text holding a literal
+# it needs (regex_hints.py); FLIPPED is asked of every commit message, OPT_IN of every statement
+_OPT_IN = Hinted(OPT_IN)
+says_opt_in = _OPT_IN.search
+says_flipped = Hinted(FLIPPED).search
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+")
 _FULL_STOP = re.compile(r"(?<=[.!?])\s+")
 # What names a switch: a --flag, an ENV_VAR, or a snake_case setting (`use_fused_adam`, `split_kv`).
@@ -130,7 +129,7 @@ def _word_settings(st: Statement) -> frozenset[str]:
 def _default_claims(text: str) -> Iterator[tuple[str, re.Match[str]]]:
     """(sentence, phrase) for each phrase of `text` that calls something off by default or opt-in."""
     for sent in _FULL_STOP.split(" ".join(text.split())):
-        for m in OPT_IN.finditer(sent):
+        for m in _OPT_IN.finditer(sent):
             if not _DEFAULT_WORD.search(m.group(0)) and _CONDITION.match(sent[m.end() :]):
                 continue
             yield sent, m
@@ -139,9 +138,10 @@ def _default_claims(text: str) -> Iterator[tuple[str, re.Match[str]]]:
 def _named_in(sent: str, flags: Iterable[str], start: int, end: int, code: Iterable[str] | None = None) -> set[str]:
     """The flags (of `flags`) that the phrase at [start, end) of `sent` speaks of. The other names it may speak
     of instead: the `code` names a record set as code; without them (commit prose), any word shaped like code."""
-    where = {f: [(m.start(), m.end()) for m in _flag_re(f).finditer(sent)] for f in flags}
+    low = fold(sent)
+    where = {f: [(m.start(), m.end()) for m in _flag_matches(f, sent, low)] for f in flags}
     extra = [p for ps in where.values() for p in ps]
-    extra += [(m.start(), m.end()) for o in code or () if o not in where for m in _flag_re(o).finditer(sent)]
+    extra += [(m.start(), m.end()) for o in code or () if o not in where for m in _flag_matches(o, sent, low)]
     spans = bound(sent, start, end, names(sent, extra, prose=code is None))
     return {f for f, ps in where.items() for p in ps if any(p[0] < b[1] and b[0] < p[1] for b in spans)}
 
@@ -166,7 +166,8 @@ def _claimed(st: Statement) -> tuple[frozenset[str], frozenset[str]]:
         if named:
             claimed |= named
             continue
-        spans = [(x.start(), x.end()) for c in code for x in _flag_re(c).finditer(sent)]
+        low = fold(sent)
+        spans = [(x.start(), x.end()) for c in code for x in _flag_matches(c, sent, low)]
         if bound(sent, m.start(), m.end(), names(sent, spans, prose=False)):
             continue  # about a name that is no switch of the statement's
         before = [t for t in tokens(sent[max(0, m.start() - 40) : m.start()]) if is_distinctive(t)][-2:]
@@ -364,8 +365,20 @@ def _turned_off(c: Commit) -> tuple[str, ...]:
 @lru_cache(maxsize=4096)
 def _flag_re(flag: str) -> re.Pattern[str]:
     """A switch as prose writes it: `split_kv`, split-KV and split kv are one; `--split-kv` matches split-kv."""
-    parts = [re.escape(p) for p in re.split(r"[-_ ]+", flag.lstrip("-")) if p]
-    return re.compile(r"(?<![\w-])(?:--?)?" + r"[-_ ]?".join(parts) + r"(?![\w-])", re.I)
+    return re.compile(r"(?<![\w-])(?:--?)?" + r"[-_ ]?".join(map(re.escape, _flag_parts(flag))) + r"(?![\w-])", re.I)
+
+
+def _flag_parts(flag: str) -> list[str]:
+    """The words of a switch's name, each of which every match of _flag_re holds (in some case)."""
+    return [p for p in re.split(r"[-_ ]+", flag.lstrip("-")) if p]
+
+
+def _flag_matches(flag: str, sent: str, low: str) -> Iterator[re.Match[str]]:
+    """_flag_re(flag).finditer(sent); `low` is fold(sent). A record's sentence names few of the statement's names:
+    a sentence missing a word of the name has no match, and is not searched (nor the name's regex compiled, a
+    thousand distinct names on vllm.cpp)."""
+    if all(may_hold(low, p) for p in _flag_parts(flag)):
+        yield from _flag_re(flag).finditer(sent)
 
 
 def default_changed(ctx: LintContext) -> list[Hit]:

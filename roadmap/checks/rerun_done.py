@@ -12,15 +12,15 @@ from roadmap.analysis.repeated_run import repeated_series
 from roadmap.analysis.rerun_commits import rerun_entries
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids
-from roadmap.analysis.terms import distinctive_terms, hinted_any, id_parts, size_terms, split_terms, tokens
+from roadmap.analysis.terms import distinctive_terms, id_parts, size_terms, split_terms, tokens
 from roadmap.evidence.store import EvidenceEntry
 from roadmap.findings import Hit, Related
 from roadmap.records.model import Statement
+from roadmap.regex_hints import Hinted
 
-# The rerun phrases, each with hints (lower case) one of which every match of it holds (terms.hinted_any: each is
-# searched only in text holding one of its hints; hints avoid `i`, `s` and `k`, which re.IGNORECASE also matches
-# with non-ASCII letters). Spanish, Portuguese, German, French, Italian: "Reexecutar o benchmark", "volver a
-# medir", "erneut messen"; Chinese, Japanese, Korean (no word boundaries there): 重新压测, 重跑, 复测, 再測定, 재측정.
+# The rerun phrases (each searched only where a literal it needs is: regex_hints.py). Spanish, Portuguese, German,
+# French, Italian: "Reexecutar o benchmark", "volver a medir", "erneut messen"; Chinese, Japanese, Korean (no word
+# boundaries there): 重新压测, 重跑, 复测, 再測定, 재측정.
 # What German repeats when it reruns: a run, a measurement, a benchmark, an experiment, a simulation (Skalierungslauf,
 # Messreihe, Rechnung); not a procedure or a course (Ablauf, Verlauf), a step or a question.
 _RUN_NOUN_DE = (
@@ -28,48 +28,35 @@ _RUN_NOUN_DE = (
     r"simulation(?:en)?|rechnung(?:en)?)\b"
 )
 _RERUN_PHRASES = (
-    (
-        r"\bre-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b",
-        ("rerun", "re-run", "remea", "re-mea", "rebench", "re-bench", "ret", "re-t", "reprof", "re-prof", "redo")
-        + ("re-do", "recapt", "re-capt"),
-    ),
-    (r"\b(?:measure|run|bench(?:mark)?)\s+(?:[\w./-]+\s+){0,3}again\b", ("aga",)),
-    (r"\brepeat the\b", ("repeat the",)),
-    (r"\bre-?e(?:xecutar|jecutar)\b", ("ecutar",)),
-    (r"\bre-?medir\b", ("med",)),
-    (r"\bvolver\s+a\s+(?:ejecutar|correr|medir|lanzar)\b", ("volver",)),
-    (r"\brodar\s+(?:[\w./-]+\s+){0,3}(?:de\s+novo|novamente)\b", ("rodar",)),
-    (r"\berneut\s+(?:aus)?(?:führen|messen|laufen)\b", ("erneut",)),
-    (r"\bneu\s+messen\b", ("neu",)),
+    r"\bre-?(?:run|measure|bench(?:mark)?|take|profile|do|capture|time)\b",
+    r"\b(?:measure|run|bench(?:mark)?)\s+(?:[\w./-]+\s+){0,3}again\b",
+    r"\brepeat the\b",
+    r"\bre-?e(?:xecutar|jecutar)\b",
+    r"\bre-?medir\b",
+    r"\bvolver\s+a\s+(?:ejecutar|correr|medir|lanzar)\b",
+    r"\brodar\s+(?:[\w./-]+\s+){0,3}(?:de\s+novo|novamente)\b",
+    r"\berneut\s+(?:aus)?(?:führen|messen|laufen)\b",
+    r"\bneu\s+messen\b",
     # "Nachmessung Probe B bei 300 K", "nachmessen", "Wiederholungsmessung": a measurement taken again
-    (r"\bnachmess(?:ung(?:en)?|en)\b|\bwiederholungs(?:messung|lauf)\w*", ("nachme", "ederholung")),
+    r"\bnachmess(?:ung(?:en)?|en)\b|\bwiederholungs(?:messung|lauf)\w*",
     # "Skalierungslauf auf 64 Knoten wiederholen", "wiederhole die Messung": a run repeated, not a step or a question
-    (
-        rf"\b{_RUN_NOUN_DE}(?:\s+[^\s.;:!?]+){{0,6}}?\s+wiederhol(?:en|e)\b"
-        rf"|\bwiederhol(?:en|e)\s+(?:[^\s.;:!?]+\s+){{0,3}}?{_RUN_NOUN_DE}",
-        ("ederhol",),
-    ),
+    rf"\b{_RUN_NOUN_DE}(?:\s+[^\s.;:!?]+){{0,6}}?\s+wiederhol(?:en|e)\b"
+    rf"|\bwiederhol(?:en|e)\s+(?:[^\s.;:!?]+\s+){{0,3}}?{_RUN_NOUN_DE}",
     # "répéter la mesure", "repetir la medición", "repetir o benchmark", "ripetere la misura"
-    (
-        r"\b(?:répéter|repeter|repetir|ripetere)\s+(?:(?:la|le|les|el|los|las|il|lo|gli|i|a|o|os|as)\s+|l['’])"
-        r"(?:[^\W\d_]+\s+)?(?:mesures?|medici[oó]n(?:es)?|medidas?|medi[cç](?:[aã]o|[oõ]es)|misur(?:a|e|azion[ei])|"
-        r"bench(?:mark)?s?|runs?|essais?|exp[eé]rien\w*|experimentos?|esperiment[oi]|simula(?:tion|ción|ção|zione)\w*|"
-        r"pruebas?|prov[ae]|corridas?|ejecuci[oó]n|execu[cç][aã]o|esecuzione|campagnes?)\b",
-        ("répét", "repet", "petere"),
-    ),
-    (r"\brelancer\b", ("relancer",)),
-    (r"\brefaire\s+(?:le|la|les)\s+(?:mesure|bench)", ("refa",)),
-    (r"\brieseguire\b", ("egu",)),
-    (r"\brilanciare\b", ("lanc",)),
-    (r"\brimisurare\b", ("urare",)),
-    (
-        r"重新(?:压测|壓測|测试|測試|测量|測量|测|測|跑|运行|運行|执行|執行|评测|評測|基准|基準|做)|重跑|重测|重測|复测|複測"
-        r"|再(?:跑|测|測)一(?:次|遍)|再(?:測定|計測|実行|ベンチ)|재(?:측정|실행|벤치)|다시\s*(?:측정|실행)",
-        ("重", "复测", "複測", "再", "재", "다시"),
-    ),
+    r"\b(?:répéter|repeter|repetir|ripetere)\s+(?:(?:la|le|les|el|los|las|il|lo|gli|i|a|o|os|as)\s+|l['’])"
+    r"(?:[^\W\d_]+\s+)?(?:mesures?|medici[oó]n(?:es)?|medidas?|medi[cç](?:[aã]o|[oõ]es)|misur(?:a|e|azion[ei])|"
+    r"bench(?:mark)?s?|runs?|essais?|exp[eé]rien\w*|experimentos?|esperiment[oi]|simula(?:tion|ción|ção|zione)\w*|"
+    r"pruebas?|prov[ae]|corridas?|ejecuci[oó]n|execu[cç][aã]o|esecuzione|campagnes?)\b",
+    r"\brelancer\b",
+    r"\brefaire\s+(?:le|la|les)\s+(?:mesure|bench)",
+    r"\brieseguire\b",
+    r"\brilanciare\b",
+    r"\brimisurare\b",
+    r"重新(?:压测|壓測|测试|測試|测量|測量|测|測|跑|运行|運行|执行|執行|评测|評測|基准|基準|做)|重跑|重测|重測|复测|複測"
+    r"|再(?:跑|测|測)一(?:次|遍)|再(?:測定|計測|実行|ベンチ)|재(?:측정|실행|벤치)|다시\s*(?:측정|실행)",
 )
-RERUN = re.compile("|".join(p for p, _ in _RERUN_PHRASES), re.I)
-says_rerun = hinted_any(_RERUN_PHRASES, re.I)  # bool(RERUN.search(text)), each phrase tried only where it can be
+RERUN = re.compile("|".join(_RERUN_PHRASES), re.I)
+says_rerun = Hinted(RERUN).search  # bool(RERUN.search(text)), each phrase tried only where it can be (regex_hints.py)
 # A list item or paragraph that opens with a rerun verb asks for one, whatever the directive vocabulary says
 # ("Re-capture forest-level on PS5 once ...").
 _OPENS_WITH_RERUN = re.compile(

@@ -343,9 +343,13 @@ class HistoryIndex:
                 # each distinct word of a message once (a long message says its words many times over)
                 found = set(_WORD.findall(_text(c)))
                 found.update([w.strip("-") for w in found])  # `ROW-1-` at a line end still names ROW-1
-                for v in found:
-                    words.setdefault(v, set()).add(c.sha)
-                    words.setdefault("\0" + v.lower(), set()).add(c.sha)
+                # and under its lower case, once per message (no empty set made per word that has one)
+                for v in (*found, *{"\0" + w.lower() for w in found}):
+                    shas = words.get(v)
+                    if shas is None:
+                        words[v] = {c.sha}
+                    else:
+                        shas.add(c.sha)
             self._words = words
         return self._words
 

@@ -56,8 +56,13 @@ class SymbolMatcher:
         by_first: dict[bytes, list[bytes]] = {}
         for w in words:
             by_first.setdefault(w[:1], []).append(w[1:])
+        # per first byte: that byte, then the trie of the rests as a lookahead that captures the rest. Each match
+        # is one byte long, so findall/finditer try every start position (as a search from one byte after the
+        # last start did, in Python) and yield the longest symbol there, while the literal first byte still lets
+        # the engine skip ahead to it
         self._rxs = [
-            re.compile(re.escape(first) + _trie_pattern(rests), re.DOTALL) for first, rests in by_first.items()
+            (first, re.compile(re.escape(first) + b"(?=(" + _trie_pattern(rests) + b"))", re.DOTALL))
+            for first, rests in by_first.items()
         ]
         # Symbols that are prefixes of a longer symbol: a match of the longer one implies them as candidates.
         self._prefixes: dict[bytes, list[bytes]] = {}
@@ -69,16 +74,12 @@ class SymbolMatcher:
     def candidates(self, text: bytes) -> set[bytes]:
         """Every symbol (as bytes) that occurs somewhere in `text` (a superset is allowed; none is missed)."""
         found: set[bytes] = set()
-        for rx in self._rxs:
-            search = rx.search
-            m = search(text)
-            while m is not None:
-                w = m.group()
-                if w not in found:
-                    found.add(w)
-                    found.update(self._prefixes.get(w, ()))
-                # Restart one byte after the match start: an occurrence of another symbol may overlap this one.
-                m = search(text, m.start() + 1)
+        for first, rx in self._rxs:
+            # every start position, so an occurrence of a symbol overlapping another is found too
+            for rest in set(rx.findall(text)):
+                w = first + rest
+                found.add(w)
+                found.update(self._prefixes.get(w, ()))
         return found
 
     def counts(self, text: bytes) -> dict[bytes, int]:
@@ -88,17 +89,14 @@ class SymbolMatcher:
         one regex walks the starts of one first byte's symbols in order)."""
         out: dict[bytes, int] = {}
         ends: dict[bytes, int] = {}  # symbol -> where its last counted occurrence ends
-        for rx in self._rxs:
-            search = rx.search
-            m = search(text)
-            while m is not None:
+        for first, rx in self._rxs:
+            for m in rx.finditer(text):
                 at = m.start()
-                w = m.group()
+                w = first + m.group(1)
                 for s in (w, *self._prefixes.get(w, ())):
                     if at >= ends.get(s, 0):
                         out[s] = out.get(s, 0) + 1
                         ends[s] = at + len(s)
-                m = search(text, at + 1)
         return out
 
     def deltas(self, files: list[tuple[bytes, bytes]]) -> dict[str, int]:

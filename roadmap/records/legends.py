@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from roadmap.records.state_words import norm
+from roadmap.regex_hints import Hinted
 
 # A lead-in that announces a legend: "Legend", "Key:", "Board key:", "State words (ours):", "Status labels", or
 # "what the statuses mean". A bare "Status:" is not one: a list under it reports the status of components; nor is
@@ -23,6 +24,7 @@ _LEAD = re.compile(
     r"|\b(?:status|state)(?:es|s)?\s+mean\b",
     re.I,
 )
+_leads = Hinted(_LEAD).search  # each line of every record is asked: most hold no "legend", "key" or "stat"
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
 _WRAP = "*_`"
@@ -41,7 +43,7 @@ def word_legend(lines: list[str]) -> dict[str, str]:
         n += 1
         head = _HEADING.match(line)
         lead = head.group(1) if head else line
-        if _ITEM.match(line) or line.lstrip().startswith("|") or not _LEAD.search(lead):
+        if _ITEM.match(line) or line.lstrip().startswith("|") or not _leads(lead):
             continue
         if not head and (pairs := _inline_pairs(line)):
             _add(found, pairs)

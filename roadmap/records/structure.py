@@ -36,6 +36,7 @@ from roadmap.records.kinds import (
     trailing_date,
 )
 from roadmap.records.lead_lists import introduced_items
+from roadmap.regex_hints import Hinted
 from roadmap.records.mentions import ids_in
 from roadmap.records.setting_values import settings_valued
 from roadmap.records.still_open import still_open
@@ -99,26 +100,16 @@ HANDOFF = re.compile(
 
 
 def find_handoff(text: str) -> re.Match[str] | None:
-    r"""HANDOFF.search(text), skipped when the text lacks the words every match holds ("next", "whoever",
-    "hand", "follow", "todo", "to-do", and their German twins): HANDOFF opens with `\b` and is case-insensitive, so `re` tries it at every
-    position. (None of these letters has a case-insensitive match outside ASCII, so the lower-cased text holds them
-    if a match does.)"""
-    low = text.lower()
-    if not any(
-        h in low
-        for h in (
-            *("next", "whoever", "hand", "follow", "todo", "to-do", "nächst", "übernimmt", "zu tun", "offene"),
-            *("次の", "申し送り", "引き継ぎ", "残タスク", "下一", "后续", "待办", "다음", "할"),
-            *("faire", "étape", "suite", "hacer", "pasos", "fazer", "passos", "fare", "passi"),
-        )
-    ):
-        return None
-    m = HANDOFF.search(text)
-    while m is not None and m.start() and text[m.start() - 1] in _OPENING_QUOTES:
-        m = HANDOFF.search(text, m.end())  # a phrase in quotes is named ("the items under „Next owner must“"), not used
-    return m
+    """HANDOFF.search(text)'s match (its span and text), the first one not opening after a quote mark. HANDOFF opens
+    with `\\b` and is case-insensitive, so `re` tries it at every position: each of its alternatives is searched only
+    in text holding a literal it needs (regex_hints.py)."""
+    for m in _HANDOFF.finditer(text):
+        if not (m.start() and text[m.start() - 1] in _OPENING_QUOTES):
+            return m  # a phrase in quotes is named ("the items under „Next owner must“"), not used
+    return None
 
 
+_HANDOFF = Hinted(HANDOFF)
 _OPENING_QUOTES = frozenset("\"'\u201c\u201e\u2018\u00ab\u201a")
 
 

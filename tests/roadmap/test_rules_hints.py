@@ -1,5 +1,5 @@
-"""The substring hints in front of the rules' phrase regexes never change an answer: `hinted(rx, hints)(t)`
-is `bool(rx.search(t))` for every text, whatever its case (re.IGNORECASE's non-ASCII foldings included)."""
+"""The substring hints in front of the rules' phrase regexes never change an answer: `says_opt_in(t)` and the
+others are `bool(rx.search(t))` for every text, whatever its case (re.IGNORECASE's non-ASCII foldings included)."""
 
 from __future__ import annotations
 
