@@ -49,7 +49,12 @@ _LOG_PREAMBLE = re.compile(
     re.I,
 )
 NEWEST_FIRST = re.compile(
-    r"\bnewest (?:entr(?:y|ies) )?(?:first|at the top|on top)\b|\breverse[- ]chronological\b", re.I
+    r"\bnewest (?:entr(?:y|ies) )?(?:first|at the top|on top)\b|\breverse[- ]chronological\b"
+    # German, French, Spanish, Portuguese: "Neueste Übergabe oben", "le plus récent en haut", "lo más reciente
+    # arriba", "mais recente no topo"
+    r"|\bneueste[nrs]?\s+(?:\w+\s+)?(?:zuerst|oben)\b|\bplus\s+récente?s?\s+(?:\w+\s+)?(?:en\s+haut|d'abord)"
+    r"|\bm[áa]s\s+recientes?\s+(?:\w+\s+)?(?:arriba|primero)\b|\bmais\s+recentes?\s+(?:\w+\s+)?(?:no\s+topo|primeiro)\b",
+    re.I,
 )
 _LOG_NAME = re.compile(
     r"(?:^|[-_.])(?:change-?log|work-?log|log|logs|journal|ledger|diary|history|timeline)"
