@@ -56,9 +56,6 @@ class LayerKernels:
     # (x, residual, norm_weight, eps, gate_up_weight) -> (silu_and_mul(rms_norm(x + residual) W^T), x + residual) in
     # one kernel where it can, or None: norm_linear, then silu_and_mul
     fused_norm_linear_act: Callable[..., tuple[torch.Tensor, torch.Tensor]] | None = None
-    # (x, residual, norm_weight, eps, gate_up_weight, down_weight, down_bias) -> (down(silu_and_mul(rms_norm(x +
-    # residual) W^T)), x + residual) in as few kernels as the shapes allow, or None: norm_linear_act, then linear
-    fused_mlp: Callable[..., tuple[torch.Tensor, torch.Tensor]] | None = None
 
     def norm_linear(
         self,
@@ -88,22 +85,6 @@ class LayerKernels:
             return self.fused_norm_linear_act(x, residual, norm_weight, eps, weight)
         gate_up, residual = self.norm_linear(x, residual, norm_weight, eps, weight, None)
         return self.silu_and_mul(gate_up), residual
-
-    def mlp(
-        self,
-        x: torch.Tensor,
-        residual: torch.Tensor | None,
-        norm_weight: torch.Tensor,
-        eps: float,
-        gate_up_weight: torch.Tensor,
-        down_weight: torch.Tensor,
-        down_bias: torch.Tensor | None,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """A layer's RMSNorm and whole SwiGLU MLP: (down(SiLU(gate) * up), new residual)."""
-        if self.fused_mlp is not None:
-            return self.fused_mlp(x, residual, norm_weight, eps, gate_up_weight, down_weight, down_bias)
-        act, residual = self.norm_linear_act(x, residual, norm_weight, eps, gate_up_weight)
-        return self.linear(act, down_weight, down_bias), residual
 
 
 REFERENCE_LAYERS = LayerKernels(layer_reference.rms_norm, layer_reference.rope_write_kv, layer_reference.silu_and_mul)
@@ -147,9 +128,8 @@ def _triton_kernels() -> AttentionKernels:
     linear = triton_gemv.linear if gemv else F.linear
     fused = triton_gemv.norm_linear if gemv and norm_gemv_enabled() else None
     fused_act = triton_gemv.norm_linear_act if fused is not None and act_gemv_enabled() else None
-    fused_mlp = triton_gemv.mlp if fused_act is not None else None
     layers = LayerKernels(
-        triton_norm.rms_norm, triton_rope_kv.rope_write_kv, triton_act.silu_and_mul, linear, fused, fused_act, fused_mlp
+        triton_norm.rms_norm, triton_rope_kv.rope_write_kv, triton_act.silu_and_mul, linear, fused, fused_act
     )
     return AttentionKernels(ta.write_kv, ta.paged_attention, ta.prefill_attention, "triton", layers)
 

@@ -7,16 +7,9 @@ sequences that leaves most SMs idle. Splitting the context multiplies the progra
 CUDA graphs can capture it: the grid and the workspace depend on host ints only (num_seqs, heads, NUM_SEGMENTS);
 each program reads its sequence's length from seq_lens on the device and takes its share of the tiles, so a
 segment past a short context is empty (max -inf, sum 0) and weighs nothing in the merge.
-
-By default the merge runs in the segment kernel itself: each (sequence, KV head) counts its finished segments in a
-zeroed int32 counter, and the last to finish merges the group's partials and resets the counter, so a layer's
-split-KV attention is one launch, not two (at batch 1 the merge kernel was a launch of its own per layer for a few
-microseconds of work). ENGINE_FUSED_MERGE=0 keeps the separate merge kernel (an A/B; read at import).
 """
 
 from __future__ import annotations
-
-import os
 
 import torch
 import triton
@@ -34,10 +27,6 @@ def _decode_segment_kernel(
     part_out_ptr,  # [T, Hq, NUM_SEGMENTS, D] fp32, unnormalised
     part_max_ptr,  # [T, Hq, NUM_SEGMENTS] fp32
     part_sum_ptr,  # [T, Hq, NUM_SEGMENTS] fp32
-    out_ptr,  # [T, Hq, D]: FUSED_MERGE's output
-    counter_ptr,  # [B * Hkv] int32, zero between launches: FUSED_MERGE's count of finished segments
-    stride_o_t,
-    stride_o_h,
     q_ptr,  # [T, Hq, D]
     cache_ptr,  # [2, num_blocks, block_size, Hkv, D]
     block_tables_ptr,  # [B, max_blocks] int32
@@ -60,7 +49,6 @@ def _decode_segment_kernel(
     PRECISION: tl.constexpr,
     FAST: tl.constexpr,  # the paged decode kernel's tiles (scale then carries log2(e)); else the unified kernel's
     USE_PDL: tl.constexpr,
-    FUSED_MERGE: tl.constexpr,  # the last segment to finish merges (no second kernel)
 ):
     if USE_PDL:  # the kernel before this one may still be writing: wait for it (engine/kernels/pdl.py)
         tl.extra.cuda.gdc_wait()
@@ -125,41 +113,6 @@ def _decode_segment_kernel(
     tl.store(part_max_ptr + part, m_i, mask=row_ok)
     tl.store(part_sum_ptr + part, l_i, mask=row_ok)
     tl.store(part_out_ptr + part[:, None] * HEAD_DIM + offs_d[None, :], acc, mask=row_ok[:, None])
-    if FUSED_MERGE:
-        # The last segment of this (sequence, KV head) to finish merges the group's partials: the atomic releases
-        # this program's stores and acquires every earlier segment's, and its reset leaves the counter at zero for
-        # the next launch (a layer later, or the graph's next replay).
-        counter = counter_ptr + seq * tl.num_programs(1) + kv_head
-        if tl.atomic_add(counter, 1, sem="acq_rel", scope="gpu") == NUM_SEGMENTS - 1:
-            tl.store(counter, 0)
-            for g in tl.static_range(GROUP):
-                _merge_one(
-                    out_ptr, part_out_ptr, part_max_ptr, part_sum_ptr, tok64, kv_head * GROUP + g,
-                    GROUP * tl.num_programs(1), stride_o_t, stride_o_h, HEAD_DIM, NUM_SEGMENTS, FAST, True,
-                )  # fmt: skip
-
-
-@triton.jit
-def _merge_one(
-    out_ptr, part_out_ptr, part_max_ptr, part_sum_ptr, tok64, head, num_heads, stride_o_t, stride_o_h,
-    HEAD_DIM: tl.constexpr, NUM_SEGMENTS: tl.constexpr, BASE2: tl.constexpr, FROM_L2: tl.constexpr,
-):  # fmt: skip
-    """One query head's output from its segments' partial softmaxes. FROM_L2: read them past the SM's L1 (other
-    programs of the same grid wrote them)."""
-    segs = tl.arange(0, NUM_SEGMENTS)
-    offs_d = tl.arange(0, HEAD_DIM)
-    base = (tok64 * num_heads + head) * NUM_SEGMENTS
-    cache: tl.constexpr = ".cg" if FROM_L2 else ""
-    seg_max = tl.load(part_max_ptr + base + segs, cache_modifier=cache)  # [S]
-    seg_sum = tl.load(part_sum_ptr + base + segs, cache_modifier=cache)
-    top = tl.max(seg_max, 0)  # segment 0 always holds key 0: finite
-    if BASE2:
-        weight = tl.exp2(seg_max - top)  # exp2(-inf) = 0 for empty segments
-    else:
-        weight = tl.exp(seg_max - top)
-    seg_out = tl.load(part_out_ptr + (base + segs)[:, None] * HEAD_DIM + offs_d[None, :], cache_modifier=cache)
-    out = tl.sum(seg_out * weight[:, None], 0) / tl.sum(seg_sum * weight, 0)
-    tl.store(out_ptr + tok64 * stride_o_t + head * stride_o_h + offs_d, out.to(out_ptr.dtype.element_ty))
 
 
 @triton.jit
@@ -184,31 +137,20 @@ def _merge_segments_kernel(
     tok = tl.load(cu_q_ptr + seq)
     if tl.load(cu_q_ptr + seq + 1) == tok:
         return
-    _merge_one(
-        out_ptr, part_out_ptr, part_max_ptr, part_sum_ptr, tok.to(tl.int64), head, tl.num_programs(1), stride_o_t,
-        stride_o_h, HEAD_DIM, NUM_SEGMENTS, BASE2, False,
-    )  # fmt: skip
-
-
-FUSED_MERGE = os.environ.get("ENGINE_FUSED_MERGE", "1").strip().lower() not in ("0", "false", "off", "no")
-_COUNTERS: dict[torch.device, torch.Tensor] = {}
-_OUTGROWN: list[torch.Tensor] = []  # replaced buffers stay alive: a captured graph may still point at one
-_MIN_COUNTERS = 1 << 16  # (sequence, KV head) pairs: 512 sequences of 128 KV heads before a larger buffer is made
-
-
-def segment_counters(device: torch.device, n: int) -> torch.Tensor | None:
-    """A zeroed int32 buffer of at least n counters on `device`, shared by every split-KV launch there (each leaves
-    its counters at zero); None while a CUDA graph is being captured and no buffer is large enough (an allocation
-    there would live in the graph's pool), so the caller falls back to the separate merge."""
-    buf = _COUNTERS.get(device)
-    if buf is None or buf.numel() < n:
-        if device.type == "cuda" and torch.cuda.is_current_stream_capturing():
-            return None
-        if buf is not None:
-            _OUTGROWN.append(buf)
-        buf = torch.zeros(max(n, _MIN_COUNTERS), dtype=torch.int32, device=device)
-        _COUNTERS[device] = buf
-    return buf
+    tok64 = tok.to(tl.int64)
+    segs = tl.arange(0, NUM_SEGMENTS)
+    offs_d = tl.arange(0, HEAD_DIM)
+    base = (tok64 * tl.num_programs(1) + head) * NUM_SEGMENTS
+    seg_max = tl.load(part_max_ptr + base + segs)  # [S]
+    seg_sum = tl.load(part_sum_ptr + base + segs)
+    top = tl.max(seg_max, 0)  # segment 0 always holds key 0: finite
+    if BASE2:
+        weight = tl.exp2(seg_max - top)  # exp2(-inf) = 0 for empty segments
+    else:
+        weight = tl.exp(seg_max - top)
+    seg_out = tl.load(part_out_ptr + (base + segs)[:, None] * HEAD_DIM + offs_d[None, :])  # [S, D]
+    out = tl.sum(seg_out * weight[:, None], 0) / tl.sum(seg_sum * weight, 0)
+    tl.store(out_ptr + tok64 * stride_o_t + head * stride_o_h + offs_d, out.to(out_ptr.dtype.element_ty))
 
 
 def split_kv_decode(
@@ -225,11 +167,9 @@ def split_kv_decode(
     num_warps: int | None = None,
     num_stages: int | None = None,
     fast: bool | None = None,
-    fused_merge: bool | None = None,
 ) -> None:
     """segments/tile/num_warps/num_stages override the launch configuration (tools/device_attn_sweep.py); `fast`
-    picks the segments' tile loop (the paged decode kernel's with ENGINE_DECODE_KERNEL=paged, else the unified one's);
-    `fused_merge` merges in the segment kernel (default FUSED_MERGE) or in a kernel of its own."""
+    picks the segments' tile loop (the paged decode kernel's with ENGINE_DECODE_KERNEL=paged, else the unified one's)."""
     if fast is None:
         fast = DECODE_KERNEL == "paged"
     if SPLIT_LAUNCH is not None and tile is None and num_warps is None and num_stages is None:
@@ -242,17 +182,10 @@ def split_kv_decode(
     part_out = torch.empty(num_tokens, num_heads, segments, head_dim, dtype=torch.float32, device=q.device)
     part_max = torch.empty(num_tokens, num_heads, segments, dtype=torch.float32, device=q.device)
     part_sum = torch.empty_like(part_max)
-    counters = segment_counters(q.device, num_seqs * num_kv_heads) if (
-        FUSED_MERGE if fused_merge is None else fused_merge
-    ) else None  # fmt: skip
     _decode_segment_kernel[(num_seqs, num_kv_heads, segments)](
         part_out,
         part_max,
         part_sum,
-        out,
-        counters if counters is not None else seq_lens,
-        out.stride(0),
-        out.stride(1),
         q,
         cache,
         block_tables,
@@ -276,10 +209,7 @@ def split_kv_decode(
         FAST=fast,
         **launch_options(num_warps, num_stages),
         **pdl.options(q.device),
-        FUSED_MERGE=counters is not None,
     )
-    if counters is not None:
-        return
     _merge_segments_kernel[(num_seqs, num_heads)](
         out,
         part_out,

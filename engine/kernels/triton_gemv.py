@@ -37,9 +37,6 @@ MAX_WEIGHT_BYTES = int(os.environ.get("ENGINE_GEMV_WIDE_MIB", "16")) << 20
 # timed alone had beaten the pair it replaces (docs/device-checks/20261206-b1-act-gemv). ENGINE_GEMV_FUSED_WIDE=1
 # lets a fused GEMV take wide weights of any size at one row (an A/B; read at import).
 FUSED_WIDE = os.environ.get("ENGINE_GEMV_FUSED_WIDE", "0").strip().lower() in ("1", "true", "on", "yes")
-# Where gate_up runs on cuBLAS (4B's wide weight), the SiLU * up is taken as the down GEMV loads its input instead of
-# in a kernel of its own (act_linear); ENGINE_GEMV_ACT_IN=0 keeps the separate kernel (an A/B; read at import).
-ACT_IN = os.environ.get("ENGINE_GEMV_ACT_IN", "1").strip().lower() not in ("0", "false", "off", "no")
 # ENGINE_GEMV_FUSED_WIDE_TILE="BLOCK_N,BLOCK_K": the tile of such a fused wide GEMV (an A/B; read at import).
 _WIDE_TILE_ENV = os.environ.get("ENGINE_GEMV_FUSED_WIDE_TILE", "").strip()
 FUSED_WIDE_TILE = tuple(int(v) for v in _WIDE_TILE_ENV.split(",")) if _WIDE_TILE_ENV else None
@@ -50,16 +47,11 @@ DTYPES = (torch.bfloat16, torch.float16)  # float32 stays on cuBLAS (exact-parit
 
 
 @triton.jit
-def _x_raw(x_rows, r_rows, k, k_ok, m_ok, HAS_RESIDUAL: tl.constexpr, dtype: tl.constexpr, K, ACT_IN: tl.constexpr):
+def _x_raw(x_rows, r_rows, k, k_ok, m_ok, HAS_RESIDUAL: tl.constexpr, dtype: tl.constexpr):
     """Columns k of the GEMV's input rows as float32: x, or x + residual rounded to the activation dtype (the
-    residual stream triton_norm's kernel writes); ACT_IN: x is a packed gate | up row of 2 K columns and column k
-    is SiLU(gate) * up, rounded where triton_act rounds."""
+    residual stream triton_norm's kernel writes)."""
     mask = m_ok[:, None] & k_ok[None, :]
     xv = tl.load(x_rows + k[None, :], mask=mask, other=0.0).to(tl.float32)
-    if ACT_IN:
-        up = tl.load(x_rows + K + k[None, :], mask=mask, other=0.0).to(tl.float32)
-        silu = (xv / (1.0 + tl.exp(-xv))).to(dtype).to(tl.float32)
-        xv = (silu * up).to(dtype).to(tl.float32)
     if HAS_RESIDUAL:
         xv = (xv + tl.load(r_rows + k[None, :], mask=mask, other=0.0).to(tl.float32)).to(dtype).to(tl.float32)
     return xv
@@ -101,7 +93,6 @@ def _gemv_kernel(
     HAS_RESIDUAL: tl.constexpr,
     SINGLE_K: tl.constexpr,
     ACT: tl.constexpr,
-    ACT_IN: tl.constexpr,  # x is gate_up's packed [M, 2 K] output, SiLU(gate) * up taken on the way in
     LATE_LAUNCH: tl.constexpr,
     USE_PDL: tl.constexpr,
 ):
@@ -131,7 +122,7 @@ def _gemv_kernel(
     k_ok = offs_k < K
     if NORM:
         if SINGLE_K:  # the whole row in one slice: loaded once for its RMS and for the product
-            xv = _x_raw(x_rows, r_rows, offs_k, k_ok, m_ok, HAS_RESIDUAL, dtype, K, False)
+            xv = _x_raw(x_rows, r_rows, offs_k, k_ok, m_ok, HAS_RESIDUAL, dtype)
             if HAS_RESIDUAL:
                 if tl.program_id(0) == 0:
                     out = r_out_ptr + offs_m.to(tl.int64)[:, None] * stride_rom + offs_k[None, :]
@@ -141,17 +132,17 @@ def _gemv_kernel(
             sq = tl.zeros([BLOCK_M], dtype=tl.float32)
             for k0 in range(0, K, BLOCK_K):
                 k = k0 + offs_k
-                xv = _x_raw(x_rows, r_rows, k, k < K, m_ok, HAS_RESIDUAL, dtype, K, False)
+                xv = _x_raw(x_rows, r_rows, k, k < K, m_ok, HAS_RESIDUAL, dtype)
                 sq += tl.sum(xv * xv, axis=1)
                 if HAS_RESIDUAL:
                     if tl.program_id(0) == 0:
                         out = r_out_ptr + offs_m.to(tl.int64)[:, None] * stride_rom + k[None, :]
                         tl.store(out, xv.to(dtype), mask=m_ok[:, None] & (k < K)[None, :])
             rstd = tl.rsqrt(sq / K + eps)
-            xv = _x_raw(x_rows, r_rows, offs_k, k_ok, m_ok, HAS_RESIDUAL, dtype, K, False)
+            xv = _x_raw(x_rows, r_rows, offs_k, k_ok, m_ok, HAS_RESIDUAL, dtype)
         xv = _normed(xv, rstd, nw_ptr, offs_k, k_ok, dtype)
     else:
-        xv = _x_raw(x_rows, r_rows, offs_k, k_ok, m_ok, False, dtype, K, ACT_IN)
+        xv = _x_raw(x_rows, r_rows, offs_k, k_ok, m_ok, False, dtype)
     acc = tl.sum(xv[:, None, :] * w.to(tl.float32)[None, :, :], axis=2)
     acc_u = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
     if ACT:
@@ -162,7 +153,7 @@ def _gemv_kernel(
         w = tl.load(w_rows + k[None, :], mask=w_mask, other=0.0)
         if ACT:
             wu = tl.load(u_rows + k[None, :], mask=w_mask, other=0.0)
-        xv = _x_raw(x_rows, r_rows, k, k < K, m_ok, HAS_RESIDUAL, dtype, K, ACT_IN)
+        xv = _x_raw(x_rows, r_rows, k, k < K, m_ok, HAS_RESIDUAL, dtype)
         if NORM:
             xv = _normed(xv, rstd, nw_ptr, k, k < K, dtype)
         acc += tl.sum(xv[:, None, :] * w.to(tl.float32)[None, :, :], axis=2)
@@ -275,39 +266,6 @@ def norm_linear_act(
     return y, res_out
 
 
-def act_linear(gate_up: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
-    """linear(silu_and_mul(gate_up), weight, bias) [M, 2 I] -> [M, N]: where the GEMV takes the [M, I] x [N, I]^T
-    shape, ONE kernel that takes SiLU(gate) * up as it loads its input (the MLP's down projection after a gate_up
-    GEMM that ran on cuBLAS: no activation kernel, no [M, I] round trip); elsewhere the two kernels."""
-    act_shape = gate_up.shape[1] // 2
-    tile = None
-    if ACT_IN and gate_up.dim() == 2 and gate_up.shape[1] % 2 == 0 and gate_up.stride(1) == 1:
-        tile = _tile(gate_up[:, :act_shape], weight)
-    if tile is None:
-        return linear(silu_and_mul(gate_up), weight, bias)
-    return launch(gate_up, weight, bias, *tile, act_in=True)
-
-
-def mlp(
-    x: torch.Tensor,  # [M, K]
-    residual: torch.Tensor | None,
-    norm_weight: torch.Tensor,
-    eps: float,
-    gate_up_weight: torch.Tensor,  # [2 I, K]
-    down_weight: torch.Tensor,  # [N, I]
-    down_bias: torch.Tensor | None = None,
-) -> tuple[torch.Tensor, torch.Tensor]:  # (down(SiLU(gate) * up of rms_norm(x + residual)), x + residual)
-    """The whole SwiGLU MLP after its RMSNorm in as few kernels as the shapes allow: norm, gate_up and SiLU * up in
-    one GEMV where it takes gate_up (then the down GEMV); where gate_up runs on cuBLAS instead (a wide weight), the
-    SiLU * up rides in the down projection's GEMV (act_linear)."""
-    tile = _tile(x, gate_up_weight, fused=True)
-    if tile is not None and gate_up_weight.shape[0] % 2 == 0 and _norm_fusable(x, residual, norm_weight):
-        act, new_residual = norm_linear_act(x, residual, norm_weight, eps, gate_up_weight)
-        return linear(act, down_weight, down_bias), new_residual
-    gate_up, new_residual = norm_linear(x, residual, norm_weight, eps, gate_up_weight)
-    return act_linear(gate_up, down_weight, down_bias), new_residual
-
-
 def launch(
     x: torch.Tensor,
     weight: torch.Tensor,
@@ -318,17 +276,11 @@ def launch(
     num_stages: int | None = None,
     norm: tuple[torch.Tensor, float, torch.Tensor | None, torch.Tensor] | None = None,
     act: bool = False,
-    act_in: bool = False,
 ) -> torch.Tensor:
     """The kernel with an explicit tile (tools/device_gemv_sweep.py times the choices); inputs as runs_gemv takes.
     `norm` = (norm weight, eps, residual or None, residual out) fuses norm_linear's RMSNorm in front; `act` reads
-    `weight` as gate | up halves and returns SiLU(gate) * up (no bias); `act_in` reads x as a packed gate | up
-    product [M, 2 K] and multiplies SiLU(gate) * up by W (no norm)."""
+    `weight` as gate | up halves and returns SiLU(gate) * up (no bias)."""
     m, k = x.shape
-    if act_in:
-        if norm is not None or act:
-            raise ValueError("act_in takes neither a norm nor the act epilogue")
-        k //= 2
     n = weight.shape[0] // 2 if act else weight.shape[0]
     if act and bias is not None:
         raise ValueError("the fused SiLU * up epilogue takes no bias")
@@ -363,7 +315,6 @@ def launch(
         HAS_RESIDUAL=residual is not None,
         SINGLE_K=k <= block_k,
         ACT=act,
-        ACT_IN=act_in,
         LATE_LAUNCH=PDL_LATE,
         num_warps=num_warps,
         **extra,

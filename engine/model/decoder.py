@@ -41,12 +41,13 @@ class DecoderLayer(nn.Module):
         kv_cache: torch.Tensor | None,
     ) -> tuple[torch.Tensor, torch.Tensor]:  # (this layer's MLP output, residual stream before it)
         # Each residual add rides in the RMSNorm after it, and the norm in the projection after it where the backend
-        # fuses them (a small decode batch on Triton: one GEMV kernel, gate_up's with the SiLU * up in it too, or,
-        # where gate_up runs on cuBLAS, the SiLU * up in the down GEMV); elsewhere a norm kernel, then the GEMM.
+        # fuses them (a small decode batch on Triton: one GEMV kernel, gate_up's with the SiLU * up in it too);
+        # elsewhere a norm kernel, then the GEMM.
         attn_in, mlp_in = self.input_layernorm, self.post_attention_layernorm
         qkv, residual = self.self_attn.qkv_proj.after_norm(attn_in.weight, attn_in.eps, h, residual)
         h = self.self_attn.from_qkv(positions, qkv, cos_sin_cache, attn, kv_cache)
-        return self.mlp.after_norm(mlp_in.weight, mlp_in.eps, h, residual)
+        act, residual = self.mlp.gate_up_proj.after_norm_act(mlp_in.weight, mlp_in.eps, h, residual)
+        return self.mlp.down_proj(act), residual
 
 
 class DecoderModel(nn.Module):

@@ -22,16 +22,3 @@ class GatedMLP(nn.Module):
 
     def from_gate_up(self, gate_up: torch.Tensor) -> torch.Tensor:  # [T, 2 I] (gate_up_proj's output) -> [T, H]
         return self.down_proj(self.ops.silu_and_mul(gate_up))
-
-    def after_norm(
-        self, norm_weight: torch.Tensor, eps: float, x: torch.Tensor, residual: torch.Tensor | None
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """This MLP applied to RMSNorm(x + residual): (output, x + residual), in as few kernels as the backend can
-        (LayerKernels.mlp); a row-parallel down projection (tensor parallelism) keeps its own forward and all-reduce."""
-        if isinstance(self.down_proj, Linear):
-            ops = self.gate_up_proj.ops
-            return ops.mlp(
-                x, residual, norm_weight, eps, self.gate_up_proj.weight, self.down_proj.weight, self.down_proj.bias
-            )
-        act, residual = self.gate_up_proj.after_norm_act(norm_weight, eps, x, residual)
-        return self.down_proj(act), residual

@@ -9,16 +9,12 @@ one unit in the last place of F.linear's float32 result rounded to the same dtyp
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 import torch
 import torch.nn.functional as F
 
 from triton_interp import import_interpreted, interpreter_loop_problem, round_bf16_to_nearest_even
 
-sys.path.insert(0, str(Path(__file__).parent))
 (triton_gemv,) = import_interpreted("engine.kernels.triton_gemv")
 
 
@@ -256,70 +252,3 @@ def test_a_fused_gemv_takes_wide_weights_at_one_row_only_when_asked(monkeypatch:
     assert triton_gemv.launch_shape(1, 6144, 2560, big) is None
     assert triton_gemv.launch_shape(1, 6144, 2560, big, fused=True) == (8, 1024)
     assert triton_gemv.launch_shape(2, 6144, 2560, big, fused=True) is None
-
-
-@pytest.mark.parametrize(
-    "m,i,n",
-    [
-        (1, 9728 // 8, 320),  # Qwen3-4B's down shape, scaled: narrow, a K slice and a masked tail
-        (1, 5000, 24),  # masked K slices; 24 columns: the last program's are partly masked
-        (3, 256, 64),  # three rows, one K slice
-    ],
-)
-def test_act_linear_takes_silu_mul_on_the_way_in(m: int, i: int, n: int) -> None:
-    """The down GEMV reading gate_up's packed product and taking SiLU(gate) * up as it loads gives exactly what the
-    SiLU kernel followed by the GEMV gives (the activation rounded where triton_act rounds it)."""
-    skip_without_loops()
-    from engine.kernels import triton_act
-
-    g = torch.Generator().manual_seed(m * 7 + i + n)
-    gate_up = (torch.randn(m, 2 * i, generator=g) * 3).to(torch.bfloat16)
-    w = (torch.randn(n, i, generator=g) / i**0.5 * 4).to(torch.bfloat16)
-    assert triton_gemv.runs_gemv(gate_up[:, :i], w)
-    want = triton_gemv.linear(triton_act.silu_and_mul(gate_up), w)
-    got = triton_gemv.act_linear(gate_up, w)
-    assert got.shape == (m, n)
-    assert torch.equal(got, want)
-    assert (got != 0).any()
-
-
-def test_act_linear_falls_back_where_the_gemv_does_not_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Float32, more than four rows, or ENGINE_GEMV_ACT_IN=0: the SiLU kernel, then linear()."""
-    from engine.kernels import layer_reference
-
-    g = torch.Generator().manual_seed(21)
-    gate_up, w = torch.randn(6, 64, generator=g), torch.randn(16, 32, generator=g)
-    torch.testing.assert_close(triton_gemv.act_linear(gate_up, w), F.linear(layer_reference.silu_and_mul(gate_up), w))
-    monkeypatch.setattr(triton_gemv, "ACT_IN", False)
-    calls = []
-    monkeypatch.setattr(triton_gemv, "launch", lambda *a, **kw: calls.append(kw) or torch.zeros(1, 16))
-    x = torch.randn(1, 64, generator=g).to(torch.bfloat16)
-    triton_gemv.act_linear(x, torch.randn(16, 32, generator=g).to(torch.bfloat16))
-    assert calls and not any(kw.get("act_in") for kw in calls)
-
-
-def test_mlp_puts_the_activation_in_the_down_gemv_when_gate_up_runs_on_cublas(monkeypatch: pytest.MonkeyPatch) -> None:
-    """One row whose gate_up weight is over the GEMV's size limit (Qwen3-4B's): the norm kernel, gate_up on cuBLAS,
-    then ONE down GEMV that takes SiLU * up on the way in. Under the limit, gate_up's own GEMV carries the norm and
-    the activation instead. Either way no SiLU kernel runs and the result is exactly the unfused composition's."""
-    skip_without_loops()
-    from launch_count import LaunchCounter
-
-    from engine.kernels import triton_act
-
-    g = torch.Generator().manual_seed(5)
-    k, i, n = 128, 384, 128
-    x, residual = (torch.randn(1, k, generator=g).to(torch.bfloat16) for _ in range(2))
-    norm_w = (1 + 0.1 * torch.randn(k, generator=g)).to(torch.bfloat16)
-    gate_up_w = (torch.randn(2 * i, k, generator=g) / k**0.5 * 3).to(torch.bfloat16)
-    down_w = (torch.randn(n, i, generator=g) / i**0.5 * 3).to(torch.bfloat16)
-    for limit, kernels in ((1 << 30, {"_gemv_kernel": 2}), (1024, {"_rms_norm_kernel": 1, "_gemv_kernel": 1})):
-        monkeypatch.setattr(triton_gemv, "MAX_WEIGHT_BYTES", limit)
-        gate_up, want_residual = triton_gemv.norm_linear(x, residual, norm_w, 1e-6, gate_up_w)
-        want = triton_gemv.linear(triton_act.silu_and_mul(gate_up), down_w)
-        with torch.no_grad(), LaunchCounter() as launches:
-            got, got_residual = triton_gemv.mlp(x, residual, norm_w, 1e-6, gate_up_w, down_w)
-        assert torch.equal(got, want) and torch.equal(got_residual, want_residual)
-        assert launches.by_name.get("_silu_and_mul_kernel", 0) == 0, dict(launches.by_name)
-        for name, count in kernels.items():
-            assert launches.by_name[name] == count, dict(launches.by_name)

@@ -109,26 +109,3 @@ def test_split_kv_segments_with_either_tile_loop_match_reference(fast: bool, seg
     split_kv_decode(q, cache, attn.block_tables, attn.seq_lens, attn.cu_seqlens_q, 0.125, out, segments=segments,
                     tile=TILE, fast=fast)  # fmt: skip
     torch.testing.assert_close(out, reference.paged_attention(q, cache, attn, 0.125), atol=1e-4, rtol=0)
-
-
-@pytest.mark.parametrize("fast", [True, False], ids=["paged-tiles", "unified-tiles"])
-def test_split_kv_merge_in_the_last_segment_equals_the_merge_kernel(fast: bool) -> None:
-    """The last segment of a (sequence, KV head) to finish merges the group's partials: bit-equal to the separate
-    merge kernel, a sequence without a new token left alone, and every counter back at zero for the next launch
-    (a layer later, or a graph's next replay)."""
-    from engine.kernels import triton_decode
-
-    q, cache, attn = make_step([1, 1, 0, 1], [100, 31, 7, 130], 8, 2, 64, "HND")
-    outs = []
-    for fused in (True, False):
-        out = torch.full_like(q, float("nan"))
-        for _ in range(2):  # a second launch on the same counters: they were reset
-            triton_decode.split_kv_decode(
-                q, cache, attn.block_tables, attn.seq_lens, attn.cu_seqlens_q, 0.125, out, segments=4, tile=TILE,
-                fast=fast, fused_merge=fused,
-            )  # fmt: skip
-        outs.append(out)
-    counters = triton_decode.segment_counters(q.device, 4 * 2)
-    assert counters is not None and not counters.any()
-    assert torch.equal(outs[0], outs[1])
-    torch.testing.assert_close(outs[0], reference.paged_attention(q, cache, attn, 0.125), atol=1e-4, rtol=0)
