@@ -9,6 +9,7 @@
 # 3. `engine bench throughput`, nano, --repeat 3 after a warm-up pass, both models: evidence dirs nano-<tag>-<model>.
 # Every step is skipped once the time budget (BUDGET_S, 560 s) would not hold it; everything is packed into
 # $OUT/round.tgz (the device tool brings back a few files). TAG (default "round") names the evidence series.
+# STEPS_ONLY=1 runs the step profiles alone (ROUNDS of them, default 2), for an A/B of switches.
 set -uo pipefail
 commit=${1:?usage: PYTHONPATH=. bash tools/device_round.sh <40-hex commit> [NAME:ENV=V,...]}
 shift
@@ -31,16 +32,18 @@ echo "commit $commit" > "$OUT/commit.txt"
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm --format=csv,noheader > "$OUT/gpu.txt" 2>&1
 cat "$OUT/gpu.txt"
 variants=("new:" "$@")
-for rep in 1 2; do
+reserve=$([ "${STEPS_ONLY:-0}" = 1 ] && echo 40 || echo 330)
+for rep in $(seq 1 "${ROUNDS:-2}"); do
   for spec in "${variants[@]}"; do
     name=${spec%%:*}; envs=${spec#*:}
-    if (( $(left) < 330 )); then echo "budget: no step profile $name rep $rep ($(left)s left)"; break 2; fi
+    if (( $(left) < reserve )); then echo "budget: no step profile $name rep $rep ($(left)s left)"; break 2; fi
     env ${envs//,/ } "$PY" tools/device_step_profile.py --models Qwen3-4B Qwen3-0.6B --batches 1 \
       --input-len 256 --steps 30 --out "$OUT/step-$name-$rep.json" > "$OUT/step-$name-$rep.log" 2>&1
     echo "step $name rep $rep: exit $? at +$(( $(date +%s) - t0 ))s"
     grep -E "^Qwen3-[0-9.]+B +1 " "$OUT/step-$name-$rep.log"
   done
 done
+if [ "${STEPS_ONLY:-0}" = 1 ]; then echo "done at +$(( $(date +%s) - t0 ))s"; exit 0; fi
 for model in Qwen3-4B Qwen3-0.6B; do
   if (( $(left) < 200 )); then echo "budget: no latency $model ($(left)s left)"; continue; fi
   series="b1-$TAG-$model"
