@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # One device call for an engine change (ENG-FUSED-STEP), from the repo root:
 #
-#   PYTHONPATH=. bash tools/device_round.sh <40-hex commit> [NAME:ENV=V,ENV=V ...]
+#   PYTHONPATH=. bash tools/device_round.sh <40-hex commit> [NAME:ENV=V+ENV=V ...]
 #
 # 1. tools/device_step_profile.py at batch 1 on Qwen3-4B and Qwen3-0.6B for each variant (default "new": the engine's
-#    defaults; each further NAME:ENV=V,... runs with those variables), variants alternating, two rounds.
+#    defaults; each further NAME:ENV=V+ENV=V... runs with those variables, and a value may hold commas), variants
+#    alternating, two rounds.
 # 2. `engine bench latency`, batch 1, 128 -> 256, both models at the defaults: evidence dirs b1-<tag>-<model>.
 # 3. `engine bench throughput`, nano, --repeat 3 after a warm-up pass, both models: evidence dirs nano-<tag>-<model>.
 # Every step is skipped once the time budget (BUDGET_S, 560 s) would not hold it; everything is packed into
 # $OUT/round.tgz (the device tool brings back a few files). TAG (default "round") names the evidence series.
 # STEPS_ONLY=1 runs the step profiles alone (ROUNDS of them, default 2), for an A/B of switches.
 set -uo pipefail
-commit=${1:?usage: PYTHONPATH=. bash tools/device_round.sh <40-hex commit> [NAME:ENV=V,...]}
+commit=${1:?usage: PYTHONPATH=. bash tools/device_round.sh <40-hex commit> [NAME:ENV=V+ENV=V ...]}
 shift
 if ! [[ $commit =~ ^[0-9a-f]{40}$ ]]; then
   echo "device_round: the first argument must be the full 40-hex sha of the code measured, got '$commit'" >&2
@@ -37,7 +38,7 @@ for rep in $(seq 1 "${ROUNDS:-2}"); do
   for spec in "${variants[@]}"; do
     name=${spec%%:*}; envs=${spec#*:}
     if (( $(left) < reserve )); then echo "budget: no step profile $name rep $rep ($(left)s left)"; break 2; fi
-    env ${envs//,/ } "$PY" tools/device_step_profile.py --models Qwen3-4B Qwen3-0.6B --batches 1 \
+    env ${envs//+/ } "$PY" tools/device_step_profile.py --models Qwen3-4B Qwen3-0.6B --batches 1 \
       --input-len 256 --steps 30 --out "$OUT/step-$name-$rep.json" > "$OUT/step-$name-$rep.log" 2>&1
     echo "step $name rep $rep: exit $? at +$(( $(date +%s) - t0 ))s"
     grep -E "^Qwen3-[0-9.]+B +1 " "$OUT/step-$name-$rep.log"
