@@ -9,7 +9,16 @@ from __future__ import annotations
 
 import re
 
-from roadmap.analysis.metric_terms import SIDES, STATS, Metric, metric_of, scale, words_of
+from roadmap.analysis.metric_terms import (
+    SIDES,
+    STATS,
+    SYMBOL_LETTER,
+    Metric,
+    metric_of,
+    scale,
+    symbol_metric,
+    words_of,
+)
 from roadmap.analysis.terms import STOPWORDS
 
 _CLAUSE = re.compile(r"[;|\n()\[\]]|[.,]\s|\s[—–]\s|\bvs\b|\bversus\b")
@@ -58,6 +67,13 @@ _LOWER_IS_BETTER = frozenset(
 )
 
 
+# A symbol and an equals sign right before a figure, the symbol alone (no letter or digit touching it).
+_SYMBOL_BEFORE = re.compile(rf"(?:^|(?<=[\s(]))({SYMBOL_LETTER}(?:_\{{?[A-Za-z0-9α-ω]{{1,6}}\}}?)?)\s*[=≈]\s*[~≈]?\s*$")
+
+
+_TOKEN = re.compile(rf"{SYMBOL_LETTER}[\w-]*|\d[\w.]*|[=<>≤≥:]")  # a word (Greek too, not Δ or Σ), a number, a sign
+
+
 def _clause_left(text: str, start: int) -> str:
     left = text[max(0, start - 100) : start]
     return _CLAUSE.split(left)[-1]
@@ -67,9 +83,15 @@ def metric_before(text: str, start: int) -> Metric:
     """The metric the words right before the figure at `start` name, within its clause (up to three words,
     back to a verb, a function word or another number)."""
     left = _clause_left(text, start)
+    sym = _SYMBOL_BEFORE.search(left)
+    if sym is not None and not left[: sym.start(1)].rstrip()[-1:].isdigit():
+        # "κ = 1,37 W/(m·K)", "c_p = 0,71 J/(g·K)": the symbol names the quantity ("24.591 s = 5.205 t/s": a unit)
+        named = symbol_metric(sym.group(1))
+        if named is not None:
+            return named
     picked: list[str] = []
     skipped = 0
-    tokens = list(reversed(re.findall(r"[A-Za-z][\w-]*|\d[\w.]*|[=<>≤≥:]", left)))
+    tokens = list(reversed(_TOKEN.findall(left)))
     for i, token in enumerate(tokens):
         if token[0].isdigit():
             break

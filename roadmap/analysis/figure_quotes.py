@@ -19,8 +19,8 @@ from typing import Iterable
 from roadmap.analysis.figure_context import bar_of, metric_after, metric_before
 from roadmap.analysis.figures_compare import explicitly_old, marked_historical
 from roadmap.analysis.evidence_series import SeriesFinder, key_column, metric_column
-from roadmap.analysis.metric_terms import NO_METRIC, Metric, metric_of, without, words_of
-from roadmap.records.figures import header_unit, rate_unit, single_figure
+from roadmap.analysis.metric_terms import NO_METRIC, Metric, metric_of, symbol_metric, without, words_of
+from roadmap.records.figures import header_unit, rate_unit, single_figure, strip_unit
 from roadmap.records.language import language
 from roadmap.records.model import Figure, RecordFile, Statement, Table
 from roadmap.records.patterns import ISO_DATE
@@ -239,11 +239,16 @@ def _figures(
 ) -> list[tuple[Figure, str | None, Metric]]:
     """The statement's figures with their unit and metric; those with neither say nothing comparable."""
     found: list[tuple[Figure, str | None, Metric]] = []
-    whole = single_figure(st.text) if st.kind == "cell" and _NUMBER_LIKE.match(st.text) else None
-    if whole is None and not st.mentions.figures:
+    number_like = st.kind == "cell" and _NUMBER_LIKE.match(st.text) is not None
+    if not number_like and not st.mentions.figures:
         return found
     if st.kind == "cell":
         cell_metric, cell_unit = _cell_metric(st, table, cells)
+        # a decimal comma in a column with a unit, or in a file that writes decimals so (its figures say)
+        comma = cell_unit is not None or any("," in f.text for f in st.mentions.figures)
+        whole = single_figure(st.text, comma) if number_like else None
+        if whole is None and not st.mentions.figures:
+            return found
         if whole is not None:
             if table is not None and not _is_key_cell(st, table, cells):
                 found.append((whole, whole.unit or cell_unit, cell_metric))
@@ -426,7 +431,8 @@ def _cell_metric(st: Statement, table: Table | None, cells: tuple[Statement, ...
     if k is not None and k < len(cells) and cells[k] is not st:
         text = cells[k].text
     unit = header_unit(text)
-    metric = metric_of(w for w in words_of(_strip_unit_words(text)) if not _names_unit(w, unit))
+    named = _strip_unit_words(text)
+    metric = symbol_metric(named) or metric_of(w for w in words_of(named) if not _names_unit(w, unit))
     key = key_column(table) if table is not None and k is None else None
     if not (metric.known or metric.stat) and key is not None and key < len(cells) and cells[key] is not st:
         metric = metric_of(words_of(cells[key].text))  # "| p99 publish latency | ≤ 35 ms | PASS |": the row says
@@ -434,6 +440,9 @@ def _cell_metric(st: Statement, table: Table | None, cells: tuple[Statement, ...
 
 
 def _strip_unit_words(text: str) -> str:
+    """The header without its unit (`κ [W/(m·K)]` -> `κ`, `Throughput in tok/s` -> `Throughput`) and without what
+    it says in parentheses."""
+    text = strip_unit(text)
     return re.sub(r"\([^)]*\)", " ", text) if "(" in text else text
 
 

@@ -26,16 +26,19 @@ HISTORICAL = re.compile(
 
 # A magnitude letter before a unit, as records/figures.py reads one ("41.2k commits/s"), not a unit's own prefix
 # ("1.9MB", "2 GiB", "5 kb").
-_WRITTEN = re.compile(r"\d[\d,]*(?:\.(\d+))?([kKMG](?=\s\S|(?![bBi])[a-z]))?")
+# A decimal comma as records/figures.py reads one: one or two digits after it, no enumeration ("1,42" is 1.42 to
+# the hundredth; "1,420" is 1420, "1,2,3" a list).
+_WRITTEN = re.compile(r"\d+(?:,\d{3}(?!\d))*(?:\.(\d+)|,(\d{1,2})(?!\d|,\d))?([kKMG](?=\s\S|(?![bBi])[a-z]))?")
 _MAGNITUDE_PLACES = {"k": 3, "K": 3, "M": 6, "G": 9}
 
 
 def decimals(text: str) -> int:
-    """Decimal places of the first number as written, in units of its value: "41.2k" is 41,200 to the hundred (-2)."""
+    """Decimal places of the first number as written, in units of its value: "41.2k" is 41,200 to the hundred (-2),
+    "1,42 W/(m·K)" (a decimal comma) to the hundredth (2)."""
     m = _WRITTEN.search(text)
     if not m:
         return 0
-    return len(m.group(1) or "") - _MAGNITUDE_PLACES.get(m.group(2) or "", 0)
+    return len(m.group(1) or m.group(2) or "") - _MAGNITUDE_PLACES.get(m.group(3) or "", 0)
 
 
 def close(value: float, text: str, other: float, other_text: str | None = None) -> bool:

@@ -130,7 +130,8 @@ target goal gate bar threshold budget limit cap slo sla required requirement int
     | frozenset(KEY_UNITS)
     | {"tok", "tokens", "token", "req", "requests"}
 )
-_WORD = re.compile(r"[a-z][a-z0-9]*|[0-9]+[a-z][a-z0-9]*")
+# Greek letters are words too: a quantity's symbol (κ, λ, ρ, η) names what a figure measures.
+_WORD = re.compile(r"[a-zα-ω][a-z0-9α-ω]*|[0-9]+[a-z][a-z0-9]*")
 # camelCase splits into its words; one lower-case letter before capitals is a prefix of the abbreviation (nDCG, mAP)
 _SPLIT_CAMEL = re.compile(r"(?<=[a-z])(?<!\b[a-z])(?=[A-Z])|(?<=\b[a-z])(?=[A-Z][a-z])")
 
@@ -150,7 +151,10 @@ NO_METRIC = Metric(frozenset())
 
 
 def words_of(text: str) -> list[str]:
-    """Lower-case words of a phrase or a key: `p95_first_partial_ms` -> p95, first, partial, ms."""
+    """Lower-case words of a phrase or a key: `p95_first_partial_ms` -> p95, first, partial, ms. A difference or a
+    sum sign (`ΔTTFT`, `Σ`) is none: it says what is done with the metric after it."""
+    if "Δ" in text or "Σ" in text:
+        text = text.replace("Δ", " ").replace("Σ", " ")
     return _WORD.findall(_SPLIT_CAMEL.sub(" ", text).lower().replace("_", " "))
 
 
@@ -179,6 +183,23 @@ def metric_of(words: Iterable[str]) -> Metric:
     stat = next((STATS[w] for w in ws if w in STATS), None)
     terms = frozenset(normalise(w) for w in ws if w not in _GENERIC and w not in STATS)
     return Metric(terms, tuple(w for w in ws if w not in STATS), None if stat == "p50" else stat)
+
+
+# A quantity's symbol: one Latin or Greek letter, with a subscript (`c_p`, `T_{g}`); not Δ (a difference) or Σ (a
+# sum).
+SYMBOL_LETTER = "[A-Za-zΑ-ΓΕ-ΡΤ-Ωα-ω]"
+_SYMBOL = re.compile(rf"({SYMBOL_LETTER})(?:_\{{?([A-Za-z0-9α-ω]{{1,6}})\}}?)?")
+
+
+def symbol_metric(text: str) -> Metric | None:
+    """The quantity a symbol names, when `text` is one (`κ`, `T`, `c_p`, as in `κ = 1,37 W/(m·K)` or a `κ [W/(m·K)]`
+    header): its own term, whatever word the letter also is ("a" is an article and thermal diffusivity's symbol).
+    None for anything else."""
+    m = _SYMBOL.fullmatch(text.strip())
+    if m is None:
+        return None
+    term = m.group(1).lower() + (f"_{m.group(2).lower()}" if m.group(2) else "")
+    return Metric(frozenset({term}), (term,), None)
 
 
 def without(metric: Metric, words: frozenset[str] | set[str]) -> Metric:

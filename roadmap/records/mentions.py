@@ -95,7 +95,10 @@ def _mask(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
-def extract(inline: Inline, config: "Config", record_path: str, header: str | None = None) -> Mentions:
+def extract(
+    inline: Inline, config: "Config", record_path: str, header: str | None = None, comma: bool = False
+) -> Mentions:
+    """What the inline text names. `comma`: its file writes decimals with a comma (records/figures.decimal_comma)."""
     text = inline.text
     if not inline.code and not inline.links and _PLAIN.fullmatch(text):
         return _NOTHING  # no digit, path, id, flag or env-var character: nothing to find (most short cells)
@@ -150,7 +153,7 @@ def extract(inline: Inline, config: "Config", record_path: str, header: str | No
     figures = []
     if has_digit:
         noise = [(s, e) for s, e, _ in (*ids, *claims, *shas, *dates, *evidence, *envs) if e > s]
-        figures = find_figures(_mask(masked, noise + code_spans), header)
+        figures = find_figures(_mask(masked, noise + code_spans), header, comma)
     if not (paths or ids or claims or symbols or envs or shas or dates or figures or evidence):
         return _NOTHING  # found nothing after all ("stage 14": a count): the empty mentions every such cell shares
     envs.sort()

@@ -18,6 +18,7 @@ from roadmap.records.classify import (
     marks_done,
     waits_for,
 )
+from roadmap.records.figures import decimal_comma
 from roadmap.records.inline import Inline
 from roadmap.records.legends import word_legend
 from roadmap.records.kinds import follow_up_section
@@ -72,14 +73,17 @@ def parse_record(path: str, data: bytes, config: "Config") -> RecordFile:
     blocks, code_lines = walk(tokens, lines)
     rf.suppressions, sup_problems = scan(path, lines, code_lines)
     problems.extend(sup_problems)
-    _Builder(rf, config, front_as_of, lines).build(blocks)
+    _Builder(rf, config, front_as_of, lines, decimal_comma(text)).build(blocks)
     rf.problems.sort(key=lambda p: p.line)
     return rf
 
 
 class _Builder:
-    def __init__(self, rf: RecordFile, config: "Config", front_as_of: AsOf | None, lines: list[str]):
+    def __init__(
+        self, rf: RecordFile, config: "Config", front_as_of: AsOf | None, lines: list[str], comma: bool = False
+    ):
         self.rf = rf
+        self.comma = comma  # the file writes its decimals with a comma (records/figures.decimal_comma)
         self.lines = lines
         self.config = config
         self.cls = classifier_for(config)
@@ -209,7 +213,7 @@ class _Builder:
                 row_id=row_id,
                 item_number=b.item_number,
                 mentions=self._placed(
-                    extract(inl, self.config, self.rf.path),
+                    extract(inl, self.config, self.rf.path, comma=self.comma),
                     [(n, 0, len(self.lines[n - 1])) for n in range(b.line, b.end_line + 1) if n <= len(self.lines)],
                 ),
                 directive=verdict.directive,
@@ -374,7 +378,7 @@ class _Builder:
                     text, "cell", header, sections, all_struck=inl.struck and not inl.visible, struck=inl.struck
                 ),
                 as_of_in(text, leading_date=False),
-                extract(inl, self.config, self.rf.path, header),
+                extract(inl, self.config, self.rf.path, header, self.comma),
             )
             if len(text) <= _MEMO_TEXT and len(read) < _MEMO_CELLS:
                 read[key] = got
