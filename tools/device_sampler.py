@@ -9,10 +9,13 @@ position per row:
   greedy        temperature 0. torch: argmax (what the engine runs for an all-greedy batch); fused: the kernel's
                 greedy rows (what a greedy row costs inside a mixed batch)
   temperature   T = 0.8
+  top-p         T = 0.8, p = 0.9 (the OpenAI API's knob alone)
   top-k+top-p   T = 0.8, k = 50, p = 0.9
 torch is engine/worker/sampler.py's sample_reference (what ENGINE_FUSED_SAMPLER=0 runs, its fp32 upcast included);
 fused is engine/kernels/triton_sampling.py at its default block and warps; a tuning table times it at each
-(block, num_warps) of TUNING too. Times are CUDA-event medians of 50 calls after 5 warm-ups; the bound is reading the
+(block, num_warps) of TUNING too. `--baseline FILE` times another version of the kernel module (a copy of
+engine/kernels/triton_sampling.py from an earlier commit, say) on the same inputs, side by side, and counts the rows
+where both draw the same token (an A/B in one run). Times are CUDA-event medians of 50 calls after 5 warm-ups; the bound is reading the
 logits once at the measured device copy bandwidth.
 Checks: greedy rows equal torch.argmax exactly; fused and torch draw the same token on >= 99% of the timed rows
 (they share the noise, so only exp/log rounding can part them); and on a 64-token vocabulary with known
@@ -36,7 +39,12 @@ import torch
 # torch only: importing it does not import triton (the kernels must be imported after TRITON_INTERPRET is read)
 from engine.bench.probe import copy_gbps, time_ms
 
-CASES = {"greedy": (0.0, None, 1.0), "temperature": (0.8, None, 1.0), "top-k+top-p": (0.8, 50, 0.9)}
+CASES = {
+    "greedy": (0.0, None, 1.0),
+    "temperature": (0.8, None, 1.0),
+    "top-p": (0.8, None, 0.9),
+    "top-k+top-p": (0.8, 50, 0.9),
+}
 # (temperature, top_k, top_p) for the distribution check on a small vocabulary with known probabilities.
 DISTRIBUTIONS = {
     "temperature": (0.9, None, 1.0),
@@ -68,9 +76,10 @@ def sampling_tensors(
     )
 
 
-def fused(logits: torch.Tensor, t: Any, config: tuple[int, int] | None = None) -> torch.Tensor:
+def fused(logits: torch.Tensor, t: Any, config: tuple[int, int] | None = None, module: Any = None) -> torch.Tensor:
     from engine.kernels import triton_sampling
 
+    triton_sampling = module or triton_sampling
     block, num_warps = config or (triton_sampling.DEFAULT_BLOCK, triton_sampling.DEFAULT_NUM_WARPS)
     return triton_sampling.sample(
         logits,
@@ -132,8 +141,26 @@ def chi_square(samples: torch.Tensor, probs: torch.Tensor, z: float = 5.0) -> di
     }
 
 
+def load_baseline(path: str) -> Any:
+    """The kernel module of another version, loaded from its file under a name of its own."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("triton_sampling_baseline", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"device_sampler: error: cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def timed_cases(
-    rows: list[int], vocab: int, device: torch.device, warmup: int, iters: int, bandwidth: float
+    rows: list[int],
+    vocab: int,
+    device: torch.device,
+    warmup: int,
+    iters: int,
+    bandwidth: float,
+    baseline: Any = None,
 ) -> list[dict[str, Any]]:
     from engine.worker.sampler import sample_reference
 
@@ -154,6 +181,12 @@ def timed_cases(
                     row["ok"] = row["agreement"] >= MIN_AGREEMENT
                 row["torch_ms"] = time_ms(lambda x=logits, t=t: sample_reference(x, t), device, warmup, iters)
                 row["fused_ms"] = time_ms(lambda x=logits, t=t: fused(x, t), device, warmup, iters)
+                if baseline is not None:
+                    base = fused(logits, t, module=baseline)
+                    row["baseline_same_token"] = round((base == got).double().mean().item(), 4)
+                    row["baseline_ms"] = time_ms(
+                        lambda x=logits, t=t: fused(x, t, module=baseline), device, warmup, iters
+                    )
                 row["fused_ms_by_config"] = {
                     f"{b}x{w}": time_ms(lambda x=logits, t=t, c=(b, w): fused(x, t, c), device, warmup, iters)
                     for b, w in TUNING
@@ -206,6 +239,7 @@ def main() -> int:
     ap.add_argument("--out", required=True, help="where to write the JSON")
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     ap.add_argument("--small", action="store_true", help="small vocabulary and few rows (for the CPU interpreter)")
+    ap.add_argument("--baseline", metavar="FILE", help="another triton_sampling.py to time side by side (an A/B)")
     args = ap.parse_args()
     device = torch.device(args.device)
     if device.type == "cuda" and not torch.cuda.is_available():
@@ -221,7 +255,8 @@ def main() -> int:
     rows, vocab, draws = ([1, 3], 2048, 200) if args.small else ([1, 32, 256], 151_936, 100_000)
     warmup, iters = (5, 50) if device.type == "cuda" else (1, 1)
     bandwidth, _ = copy_gbps(device)
-    cases = timed_cases(rows, vocab, device, warmup, iters, bandwidth)
+    baseline = load_baseline(args.baseline) if args.baseline else None
+    cases = timed_cases(rows, vocab, device, warmup, iters, bandwidth, baseline)
     dists = distribution_checks(draws, device)
 
     import triton
@@ -258,6 +293,16 @@ def main() -> int:
             f"{r['case']:12} {r['rows']:5d} {r['torch_ms']:9.4f} {r['fused_ms']:9.4f} {r['speedup']:7.2f} "
             f"{r['bound_ms']:9.4f} {r['fused_fraction_of_bound']:8.1%} {same:>10}  {'yes' if r['ok'] else 'NO'}"
         )
+    if any("baseline_ms" in r for r in cases):
+        print(
+            f"\n{'case':12} {'rows':>5} {'baseline ms':>11} {'fused ms':>9} {'baseline/fused':>14} {'same token':>10}"
+        )
+        for r in cases:
+            if "baseline_ms" in r:
+                print(
+                    f"{r['case']:12} {r['rows']:5d} {r['baseline_ms']:11.4f} {r['fused_ms']:9.4f} "
+                    f"{r['baseline_ms'] / r['fused_ms']:14.2f} {r['baseline_same_token']:10.2%}"
+                )
     print(f"\nfused ms by (block x num_warps); default {fused_default()}")
     print(f"{'case':12} {'rows':>5} " + " ".join(f"{b}x{w}".rjust(10) for b, w in TUNING))
     for r in cases:
