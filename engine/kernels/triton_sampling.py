@@ -127,47 +127,31 @@ def _search(
 ):
     """The largest key c in [lo, hi) with F(c) >= target, where F(c) is the number of tokens with key >= c, or
     (USE_MASS) their probability mass exp((x - m) / t); for mass the target is a fraction of F(floor). Needs
-    F(lo) >= target > F(hi); each pass counts above all pivots at once.
-
-    Every pivot lies strictly between lo and hi, so F(pivot) = F(hi) + the tokens in [pivot, hi): a pass carries
-    F(hi) from the pass that set hi and weighs only the tokens strictly between lo and hi. A block holding none
-    costs its load alone: no compare matrix and, for mass, no exponentials (after a top-k cut that is nearly every
-    block). F(floor), the mass's normaliser, is summed once, in the first pass, over the blocks above the floor."""
+    F(lo) >= target > F(hi); each pass counts above all pivots at once."""
     offs = tl.arange(0, BLOCK)
-    total = 0.0
-    f_hi = 0.0  # hi starts above every key
-    first = 1
     while lo + 1 < hi:  # (hi - lo can overflow int32: keys span all of it)
         piv = _pivots(lo, hi, vmin, SHIFT, NUM_PIVOTS)  # [P] int32
         acc = tl.zeros([NUM_PIVOTS], dtype=tl.float32)
+        total = 0.0
         for start in range(0, V, BLOCK):
             valid = start + offs < V
             x = tl.load(base + start + offs, mask=valid, other=float("-inf")).to(tl.float32)
             key = _sort_key(x, SHIFT)
-            between = valid & (key > lo) & (key < hi)
-            some_between = tl.max(between.to(tl.int32), 0) > 0
             if USE_MASS:
-                above_floor = valid & (key >= floor)
-                if (first > 0) & (tl.max(above_floor.to(tl.int32), 0) > 0):
-                    w = tl.exp((x - m) / t)
-                    total += tl.sum(tl.where(above_floor, w, 0.0), 0)
-                    if some_between:
-                        acc += tl.sum(tl.where(between[:, None] & (key[:, None] >= piv[None, :]), w[:, None], 0.0), 0)
-                elif some_between:
-                    w = tl.exp((x - m) / t)
-                    acc += tl.sum(tl.where(between[:, None] & (key[:, None] >= piv[None, :]), w[:, None], 0.0), 0)
-            elif some_between:  # counts are exact in float32 below 2**24
-                acc += tl.sum((between[:, None] & (key[:, None] >= piv[None, :])).to(tl.float32), 0)
-        acc += f_hi
+                w = tl.exp((x - m) / t)  # 0 outside the row
+                total += tl.sum(tl.where(key >= floor, w, 0.0), 0)
+            else:
+                w = valid.to(tl.float32)  # counts are exact in float32 below 2**24
+            # Keys <= lo count for no pivot and keys >= hi for all: only blocks with keys between need the matrix.
+            if tl.max((valid & (key > lo) & (key < hi)).to(tl.int32), 0) > 0:
+                acc += tl.sum(tl.where(key[:, None] >= piv[None, :], w[:, None], 0.0), 0)
+            else:
+                acc += tl.sum(tl.where(key >= hi, w, 0.0), 0)
         goal = target * total if USE_MASS else target
         ok = acc >= goal
         new_lo = tl.max(tl.where(ok, piv, lo), 0)
-        new_hi = tl.min(tl.where(ok, hi, piv), 0)
-        # F at the new hi: the pivot's own sum (equal pivots have equal sums; F >= 0)
-        f_hi = tl.where(new_hi < hi, tl.max(tl.where(piv == new_hi, acc, 0.0), 0), f_hi)
+        hi = tl.min(tl.where(ok, hi, piv), 0)
         lo = new_lo
-        hi = new_hi
-        first = 0
     return lo
 
 
