@@ -264,6 +264,9 @@ def row_key(table: Table, cells: tuple[Statement, ...], state_col: int) -> str |
     return f"{_MARKUP.sub('', table.headers[col]).strip().lower()}:{name}"
 
 
+MIN_KNOWN_FOR_IDLESS = 2  # known state words a column of id-less rows must hold before its other words count
+
+
 def _table_states(
     table: Table,
     columns: set[str],
@@ -277,6 +280,8 @@ def _table_states(
     for k, header in enumerate(table.headers):
         if _MARKUP.sub("", header).strip().lower() not in columns:
             continue
+        known_rows = 0
+        idless: list[UnknownState] = []  # unknown words of rows without an id: kept if the column holds states
         for row in table.rows:
             if k >= len(row) or row[k].historical:
                 continue
@@ -284,8 +289,11 @@ def _table_states(
             word = known or _unknown_word(row[k].text, ids)
             if word:  # what every row says of itself, keyed by name or id or neither (row_state)
                 row_words.update((id(c), (word, known is not None)) for c in row)
+            known_rows += known is not None
             key = row_key(table, row, k)
             if key is None:
+                if not known and not row[k].row_id and (word := _unknown_word(row[k].text, ids)):
+                    idless.append(UnknownState(word, row[k], row[k].line))
                 continue
             cell = row[k]
             state = known
@@ -296,6 +304,12 @@ def _table_states(
                 cells.append(StateCell(key, state, cell, canonical, home=home))
             elif cell.row_id and (word := _unknown_word(cell.text, ids)):  # rows with an id: a table of work
                 unknown.append(UnknownState(word, cell, cell.line))
+            elif not cell.row_id and (word := _unknown_word(cell.text, ids)):
+                idless.append(UnknownState(word, cell, cell.line))
+        # A table of work without an id column (`| Tarea | Responsable | Estado |`): its column is a state column
+        # when at least two rows say a state roadmap knows; an HTTP `| Code | Status |` table says none.
+        if known_rows >= MIN_KNOWN_FOR_IDLESS:
+            unknown.extend(idless)
         return
 
 
