@@ -43,10 +43,13 @@ def _score(line: str, name: str, qualifier: str | None) -> int:
         and not line.rstrip().endswith(";")
     ):
         score = 4  # C++ out-of-line definition (at the margin: an indented `vt::F(` is a call)
-    elif re.match(rf"^\s*[\w:<>,*&]+(?:\s+[\w:<>,*&]+)*\s+[*&]?{esc}\s*\([^;]*$", line) and not re.match(
-        r"^\s*(?:return|if|while|for|switch|else)\b", line
-    ):
-        score = 3  # a function header in a C-like language
+    elif re.match(rf"^(?:[\w:<>,*&]+\s+)*[*&]?[\w<>]+::{esc}\s*\(", line) and not line.rstrip().endswith(";"):
+        score = 3  # ... of a class the reference does not name (`bool Runner::mirror() const {`)
+    elif (
+        re.match(rf"^\s*[\w:<>,*&]+(?:\s+[\w:<>,*&]+)*\s+[*&]?{esc}\s*\([^;]*$", line)
+        or re.match(rf"^\s*[\w:<>,*&]+(?:\s+[\w:<>,*&]+)*\s+[*&]?{esc}\s*\([^;{{]*\)\s*(?:const\s*)?\{{", line)
+    ) and not re.match(r"^\s*(?:return|if|while|for|switch|else)\b", line):
+        score = 3  # a function header in a C-like language, its body on the same line or not
     elif re.match(rf'^\s*[\w-]+(?:\s+"[^"\n]*")*\s+"{esc}"\s*\{{', line):
         score = 4  # a block labelled with the name: HCL's `resource "aws_instance" "web" {`, `variable "name" {`
     elif re.match(rf"^\s*{esc}\s*[:=]", line) or re.match(rf"^#+\s.*{esc}", line):
@@ -61,6 +64,16 @@ class Location:
     status: str  # "on-lines" | "moved" | "ambiguous" | "absent"
     line: int | None = None  # moved: the line the symbol is defined on now
     candidates: tuple[int, ...] = ()  # ambiguous: the equally good lines
+    score: int = 0  # moved: how that line holds the name (3-5 a definition, 2 an assignment or heading, 1 a use)
+
+
+DEFINITION = 3  # a line that scores this or more defines the name
+
+
+def defines(line: str, symbol: str) -> bool:
+    """Does `line` define `symbol` (a `def`/`class`/`func`, a C-like function header, an HCL block)?"""
+    name, qualifier = symbol_parts(symbol)
+    return bool(name) and _name_re(name).search(line) is not None and _score(line, name, qualifier) >= DEFINITION
 
 
 # A line that only comments on a name (`// ring shift lives in kv_ring.rs`) does not hold it; in prose files
@@ -103,7 +116,7 @@ def locate(lines: list[str], ref: PathRef, also: tuple[tuple[int, int], ...] = (
     best = max(s for s, _ in scored)
     tops = tuple(n for s, n in scored if s == best)
     if len(tops) == 1:
-        return Location("moved", line=tops[0])
+        return Location("moved", line=tops[0], score=best)
     if best < 3:
         return Location("on-lines")  # only mentioned, several times: which mention the record meant is unknowable
     return Location("ambiguous", candidates=tops)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from roadmap.analysis.anchors import locate, repoint, symbol_parts
+from roadmap.analysis.anchors import defines, locate, repoint, symbol_parts
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import RefSite
 from roadmap.analysis.ids import row_tag
 from roadmap.analysis.refs import further_ranges, is_foreign, quote, readable_refs, record_lines
 from roadmap.findings import Edit, Hit
+from roadmap.history.git import GitError, run_git
+
+MAX_GREP_LINES = 200  # lines naming a symbol that are read for its definition in other files
 
 
 def _edit_span(ctx: LintContext, site: RefSite) -> tuple[str, tuple[int, int] | None]:
@@ -63,7 +66,9 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
 
     Fix:
     Safe fix (`roadmap lint --fix`): when the symbol's definition is found on exactly one line, the reference
-    is re-pointed there, keeping the length of the range (`:2430-2455` -> `:2470-2495`). When several lines
+    is re-pointed there, keeping the length of the range (`:2430-2455` -> `:2470-2495`). When the cited file
+    only uses the name now (a call), the message names the one other code file that defines it, if there is
+    one, and no edit is offered. When several lines
     define it equally, or the symbol is gone, there is no automatic fix: re-read the file and correct the record.
     Only references proven ours are checked, so a fix never rewrites another project's line numbers: a path
     as written from the repository root (or a markdown link) that exists here, not in an Upstream column nor
@@ -91,6 +96,13 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
                 f"{', ...' if len(loc.candidates) > 5 else ''})"
             )
             fix = "re-point the reference at the right one of those lines"
+        elif loc.score == 1 and (elsewhere := defined_elsewhere(ctx, ref.symbol, path)) is not None:
+            # the file only uses it now (a call): the definition went to another file, which is where it is
+            there = f"{elsewhere[0]}:{elsewhere[1]}"
+            msg = (
+                f"`{name}` is no longer on {where}; {path} only uses it now (line {loc.line}), it is defined at {there}"
+            )
+            fix = f"re-point the reference at {there}"
         else:
             assert loc.line is not None
             new_end = (
@@ -103,7 +115,10 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
             msg = f"`{name}` is no longer on {where}{shrunk}; it is at {path}:{_span(loc.line, new_end)} now"
             old_text, at = _edit_span(ctx, site)
             new_text = repoint(old_text, ref, loc.line) if old_text else None
-            if new_text and at is not None:
+            if loc.score == 1:  # only used there (a call): no definition found to re-point at with certainty
+                msg = f"`{name}` is no longer on {where}{shrunk}; {path} only uses it now (line {loc.line})"
+                fix = "find where the symbol is defined now and correct the record"
+            elif new_text and at is not None:
                 # the exact span the reference is written at (records/spans.py), never a text search
                 edits.append(Edit(path=site.rf.path, line=at[0], col=at[1], old=old_text, new=new_text))
                 fix = f"re-point `{old_text}` to `{new_text}`"
@@ -122,3 +137,30 @@ def anchor_drifted(ctx: LintContext) -> Iterator[Hit]:
             # the range is also past the end of the file (RL302's case): one finding, which says where it went
             evidence=[{"kind": "file", "path": path, "lines": len(lines), "reasons": ["RL302"]}] if beyond else [],
         )
+
+
+def defined_elsewhere(ctx: LintContext, symbol: str, path: str) -> tuple[str, int] | None:
+    """The one line of another code file at the linted revision that defines `symbol` (`git grep -w`), or None
+    (none, several, or git cannot tell): where a definition went when the file a record cites only calls it now."""
+    name, _ = symbol_parts(symbol)
+    if not name:
+        return None
+    rev = ctx.tree.rev or None
+    try:
+        out = run_git(
+            ctx.root, "grep", "-n", "-w", "-I", "-F", "--no-color", "-e", name, *([rev] if rev else []), "--", ".",
+            check=False,
+        )  # fmt: skip
+    except GitError:
+        return None
+    prefix = f"{rev}:" if rev else ""
+    found: list[tuple[str, int]] = []
+    for raw in out.decode("utf-8", "surrogateescape").splitlines()[:MAX_GREP_LINES]:
+        entry = raw[len(prefix) :] if prefix and raw.startswith(prefix) else raw
+        file, _, rest = entry.partition(":")
+        number, _, text = rest.partition(":")
+        if file == path or not number.isdigit() or file.endswith((".md", ".markdown", ".rst", ".txt")):
+            continue
+        if defines(text, symbol):
+            found.append((file, int(number)))
+    return found[0] if len(found) == 1 else None

@@ -95,3 +95,33 @@ def test_an_indented_qualified_call_is_not_a_definition():
     ]
     loc = locate(lines, PathRef(path="a.cpp", line=1, end_line=1, symbol="vt::fused_chain"))
     assert loc.status == "moved" and loc.line == 6
+
+
+def test_a_definition_moved_to_another_file_is_found_there_not_at_a_call(git_repo):
+    """The cited file only calls the function now (its definition went to a sibling file): RL303 names the
+    definition's file and line, and offers no automatic edit to the call's line. Where the name is defined in no
+    other file, or in two, the message says the cited file only uses it, and still offers no edit."""
+    repo = git_repo()
+    old = (
+        "package query\n\n"
+        + "// filler\n" * 30
+        + "func parseSelector(body string) map[string]string {\n\treturn nil\n}\n"
+    )
+    repo.commit(
+        {
+            "pkg/query/parse.go": old,
+            "TODO.md": "# todo\n\n- `parseSelector` (pkg/query/parse.go:33) splits on commas\n",
+        },
+        "init",
+        "2026-05-04",
+    )
+    new = "package query\n\nfunc Parse(s string) {\n\tsel := parseSelector(s)\n\t_ = sel\n}\n"
+    moved = "package query\n\n// parseSelector parses a selector body.\nfunc parseSelector(body string) map[string]string {\n\treturn nil\n}\n"
+    repo.commit({"pkg/query/parse.go": new, "pkg/query/selector.go": moved}, "move selector parsing", "2026-05-13")
+    [f] = [f for f in lint(repo.path, LintOptions(use_cache=False, select=("RL303",))).findings]
+    assert "defined at pkg/query/selector.go:4" in f.message and "only uses it now (line 4)" in f.message
+    assert not f.edits
+    # a second definition elsewhere: no single place to name, the use in the cited file is what is known
+    repo.commit({"pkg/other/dup.go": "package other\n\nfunc parseSelector() {}\n"}, "dup", "2026-05-14")
+    [g] = [f for f in lint(repo.path, LintOptions(use_cache=False, select=("RL303",))).findings]
+    assert "pkg/query/parse.go only uses it now (line 4)" in g.message and not g.edits
