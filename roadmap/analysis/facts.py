@@ -59,6 +59,8 @@ class Reason:
     evidence: list[EvidenceEntry] = field(default_factory=list)
     news: News | None = None
     statements: list[tuple[Statement, str]] = field(default_factory=list)  # (record statement, role)
+    # the lines of the statement the reason is about, when fewer than its span (a premise of a paragraph of several)
+    lines: tuple[int, int] | None = None
 
 
 @dataclass

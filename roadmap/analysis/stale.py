@@ -336,6 +336,9 @@ def _hit(g: StaleGroup) -> Hit:
             phrases[i] = r.phrase.replace(f"{r.commits[0][0].short} ({r.commits[0][0].day})", "the same commit")
     others = g.surfaces[1:]
     label = describe(p)
+    lines = g.reasons[0].lines  # the lines of the statement the leading reason is about, when fewer than its span
+    if lines is not None:
+        label = f"{'line' if lines[0] == lines[1] else 'lines'} {_span(lines)} of {label}"
     message = f"{_capital(label)}{f' ({row})' if row and row not in label else ''} " + "; ".join(phrases)
     if others:
         message += f" [repeated on {len(others)} other surface{'s' if len(others) > 1 else ''}]"
@@ -387,14 +390,18 @@ def _hit(g: StaleGroup) -> Hit:
         severity=g.reasons[0].severity,
         message=message,
         path=p.path,
-        line=p.line,
-        end_line=p.end_line,
+        line=lines[0] if lines else p.line,
+        end_line=lines[1] if lines else p.end_line,
         record_id=row,
         related=related,
         evidence=evidence,
         fix=fix,
         key=" ".join((p.directive_text or p.text).split()),
     )
+
+
+def _span(lines: tuple[int, int]) -> str:
+    return str(lines[0]) if lines[0] == lines[1] else f"{lines[0]}-{lines[1]}"
 
 
 def _capital(s: str) -> str:

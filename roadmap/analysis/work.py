@@ -425,6 +425,20 @@ def own_words(c: Commit) -> tuple[str, str]:
     return c.subject, _QUOTED.sub(" ", c.body)
 
 
+# A "> " quote is its lines only: what the committer writes after it is theirs (_QUOTED's `.*$` under re.S runs to
+# the end of the message, dropping every word after the first quoted line).
+_QUOTED_LINES = re.compile(r"<details>.*?</details>|<[A-Za-z/][^>\n]{0,80}>|^[ \t]*>[^\n]*$", re.S | re.M)
+
+
+@lru_cache(maxsize=1 << 15)
+def own_lines(c: Commit) -> tuple[str, str]:
+    """own_words, with the committer's words after a "> " quote kept (RL103 reads a refutation written below the
+    premise it quotes)."""
+    if _BOT_SUBJECT.search(c.subject):
+        return "", ""
+    return c.subject, _QUOTED_LINES.sub(" ", c.body)
+
+
 def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
 

@@ -10,12 +10,14 @@ from roadmap.analysis.commit_text import MAX_COMMITS
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.landing import reverts
-from roadmap.analysis.quoted_words import quotes
+from roadmap.analysis.quoted_words import holds, quoted_lines, quotes
+from roadmap.analysis.quoted_words import quoted as quoted_phrase
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids, work_terms
-from roadmap.analysis.work import message_language, own_words, terms_of, text_language
+from roadmap.analysis.work import message_language, own_lines, terms_of, text_language
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
+from roadmap.records.figures import find_figures
 from roadmap.records.kinds import title_of
 from roadmap.records.model import Statement
 from roadmap.regex_hints import Hinted
@@ -25,6 +27,14 @@ REFUTES = re.compile(
     r"in fact)\s+)?(?:wrong|incorrect|mistaken|false|bogus|invalid|refuted|misattributed|not the cause)\b"
     r"|\brefut(?:es|ed|ing)\b|\b(?:do(?:es)?|did)(?:n't| not) (?:apply|hold(?: up)?)\b|\bno longer holds?\b"
     r"|\bmisattribut\w*|\bnot the (?:cause|bottleneck)\b"
+    # "That isn't true", "was never the case", "wasn't the bottleneck", "a red herring", "the profile disproves
+    # it", "a misdiagnosis", "we got that wrong", "pg_locks says otherwise", "turned out not to hold"
+    r"|\b(?:is|are|was|were)(?:n't|\s+not|\s+never)\s+(?:(?:actually|really)\s+)?(?:true|the\s+case|correct|accurate)\b"
+    r"|\b(?:is|are|was|were)\s+(?:(?:simply|actually|just)\s+)?(?:untrue|inaccurate|unfounded|a\s+(?:myth|misconception))\b"
+    r"|\bno\s+longer\s+(?:true|the\s+case|accurate)\b"
+    r"|(?:\bnot|n't|\bnever)\s+the\s+(?:(?:real|actual|main)\s+)?(?:cause|bottleneck|problem|culprit|issue)\b"
+    r"|\bred\s+herring\b|\bdisprov(?:es|ed|en|ing)\b|\bmisdiagnos\w*|\b(?:got|had)\s+(?:that|this|it)\s+wrong\b"
+    r"|\b(?:says|said|shows?|showed|shown)\s+otherwise\b|\bturn(?:s|ed)\s+out\s+not\s+to\s+(?:be\s+true|hold|apply)\b"
     # the measurement itself was off: a wrong build, preset, box or corpus, an artifact, a figure misread
     r"|\bwrong\s+(?:\w+\s+)?(?:build|preset|config\w*|corpus|box|machine|binary|branch|model|baseline|denominator|"
     r"file|flags?)\b"
@@ -219,7 +229,7 @@ def _refuting(c: Commit) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
     speaks of: the sentence itself, or, for one that points back ("The premise was wrong"), the paragraph up to
     it (the part of `_refutation` that does not depend on the statement: once per commit, not per statement)."""
     out = []
-    subject, body = own_words(c)
+    subject, body = own_lines(c)
     for para in re.split(r"\n\s*\n", f"{subject}\n\n{body}" if body else subject):
         if refutes(para):
             sents = _sentences(para)
@@ -230,8 +240,9 @@ def _refuting(c: Commit) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
     return tuple(out)
 
 
-def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
-    """(severity, quoted sentence) when commit `c` refutes the statement's premise: its refuting sentence is
+def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str, tuple[int, int] | None] | None:
+    """(severity, quoted sentence, the lines of the premise it refutes when they are fewer than the statement's) when
+    commit `c` refutes the statement's premise: its refuting sentence is
     about the statement's subject (not only its paragraph: a commit refutes one thing and reports others), and
     it contradicts the statement rather than agreeing with it.
 
@@ -246,11 +257,14 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
     if not paragraphs:
         return None
     # A commit that quotes the statement is about it: a refuting sentence beside the quote or after it speaks of it.
-    if quotes(c.message, st.text):
+    phrase = quoted_phrase(c.message, st.text)
+    if phrase is not None and _reports_refutation(st.text, phrase):
+        return None  # the record quotes the premise as the commit does, already saying it was wrong
+    if phrase is not None:
         for para, sentences in paragraphs:
-            for quoted, _ in sentences:
-                if quotes(para, st.text) or _POINTS_BACK.match(quoted):
-                    return "error", quoted
+            for refuting, _ in sentences:
+                if quotes(para, st.text) or _POINTS_BACK.match(refuting):
+                    return "error", refuting, _premise_lines(st, phrase)
     if not _premise_by_words(st):
         return None  # a premise only by its section (an ADR's Context): only a quote ties a refutation to it
     clauses = _premise_clauses(st.text)
@@ -258,10 +272,11 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
         for _, sentences in paragraphs:
             for quoted, sent in sentences:
                 if any(cl in " ".join(sent.split()) for cl in clauses):
-                    return "warning", quoted
+                    return "warning", quoted, None
     ids = set(subject_ids(st))
     names_ids = _names(c.message, ids)
     dates, figures = _anchors(st, news)
+    units = _units(st)
     terms = work_terms(st)
     premise = _premise_terms(st.text)
     wordy = len(terms) > 20  # a long statement shares three words with anything: figures must tie it
@@ -269,24 +284,75 @@ def _refutation(c: Commit, st: Statement, news: News) -> tuple[str, str] | None:
     lang = message_language(c)
     for _, sentences in paragraphs:
         for quoted, sent in sentences:
-            figure = _names(sent, figures)
+            figure = _names_figure(sent, figures, units)
             if denies and not figure and not _names(sent, dates) and not _REVERSES.search(sent):
                 continue  # says the given-up thing is wrong too; only the measurement it rests on can be refuted
             said = terms_of(sent, lang)
             in_sent = len(terms & said)
             if in_sent and (_names(sent, ids) or names_ids and (_names(sent, dates) or figure)):
-                return "error", quoted
+                return "error", quoted, None
             # a short refuting sentence mostly made of the statement's terms is about it ("So the idea that HSI48
             # is not enough accurate was wrong"), however long the statement
             focused = in_sent * 2 >= len(said)
             if figure and in_sent >= 2 or not wordy and in_sent >= MIN_TERMS and (in_sent * 3 >= len(terms) or focused):
-                return "warning", quoted
+                return "warning", quoted, None
             # the statement's sentence that states the premise ("El origen es el pool de Hikari, ...") is what a
             # refutation speaks of, whatever the observation beside it says
             in_premise = len(premise & said) if not wordy else 0
             if in_premise >= MIN_TERMS and in_premise * 3 >= len(premise):
-                return "warning", quoted
+                return "warning", quoted, None
     return None
+
+
+def _reports_refutation(text: str, phrase: str) -> bool:
+    """Does a sentence of the statement that holds the quoted phrase say itself that it was wrong ("a clean A/B
+    DISPROVED the "~44% GPU-idle from cudaMalloc" premise")? Then the record already reports the refutation."""
+    return any(holds(s, phrase) and refutes(s) for s in _sentences(text))
+
+
+def _units(st: Statement) -> dict[str, set[str]]:
+    """The units the statement writes each of its figures' numbers with ("44" -> {"ms"})."""
+    out: dict[str, set[str]] = {}
+    for f in st.mentions.figures:
+        if f.unit:
+            out.setdefault(f.text.split()[0].rstrip("x%"), set()).add(f.unit)
+    return out
+
+
+def _names_figure(sent: str, figures: set[str], units: dict[str, set[str]]) -> bool:
+    """Does the sentence name one of the statement's figures, in the statement's unit where both write one? The
+    same number in another unit is another figure: "~44 ms residual" is not "~44% GPU-idle"."""
+    named = [v for v in figures if v in sent and _value_re(v).search(sent)]
+    if not named:
+        return False
+    found = None
+    for v in named:
+        want = units.get(v)
+        if not want:
+            return True
+        if found is None:
+            found = find_figures(sent)
+        try:
+            number = float(v.lstrip("~+").replace("\u2212", "-"))
+        except ValueError:
+            return True
+        theirs = {f.unit for f in found if abs(f.value - number) < 1e-9 or abs(f.value + number) < 1e-9}
+        if not theirs or None in theirs or want & theirs:
+            return True
+    return False
+
+
+def _premise_lines(st: Statement, phrase: str) -> tuple[int, int] | None:
+    """The record lines of a statement of several lines that hold the premise a commit quotes (a paragraph of an
+    ADR's Context gives several: the quoted one is refuted, not its neighbours), when it is no directive and they
+    are fewer than its span; None otherwise."""
+    if st.directive or st.end_line <= st.line:
+        return None
+    found = quoted_lines(phrase, st.raw)
+    if found is None:
+        return None
+    first, last = st.line + found[0], min(st.line + found[1], st.end_line)
+    return (first, last) if (first, last) != (st.line, st.end_line) else None
 
 
 # The cause a statement gives, as written: "因为显存不够，..." -> 显存不够, "because the pool exhausts under retry
@@ -329,8 +395,9 @@ def _denies(text: str) -> bool:
 # Problem Statement", "Decision Drivers", a design doc's Background or Motivation): each of their statements is a
 # premise, however it is worded.
 _PREMISE_SECTION = re.compile(
-    r"^(?:context(?:\s+and\s+problem\s+statement)?|background|motivation|rationale|problem(?:\s+statement)?|"
-    r"decision\s+drivers|assumptions|forces)$",
+    r"^(?:the\s+)?(?:context|background|motivation|rationale|problem(?:\s+statement)?|decision\s+drivers|"
+    r"assumptions|forces)(?:\s+(?:and|&)\s+(?:the\s+)?(?:context|background|motivation|rationale|"
+    r"problem(?:\s+statement)?))?$",
     re.I,
 )
 
@@ -382,11 +449,11 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
         hit = _refutation(c, st, news)
         if hit is None:
             continue
-        severity, sentence = hit
+        severity, sentence, lines = hit
         quote = sentence if len(sentence) <= 160 else sentence[:157] + "..."
         phrase = f"on a premise {c.short} ({c.day}) refuted: \u201c{quote}\u201d"
         fix = f"remove the premise {c.short} refuted and say what it found instead"
-        return Reason("RL103", severity, phrase, fix, commits=[(c, "refuted")], news=news)
+        return Reason("RL103", severity, phrase, fix, commits=[(c, "refuted")], news=news, lines=lines)
     return None
 
 
@@ -404,8 +471,11 @@ def premise_refuted(ctx: LintContext) -> list[Hit]:
     that quotes the statement word for word ("ADR 0007 rests on 'SQLite can't handle our writers'") is
     about it: a refuting sentence in the quote's paragraph, or one pointing back ("So the premise does not hold"),
     is an error; so is a statement of a decision record's Context (Background, Motivation), a premise however it
-    is worded, which only such a quote ties to a refutation. The refuting sentence is quoted. A commit a later
-    commit reverted refutes nothing, and neither does the revert.
+    is worded, which only such a quote ties to a refutation. A quote may be wrapped over the lines of the commit
+    body, in single or double quotes, or a "> " block; the finding points at the lines of the paragraph that hold
+    the quoted premise. A commit that quotes a premise without saying it is wrong ("That isn't true", "was a red
+    herring", "wasn't the bottleneck", "the profile says otherwise"), or that confirms it, refutes nothing. The
+    refuting sentence is quoted. A commit a later commit reverted refutes nothing, and neither does the revert.
 
     Why:
     A directive built on a measurement that turned out wrong sends the next person after a cause that does

@@ -156,12 +156,46 @@ def _fallback_roots(files: Iterable[str]) -> list[str]:
     return (top + sorted(found - set(top), key=lambda r: (r.count("/"), r)))[:MAX_FALLBACKS]
 
 
+# Run folders are kept wherever a team keeps them (`runs/20260519-poisson512-128r/result.json`,
+# `experiments/2026-05-19_sweep/metrics.json`): when no usual folder holds a dated entry, a folder that directly
+# holds dated folders with a result file of these names is a root too, the one holding most of them first.
+_RESULT_STEMS = ("result", "results", "summary", "metrics", "stats", "bench", "benchmark")
+_NOT_RUNS = ("node_modules", "vendor", "third_party", "site-packages", "test", "tests", "testdata", "fixtures")
+MAX_RUN_ROOT_DEPTH = 3  # folders in a discovered root's path: runs, bench/runs, docs/perf/runs
+MAX_RUN_ROOTS = 4  # discovered roots tried, in order
+
+
+def _run_folder_roots(files: Iterable[str]) -> list[str]:
+    """Folders (MAX_RUN_ROOT_DEPTH deep at most, none hidden, vendored or test data) whose dated sub-folders hold
+    a result file (`result.json`, `metrics.json`, ...): most such folders first, then shallowest, then by name."""
+    runs: dict[str, set[str]] = {}
+    for f in files:
+        parts = f.split("/")
+        if len(parts) < 3 or len(parts) - 2 > MAX_RUN_ROOT_DEPTH or not parts[-1].lower().endswith(".json"):
+            continue
+        if parts[-1][: -len(".json")].lower() not in _RESULT_STEMS:
+            continue
+        folders = parts[:-1]
+        if any(p.startswith(".") or p.lower() in _NOT_RUNS for p in folders):
+            continue
+        parsed = parse_name(folders[-1])
+        if parsed is None:
+            continue
+        # a folder named by a date alone sits in its series' folder (`runs/poisson512/2026-05-19/`): the root is
+        # above that one, which groups the series
+        above = 2 if not parsed[1] and len(folders) > 2 else 1
+        runs.setdefault("/".join(folders[:-above]), set()).add("/".join(folders[-above:]))
+    ranked = sorted(runs, key=lambda r: (-len(runs[r]), r.count("/"), r))
+    return ranked[:MAX_RUN_ROOTS]
+
+
 def load_evidence(tree: "Tree", config: "Config", cache_dir: str | Path | None = None) -> EvidenceStore:
     """Every entry under the evidence root of `tree`. With `cache_dir` (the directory holding
     `.roadmap_cache/`), schema verdicts are looked up by content (roadmap/evidence/cache.py)."""
     root = config.evidence.root.strip("/")
     if root == DEFAULT_ROOT and not any(f.startswith(root + "/") for f in tree.files):
-        for candidate in _fallback_roots(tree.files):
+        usual = _fallback_roots(tree.files)
+        for candidate in usual + [r for r in _run_folder_roots(tree.files) if r not in usual]:
             store = _load(tree, config, cache_dir, candidate)
             if any(e.date for e in store):
                 return store
@@ -256,6 +290,8 @@ def _dated_folder_of_series(
     direct = [f for f in files if "/" not in f[len(path) + 1 :] and f.endswith(".json")]
     if not direct or any(parse_name(f.rsplit("/", 1)[1], naming, strip_ext=True) for f in direct):
         return []
+    if len(direct) == 1 and direct[0].rsplit("/", 1)[1].lower() in _SUMMARY_NAMES:
+        return []  # `<series>/2026-05-19/metrics.json`: the dated run's own result, not a series named "metrics"
     out = []
     for f in direct:
         stem = f.rsplit("/", 1)[1][: -len(".json")]
