@@ -292,7 +292,7 @@ def _table_states(
             known_rows += known is not None
             key = row_key(table, row, k)
             if key is None:
-                if not known and not row[k].row_id and (word := _unknown_word(row[k].text, ids)):
+                if not known and not row[k].row_id and (word := _label_word(row[k].text, ids)):
                     idless.append(UnknownState(word, row[k], row[k].line))
                 continue
             cell = row[k]
@@ -304,7 +304,7 @@ def _table_states(
                 cells.append(StateCell(key, state, cell, canonical, home=home))
             elif cell.row_id and (word := _unknown_word(cell.text, ids)):  # rows with an id: a table of work
                 unknown.append(UnknownState(word, cell, cell.line))
-            elif not cell.row_id and (word := _unknown_word(cell.text, ids)):
+            elif not cell.row_id and (word := _label_word(cell.text, ids)):
                 idless.append(UnknownState(word, cell, cell.line))
         # A table of work without an id column (`| Tarea | Responsable | Estado |`): its column is a state column
         # when at least two rows say a state roadmap knows; an HTTP `| Code | Status |` table says none.
@@ -345,6 +345,19 @@ def _line_states(
             elif (word := _unknown_word(value, ids)) is not None:
                 unknown.append(UnknownState(word, st, st.line + n))
             break
+
+
+_TOTALS = frozenset({"total", "totals", "sum", "subtotal", "overall", "all"})
+
+
+def _label_word(text: str, ids: frozenset[str]) -> str | None:
+    """An id-less row's state cell as a label: one or two words, no sentence ("available (measured this spike)"
+    is a note), and no totals row."""
+    plain = _MARKUP.sub("", text).strip()
+    if not plain or len(plain.split()) > 2 or "(" in plain:
+        return None
+    word = _unknown_word(plain, ids)
+    return None if word is None or word.lower() in _TOTALS else word
 
 
 def _unknown_word(text: str, ids: frozenset[str]) -> str | None:

@@ -120,13 +120,15 @@ def test_history_keeps_the_states_it_had(git_repo):
 def test_a_work_table_without_ids_reports_its_unknown_state_words(git_repo):
     """A team's migration plan has no id column (`| Tarea | Responsable | Estado |`): a word its Estado column
     uses that no vocabulary knows is still reported once, since other rows there say states roadmap knows. An
-    HTTP status table (no known state in its Status column) and a table with a single known state say nothing."""
+    HTTP status table (no known state in its Status column), a table with a single known state, a note in the
+    state cell and a totals row say nothing."""
     repo = git_repo()
     repo.commit(
         {
             "docs/plan.md": "# Plan de migración\n\n| Tarea | Responsable | Estado |\n|---|---|---|\n"
             "| Migrar el job diario | @vale | Hecho |\n| Paginar el endpoint | @nico | Pendiente |\n"
-            "| Activar réplicas de lectura | @nico | Congelado |\n| Otra réplica | @caro | Congelado |\n",
+            "| Activar réplicas de lectura | @nico | Congelado |\n| Otra réplica | @caro | Congelado |\n"
+            "| Auditoría | @vale | esperando (medido ayer) |\n| **Total** | | **5** |\n",
             "docs/api.md": "# API\n\n| Code | Status |\n|---|---|\n| 200 | Fine |\n| 301 | Moved |\n| 404 | Missing |\n",
             "docs/one.md": "# Ideas\n\n| Idea | Status |\n|---|---|\n| Dark mode | Done |\n| Sounds | Shelved |\n",
         },
