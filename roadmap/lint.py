@@ -25,7 +25,7 @@ from roadmap.findings import SEVERITIES, Finding
 from roadmap.history import forked
 from roadmap.history.git import GitError, resolve_rev, run_git
 from roadmap.history.tree import Tree
-from roadmap.records.loader import gc_paused, load_annotated, with_table_ids
+from roadmap.records.loader import annotated_with_table_ids, gc_paused, load_annotated
 from roadmap.registry import DETECTORS, Rule, all_rules
 from roadmap.selection import Layer, per_file_ignored, resolve
 from roadmap.suppress import apply_suppressions
@@ -138,15 +138,16 @@ def lint(root: Path, options: LintOptions = LintOptions(), config: Config | None
         annotate=applying(detectors) if detectors else None,
         split=forked.run_split if forked.enabled() else None,
     )
+    # records that name a tracker key a table defines, parsed again (on both cores): annotated again
+    config, loaded = annotated_with_table_ids(
+        tree,
+        config,
+        loaded,
+        cache_dir=root if options.use_cache else None,
+        annotate=applying(detectors) if detectors else None,
+        split=forked.run_split if forked.enabled() else None,
+    )
     records = [rf for rf, _ in loaded]
-    config, wider = with_table_ids(tree, config, records, cache_dir=root if options.use_cache else None)
-    if wider is not records:  # records that name a tracker key a table defines, parsed again: annotated again
-        annotate = applying(detectors) if detectors else None
-        loaded = [
-            (new, got if new is old else (annotate(new) if annotate is not None else None))
-            for (old, got), new in zip(loaded, wider)
-        ]
-        records = wider
     ctx = LintContext(
         root=root,
         config=config,

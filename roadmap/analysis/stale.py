@@ -11,8 +11,10 @@ Deselecting a rule drops its reason.
 
 from __future__ import annotations
 
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Hashable, Iterable, Iterator
+from itertools import chain
+from typing import Any, Callable, Hashable, Iterable, Iterator, TypeVar
 
 from roadmap.analysis.asof import (
     finish_blame,
@@ -30,6 +32,7 @@ from roadmap.findings import Hit, Related
 from roadmap.history.commit import Commit
 from roadmap.records.model import RecordFile, Statement
 
+T = TypeVar("T")
 PRIORITY = ("RL101", "RL103", "RL104", "RL102", "RL401")
 WARM = 8  # statements tested before the rest is shared out
 # The rules whose findings come from this analysis: RL101-RL104 report its groups, RL401 skips statements in them.
@@ -238,21 +241,16 @@ def _group(pool: list[Statement], stale: list[Statement], reasons: dict[int, lis
     live = [st for st in pool if st.directive]
     order = {id(st): n for n, st in enumerate(live)}
     by_id = _index(live, sf.ids)  # live directives by the rows and claims they name
-    by_term = _index(live, sf.work_terms)  # ... by work term
-    by_term_no_id = _index([st for st in live if not sf.ids(st)], sf.work_terms)
+    by_term = _index(range(len(live)), lambda n: sf.work_terms(live[n]))  # ... by work term (their places in live)
+    by_term_no_id = _index([n for n, st in enumerate(live) if not sf.ids(st)], lambda n: sf.work_terms(live[n]))
     groups = []
     for group in members.values():
         group.sort(key=primary_key)
         inside = {id(s) for s in group}
         extra: dict[int, Statement] = {}
         for m in group:
-            for o in _surface_candidates(sf, m, by_id, by_term if not sf.ids(m) else by_term_no_id):
-                if (
-                    id(o) not in inside
-                    and id(o) not in extra
-                    and apart(m, o)
-                    and (sf.repeats(m, o) or sf.related_text(m, o, 3, 0.5, 0.25))
-                ):
+            for o in _surfaces(sf, m, by_id, by_term if not sf.ids(m) else by_term_no_id, live):
+                if id(o) not in inside and id(o) not in extra and apart(m, o):
                     extra[id(o)] = o
         surfaces = group + sorted(extra.values(), key=lambda o: (primary_key(o), order[id(o)]))
         merged: dict[str, Reason] = {}
@@ -264,8 +262,8 @@ def _group(pool: list[Statement], stale: list[Statement], reasons: dict[int, lis
     return sorted(groups, key=lambda g: primary_key(g.primary))
 
 
-def _index(statements: list[Statement], words: Callable[[Statement], frozenset[str]]) -> dict[str, list[Statement]]:
-    out: dict[str, list[Statement]] = {}
+def _index(statements: Iterable[T], words: Callable[[T], frozenset[str]]) -> dict[str, list[T]]:
+    out: dict[str, list[T]] = {}
     for st in statements:
         for w in words(st):
             out.setdefault(w, []).append(st)
@@ -292,25 +290,38 @@ def _stale_pairs(sf: Surfaces, stale: list[Statement], keys: dict[int, set[str]]
     return [(stale[i], stale[j]) for i, j in sorted(pairs)]
 
 
-def _surface_candidates(
-    sf: Surfaces, m: Statement, by_id: dict[str, list[Statement]], by_term: dict[str, list[Statement]]
+SURFACE_TERMS, SURFACE_CONTAINMENT, SURFACE_JACCARD = 3, 0.5, 0.25  # related text, for a further surface
+
+
+def _surfaces(
+    sf: Surfaces,
+    m: Statement,
+    by_id: dict[str, list[Statement]],
+    by_term: dict[str, list[int]],
+    live: list[Statement],
 ) -> list[Statement]:
-    """Live directives that could repeat `m` or relate to it: sharing a work term with it (as every surface
-    must) and a row or claim, or sharing three work terms where one of the two names no row or claim
-    (`by_term` holds only those when `m` names one)."""
+    """Live directives that repeat `m` or relate to it (`sf.repeats`, or `sf.related_text` with the SURFACE_
+    bounds): among those sharing a work term with it and a row or claim, and those sharing SURFACE_TERMS work terms
+    where one of the two names no row or claim (`by_term` holds only those when `m` names one, by their places in
+    `live`). A pair of the second kind names no row or claim in common, so it repeats nothing; the terms it shares
+    are counted here, and related text is decided on that count as related_text decides it."""
     terms = sf.work_terms(m)
-    out: dict[int, Statement] = {}
+    out: list[Statement] = []
     for i in sf.ids(m):
         for o in by_id.get(i, ()):
-            if terms & sf.work_terms(o):
-                out[id(o)] = o
-    counts: dict[int, int] = {}
-    for t in terms:
-        for o in by_term.get(t, ()):
-            c = counts[id(o)] = counts.get(id(o), 0) + 1
-            if c == 3:
-                out[id(o)] = o
-    return list(out.values())
+            if terms & sf.work_terms(o) and (
+                sf.repeats(m, o) or sf.related_text(m, o, SURFACE_TERMS, SURFACE_CONTAINMENT, SURFACE_JACCARD)
+            ):
+                out.append(o)
+    counts = Counter(chain.from_iterable(by_term.get(t, ()) for t in terms))
+    n = len(terms)
+    for at, shared in counts.items():
+        if shared < SURFACE_TERMS:
+            continue
+        k = len(sf.work_terms(live[at]))
+        if shared / (min(n, k) or 1) >= SURFACE_CONTAINMENT and shared / ((n + k - shared) or 1) >= SURFACE_JACCARD:
+            out.append(live[at])
+    return out
 
 
 def hits_for(ctx: LintContext, code: str) -> Iterator[Hit]:

@@ -13,6 +13,7 @@ together with the helper it tells others to call is not stale.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Callable
 
 from roadmap.analysis.code_symbols import code_delta, declares, in_code_at
@@ -29,10 +30,48 @@ _BETWEEN = r"(?:\s+(?:a|an|the|new|helper|function|method|class|type|hook|util|u
 _TITLED = r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\[ \]\s*)?(?:\*\*)?`{name}(?:\([^`]*\))?`(?:\*\*)?\s*(?::|—|–|-\s)"
 
 
-def _asks_to_add(raw: str, name: str) -> bool:
+# The same two patterns with any name: what stands in the backticks, once per statement. The opening backtick is the
+# first one after the verb (or the item's lead), the closing one the next, so the text between is the one a name's
+# own pattern would have to match; the lookahead tries every start, as a search for each name does.
+_ADDS_ANY = re.compile(rf"(?={_ADDS}{_BETWEEN}`([^`]*)`)", re.I)
+_TITLED_ANY = re.compile(_TITLED.format(name="([^`]*)").replace(r"(?:\([^`]*\))?`", "`", 1))
+
+
+def _asks_to_add_slow(raw: str, name: str) -> bool:
     if re.search(rf"{_ADDS}{_BETWEEN}`{re.escape(name)}(?:\(\))?`", raw, re.I) is not None:
         return True
     return re.match(_TITLED.format(name=re.escape(name)), raw) is not None
+
+
+@lru_cache(maxsize=1 << 12)
+def _added_texts(raw: str) -> tuple[frozenset[str], str | None]:
+    """What stands in backticks right after an adding verb in `raw`, and in the backticks that title a planned
+    item (None when none does)."""
+    titled = _TITLED_ANY.match(raw)
+    return frozenset(m.group(1) for m in _ADDS_ANY.finditer(raw)), titled.group(1) if titled else None
+
+
+def _asks_to_add(raw: str, name: str) -> bool:
+    """Does `raw` ask to add `name` (the verb, then `name` or `name()`; or an item titled `name` or `name(...)`)?
+    Decided on the statement's backticked texts; a text that equals the name only case-blind outside ASCII, or a
+    name holding a backtick, asks the name's own patterns."""
+    if "`" in name:
+        return _asks_to_add_slow(raw, name)
+    added, titled = _added_texts(raw)
+    if titled is not None and (
+        titled == name or (len(titled) >= len(name) + 2 and titled.startswith(name + "(") and titled.endswith(")"))
+    ):
+        return True
+    for text in added:
+        if len(text) != len(name) and len(text) != len(name) + 2:
+            continue
+        if text.isascii() and name.isascii():
+            low, want = text.lower(), name.lower()
+            if low == want or low == want + "()":
+                return True
+        elif _asks_to_add_slow(raw, name):
+            return True
+    return False
 
 
 def added_already(

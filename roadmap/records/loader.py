@@ -88,7 +88,7 @@ def _load(
     config: Config,
     cache: record_cache.RecordCache | None,
     out: list[tuple[RecordFile, A | None]],
-    annotate: Callable[[RecordFile], A] | None,
+    annotate: Callable[[RecordFile], A | None] | None,
     split: Split | None,
     paths: list[str] | None = None,
 ) -> None:
@@ -136,27 +136,43 @@ def with_table_ids(
     """The config whose id patterns also match the ids tables define (table_ids), and the records parsed with
     it: a file that names none of those ids is kept as parsed. The config and records as given when there is
     none."""
+    wider, loaded = annotated_with_table_ids(tree, config, [(rf, None) for rf in records], cache_dir)
+    got = [rf for rf, _ in loaded]
+    return wider, records if all(a is b for a, b in zip(got, records)) else got
+
+
+def annotated_with_table_ids(
+    tree: Files,
+    config: Config,
+    loaded: list[tuple[RecordFile, A | None]],
+    cache_dir: str | Path | None = None,
+    annotate: Callable[[RecordFile], A | None] | None = None,
+    split: Split | None = None,
+) -> tuple[Config, list[tuple[RecordFile, A | None]]]:
+    """with_table_ids over load_annotated's pairs: a record parsed again is annotated again, by the process that
+    parses it (`split` runs the two parts, as load_annotated's does). The pairs as given when none is parsed again."""
+    records = [rf for rf, _ in loaded]
     extra = table_ids(records, config)
     if not extra:
-        return config, records
+        return config, loaded
     literal = "|".join(re.escape(i) for i in extra)
     wider = dataclasses.replace(config, table_ids=(*config.table_ids, *extra))
     named = re.compile(rf"(?<![\w.-])(?:{literal})(?![\w-])")
     again = [rf.path for rf in records if rf.text and named.search(rf.text)]
     if not again:
-        return wider, records
+        return wider, loaded
     cache = (
         record_cache.RecordCache(cache_dir, wider)
         if cache_dir is not None and record_cache.parser_fingerprint()
         else None
     )
-    reread: list[tuple[RecordFile, None]] = []
+    reread: list[tuple[RecordFile, A | None]] = []
     with gc_paused():
-        _load(tree, wider, cache, reread, None, None, again)
+        _load(tree, wider, cache, reread, annotate, split, again)
     if cache is not None and cache.stats["written"]:
         cache.prune()
-    fresh = {rf.path: rf for rf, _ in reread}
-    return wider, [fresh.get(rf.path, rf) for rf in records]
+    fresh = {rf.path: (rf, got) for rf, got in reread}
+    return wider, [fresh.get(rf.path, (rf, got)) for rf, got in loaded]
 
 
 def _unread(path: str, skip: Skip | None) -> Problem:
