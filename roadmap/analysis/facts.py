@@ -59,6 +59,7 @@ class Reason:
     evidence: list[EvidenceEntry] = field(default_factory=list)
     news: News | None = None
     statements: list[tuple[Statement, str]] = field(default_factory=list)  # (record statement, role)
+    lines: tuple[int, int] | None = None  # the lines of a long statement the reason is about (a quoted premise)
 
 
 @dataclass
@@ -198,6 +199,7 @@ class Facts:
     paths_by_depth: dict[int, list[str]] | None = None
     # checks/directive_landed.py: the newest commit on or before an as-of point
     landed_base: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    issue_commits: dict[str, list[Commit]] | None = None  # RL101: issue number -> commits that settle it
     work_matches: dict[Hashable, Any] = field(default_factory=dict)  # RL101: (terms, commit work, forms) -> match
     landed: dict[int, Reason | None] = field(default_factory=dict)  # id(directive) -> its RL101 reason, once tested
     # analysis/landing.py: work-term weights and postings over the history; statements the records mark done

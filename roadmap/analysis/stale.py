@@ -383,12 +383,16 @@ def _hit(g: StaleGroup) -> Hit:
         + "; ".join(r.fix for r in g.reasons)
         + ". No code change; the row's state stays as it is."
     )
+    # a paragraph's finding ends with the sentence its leading reason is about, when it knows which (it starts where
+    # the paragraph does, so that a suppression comment above the paragraph still covers it)
+    last = g.reasons[0].lines[1] if g.reasons[0].lines else p.end_line
+    first = p.line
     return Hit(
         severity=g.reasons[0].severity,
         message=message,
         path=p.path,
-        line=p.line,
-        end_line=p.end_line,
+        line=first,
+        end_line=last,
         record_id=row,
         related=related,
         evidence=evidence,

@@ -10,7 +10,7 @@ from roadmap.analysis.commit_text import MAX_COMMITS
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News, Reason
 from roadmap.analysis.landing import reverts
-from roadmap.analysis.quoted_words import quotes
+from roadmap.analysis.quoted_words import quoted_lines, quotes
 from roadmap.analysis.stale import hits_for
 from roadmap.analysis.surfaces import subject_ids, work_terms
 from roadmap.analysis.work import message_language, own_words, terms_of, text_language
@@ -386,7 +386,8 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
         quote = sentence if len(sentence) <= 160 else sentence[:157] + "..."
         phrase = f"on a premise {c.short} ({c.day}) refuted: \u201c{quote}\u201d"
         fix = f"remove the premise {c.short} refuted and say what it found instead"
-        return Reason("RL103", severity, phrase, fix, commits=[(c, "refuted")], news=news)
+        lines = quoted_lines(c.message, st.raw, st.line) if st.end_line > st.line else None
+        return Reason("RL103", severity, phrase, fix, commits=[(c, "refuted")], news=news, lines=lines)
     return None
 
 
