@@ -200,6 +200,7 @@ class Facts:
     paths_by_depth: dict[int, list[str]] | None = None
     # checks/directive_landed.py: the newest commit on or before an as-of point
     landed_base: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    issue_commits: dict[str, list[Commit]] | None = None  # RL101: issue number -> commits that settle it
     work_matches: dict[Hashable, Any] = field(default_factory=dict)  # RL101: (terms, commit work, forms) -> match
     landed: dict[int, Reason | None] = field(default_factory=dict)  # id(directive) -> its RL101 reason, once tested
     # analysis/landing.py: work-term weights and postings over the history; statements the records mark done

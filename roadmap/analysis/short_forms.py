@@ -19,6 +19,8 @@ messages as `ds#`), since two letters alone say too little. Code in backticks is
 The other way round, a directive that writes an initialism in capitals ("Ativar CDC", "move the WAL") meets a
 commit that spells it out ("enable change data capture", "terminal UI" for TUI): work.initialism_marks marks each
 run of three or four content words of a commit with its initials (`^cdc`), and the initialism's form is that mark.
+Two capitals ("DI", "CI") meet two content words of five letters or more ("dependency injection"): shorter words
+pair up by chance too often.
 A word cut to its initial before a hyphen ("i-frames": invulnerability frames) meets a commit that writes a word
 with that initial leading a name of two words ("invulnerability window"): `initial_forms`, `spelled_initials`.
 """
@@ -29,7 +31,7 @@ import re
 from functools import lru_cache
 
 from roadmap.analysis.stem import stem
-from roadmap.analysis.work import GENERIC_WORDS, INITIALISM, terms_of
+from roadmap.analysis.work import ABBREVIATIONS, GENERIC_WORDS, INITIALISM, terms_of
 
 _RUN = re.compile(r"[A-Za-z]+(?:[ \t]+[A-Za-z]+)*")
 MAX_KEPT_WORD = 3  # a last word this short is kept whole ("id", "io", "ui"): "kid", "pid", "dio"
@@ -49,8 +51,8 @@ def short_forms(text: str) -> dict[str, frozenset[str]]:
 
 # An initialism the directive writes in capitals ("CDC", "WAL"): a commit that spells it out ("change data capture")
 # carries its `^cdc` mark (analysis/work.initialism_marks), and the directive's term for it counts as said.
-_ACRONYM_HINT = re.compile(r"[A-Z]{3}")
-_ACRONYM = re.compile(r"(?<![\w-])([A-Z]{3,4})s?(?![\w-])")
+_ACRONYM_HINT = re.compile(r"[A-Z]{2}")
+_ACRONYM = re.compile(r"(?<![\w-])([A-Z]{2,4})s?(?![\w-])")
 
 
 @lru_cache(maxsize=1 << 12)
@@ -58,6 +60,8 @@ def _acronym_forms(acronyms: tuple[str, ...]) -> dict[str, frozenset[str]]:
     out: dict[str, frozenset[str]] = {}
     for a in acronyms:
         low = a.lower()
+        if len(low) == 2 and low in ABBREVIATIONS:
+            continue  # a well-known one ("AI", "UI") means what the table says, not any two words with its initials
         parts = terms_of(a, False) | terms_of(a, True) | {low}
         out.setdefault(INITIALISM + low, frozenset(parts))
     return out

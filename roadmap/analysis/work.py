@@ -99,6 +99,8 @@ ABBREVIATIONS: dict[str, str] = {
     "qa": "quality assurance",
     "ux": "user experience",
     "ui": "user interface",
+    "ai": "artificial intelligence",
+    "ml": "machine learning",
 }
 # English function words, and words every piece of work uses: they say nothing about which work. (Nouns such as
 # "table" or "row" stay: "a lookup table" names work; the IDF weights take care of words a history overuses.)
@@ -489,6 +491,11 @@ def initialism_marks(text: str) -> frozenset[str]:
             for n in (3, 4):
                 for i in range(len(piece) - n + 1):
                     out.add(INITIALISM + piece[i : i + n])
+    # two long content words side by side ("dependency injection", "continuous integration"): a two-letter
+    # initialism ("DI", "CI"); words of fewer than five letters make too many chance pairs to count
+    for a, b in _LONG_PAIR.findall(text) if _LONG_PAIR_HINT.search(text) else ():
+        if a not in _GENERIC and b not in _GENERIC:
+            out.add(INITIALISM + a[0] + b[0])
     for m in _ABBREVIATED_TAIL.finditer(text) if _TWO_CAPITALS.search(text) else ():
         words, tail = m.group(1).split(), m.group(2).lower()
         for i in range(len(words)):
@@ -499,6 +506,9 @@ def initialism_marks(text: str) -> frozenset[str]:
 
 
 _TWO_CAPITALS = re.compile(r"[A-Z]{2}")
+# Two lower-case words of five letters or more next to each other (a lookahead, so that pairs overlap).
+_LONG_PAIR = re.compile(r"(?<![\w-])(?=([a-z]{5,})[ \t]+([a-z]{5,})(?![\w-]))")
+_LONG_PAIR_HINT = re.compile(r"[a-z]{5}[ \t]+[a-z]{5}")
 
 
 @lru_cache(maxsize=1 << 15)

@@ -9,7 +9,7 @@ from itertools import islice
 
 from roadmap.analysis.asof import news_shas, news_subset, start_blame
 from roadmap.analysis.cell_asof import cell_origin
-from roadmap.analysis.code_symbols import code_delta, in_code_at
+from roadmap.analysis.code_symbols import code_delta, declares, in_code_at
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.endpoints import changes_endpoint, endpoints
 from roadmap.analysis.evidence_index import row_of
@@ -50,7 +50,7 @@ from roadmap.analysis.work import (
 )
 from roadmap.checks.added_already import added_already
 from roadmap.checks.bumped_already import bumped_already
-from roadmap.checks.removed_already import removed_already
+from roadmap.checks.removed_already import asks_to_remove, removed_already
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
 from roadmap.records.classify import waits_for
@@ -65,6 +65,7 @@ _FILE_NAME = re.compile(r"\.[A-Za-z0-9]{1,5}$")  # `qwen3_5.cpp` names a file, n
 STRONG_RATIO, WEAK_RATIO = 0.5, 0.3  # IDF-weighted share of the directive's work terms the commit reports done
 MAX_CHANCE = 0.05  # expected chance matches among the news commits, for terms alone
 MAX_TERMS_ALONE = 20  # a longer directive names several pieces of work: terms alone cannot say
+REPORTED_RATIO = 2 / 3  # of a directive written after the commit: it must report most of the work, not half
 REFUSED = 0.3  # share of the unmatched terms a commit says it did NOT do: it left that work
 # Directives that ask for a measurement are not done by a commit that builds something: only by one that
 # adds evidence or says it measured. "bench", "benchmark" and "profile" also name tools and features ("bench and
@@ -286,11 +287,16 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
                 if named and not names_workstream(c, st, named, ids):
                     named = ()  # "W0/W1" of another workstream
                 cands[c.sha] = _Candidate(c, where if named else "", named)
+    for n in sorted(own_issues(st.directive_text or st.text)):  # commits that close the item's issue ("closes #102")
+        for c in news_subset(ctx, ("closes", n), lambda: _issue_commits(ctx).get(n, []), news):
+            if not c.is_merge and c.sha not in cands:
+                cands[c.sha] = _Candidate(c)
     base = None
     taken_out = reverts(ctx)
+    removing = [sym for sym in symbols(st) if asks_to_remove(st.raw, sym)]
     for sym in symbols(st):
-        if sym not in history.symbols:
-            continue
+        if sym not in history.symbols or sym in removing:
+            continue  # a name the directive asks to drop is not dropped by the commit that brought it in
         hits = [c for c in _introductions(ctx, sym, news) if not c.is_merge and not taken_out.undone(c)]
         if not hits:
             continue
@@ -342,6 +348,7 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
         s for s in (*st.mentions.symbols, *st.mentions.env_vars) if "/" not in s and not _FILE_NAME.search(s)
     ) | frozenset(p.symbol for p in st.mentions.paths if p.symbol)
     routes = endpoints(st.directive_text or st.text)
+    issues = own_issues(st.directive_text or st.text)
     numbers = spec_numbers(st.directive_text or st.text)
     out = []
     for cand in cands.values():
@@ -357,6 +364,11 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             cand.figures = tuple(sorted(numbers & spec_numbers(cand.commit.message)))
         if tickets:
             cand.ticket = tuple(sorted(f"{p}-{n}" for p, n in tickets & _tickets(cand.commit.message) if len(n) >= 2))
+        if issues:
+            closed = _closed_issues(cand.commit.message)
+            cand.ticket += tuple(f"#{n}" for n in sorted(issues & closed))
+            if closed and not issues & closed and _CLOSES.search(cand.commit.message):
+                cand.other_ticket = True  # "closes #110": the issue it settles is another one
         cw = commit_work(cand.commit)
         cand.work = _match(
             ctx, terms, cand.commit, _renamed_in(cand.commit, renamed, cut, verbs, forms, forms_key), total
@@ -391,6 +403,8 @@ def _candidates(ctx: LintContext, st: Statement, news: News) -> list[_Candidate]
             continue  # a measurement is not done by a commit that only builds
         if not cand.names and changes_no_behaviour(cand.commit.message, st):
             continue  # "No behaviour change": it cannot be the fix or feature the directive asks for
+        if any(code_delta(ctx, sym, cand.commit.sha) > 0 for sym in removing if sym in history.symbols):
+            continue  # "Drop `jobs_legacy`" is not done by the commit that made `jobs_legacy`: it did the opposite
         out.append(cand)
     return out
 
@@ -490,6 +504,49 @@ def _tickets(text: str) -> frozenset[tuple[str, str]]:
     return frozenset(_TICKET.findall(text))
 
 
+# The issue an item is filed under, GitHub style: "(#102)" (or "(#102, #103)") at its end, or "#102:" leading it.
+# An issue named inside the sentence ("until #115 is sorted") is another piece of work the item waits for.
+_OWN_ISSUES = re.compile(r"\((#\d+(?:\s*,\s*#\d+)*)\)\W*$|^\W*(#\d+)\s*[:—–-]\s")
+# A commit settles an issue by GitHub's closing keywords, or names its own number at its subject's end ("(#102)").
+_CLOSES = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s+#(\d+)\b", re.I)
+_SUBJECT_ISSUE = re.compile(r"\(#(\d+)\)\s*$")
+
+
+@lru_cache(maxsize=1 << 12)
+def own_issues(text: str) -> frozenset[str]:
+    """The issue numbers `text` (a directive) is filed under: "(#102)" at its end, "#102:" at its start."""
+    if "#" not in text:
+        return frozenset()
+    m = _OWN_ISSUES.search(text.strip())
+    if m is None:
+        return frozenset()
+    return frozenset(re.findall(r"#(\d+)", m.group(1) or m.group(2)))
+
+
+def _issue_commits(ctx: LintContext) -> dict[str, list[Commit]]:
+    """Issue number -> the commits of the history that settle it, newest first (once per run)."""
+    if ctx.facts.issue_commits is None:
+        index: dict[str, list[Commit]] = {}
+        for c in ctx.get_history().commits:
+            if "#" in c.message:
+                for n in _closed_issues(c.message):
+                    index.setdefault(n, []).append(c)
+        ctx.facts.issue_commits = index
+    return ctx.facts.issue_commits
+
+
+@lru_cache(maxsize=1 << 12)
+def _closed_issues(message: str) -> frozenset[str]:
+    """The issues a commit message settles ("closes #102", "Fixes #7") or names at its subject's end ("(#102)")."""
+    if "#" not in message:
+        return frozenset()
+    found = set(_CLOSES.findall(message))
+    m = _SUBJECT_ISSUE.search(message.split("\n", 1)[0])
+    if m:
+        found.add(m.group(1))
+    return frozenset(found)
+
+
 _LEAD_TICKET = re.compile(r"^\W{0,2}[A-Z][A-Z0-9]{1,9}-\d+\b")
 
 
@@ -587,12 +644,92 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
             added_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
             or removed_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
             or bumped_already(ctx, st, news, lambda: _base_rev(ctx, news))
+            or _declared_before(ctx, st, news)
             or reason
         )
     if reason is not None and reason.commits and landing_reconciled(ctx, st, reason.commits[0][0]):
         reason = None  # the record itself says, further on, in a newer entry or in its header, that this landed
     ctx.facts.landed[id(st)] = reason  # RL401 reads it: a row whose last work landed while its state stays open
     return reason
+
+
+def _declared_before(ctx: LintContext, st: Statement, news: News) -> Reason | None:
+    """Stale on arrival by a name and the words: a commit before the line was written declared in code a name the
+    directive names, and its message, subject included, reports the directive's work ("Move `SettingsViewModel` to
+    DI (Hilt module `SettingsModule`)" written after "Settings screen uses dependency injection", which declared
+    `SettingsModule`). Either alone is not enough: a plan names the helpers that exist ("call `X` from Y"), and
+    words alone were right about half the time. A name the directive asks to remove is another matter
+    (removed_already)."""
+    worked_on = _object_of_verb(st.raw)
+    names = [n for n in symbols(st) if not asks_to_remove(st.raw, n) and n != worked_on]
+    if not names:
+        return None
+    history = ctx.get_history()
+    rev = _base_rev(ctx, news)
+    written = history.by_sha(rev) if rev else None
+    if written is None:
+        return None
+    terms = _work_terms(st)
+    if not 3 <= term_count(terms) <= MAX_TERMS_ALONE:
+        return None  # a long statement names several pieces of work, or explains the one it asks for
+    weights = work_weights(ctx)
+    forms = _short_forms(st)
+    taken_out = reverts(ctx)
+    for name in names:
+        if name not in history.symbols:
+            continue
+        # the words first (cheap), then what the code says (a diff read per commit)
+        found: tuple[Commit, WorkMatch] | None = next(
+            (
+                (c, m)
+                for c, d in reversed(history.symbol_deltas(name))
+                if d > 0
+                and not c.is_merge
+                and history.rank(c) < history.rank(written)
+                and _reports(m := match(terms, commit_work(c), weights, forms))
+                and not taken_out.undone(c)
+                and code_delta(ctx, name, c.sha) > 0
+                and declares(ctx, name, c.sha)
+            ),
+            None,
+        )
+        if found is None or not in_code_at(ctx, name, written.sha):
+            continue
+        first, m = found
+        phrase = (
+            f"directs work that {first.short} ({first.day}, {first.subject!r}: declares `{name}` in code; "
+            f"{m.describe(6)}) had already done when the line was written"
+        )
+        fix = f"drop or strike the directive: {first.short} did the work"
+        return Reason("RL101", "warning", phrase, fix, commits=[(first, "landed")], news=news)
+    return None
+
+
+# The name a directive's verb works on ("Extend `RuleRun` model", "Fix the `X` parser"): a name that was there to
+# work on, which the commit that created it did not extend, fix or move. A verb of adding is checks/added_already's.
+_WORKS_ON = re.compile(
+    r"^\W*(?:\[ \]\s*)?(?:\*\*)?([A-Za-z][a-z]+)(?:\s+(?:a|an|the|our|its|this|that|old|existing|current)){0,2}\s+"
+    r"\**`([^`\n]+?)(?:\(\))?`"
+)
+_ADDING = frozenset("add introduce create implement write new build".split())
+
+
+def _object_of_verb(text: str) -> str | None:
+    m = _WORKS_ON.match(text)
+    return m.group(2) if m and m.group(1).lower() not in _ADDING else None
+
+
+def _reports(m: WorkMatch) -> bool:
+    """Does a commit's message report the directive's work on its own: most of its terms, two in its subject, none
+    refused or said to be missing?"""
+    return (
+        m.in_subject >= 2
+        and len(m.matched) >= 3
+        and m.ratio >= REPORTED_RATIO
+        and m.refused_ratio < REFUSED
+        and not m.partial
+        and not m.absent
+    )
 
 
 def _landed_reason(ctx: LintContext, st: Statement, news: News) -> Reason | None:
@@ -816,7 +953,17 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     commit or most of its subject, or in a log kept newest first a newer entry above that names the commit or
     reports the to-do done: "Block-Jacobi statt ILU(0): erledigt am 09.03.") is left out: the plan above is history. A commit filed under another
     ticket (`APP-910` against the directive's or its row's `APP-902`, or a subject led by another tracker's key)
-    is not the directive's work, whatever words they share. A list item or cell that asks for several pieces of
+    is not the directive's work, whatever words they share. An item filed under a GitHub issue ("... (#102)" at its
+    end, "#102:" at its start) is done by a commit that closes it ("closes #102", or "(#102)" ending its subject),
+    as by one naming its ticket, and not by one that closes another issue; an issue named inside the sentence ("until
+    #115 is sorted") is one the item waits for, not its own. A directive written after a commit that declared in
+    code a name it names (not the one its verb works on: "Extend `RuleRun`" is not done by the commit that created
+    `RuleRun`), and whose message, subject included, reports two thirds of the directive's work, was stale on
+    arrival (a warning; "Move `SettingsViewModel` to DI (Hilt module `SettingsModule`)" after "Settings screen uses
+    dependency injection"): a two-letter initialism in capitals (DI) meets two long words that spell it out, unless
+    it is a well-known one (AI, UI), which means what it always means. A
+    directive to drop or remove a name is never done by a commit that brought that name in ("Drop `jobs_legacy`"
+    and the migration that renamed the old table to `jobs_legacy`). A list item or cell that asks for several pieces of
     work in turn ("turn on X, and rerun Y": each later piece opens with an imperative) is also matched piece by
     piece: a commit that says most of one piece, in its own words, is information. A commit a later commit
     of the history reverted (git's `This reverts commit <sha>.`, or a `revert:` subject naming the sha) did not

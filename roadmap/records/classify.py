@@ -147,13 +147,17 @@ WORK_COLUMN = re.compile(
     r"outcome|name|area|topic|unit|remedia|mitigat|action|finding|\bfix\b|\bbug\b|\bissue\b|request|"
     r"key result|objective|initiative|\bepic\b|\bstor(?:y|ies)\b|requirement|"
     # Spanish, Portuguese, German, French, Italian
-    r"trabajo|tarea|trabalho|tarefa|aufgabe|arbeit|vorhaben|tâche|tache|travail|lavoro|compito|attivit",
+    r"trabajo|tarea|trabalho|tarefa|aufgabe|arbeit|vorhaben|tâche|tache|travail|lavoro|compito|attivit|"
+    # Dutch, Polish
+    r"omschrijving|beschrijving|\btaak|\btaken\b|\bwerk\b|onderwerp|\bopis\b|zadani|prac[ae]\b",
     re.I,
 )
 # State words of work under way: such a row is tracked, not asked for, unless its work names code (parser.py).
 _PROGRESS_STATES = frozenset(
     "in progress|in-progress|wip|doing|ongoing|started|en curso|en progreso|em andamento|em progresso|en cours|"
-    "in arbeit|in bearbeitung|in corso".split("|")
+    "in arbeit|in bearbeitung|in corso|"
+    # Dutch, Polish
+    "bezig|in uitvoering|onderhanden|lopend|w toku|w trakcie|w realizacji|realizowane".split("|")
 )
 # State words of work not started yet (or blocked): such a row, in a table with no column of next steps, asks for its work.
 # (A row in progress, partial or gating is tracked, not asked for: its progress is not its completion.)
@@ -193,6 +197,18 @@ _TODO_STATES = frozenset(
         "prévu",
         "da fare",
         "non iniziato",
+        # Dutch, Polish
+        "te doen",
+        "gepland",
+        "nieuw",
+        "niet begonnen",
+        "do zrobienia",
+        "zaplanowane",
+        "zaplanowany",
+        "nowe",
+        "nowy",
+        "otwarte",
+        "nierozpoczęte",
         # blocked work is work still asked for, not started or stopped until its blocker clears
         "blocked",
         "bloqueado",
@@ -202,6 +218,9 @@ _TODO_STATES = frozenset(
         "bloquée",
         "bloccato",
         "bloccata",
+        "geblokkeerd",
+        "zablokowane",
+        "zablokowany",
     }
 )
 # Sections of rules and process: their imperatives say how to work, not what work is left.

@@ -35,6 +35,17 @@ if TYPE_CHECKING:
 
 _OPEN_BOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")  # "- [ ] follow-up": still open under a finished item
 _ID_CELL = re.compile(r"[A-Z][A-Z0-9]{1,11}(?:-[A-Z0-9]{1,12}){1,4}")
+# A cell that holds one tracker key or issue number and nothing else: "BE-311", "#102", "[PAY-12](...)".
+_BARE_KEY = re.compile(r"[\W_]*(?:[A-Z][A-Z0-9]{1,11}(?:-[A-Z0-9]{1,12}){1,4}|#\d+)[\W_]*")
+
+
+def _ids_only(rows: "list[tuple[int, list[Cell]]]", k: int) -> bool:
+    """Does column `k` hold nothing but ticket keys ("| Task | Description |" with BE-311 under Task)? Then it names
+    the row, not its work, whatever its header says."""
+    cells = [cells[k].inline.text.strip() for _, cells in rows if k < len(cells)]
+    return bool(cells) and all(not c or _BARE_KEY.fullmatch(c) for c in cells) and any(cells)
+
+
 _DATE_COLUMN = re.compile(r"^(?:as[ -]of|(?:last[ -])?updated|date|checkpoint|base(?:[ -]commit)?|since)$", re.I)
 _CLASSIFIERS: dict[int, tuple["Config", Classifier]] = {}
 # A table's cells read once per distinct (short) content: the memo's bounds keep a 50,000-row table's ids out.
@@ -247,7 +258,11 @@ class _Builder:
         note_col = None  # with no column of work: a notes column whose cell opens with an imperative names it
         if (state_col is not None or listed) and not any(self.cls.is_directive_column(h) for h in tb.headers):
             work_col = next(
-                (k for k, h in enumerate(tb.headers) if k not in id_cols and k != state_col and WORK_COLUMN.search(h)),
+                (
+                    k
+                    for k, h in enumerate(tb.headers)
+                    if k not in id_cols and k != state_col and WORK_COLUMN.search(h) and not _ids_only(tb.rows, k)
+                ),
                 None,
             )
             if work_col is None and state_col is not None:
