@@ -50,6 +50,7 @@ from roadmap.analysis.work import (
 )
 from roadmap.checks.added_already import added_already
 from roadmap.checks.bumped_already import bumped_already
+from roadmap.checks.flipped_already import flipped_already
 from roadmap.checks.removed_already import removed_already
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
@@ -587,6 +588,7 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
             added_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
             or removed_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
             or bumped_already(ctx, st, news, lambda: _base_rev(ctx, news))
+            or flipped_already(ctx, st, news)
             or reason
         )
     if reason is not None and reason.commits and landing_reconciled(ctx, st, reason.commits[0][0]):
