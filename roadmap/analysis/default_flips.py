@@ -31,9 +31,10 @@ _VALUE = re.compile(rf"(?<![\w.])[\"']?(?:{_OFF}|{_ON})[\"']?(?![\w.])")
 _ON_RE = re.compile(rf"^[\"']?{_ON}[\"']?$")
 _OFF_RE = re.compile(rf"^[\"']?{_OFF}[\"']?$")
 _DEFAULT_ON = re.compile(
-    rf"\bdefault\s*[=:]\s*[\"']?{_ON}[\"']?(?![\w.])|BooleanOptionalAction[^\n]*default\s*=\s*True"
+    rf"\bdefault(?:_value(?:_t)?)?\s*[=:]\s*[\"']?{_ON}[\"']?(?![\w.])|BooleanOptionalAction[^\n]*default\s*=\s*True"
 )
-_DEFAULT_OFF = re.compile(rf"\bdefault\s*[=:]\s*[\"']?{_OFF}[\"']?(?![\w.])|store_true")
+# (clap's `#[arg(long, default_value_t = false)]` over the field it sets is a default too)
+_DEFAULT_OFF = re.compile(rf"\bdefault(?:_value(?:_t)?)?\s*[=:]\s*[\"']?{_OFF}[\"']?(?![\w.])|store_true")
 # An environment switch read as "on only when set" turned into "on unless cleared", or the reverse.
 # (`===` and `!==` are JavaScript's.)
 _OPT_IN_READ = re.compile(r"==\s*[\"'](?:1|true|on|yes)[\"']|\bis\s+not\s+None\b|!==?\s*[\"']{2}")
@@ -352,7 +353,7 @@ def _grepped(ctx: LintContext, rev: str | None, path: str) -> bytes | None:
 
 
 def spellings(flag: str) -> set[str]:
-    """How code may spell the switch a record names: as written, a `--flag` without its dashes (Go's
+    """How code may spell the switch a record names: as written, a `--flag` or Go's `-flag` without its dashes (Go's
     `flag.Bool("enable-failover", ...)`, Python's `enable_failover`), a dotted config key by its last part
     (`wal.group_commit` -> `group_commit`), a snake_case setting in CamelCase (`require_mtls` -> `RequireMTLS`,
     `RequireMtls`, `requireMTLS`, `requireMtls`)."""
@@ -363,6 +364,9 @@ def spellings(flag: str) -> set[str]:
         out |= {base, base.replace("-", "_")}
     elif re.match(r"-[A-Z][a-z]", flag):  # a compiler's option family: rustc's -Zincremental-igraph
         base = flag[2:]
+        out |= {base, base.replace("-", "_")}
+    elif re.match(r"-[a-z]", flag):  # Go's one-dash flags: `-http2` is `flag.Bool("http2", ...)`
+        base = flag[1:]
         out |= {base, base.replace("-", "_")}
     elif "." in flag or "::" in flag:  # a config key or a member by its last part: `Desc::priority` -> `priority`
         base = re.split(r"\.|::", flag)[-1]
@@ -515,6 +519,8 @@ def _hunk(
             for ai, a in added:
                 if ri not in close and ai not in close:
                     continue
+                if _elsewhere(hunk, ri, r, flag) or _elsewhere(hunk, ai, a, flag):
+                    continue
                 direction = _direction(r, a, flag) if switches else None
                 if direction is not None:
                     _add(found, switches, Flip(sha, path, r.strip(), a.strip(), direction))
@@ -532,6 +538,29 @@ def _hunk(
                     if direction is not None:
                         _add(found, [orig], Flip(sha, path, r.strip(), a.strip(), direction))
                         break
+
+
+# An option a line declares (`"--tls-legacy"`, `'-pprof'`), and an attribute over the field it sets (clap's
+# `#[arg(long, default_value_t = false)]`).
+_OPTION = re.compile(r"[\"']-{1,2}[A-Za-z][\w-]*[\"']")
+_ATTRIBUTE = re.compile(r"^\s*#!?\[")
+
+
+def _elsewhere(hunk: list[str], i: int, line: str, flag: str) -> bool:
+    """Is a changed line that does not name the flag another setting's: a line declaring another option
+    (`p.add_argument("--tls-legacy", default=False)` beside `--compress`), or an attribute over a field that is not
+    the flag (`#[arg(default_value_t = true)]` over `watch: bool`, near `color: bool`)?"""
+    if flag in line:
+        return False
+    if _OPTION.search(line):
+        return True
+    if _ATTRIBUTE.match(line):
+        side = hunk[i][:1]
+        for h in hunk[i + 1 :]:
+            if h[:1] not in (" ", side) or _ATTRIBUTE.match(h[1:]) or not h[1:].strip():
+                continue
+            return flag not in h
+    return False
 
 
 def _continued(hunk: list[str], i: int, other: str) -> str:

@@ -18,12 +18,15 @@ if TYPE_CHECKING:
 
 _KEY_COLUMNS = re.compile(
     r"^(?:series|key|config(?:uration)?|model|name|benchmark|bench|workload|case|scenario|"
-    r"dataset|variant|setup|suite|test)s?$",
+    r"dataset|variant|setup|suite|test|run|experiment|exp|exp[ée]rience)s?$",
     re.I,
 )
 # Columns whose cells name a series two tables can share ("| Series | ... |"); a first column of arms, shapes or
 # steps ("oracle", "decode qkv 1×3072×2048") names a row of its own table only.
-_SERIES_COLUMNS = re.compile(r"^(?:series|benchmark|bench|workload|config(?:uration)?|model|suite)s?$", re.I)
+# A Run or Experiment column names each row's run (`exp-07`), which its evidence folder and a summary line name too.
+_SERIES_COLUMNS = re.compile(
+    r"^(?:series|benchmark|bench|workload|config(?:uration)?|model|suite|run|experiment|exp|exp[ée]rience)s?$", re.I
+)
 _DIGITS = re.compile(r"\d{4}")
 _METRIC_COLUMNS = re.compile(r"^(?:metric|measure|measurement|quantity|kpi|indicator)s?$", re.I)
 

@@ -384,7 +384,14 @@ def dated_entry(q: Quote) -> bool:
 
 # A line labelled as the current figure ("**Current:** callvar-chr20 runs in 41.2 min"): current whatever section or
 # log it sits in.
-_CURRENT_LABEL = re.compile(r"^\W{0,3}(?:current(?:ly)?|latest|as of now|today)\b\W{0,3}[:—–-]", re.I)
+# A summary line is labelled so too, in the languages records are kept in ("Résumé : meilleur modèle à ce jour ...",
+# "TL;DR:", "Zusammenfassung:", "Resumen:").
+_CURRENT_LABEL = re.compile(
+    r"^\W{0,3}(?:current(?:ly)?|latest|as of now|today|summary|tl;?dr|best so far|"
+    r"r[ée]sum[ée]|en bref|[ée]tat actuel|zusammenfassung|aktueller stand|resumen|resumo|estado actual|"
+    r"sintesi|riepilogo|samenvatting|podsumowanie)\b\W{0,3}[:—–-]",
+    re.I,
+)
 
 
 def _statement_role(st: Statement, table: Table | None, cells: tuple[Statement, ...] = ()) -> str:

@@ -75,10 +75,10 @@ says_opt_in = _OPT_IN.search
 says_flipped = Hinted(FLIPPED).search
 _SENTENCE = re.compile(r"(?<=[.!?:;])\s+")
 _FULL_STOP = re.compile(r"(?<=[.!?])\s+")
-# What names a switch: a --flag, an ENV_VAR, or a snake_case setting (`use_fused_adam`, `split_kv`).
+# What names a switch: a --flag (Go's one-dash `-pprof` too), an ENV_VAR, or a snake_case setting (`use_fused_adam`, `split_kv`).
 # Or a dotted config key whose last part is such a setting (`wal.group_commit`).
 _FLAG = re.compile(
-    r"^(?:--[a-z0-9][\w-]+|-[A-Z][a-z][a-z0-9]*(?:-[a-z0-9]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?:[a-z][a-z0-9]*\.)*[a-z][a-z0-9]*(?:_[a-z0-9]+)+)$"
+    r"^(?:--[a-z0-9][\w-]+|-[A-Z][a-z][a-z0-9]*(?:-[a-z0-9]+)+|-[a-z][a-z0-9]{2,}(?:[-_][a-z0-9]+)*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?:[a-z][a-z0-9]*\.)*[a-z][a-z0-9]*(?:_[a-z0-9]+)+)$"
 )
 
 

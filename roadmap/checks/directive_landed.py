@@ -50,6 +50,7 @@ from roadmap.analysis.work import (
 )
 from roadmap.checks.added_already import added_already
 from roadmap.checks.bumped_already import bumped_already
+from roadmap.checks.flipped_already import flipped_already
 from roadmap.checks.removed_already import asks_to_remove, removed_already
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
@@ -645,6 +646,7 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
             or removed_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
             or bumped_already(ctx, st, news, lambda: _base_rev(ctx, news))
             or _declared_before(ctx, st, news)
+            or flipped_already(ctx, st, news)
             or reason
         )
     if reason is not None and reason.commits and landing_reconciled(ctx, st, reason.commits[0][0]):
@@ -934,7 +936,9 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     done by a commit that took the name out of the code, and one to bump a dependency to a version (`Bump X to
     8.5.0`) by a commit that names the dependency and writes that version into the code: a warning, also when that
     commit came before the line was written (stale on arrival), as is a directive to add a name the code already
-    declared then. The state or note of a table row not closed that says what the row waits for ("blocked until
+    declared then. A directive to flip a flag's default (`flip -http2 default to true`, "activer par défaut") is
+    done (an error) by a later commit whose diff flipped that flag's default that way (`flag.Bool("http2", false`
+    -> `true`) and was not flipped back, whatever condition the directive waits on. The state or note of a table row not closed that says what the row waits for ("blocked until
     the export API lands (`export_api`)", "waiting on ...") names work left, whoever does it. Work a record
     already marks done (stale on arrival) is a warning: a done mark in the directive's own file always counts;
     one in another file counts when it was written before the directive, names at least half of its work and

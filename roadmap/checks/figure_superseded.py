@@ -71,7 +71,8 @@ def figure_superseded(ctx: LintContext) -> list[Hit]:
     historical statements are never flagged (a log's undated section beside its dated entries, "## Numbers we
     quote", is no entry: current). A line that restates the figures of one row of its record's table, with
     nothing else naming their series ("Current best: 188 TFLOP/s / 2.8 ms"), is about that row's series and
-    its columns' metrics. Each line is one
+    its columns' metrics. A summary line ("Résumé :", "Summary:", "TL;DR:") quotes its figures as current wherever it
+    sits, and a Run or Experiment column names its row's series (`exp-07`), as a Series column does. Each line is one
     finding; other lines quoting the same stale figure are related locations, and lines of one row id are
     one finding.
 

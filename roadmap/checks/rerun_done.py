@@ -84,7 +84,7 @@ def match(st: Statement, entry: EvidenceEntry, named: frozenset[str] = frozenset
     slug is the statement's), "partial" (two thirds of them), else None. A statement that names series is
     about those alone (`silesia-l3` is not `silesia-l3-lowmem`); two model sizes (`4b`, `8b`) never match, nor two data splits (held-out, val)."""
     if named:
-        return "named" if entry.series.lower() in named else None
+        return "named" if entry.series.lower() in named or rerun_of(entry) in named else None
     ids = subject_ids(st)
     words = set(tokens(st.text)) | id_parts(ids)
     slug = distinctive_terms(entry.series.replace("-", " ").replace("_", " "))
@@ -107,6 +107,36 @@ def match(st: Statement, entry: EvidenceEntry, named: frozenset[str] = frozenset
         return "series" if slug <= words else "partial"
     if len(parts) == 1 and _named_metric(st, entry, next(iter(parts))):
         return "partial"
+    return None
+
+
+# A run folder named as a rerun of a series (`exp-07-relance`, `scaling-64n_rerun2`, `baseline-retry`): a run of that
+# series. "-v2", "-fixed" or "-lowmem" name another variant, not the same run again.
+_RERUN_SUFFIX = re.compile(
+    r"^(.+?)[-_.](?:re-?runs?|re-?launch(?:ed)?|relance|relanc[ée]e?|retry|redo|repeat(?:ed)?|again|bis|"
+    r"wiederholung|nachmessung|repeti[cç](?:[aã]o|i[oó]n)|rilancio|rieseguit[oa]|re-?ejecuci[oó]n|reexecu[cç][aã]o)"
+    r"(?:[-_]?\d{1,2})?$",
+    re.I,
+)
+# What a foreign result file calls the run it is of ({"run": "exp-07", "relance": true}).
+_RUN_KEYS = ("run", "run_name", "experiment", "exp")
+
+
+def rerun_of(entry: EvidenceEntry) -> str | None:
+    """The series (lower case) an entry reruns, when its name says so (`exp-07-relance` is exp-07 again) or its
+    result file names another run as its own (`"run": "exp-07"` in runs/exp-07-relance/metrics.json); else None."""
+    m = _RERUN_SUFFIX.match(entry.series)
+    if m:
+        return m.group(1).lower()
+    raw = entry.raw or {}
+    for key in _RUN_KEYS:
+        value = raw.get(key)
+        if (
+            isinstance(value, str)
+            and _NAME_VALUE.match(value.strip())
+            and value.strip().lower() != entry.series.lower()
+        ):
+            return value.strip().lower()
     return None
 
 
@@ -194,7 +224,10 @@ def rerun_done(ctx: LintContext) -> list[Hit]:
     slug words (model sizes must agree). Evidence named date first or date last, as a folder or a file,
     counts, and so do the dated files and folders inside a series folder (`results/ppl/2026-09-06.json`); a
     one-word series matches when the directive names it (or what it stands for: ppl, perplexity) and a name
-    the entry's JSON records as a value (its dataset or model). Evidence that a news commit wrote counts too,
+    the entry's JSON records as a value (its dataset or model). Run folders kept without a date
+    (`runs/exp-07/metrics.json`, where no evidence is dated) are dated by the commit that added them, and one named
+    as a rerun of a run (`exp-07-relance`, `lm-07-rerun`) or whose result names that run as its own (`"run":
+    "exp-07"`) is that run's series (`exp-08` or `lm-07-v2` is another). Evidence that a news commit wrote counts too,
     whatever its name, when the commit says it reran the directive's work (a rerun verb, and the directive's
     terms in its subject: "exp031: rerun May holdout eval with max_session_len=200"). An open question or step titled as a rerun
     ("### Q2. Re-measure ...") asks for it. The rerun may be asked in other languages: "volver a medir",

@@ -199,7 +199,97 @@ def load_evidence(tree: "Tree", config: "Config", cache_dir: str | Path | None =
             store = _load(tree, config, cache_dir, candidate)
             if any(e.date for e in store):
                 return store
+        for candidate in _undated_run_roots(tree.files):
+            store = _load_undated(tree, cache_dir, candidate)
+            if any(e.date for e in store):
+                return store
     return _load(tree, config, cache_dir, root)
+
+
+# Run folders named by the run alone (`runs/exp-07/metrics.json`, `experiments/baseline-lr3e-4/results.json`): when
+# no folder holds dated evidence, a folder named like a home of runs whose sub-folders (MIN_UNDATED_RUNS of them at
+# least) each hold a result file is the root, and each run is dated by the commit that added its result file.
+_RUN_HOMES = ("runs", "run", "experiments", "experiment", "exps", "exp", "results", "outputs", "evals", "expériences")
+MIN_UNDATED_RUNS = 2
+
+
+def _undated_run_roots(files: Iterable[str]) -> list[str]:
+    """Folders named like _RUN_HOMES (MAX_RUN_ROOT_DEPTH deep at most, none hidden, vendored or test data) whose
+    undated sub-folders hold a result file directly: most such folders first, then shallowest, then by name."""
+    runs: dict[str, set[str]] = {}
+    for f in files:
+        parts = f.split("/")
+        if len(parts) < 3 or len(parts) - 2 > MAX_RUN_ROOT_DEPTH or not _result_file(parts[-1]):
+            continue
+        folders = parts[:-1]
+        if folders[-2].lower() not in _RUN_HOMES or parse_name(folders[-1]) is not None:
+            continue
+        if any(p.startswith(".") or p.lower() in _NOT_RUNS for p in folders):
+            continue
+        runs.setdefault("/".join(folders[:-1]), set()).add(folders[-1])
+    ranked = sorted(
+        (r for r in runs if len(runs[r]) >= MIN_UNDATED_RUNS), key=lambda r: (-len(runs[r]), r.count("/"), r)
+    )
+    return ranked[:MAX_RUN_ROOTS]
+
+
+def _result_file(name: str) -> bool:
+    low = name.lower()
+    return low.endswith(".json") and low[: -len(".json")] in _RESULT_STEMS
+
+
+def _load_undated(tree: "Tree", cache_dir: str | Path | None, root: str) -> EvidenceStore:
+    """The run folders of `root`, each an entry dated by the commit that first added its result file (a run
+    folder git does not know yet stays undated)."""
+    cache = SchemaCache(cache_dir) if cache_dir is not None else None
+    prefix = root + "/"
+    groups: dict[str, list[str]] = {}
+    for f in sorted(tree.files):
+        if f.startswith(prefix) and "/" in f[len(prefix) :]:
+            groups.setdefault(f[len(prefix) :].split("/", 1)[0], []).append(f)
+    added = _added_on(tree, root)
+    entries: list[EvidenceEntry] = []
+    for name, files in groups.items():
+        path = prefix + name
+        results = [f for f in files if "/" not in f[len(path) + 1 :] and _result_file(f.rsplit("/", 1)[1])]
+        if parse_name(name) is not None or len(results) != 1:
+            continue
+        entry = EvidenceEntry(
+            path=path, name=name, kind="dir", date=added.get(results[0]), slug=name, series=name, files=tuple(files)
+        )
+        _read_result(tree, results[0], entry, cache)
+        entries.append(entry)
+    if cache is not None:
+        cache.save()
+    return EvidenceStore(root, entries)
+
+
+def _added_on(tree: "Tree", root: str) -> dict[str, str]:
+    """The day (committer's, YYYY-MM-DD) each file under `root` was first added in the linted revision's history."""
+    from roadmap.history.git import GitError, run_git
+
+    try:
+        out = run_git(
+            tree.root,
+            "log",
+            "--no-renames",
+            "--diff-filter=A",
+            "--name-only",
+            "--format=%x00%cs",
+            "--end-of-options",
+            tree.rev or "HEAD",
+            "--",
+            root,
+        )
+    except GitError:
+        return {}
+    days: dict[str, str] = {}
+    for chunk in out.decode("utf-8", "surrogateescape").split("\0")[1:]:
+        day, _, names = chunk.partition("\n")
+        for n in names.split("\n"):
+            if n.strip():
+                days[n.strip()] = day.strip()  # newest first: the oldest addition is written last
+    return days
 
 
 def _load(tree: "Tree", config: "Config", cache_dir: str | Path | None, root: str) -> EvidenceStore:

@@ -137,7 +137,13 @@ RETRO_TITLE = re.compile(r"\b(?:retrospectives?|post-?mortems?|incident (?:revie
 FOLLOW_UP_SECTION = re.compile(
     r"^(?:(?:open |remaining |corrective |preventive |preventative |follow-?up )?action items?|follow-?ups?|"
     r"(?:corrective|preventive|preventative|remediation) actions?|remediation items?|next steps|open items|"
-    r"to-?dos?|punch-?list)\b",
+    r"to-?dos?|punch-?list|"
+    # the same lists in the other languages records are kept in: "Prochaines étapes", "Nächste Schritte",
+    # "Próximos pasos", "Prossimi passi", "Reste à faire", 下一步, 次のステップ, 다음 단계
+    r"prochaines?\s+[ée]tapes?|(?:reste\s+)?[àa]\s+faire|suites?\s+[àa]\s+donner|n[äa]chste\s+schritte|"
+    r"offene\s+punkte|zu\s+tun|pr[oó]xim[oa]s\s+(?:pasos|passos|etapas)|pendientes|por\s+hacer|a\s+fazer|"
+    r"prossimi\s+passi|da\s+fare|volgende\s+stappen|nog\s+te\s+doen|następne\s+kroki|do\s+zrobienia)\b"
+    r"|^(?:下一步|后续(?:工作|步骤)|待办|次のステップ|今後の(?:作業|課題)|やること|다음\s*단계|할\s*일)",
     re.I,
 )
 _STATUS_LINE = re.compile(r"^\W{0,4}(?:status|state)\W{0,4}[:=—–-]\s*(.*)$", re.I | re.S)
@@ -253,6 +259,9 @@ def title_of(text: str) -> str:
     return _NUMBERING.sub("", text, count=1).strip(" *_`:").strip()
 
 
+DATED_ENTRY = "a dated entry of "  # why a file in a folder of logs is a log: one entry of it
+
+
 def file_kind(path: str, blocks: list[Block], lines: list[str], config: "Config") -> tuple[str, str, Block | None]:
     """(kind, why, the file's own status line block when that line decided the kind)."""
     configured = config.kind_of(path)
@@ -310,7 +319,7 @@ def file_kind(path: str, blocks: list[Block], lines: list[str], config: "Config"
         and (leading_date(stem.replace("_", "-")) or _dated(preamble))
         and not _INDEX_NAME.match(stem)
     ):
-        return "log", f"a dated entry of {'/'.join(parts[:-1])}/", None
+        return "log", f"{DATED_ENTRY}{'/'.join(parts[:-1])}/", None
     if _PROCESS_DIRS & set(dirs) or _PROCESS_NAME.search(stem):
         return "process", f"a how-to record ({parts[-1]}): its imperatives are instructions", None
     return "current", "", None

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from roadmap.records.blocks import Block
 from roadmap.records.kinds import (
+    DATED_ENTRY,
     LIVE_SECTION,
     NEWEST_FIRST,
     RETRO_TITLE,
@@ -230,10 +231,13 @@ def analyse(path: str, blocks: list[Block], lines: list[str], config: "Config") 
                     history[id(b)] = f"an older dated entry ({e.date}) in a sequence of entries"
     sectioned = any(not h.preamble for b in blocks for h in b.headings)  # a log of sections has a header above them
     standing = _standing(blocks) if is_log else frozenset()
+    # a log kept in one file asks for what its "Next steps" section lists; one dated entry of a folder of logs
+    # (`.agents/logs/202601062110-release.md`) asked it on its day, and the newer files answer it
+    asks = is_log and not why.startswith(DATED_ENTRY)
     for b in blocks:
         if id(b) in history or id(b) in current or id(b) in live:
             continue
-        if is_log and not _in_live_section(b) and not (sectioned and _preamble(b)) and id(b) not in standing:
+        if is_log and not _in_live_section(b, asks) and not (sectioned and _preamble(b)) and id(b) not in standing:
             history[id(b)] = why
         elif not is_log and any(_log_section(h.title) for h in b.headings):
             history[id(b)] = "a log section's older content"
@@ -293,8 +297,12 @@ def _log_section(title: str) -> bool:
     return _LOG_SECTION.match(re.sub(r"^[^\w(\[]+", "", title_of(title))) is not None
 
 
-def _in_live_section(b: Block) -> bool:
-    return any(LIVE_SECTION.search(title_of(h.title)) for h in b.headings)
+def _in_live_section(b: Block, asks: bool = False) -> bool:
+    """Under a section of a log that lists what is live now (Active claims), or, with `asks`, the work it asks for
+    next (a "## Next steps" / "## Prochaines étapes" section below the title, outside any dated entry)."""
+    return any(LIVE_SECTION.search(title_of(h.title)) for h in b.headings) or (
+        asks and any(not h.preamble and h.level >= 2 and follow_up_section(h.title) for h in b.headings)
+    )
 
 
 def _quoted_lines(blocks: list[Block]) -> set[int]:
