@@ -601,13 +601,20 @@ def _together(ctx: LintContext, st: Statement, cands: list[_Candidate]) -> tuple
     """Work that landed in a series of commits: no single commit matches, but the news commits whose trailer names
     the row, taken together, carry the directive's terms as strongly as one strong commit would ("Build the server
     and its load client": one commit builds the server, a later one the load client). Only commits that share at
-    least one term count, and the union must match more terms than any one of them."""
+    least one term count, and the union must match more terms than any one of them. A commit that changed only
+    documentation and records builds no piece of it (unless the directive asks for documentation): a row's
+    measurement write-ups share its words without doing its work."""
     rank = ctx.get_history().rank
     named = sorted(
         (c for c in cands if c.names == "trailer" and c.work and c.work.matched), key=lambda c: rank(c.commit)
     )
     if len(named) < 2:
         return None
+    if not asks_documentation(st):
+        paths = changed_paths(ctx, [c.commit for c in named])
+        named = [c for c in named if not builds_nothing(paths.get(c.commit.sha, ()))]
+        if len(named) < 2:
+            return None
     done = frozenset().union(*(commit_work(c.commit).done for c in named))
     subject = frozenset().union(*(commit_work(c.commit).subject for c in named))
     together = match(_work_terms(st), CommitWork(done, frozenset(), subject), work_weights(ctx))

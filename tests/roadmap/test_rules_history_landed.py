@@ -140,6 +140,25 @@ def test_work_landed_as_a_series_of_commits_naming_the_row(git_repo):
     assert _findings(repo, at=first) == []  # as of the first commit, nothing had landed
 
 
+def test_a_series_is_built_by_code_not_by_the_rows_write_ups(git_repo):
+    """Two commits of the row that only wrote documentation (a measurement's README, a record) share the
+    directive's words without building anything: they complete no series, where the same messages on commits
+    that change code do."""
+    repo = git_repo()
+    repo.commit({PLAN: _plan(SERIES)}, "docs: plan", "2026-07-25")
+    repo.commit(
+        {"docs/checks/server.md": "# server check\n"},
+        "docs(checks): the HTTP server over the engine thread, measured\n\nRow: ENG-MIRROR",
+        "2026-07-26",
+    )
+    repo.commit(
+        {"docs/checks/client.md": "# client check\n"},
+        "docs(checks): a streaming load client, measured\n\nRow: ENG-MIRROR",
+        "2026-07-28",
+    )
+    assert _findings(repo) == []
+
+
 def test_a_series_needs_more_terms_than_its_best_commit(git_repo):
     repo = git_repo()
     repo.commit({PLAN: _plan(SERIES)}, "docs: plan", "2026-07-25")
