@@ -84,11 +84,14 @@ def find_reverts(history: HistoryIndex) -> Reverts:
                 # a merge reverted (`git revert -m 1`) takes out the work of the branch it brought in
                 for sha in {target.sha, *(history.merged_in(target) if target.is_merge else ())}:
                     targets.setdefault(sha, []).append(commit.sha)
+    # A commit whose subject says it is a revert undoes work and does none, even when what it reverted cannot be
+    # told ("revert(engine): the search was slower", the sha left out): its words describe the work it took out.
+    said = frozenset(c.sha for c in history.commits if _REVERT_SUBJECT.search(c.subject))
     if not targets:
-        return Reverts(frozenset(), frozenset())
+        return Reverts(frozenset(), said)
     reverted: set[str] = set()
     for commit in history.commits:  # newest first: every revert of a commit is newer than it
         if any(r not in reverted for r in targets.get(commit.sha, ())):
             reverted.add(commit.sha)
-    reverting = frozenset(r for rs in targets.values() for r in rs)
+    reverting = frozenset(r for rs in targets.values() for r in rs) | said
     return Reverts(frozenset(reverted), reverting)

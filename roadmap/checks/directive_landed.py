@@ -615,6 +615,9 @@ def _together(ctx: LintContext, st: Statement, cands: list[_Candidate]) -> tuple
         named = [c for c in named if not builds_nothing(paths.get(c.commit.sha, ()))]
         if len(named) < 2:
             return None
+    named = _fewest(named)
+    if len(named) < 2:
+        return None
     done = frozenset().union(*(commit_work(c.commit).done for c in named))
     subject = frozenset().union(*(commit_work(c.commit).subject for c in named))
     together = match(_work_terms(st), CommitWork(done, frozenset(), subject), work_weights(ctx))
@@ -622,6 +625,27 @@ def _together(ctx: LintContext, st: Statement, cands: list[_Candidate]) -> tuple
     if len(together.matched) >= 3 and together.ratio >= STRONG_RATIO and len(together.matched) > best_single:
         return named, together
     return None
+
+
+MAX_SERIES = 3  # a directive's work landed "as a series" in a few commits; a row's whole stream is not a series
+
+
+def _fewest(named: list[_Candidate]) -> list[_Candidate]:
+    """The commits that, taken greedily by the directive terms each adds, cover what they all match, at most
+    MAX_SERIES of them (in history order): eleven commits of an active row that each say a word or two of the
+    directive ("h100", "slower") together say much of it without any of them doing it."""
+    covered: set[str] = set()
+    chosen: list[_Candidate] = []
+    left = list(named)
+    while left and len(chosen) < MAX_SERIES:
+        best = max(left, key=lambda c: len(set(c.work.matched if c.work else ()) - covered))
+        gain = set(best.work.matched if best.work else ()) - covered
+        if not gain:
+            break
+        chosen.append(best)
+        covered |= gain
+        left.remove(best)
+    return [c for c in named if c in chosen]
 
 
 def applies(st: Statement) -> bool:

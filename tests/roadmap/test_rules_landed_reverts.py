@@ -95,6 +95,17 @@ def test_a_revert_of_a_commit_the_history_lacks_changes_nothing(git_repo):
     assert [m for m in _findings(repo) if landed[:9] in m]
 
 
+def test_a_revert_that_names_no_sha_lands_nothing_itself(git_repo):
+    """A `revert(scope):` subject whose message names no sha: what it took out is unknown, but its words describe
+    that work, so it is no landing of a directive asking for it."""
+    repo = git_repo()
+    repo.commit({"wms/picking.py": BASE}, "picking: first cut", "2026-04-01")
+    repo.commit({"agents/punch-list.md": PUNCH}, "pick floor punch-list", "2026-04-02")
+    msg = "revert(picking): batch pick lists per aisle behind WMS_PICK_BATCHING were slower\n\nRow: WH-12"
+    repo.commit({"wms/picking.py": BATCHED}, msg, "2026-04-06")
+    assert _findings(repo) == []
+
+
 def _commit(sha: str, subject: str, body: str = "") -> Commit:
     return Commit(sha, (), "2026-04-01T00:00:00+00:00", 0, "2026-04-01T00:00:00+00:00", 0, subject, body)
 
