@@ -243,13 +243,14 @@ def _group(pool: list[Statement], stale: list[Statement], reasons: dict[int, lis
     by_id = _index(live, sf.ids)  # live directives by the rows and claims they name
     by_term = _index(range(len(live)), lambda n: sf.work_terms(live[n]))  # ... by work term (their places in live)
     by_term_no_id = _index([n for n, st in enumerate(live) if not sf.ids(st)], lambda n: sf.work_terms(live[n]))
+    sizes = [len(sf.work_terms(st)) for st in live]  # per place in live: _surfaces reads it a million times
     groups = []
     for group in members.values():
         group.sort(key=primary_key)
         inside = {id(s) for s in group}
         extra: dict[int, Statement] = {}
         for m in group:
-            for o in _surfaces(sf, m, by_id, by_term if not sf.ids(m) else by_term_no_id, live):
+            for o in _surfaces(sf, m, by_id, by_term if not sf.ids(m) else by_term_no_id, live, sizes):
                 if id(o) not in inside and id(o) not in extra and apart(m, o):
                     extra[id(o)] = o
         surfaces = group + sorted(extra.values(), key=lambda o: (primary_key(o), order[id(o)]))
@@ -299,12 +300,14 @@ def _surfaces(
     by_id: dict[str, list[Statement]],
     by_term: dict[str, list[int]],
     live: list[Statement],
+    sizes: list[int],
 ) -> list[Statement]:
     """Live directives that repeat `m` or relate to it (`sf.repeats`, or `sf.related_text` with the SURFACE_
     bounds): among those sharing a work term with it and a row or claim, and those sharing SURFACE_TERMS work terms
     where one of the two names no row or claim (`by_term` holds only those when `m` names one, by their places in
-    `live`). A pair of the second kind names no row or claim in common, so it repeats nothing; the terms it shares
-    are counted here, and related text is decided on that count as related_text decides it."""
+    `live`; `sizes` holds how many work terms each of `live` has). A pair of the second kind names no row or claim
+    in common, so it repeats nothing; the terms it shares are counted here, and related text is decided on that
+    count as related_text decides it."""
     terms = sf.work_terms(m)
     out: list[Statement] = []
     for i in sf.ids(m):
@@ -318,7 +321,7 @@ def _surfaces(
     for at, shared in counts.items():
         if shared < SURFACE_TERMS:
             continue
-        k = len(sf.work_terms(live[at]))
+        k = sizes[at]
         if shared / (min(n, k) or 1) >= SURFACE_CONTAINMENT and shared / ((n + k - shared) or 1) >= SURFACE_JACCARD:
             out.append(live[at])
     return out

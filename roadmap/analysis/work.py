@@ -723,12 +723,7 @@ def match(
     """How `cw` covers `terms`. `forms` (analysis/short_forms.py) are short forms of the directive's words: a
     commit that says one has said the words it stands for ("kid" for "key id"). `total`: `weights.idf_sum(terms)
     or 1.0` when the caller matches the same `terms` against many commits."""
-    done, subject = cw.done, cw.subject
-    if forms:
-        said = {t for f, parts in forms.items() if f in cw.done and f not in terms for t in parts & terms}
-        if said:
-            in_subject = {t for f, parts in forms.items() if f in cw.subject and f not in terms for t in parts & terms}
-            done, subject = done | said, subject | in_subject
+    done, subject = _said_with(terms, cw, forms)
     if _switched_the_other_way(terms, done):
         return WorkMatch((), len(terms), 0.0, 0, (), 0.0, 1.0, cw.partial, ())
     matched = terms & done
@@ -758,6 +753,34 @@ def match(
         cw.partial,
         tuple(sorted(terms & cw.absent)) if cw.absent else (),
     )
+
+
+def _said_with(
+    terms: frozenset[str], cw: CommitWork, forms: Mapping[str, frozenset[str]] | None
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The commit's done and subject terms, with the directive's terms a short form of `forms` it says stands for."""
+    done, subject = cw.done, cw.subject
+    if forms:
+        said = {t for f, parts in forms.items() if f in cw.done and f not in terms for t in parts & terms}
+        if said:
+            in_subject = {t for f, parts in forms.items() if f in cw.subject and f not in terms for t in parts & terms}
+            done, subject = done | said, subject | in_subject
+    return done, subject
+
+
+def may_match(
+    terms: frozenset[str],
+    cw: CommitWork,
+    forms: Mapping[str, frozenset[str]] | None,
+    matched: int,
+    in_subject: int,
+) -> bool:
+    """False when match(terms, cw, ..., forms) cannot have `matched` terms matched, `in_subject` of them in the
+    subject: set sizes only, no weights, before the match itself (most symbol introductions a directive is
+    weighed against share a word or two with it)."""
+    done, subject = _said_with(terms, cw, forms)
+    said = terms & done
+    return len(said) >= matched and len(said & subject) >= in_subject
 
 
 _ON, _OFF = stem("enable"), stem("disable")

@@ -44,6 +44,7 @@ from roadmap.analysis.work import (
     candidates,
     commit_work,
     match,
+    may_match,
     said_in_subject,
     term_count,
     terms_of,
@@ -67,6 +68,7 @@ STRONG_RATIO, WEAK_RATIO = 0.5, 0.3  # IDF-weighted share of the directive's wor
 MAX_CHANCE = 0.05  # expected chance matches among the news commits, for terms alone
 MAX_TERMS_ALONE = 20  # a longer directive names several pieces of work: terms alone cannot say
 REPORTED_RATIO = 2 / 3  # of a directive written after the commit: it must report most of the work, not half
+REPORTED_TERMS, REPORTED_SUBJECT = 3, 2  # ... and at least three of its terms, two of them in its subject
 REFUSED = 0.3  # share of the unmatched terms a commit says it did NOT do: it left that work
 # Directives that ask for a measurement are not done by a commit that builds something: only by one that
 # adds evidence or says it measured. "bench", "benchmark" and "profile" also name tools and features ("bench and
@@ -226,8 +228,10 @@ def _requests(st: Statement, terms: frozenset[str], verbs: frozenset[str]) -> li
     return [(p, t) for p, t in out if len(t) >= MIN_PART_TERMS]
 
 
+@lru_cache(maxsize=1 << 15)
 def _short_forms(st: Statement) -> dict[str, frozenset[str]]:
-    """Short forms of the directive's own words (analysis/short_forms.py), for the terms they stand for."""
+    """Short forms of the directive's own words (analysis/short_forms.py), for the terms they stand for. Once per
+    statement (the landed test and the declared-before test both ask); callers read it and never change it."""
     text = st.directive_text or st.text
     for i in subject_ids(st):
         text = text.replace(i, " ")
@@ -719,7 +723,8 @@ def _declared_before(ctx: LintContext, st: Statement, news: News) -> Reason | No
                 if d > 0
                 and not c.is_merge
                 and history.rank(c) < history.rank(written)
-                and _reports(m := match(terms, commit_work(c), weights, forms))
+                and may_match(terms, cw := commit_work(c), forms, REPORTED_TERMS, REPORTED_SUBJECT)
+                and _reports(m := match(terms, cw, weights, forms))
                 and not taken_out.undone(c)
                 and code_delta(ctx, name, c.sha) > 0
                 and declares(ctx, name, c.sha)
@@ -756,8 +761,8 @@ def _reports(m: WorkMatch) -> bool:
     """Does a commit's message report the directive's work on its own: most of its terms, two in its subject, none
     refused or said to be missing?"""
     return (
-        m.in_subject >= 2
-        and len(m.matched) >= 3
+        m.in_subject >= REPORTED_SUBJECT
+        and len(m.matched) >= REPORTED_TERMS
         and m.ratio >= REPORTED_RATIO
         and m.refused_ratio < REFUSED
         and not m.partial
