@@ -220,6 +220,13 @@ _DECLARES = (
 )
 
 
+def added_code(ctx: LintContext, sha: str) -> str | None:
+    """The lines commit `sha` adds in code files (each with its `+`), comment-only lines left out; None when git
+    cannot diff it."""
+    diff = _code_diff(ctx, sha)
+    return None if diff is None else diff[0]
+
+
 def _count(text: str, symbol: str) -> int:
     """Occurrences of `symbol` as a whole name: `explain_trace` is not in `add_explain_trace_table`, nor
     `AsyncDeviceInputs` in `AsyncDeviceInputsV2` (a side that is punctuation, `--flag` or `a::b`, needs no edge)."""

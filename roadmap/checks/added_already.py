@@ -7,7 +7,8 @@ the name ("- [ ] `merge_layers()`: deep-merge ..."): "fix `X`", "call `X` from t
 importer", "add retries to `X`" ask for work on a name that exists, and are not this. The commit reported is the
 first that declared the name in code (a function, type, model or constant of that name: a comment naming it, or a
 call of a library's `afterEach`, declares nothing), strictly before the commit that wrote the line: a plan written
-together with the helper it tells others to call is not stale.
+together with the helper it tells others to call is not stale. Nor is a request to spread a name to every one of some
+things ("Ensure all ORM models implement the `plr_category` attribute"): the name was there, the rest is the work.
 """
 
 from __future__ import annotations
@@ -74,12 +75,23 @@ def _asks_to_add(raw: str, name: str) -> bool:
     return False
 
 
+# "Ensure all ORM models ... implement the `plr_category` attribute": the verb's subject is every one of some things,
+# so the name is there already somewhere and the work is to spread it to the rest; that is no request to add it.
+_EVERY = re.compile(r"\b(?:all|every|each|remaining|other|rest\s+of)\b", re.I)
+
+
+def _spreads(raw: str, name: str) -> bool:
+    """Does a quantifier ("all", "every", "each", "the remaining") stand before the adding verb of `name`?"""
+    m = re.search(rf"{_ADDS}{_BETWEEN}`{re.escape(name)}(?:\(\))?`", raw, re.I)
+    return m is not None and _EVERY.search(raw, 0, m.start()) is not None
+
+
 def added_already(
     ctx: LintContext, st: Statement, news: News, names: list[str], base: Callable[[], str | None]
 ) -> Reason | None:
     if not st.directive or "`" not in st.raw:
         return None
-    asked = [n for n in names if _asks_to_add(st.raw, n)]
+    asked = [n for n in names if _asks_to_add(st.raw, n) and not _spreads(st.raw, n)]
     if not asked:
         return None
     history = ctx.get_history()

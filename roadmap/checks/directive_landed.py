@@ -52,6 +52,7 @@ from roadmap.analysis.work import (
 from roadmap.checks.added_already import added_already
 from roadmap.checks.bumped_already import bumped_already
 from roadmap.checks.flipped_already import flipped_already
+from roadmap.checks.named_already import named_already
 from roadmap.checks.removed_already import asks_to_remove, removed_already
 from roadmap.findings import Hit
 from roadmap.history.commit import Commit
@@ -678,6 +679,7 @@ def detect(ctx: LintContext, st: Statement, news: News) -> Reason | None:
     if reason is None or reason.severity == "info":  # words alone: what the code says of a named thing is more
         reason = (
             added_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
+            or named_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
             or removed_already(ctx, st, news, symbols(st), lambda: _base_rev(ctx, news))
             or bumped_already(ctx, st, news, lambda: _base_rev(ctx, news))
             or _declared_before(ctx, st, news)
@@ -972,7 +974,11 @@ def directive_landed(ctx: LintContext) -> list[Hit]:
     done by a commit that took the name out of the code, and one to bump a dependency to a version (`Bump X to
     8.5.0`) by a commit that names the dependency and writes that version into the code: a warning, also when that
     commit came before the line was written (stale on arrival), as is a directive to add a name the code already
-    declared then. A directive to flip a flag's default (`flip -http2 default to true`, "activer par défaut") is
+    declared then, or to make a metric, setting or route it names in backticks ("Export the buffer depth as a gauge
+    (`ingest_buffer_depth`)") that the code declared then, as an identifier or as a string (`Name: "ingest_buffer_depth"`).
+    Items under a plan heading in other words and languages ("Future work", "下周计划", "次の作業", "Próximos pasos")
+    ask for their work, and so does a status line's note of a pending fix ("🟡 Cart: ... Fix pending: ..."), never
+    on a healthy (🟢) line. A directive to flip a flag's default (`flip -http2 default to true`, "activer par défaut") is
     done (an error) by a later commit whose diff flipped that flag's default that way (`flag.Bool("http2", false`
     -> `true`) and was not flipped back, whatever condition the directive waits on. The state or note of a table row not closed that says what the row waits for ("blocked until
     the export API lands (`export_api`)", "waiting on ...") names work left, whoever does it. Work a record

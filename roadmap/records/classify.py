@@ -11,7 +11,9 @@ from roadmap.records.language import opens_with_infinitive
 from roadmap.records.mentions import ids_in
 from roadmap.records.model import AsOf
 from roadmap.records.patterns import ISO_DATE
+from roadmap.records.plan_sections import in_plan_section
 from roadmap.records.state_words import leading_word
+from roadmap.records.status_notes import pending_note
 from roadmap.records.structure import find_handoff
 
 if TYPE_CHECKING:
@@ -408,8 +410,10 @@ class Classifier:
     def in_directive_section(self, sections: tuple[str, ...]) -> bool:
         hit = self._sec_cache.get(sections)
         if hit is None:
-            hit = (self.section_re is not None and any(self.section_re.search(s) for s in sections)) or bool(
-                sections and self.broad_section_re is not None and self.broad_section_re.match(sections[-1])
+            hit = (
+                (self.section_re is not None and any(self.section_re.search(s) for s in sections))
+                or bool(sections and self.broad_section_re is not None and self.broad_section_re.match(sections[-1]))
+                or in_plan_section(sections)  # "下周计划", "Future work", "Próximos pasos": records/plan_sections.py
             )
             self._sec_cache[sections] = hit
         return hit
@@ -482,6 +486,9 @@ class Classifier:
         handoff = find_handoff(text) if kind in ("item", "paragraph") else None
         if handoff:  # "Next owner should ...", "**Next run should** ...": a request to whoever comes next
             return Verdict(True, False, text[handoff.start() :].strip())
+        pending = pending_note(text) if kind in ("item", "paragraph", "cell") else None
+        if pending:  # "🟡 Cart: ... Fix pending: release the reservation ...": records/status_notes.py
+            return Verdict(True, False, text[pending.start("label") :].strip())
         if box:  # "- [ ] ...": an open task, whatever its wording
             return Verdict(True, False, text[box.end() :].strip() or None)
         rest = text[_end(self.lead_re, text) :]
