@@ -39,8 +39,12 @@ WARM = 8  # statements tested before the rest is shared out
 STALE_RULES = frozenset(("RL101", "RL102", "RL103", "RL104", "RL401"))
 
 
+_SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+
+
 def _rank(r: Reason) -> tuple[int, int]:
-    return (0 if r.severity == "error" else 1, PRIORITY.index(r.code) if r.code in PRIORITY else 99)
+    """Errors first, then warnings, then infos (a group's finding takes its leading reason's severity), then by rule."""
+    return (_SEVERITY_RANK.get(r.severity, 3), PRIORITY.index(r.code) if r.code in PRIORITY else 99)
 
 
 def _order(d: Detector) -> int:

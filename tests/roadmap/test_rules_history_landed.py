@@ -207,3 +207,16 @@ def test_editing_a_non_state_cell_is_working_on_the_row(git_repo):
         "2026-07-28",
     )
     assert _findings(repo) == []  # whoever reworded the row saw the directive and kept it
+
+
+def test_a_group_takes_the_severity_of_its_strongest_reason():
+    """Grouped surfaces of one stale directive: a warning of one surface outranks an info of another, as an error
+    outranks both (the finding's severity is its leading reason's)."""
+    from roadmap.analysis.facts import Reason
+    from roadmap.analysis.stale import _rank
+
+    def reason(severity: str) -> Reason:
+        return Reason("RL101", severity, "directs work that landed", "strike it")
+
+    ranked = sorted([reason("info"), reason("warning"), reason("error")], key=_rank)
+    assert [r.severity for r in ranked] == ["error", "warning", "info"]
