@@ -223,6 +223,26 @@ _POINTS_BACK = re.compile(
 )
 
 
+# A sentence whose refuting verb takes a pronoun for its object ("nsys on both sides refuted that before a line
+# of it was written") speaks of the sentence before it; its own words are the instrument, not what was wrong.
+_REFUTES_WHAT_CAME_BEFORE = re.compile(
+    r"\b(?:refut(?:es|ed|ing)|disprov(?:es|ed|ing)|contradict(?:s|ed|ing)|debunk(?:s|ed|ing))\s+"
+    r"(?:that|this|it|them|those|these)\b(?!\s+(?:the|a|an|\w+ing)\b)",
+    re.I,
+)
+
+
+def _about(sents: list[str], k: int) -> str:
+    """What refuting sentence k of a paragraph speaks of: the paragraph up to it when it points back ("The premise
+    was wrong"), the sentence before it when its verb takes a pronoun ("X refuted that"), else itself."""
+    s = sents[k]
+    if _POINTS_BACK.match(s):
+        return " ".join(sents[: k + 1])
+    if k > 0 and _REFUTES_WHAT_CAME_BEFORE.search(s):
+        return sents[k - 1]
+    return s
+
+
 @lru_cache(maxsize=MAX_COMMITS)
 def _refuting(c: Commit) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
     """The commit's paragraphs that say something was wrong, each with its sentences that say so and what each
@@ -233,9 +253,7 @@ def _refuting(c: Commit) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
     for para in re.split(r"\n\s*\n", f"{subject}\n\n{body}" if body else subject):
         if refutes(para):
             sents = _sentences(para)
-            found = tuple(
-                (s, " ".join(sents[: k + 1]) if _POINTS_BACK.match(s) else s) for k, s in enumerate(sents) if refutes(s)
-            )
+            found = tuple((s, _about(sents, k)) for k, s in enumerate(sents) if refutes(s))
             out.append((para, found))
     return tuple(out)
 

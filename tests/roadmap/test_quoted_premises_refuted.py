@@ -175,3 +175,19 @@ def test_the_same_number_in_another_unit_is_another_figure():
     assert not _names_figure(said, {"44"}, {"44": {"ms"}})  # "the ~44 ms residual"
     assert _names_figure(said, {"44"}, {"44": {"%"}})
     assert _names_figure(said, {"44"}, {})  # a bare 44 in the record: the number ties
+
+
+def test_a_pronoun_refuted_is_what_the_sentence_before_says_not_the_instrument():
+    """ "The plan called for fusion recipes. nsys on both sides refuted that before ...": what was wrong is the
+    plan (the sentence before), not the profiler that showed it; a record that only shares the profiler's words is
+    not what the commit refutes, and one that states the plan is."""
+    from roadmap.checks.premise_refuted import _about
+
+    sents = [
+        "The W9 plan cell called for MLA fusion recipes.",
+        "nsys --cuda-graph-trace=node on both sides refuted that before a line was written.",
+    ]
+    assert _about(sents, 1) == sents[0]
+    plain = ["The attention kernel is refuted by the trace."]
+    assert _about(plain, 0) == plain[0]
+    assert _about(["First.", "This refutes the idea that locks matter."], 1).startswith("This refutes")
