@@ -7,8 +7,10 @@ the few candidate commits only, file by file on the same code paths, and answer 
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from roadmap.analysis.context import LintContext, uncounted_pathspecs
+from roadmap.history.commit import Commit
 from roadmap.history.git import GitError, empty_tree, object_info, popen_git, read_object, run_git
 
 SHA = re.compile(r"^[0-9a-f]{40}$")
@@ -204,6 +206,25 @@ def declares(ctx: LintContext, symbol: str, sha: str) -> bool:
         return False
     name = re.escape(symbol.rsplit(".", 1)[-1].removesuffix("()"))
     return re.search(_DECLARES.format(name=name), diff[0], re.M | re.I) is not None
+
+
+def first_declaration(
+    ctx: LintContext, symbol: str, before: Commit, also: Callable[[LintContext, str, str], bool] | None = None
+) -> Commit | None:
+    """The first commit, strictly before `before`, that added `symbol` to the code and declared it there
+    (`declares`, or `also` for another form of declaration: a name given as a string), merges left out: where a
+    directive written at `before` asking for that name was already stale."""
+    history = ctx.get_history()
+    for c, d in reversed(history.symbol_deltas(symbol)):
+        if (
+            d > 0
+            and not c.is_merge
+            and history.rank(c) < history.rank(before)
+            and code_delta(ctx, symbol, c.sha) > 0
+            and (declares(ctx, symbol, c.sha) or (also is not None and also(ctx, symbol, c.sha)))
+        ):
+            return c
+    return None
 
 
 # A declaration of {name} on an added line, in the languages teams write: keyword-led (def, fn, class, model,

@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 from typing import Callable
 
-from roadmap.analysis.code_symbols import code_delta, declares, in_code_at
+from roadmap.analysis.code_symbols import first_declaration, in_code_at
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News, Reason
 from roadmap.records.model import Statement
@@ -104,18 +104,7 @@ def added_already(
     for name in asked:
         if name not in history.symbols or not in_code_at(ctx, name, rev):
             continue
-        first = next(
-            (
-                c
-                for c, d in reversed(history.symbol_deltas(name))
-                if d > 0
-                and not c.is_merge
-                and history.rank(c) < history.rank(written)
-                and code_delta(ctx, name, c.sha) > 0
-                and declares(ctx, name, c.sha)
-            ),
-            None,
-        )
+        first = first_declaration(ctx, name, written)
         if first is None:
             continue
         phrase = (

@@ -20,7 +20,7 @@ import re
 from functools import lru_cache
 from typing import Callable
 
-from roadmap.analysis.code_symbols import added_code, code_delta, declares, in_code_at
+from roadmap.analysis.code_symbols import added_code, first_declaration, in_code_at
 from roadmap.analysis.context import LintContext
 from roadmap.analysis.facts import News, Reason
 from roadmap.records.model import Statement
@@ -88,18 +88,7 @@ def named_already(
     for name in asked:
         if name not in history.symbols or not in_code_at(ctx, name, written.sha):
             continue
-        first = next(
-            (
-                c
-                for c, d in reversed(history.symbol_deltas(name))
-                if d > 0
-                and not c.is_merge
-                and history.rank(c) < history.rank(written)
-                and code_delta(ctx, name, c.sha) > 0
-                and (declares(ctx, name, c.sha) or declares_string(ctx, name, c.sha))
-            ),
-            None,
-        )
+        first = first_declaration(ctx, name, written, also=declares_string)
         if first is None:
             continue
         phrase = (
